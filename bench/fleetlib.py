@@ -1,0 +1,129 @@
+"""Shared helpers of the benchmark scripts: start fleetsim, read its CPU time
+and memory from /proc, and a minimal pipelining NETCONF-over-TCP client.
+The client is deliberately simple: the benchmarks measure the server's CPU
+time, which does not depend on how fast the client is."""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+
+BASE_NS = "urn:ietf:params:xml:ns:netconf:base:1.0"
+IF_NS = "urn:ietf:params:xml:ns:yang:ietf-interfaces"
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def repo_root():
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def start_fleet(args, binary=None, timeout_s=60):
+    """Start fleetsim with args; return (process, ready line) once every device listens."""
+    binary = binary or os.path.join(repo_root(), "build", "fleetsim")
+    proc = subprocess.Popen([binary] + args, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + timeout_s
+    seen = []
+    while time.time() < deadline:
+        line = proc.stderr.readline()
+        seen.append(line)
+        if not line:
+            raise RuntimeError("fleetsim exited with %s: %s" % (proc.wait(), "".join(seen[-3:])))
+        if "devices listening on" in line:
+            return proc, line.strip()
+    proc.kill()
+    raise RuntimeError("fleetsim not ready in %d s" % timeout_s)
+
+
+def stop_fleet(proc):
+    proc.send_signal(signal.SIGTERM)
+    rc = proc.wait(timeout=60)
+    if rc != 0:
+        raise RuntimeError("fleetsim exited with %d" % rc)
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of a process, in seconds."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / HZ
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def startup_seconds(ready_line):
+    return float(re.search(r"start-up took ([0-9.]+) s", ready_line).group(1))
+
+
+class Client:
+    """NETCONF over TCP with base:1.1 chunked framing and pipelined requests."""
+
+    def __init__(self, host, port, timeout_s=120):
+        self.sock = socket.create_connection((host, port), timeout=timeout_s)
+        self.buf = b""
+        self.next_id = 1
+        hello = self._recv_eom()
+        if b"base:1.1" not in hello:
+            raise RuntimeError("server does not offer base:1.1")
+        self.sock.sendall(
+            ('<hello xmlns="%s"><capabilities><capability>urn:ietf:params:netconf:base:1.1'
+             "</capability></capabilities></hello>]]>]]>" % BASE_NS).encode())
+
+    def _recv_eom(self):
+        while b"]]>]]>" not in self.buf:
+            self._fill()
+        msg, self.buf = self.buf.split(b"]]>]]>", 1)
+        return msg
+
+    def _fill(self):
+        data = self.sock.recv(1 << 20)
+        if not data:
+            raise RuntimeError("server closed the session")
+        self.buf += data
+
+    def send(self, body):
+        msg = ('<rpc message-id="%d" xmlns="%s">%s</rpc>' % (self.next_id, BASE_NS, body)).encode()
+        self.next_id += 1
+        self.sock.sendall(b"\n#%d\n%s\n##\n" % (len(msg), msg))
+
+    def recv(self):
+        parts = []
+        while True:
+            while len(self.buf) < 4 or b"\n" not in self.buf[1:]:
+                self._fill()
+            if self.buf.startswith(b"\n##\n"):
+                self.buf = self.buf[4:]
+                return b"".join(parts)
+            m = re.match(rb"\n#(\d+)\n", self.buf)
+            if not m:
+                self._fill()
+                continue
+            size = int(m.group(1))
+            while len(self.buf) < m.end() + size + 4:
+                self._fill()
+            parts.append(self.buf[m.end():m.end() + size])
+            self.buf = self.buf[m.end() + size:]
+
+    def call(self, body):
+        self.send(body)
+        return self.recv()
+
+    def close(self):
+        try:
+            self.call("<close-session/>")
+        finally:
+            self.sock.close()
+
+
+def interface_xml(name):
+    return ("<interface><name>%s</name><type xmlns:ianaift=\"urn:ietf:params:xml:ns:yang:iana-if-type\">"
+            "ianaift:ethernetCsmacd</type></interface>" % name)
+
+
+def edit_body(interfaces_xml, target="running"):
+    return ("<edit-config><target><%s/></target><config><interfaces xmlns=\"%s\">%s</interfaces></config>"
+            "</edit-config>" % (target, IF_NS, interfaces_xml))

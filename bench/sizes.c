@@ -1,0 +1,25 @@
+/*
+ * Sizes of the per-device and per-session structures, the numbers behind
+ * "memory per device" and "memory per idle session".
+ */
+#include <stdio.h>
+
+#include "datastore.h"
+#include "fleet.h"
+#include "frame.h"
+#include "loop.h"
+#include "session.h"
+
+int
+main(void)
+{
+    printf("struct device         %4zu bytes (one per simulated device)\n", sizeof(struct device));
+    printf("  struct datastore    %4zu bytes (inside device)\n", sizeof(struct datastore));
+    printf("struct session        %4zu bytes (one per open session, no buffers while idle)\n",
+           sizeof(struct session));
+    printf("  struct frame_decoder %3zu bytes (inside session)\n", sizeof(struct frame_decoder));
+    printf("  struct loop_timer   %4zu bytes (inside session)\n", sizeof(struct loop_timer));
+    printf("struct worker         %4zu bytes (one per worker loop, plus its 64 KiB read buffer)\n",
+           sizeof(struct worker));
+    return 0;
+}

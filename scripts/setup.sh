@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs the Debian 12 packages fleetsim needs and builds it into build/.
+# Safe to run again: apt-get skips what is installed and the build is incremental.
+set -eu
+cd "$(dirname "$0")/.."
+
+packages="build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
+  libyang2-dev libyang2-tools libyuma-base libssh-dev libsnmp-dev snmp
+  libnetconf2-dev python3-ncclient libcmocka-dev procps"
+
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "setup: installing$missing"
+    $sudo apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc >/dev/null
+cmake --build build -j "$(nproc)"
+echo "setup: built build/fleetsim"

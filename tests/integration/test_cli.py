@@ -1,0 +1,233 @@
+"""fleetsim's command line: plans it must refuse (exit code 2 and a message naming the problem,
+before anything listens), the initial configuration, SIGTERM with sessions open, and a
+30,000-device fleet with an address per device under a 20,000-descriptor limit.
+
+Run: /usr/bin/python3 test_cli.py <path to fleetsim>
+"""
+
+import os
+import re
+import resource
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fleetsim_harness as h  # noqa: E402
+
+# The descriptor limit the big fleets are planned against (the limit the project targets).
+TARGET_NOFILE = 20000
+BIG_FLEET = 30000
+
+
+def child_nofile():
+    """The descriptor limit to give fleetsim: TARGET_NOFILE, or less when the hard limit is lower
+    (a limit can be lowered for the child, never raised)."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard == resource.RLIM_INFINITY:
+        return TARGET_NOFILE
+    return min(hard, TARGET_NOFILE)
+
+
+INTERFACES = ('<interfaces xmlns="%s" xmlns:ianaift="%s">'
+              '<interface><name>init-eth0</name><type>ianaift:ethernetCsmacd</type>'
+              '<description>from the file</description></interface>'
+              '<interface><name>init-lo</name><type>ianaift:softwareLoopback</type>'
+              '<enabled>false</enabled></interface></interfaces>' % (h.IF_NS, h.IANA_NS))
+
+
+class CliTests(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="fleetsim-cli-")
+        self.fleets = []
+
+    def tearDown(self):
+        for f in self.fleets:
+            f.kill()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def assert_refused(self, args, *needles, nofile=None):
+        """fleetsim exits with 2 and its message contains every needle; returns the output."""
+        code, out = h.run_fleetsim(args, nofile=nofile)
+        self.assertEqual(code, 2, "fleetsim %s: exit code %d, want 2; output:\n%s" % (" ".join(args), code, out))
+        for needle in needles:
+            self.assertIn(needle, out, "fleetsim %s: message should name %r:\n%s" % (" ".join(args), needle, out))
+        self.assertNotIn(h.READY_TEXT, out, "fleetsim %s listened before refusing" % " ".join(args))
+        return out
+
+    def fleet(self, **kw):
+        f = h.Fleet(**kw)
+        self.fleets.append(f)
+        return f.start()
+
+    # ------------------------------------------------------------ refused plans
+
+    def test_unknown_option_exits_2_naming_it(self):
+        self.assert_refused(["--frobnicate"], "--frobnicate")
+        self.assert_refused(["--device-count", "2", "--no-such-flag=1"], "--no-such-flag")
+
+    def test_bad_option_values_exit_2_naming_the_option(self):
+        for args, needle in ((["--device-count", "0"], "--device-count"),
+                             (["--device-count", "many"], "--device-count"),
+                             (["--starting-port", "70000"], "--starting-port"),
+                             (["--threads", "-1"], "--threads"),
+                             (["--ip", "300.1.2.3"], "--ip"),
+                             (["--log-level", "loud"], "--log-level"),
+                             (["--ssh", "maybe"], "--ssh"),
+                             (["--device-count"], "--device-count")):
+            with self.subTest(args=args):
+                self.assert_refused(args, needle)
+
+    def test_port_range_past_65535_exits_2(self):
+        out = self.assert_refused(["--starting-port", "65530", "--device-count", "10"], "65535")
+        self.assertIn("65539", out, "the message should say how far the range goes:\n%s" % out)
+
+    def test_ssh_true_exits_2_with_clear_message(self):
+        out = self.assert_refused(["--ssh", "true", "--starting-port", "20000"], "--ssh")
+        self.assertRegex(out, r"(?i)ssh.*(not available|not supported|unsupported)", out)
+
+    def test_schema_that_does_not_compile_exits_2_naming_the_file(self):
+        bad_type = self.write("broken-type.yang",
+                              'module broken-type { namespace "urn:example:broken-type"; prefix bt;\n'
+                              '  leaf x { type no-such-type; } }\n')
+        self.assert_refused(["--schemas-dir", self.tmp, "--starting-port", "20000"], bad_type)
+        os.unlink(bad_type)
+        truncated = self.write("broken-syntax.yang", 'module broken-syntax { namespace "urn:example:bs";\n')
+        self.assert_refused(["--schemas-dir", self.tmp, "--starting-port", "20000"], truncated)
+
+    def test_initial_config_that_does_not_validate_exits_2(self):
+        cases = {
+            "no-type.xml": '<interfaces xmlns="%s"><interface><name>x</name></interface></interfaces>' % h.IF_NS,
+            "unknown.xml": '<interfaces xmlns="%s"><bogus/></interfaces>' % h.IF_NS,
+            "not-xml.xml": '<interfaces xmlns="%s"><interface>' % h.IF_NS,
+            "bad-value.xml": ('<config xmlns="%s">%s</config>'
+                              % (h.NC_NS, INTERFACES.replace("<enabled>false", "<enabled>maybe"))),
+        }
+        for name, text in cases.items():
+            with self.subTest(file=name):
+                path = self.write(name, text)
+                self.assert_refused(["--initial-config-xml-file", path, "--starting-port", "20000"], name)
+        self.assert_refused(["--initial-config-xml-file", os.path.join(self.tmp, "missing.xml"),
+                             "--starting-port", "20000"], "missing.xml")
+
+    def test_too_many_devices_for_descriptor_limit_exits_2_saying_how_many_fit(self):
+        limit = child_nofile()
+        devices = BIG_FLEET if BIG_FLEET > limit else limit + 1000
+        self.assertLessEqual(20000 + devices - 1, 65535)
+        out = self.assert_refused(["--device-count", str(devices), "--starting-port", "20000", "--threads", "2"],
+                                  "--ip-per-device", nofile=limit)
+        m = re.search(r"at most (\d+) devices fit", out)
+        self.assertIsNotNone(m, "the message should say how many devices fit:\n%s" % out)
+        self.assertTrue(0 < int(m.group(1)) < limit, out)
+
+    def test_devices_said_to_fit_do_fit(self):
+        # With a small limit, the number in the message is checked both ways: it starts, one more does not.
+        limit = 512
+        out = self.assert_refused(["--device-count", "5000", "--starting-port", "20000", "--threads", "2"],
+                                  "at most", nofile=limit)
+        fit = int(re.search(r"at most (\d+) devices fit", out).group(1))
+        self.assertGreater(fit, 0, out)
+        self.assert_refused(["--device-count", str(fit + 1), "--starting-port", "20000", "--threads", "2"],
+                            "at most %d devices fit" % fit, nofile=limit)
+        f = self.fleet(devices=fit, threads=2, nofile=limit)
+        with h.RawClient(f.addr(fit - 1)).hello() as c:
+            h.assert_data(c.get_config(), "last device of a fleet that just fits")
+        f.stop()
+
+    # ------------------------------------------------------------ initial configuration
+
+    def check_initial_config(self, path):
+        f = self.fleet(devices=4, extra=["--initial-config-xml-file", path])
+        clients = [h.RawClient(f.addr(i)).hello() for i in range(4)]
+        try:
+            for i, c in enumerate(clients):
+                reply = c.get_config()
+                self.assertEqual(sorted(h.interface_names(reply)), ["init-eth0", "init-lo"],
+                                 "device %d:\n%s" % (i, reply))
+                self.assertIn("<description>from the file</description>", reply)
+                self.assertIn("<enabled>false</enabled>", reply)
+                # The candidate starts as a copy of running.
+                self.assertEqual(sorted(h.interface_names(c.get_config("candidate"))), ["init-eth0", "init-lo"])
+            # Each device owns its copy: an edit on one leaves the others as the file says.
+            h.assert_ok(clients[0].edit_config(h.iface("init-eth0", "", op="delete")), "delete on device 0")
+            self.assertEqual(h.interface_names(clients[0].get_config()), ["init-lo"])
+            for c in clients[1:]:
+                self.assertEqual(sorted(h.interface_names(c.get_config())), ["init-eth0", "init-lo"])
+        finally:
+            for c in clients:
+                c.close()
+        f.stop()
+
+    def test_initial_config_wrapped_in_config_is_on_every_device(self):
+        self.check_initial_config(self.write("wrapped.xml", '<config xmlns="%s">%s</config>' % (h.NC_NS, INTERFACES)))
+
+    def test_initial_config_bare_is_on_every_device(self):
+        self.check_initial_config(self.write("bare.xml", INTERFACES))
+
+    # ------------------------------------------------------------ signals
+
+    def test_sigterm_with_open_sessions_exits_0(self):
+        f = self.fleet(devices=3)
+        idle = h.RawClient(f.addr(0)).hello()
+        locker = h.RawClient(f.addr(1)).hello()
+        h.assert_ok(locker.rpc("<lock><target><candidate/></target></lock>"), "lock")
+        h.assert_ok(locker.edit_config(h.iface("sigterm"), target="candidate"), "edit candidate")
+        mid_hello = h.RawClient(f.addr(2))
+        mid_hello.read_hello()
+        mid_hello.send_raw('<hello xmlns="%s"><capabilities>' % h.NC_NS)
+        mid_message = h.RawClient(f.addr(2)).hello()
+        mid_message.send_raw("\n#500\n<rpc xmlns=")
+        pending = h.RawClient(f.addr(0)).hello()
+        pending.send_msg('<rpc xmlns="%s" message-id="1"><get/></rpc>' % h.NC_NS)  # reply never read
+        try:
+            started = time.monotonic()
+            f.stop()  # raises unless exit code 0 within the bound
+            self.assertLess(time.monotonic() - started, h.scaled(h.STOP_TIMEOUT_S))
+            for c in (idle, locker, mid_hello, mid_message):
+                self.assertTrue(c.expect_closed(h.scaled(2)), "a session outlived the server")
+        finally:
+            for c in (idle, locker, mid_hello, mid_message, pending):
+                c.close()
+
+    # ------------------------------------------------------------ the big fleet
+
+    def test_30000_devices_with_ip_per_device_start_under_the_descriptor_limit(self):
+        limit = child_nofile()
+        first, last = "127.2.0.1", "127.2.117.48"  # 127.2.0.1 + 29999
+        f = self.fleet(devices=BIG_FLEET, ip_per_device=True, ip=first, nofile=limit)
+        self.assertIn("%d devices listening on %s-%s" % (BIG_FLEET, first, last), f.log())
+        self.assertEqual(f.addr(BIG_FLEET - 1)[0], last)
+        with h.RawClient(f.addr(BIG_FLEET - 1)).hello() as c_last, h.RawClient(f.addr(0)).hello() as c_first:
+            h.assert_ok(c_last.edit_config(h.iface("big-last")), "edit on the last device")
+            self.assertEqual(h.interface_names(c_last.get_config()), ["big-last"])
+            self.assertEqual(h.interface_names(c_first.get_config()), [])
+        # Addresses across the range, each connection landing on either worker's socket.
+        for i in list(range(0, BIG_FLEET, BIG_FLEET // 64)) + [BIG_FLEET - 2, BIG_FLEET - 1]:
+            with h.RawClient(f.addr(i)).hello() as c:
+                self.assertEqual(h.interface_names(c.get_config()), ["big-last"] if i == BIG_FLEET - 1 else [],
+                                 "device %d (%s)" % (i, f.addr(i)[0]))
+        sys.stderr.write("\n  30000 devices ready in %.2f s (descriptor limit %d)\n" % (f.startup_s, limit))
+        f.stop()
+
+    def test_help_and_version_exit_0(self):
+        code, out = h.run_fleetsim(["--help"])
+        self.assertEqual(code, 0, out)
+        self.assertIn("--device-count", out)
+        code, out = h.run_fleetsim(["--version"])
+        self.assertEqual(code, 0, out)
+        self.assertIn("fleetsim", out)
+
+
+if __name__ == "__main__":
+    h.BINARY = h.take_binary_argument()
+    unittest.main(verbosity=2)

@@ -1,0 +1,207 @@
+/*
+ * Command-line parsing: defaults, OpenDaylight-compatible names, and one
+ * precise message per bad option (the caller exits with 2).
+ */
+#include "cli.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    OPT_DEVICE_COUNT = 256,
+    OPT_STARTING_PORT,
+    OPT_IP,
+    OPT_IP_PER_DEVICE,
+    OPT_SSH,
+    OPT_SCHEMAS_DIR,
+    OPT_INITIAL_CONFIG,
+    OPT_THREADS,
+    OPT_LOG_LEVEL,
+    OPT_DEBUG,
+    OPT_MAX_MESSAGE,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static const struct option options[] = {
+    {"device-count", required_argument, NULL, OPT_DEVICE_COUNT},
+    {"devices-count", required_argument, NULL, OPT_DEVICE_COUNT},
+    {"starting-port", required_argument, NULL, OPT_STARTING_PORT},
+    {"ip", required_argument, NULL, OPT_IP},
+    {"ip-per-device", optional_argument, NULL, OPT_IP_PER_DEVICE},
+    {"ssh", required_argument, NULL, OPT_SSH},
+    {"schemas-dir", required_argument, NULL, OPT_SCHEMAS_DIR},
+    {"initial-config-xml-file", required_argument, NULL, OPT_INITIAL_CONFIG},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"thread-pool-size", required_argument, NULL, OPT_THREADS},
+    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"debug", required_argument, NULL, OPT_DEBUG},
+    {"max-message-size", required_argument, NULL, OPT_MAX_MESSAGE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static const char usage[] =
+    "Usage: fleetsim [options]\n"
+    "Simulate a fleet of NETCONF devices in one process.\n"
+    "\n"
+    "  --device-count N             devices to simulate (default 1)\n"
+    "  --starting-port P            first device's port; device i listens on P+i (default 17830)\n"
+    "  --ip ADDR                    listening IPv4 address (default 127.0.0.1)\n"
+    "  --ip-per-device[=true|false] device i listens on ADDR+i, all on port P\n"
+    "  --ssh true|false             NETCONF over SSH (not available yet) or plain TCP (default false)\n"
+    "  --schemas-dir DIR            load and advertise every .yang file in DIR\n"
+    "  --initial-config-xml-file F  running configuration every device starts with\n"
+    "  --threads N                  worker loops (default: number of cores)\n"
+    "  --log-level LEVEL            error, warn, info (default) or debug\n"
+    "  --debug true|false           same as --log-level debug\n"
+    "  --max-message-size BYTES     largest accepted client message (default 67108864)\n"
+    "  --help, --version\n";
+
+static int
+parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+    char *end = NULL;
+    unsigned long long v;
+
+    errno = 0;
+    if (!*s || *s == '-') {
+        return -1;
+    }
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max) {
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int
+parse_bool(const char *s, int *out)
+{
+    if (!strcmp(s, "true")) {
+        *out = 1;
+    } else if (!strcmp(s, "false")) {
+        *out = 0;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+enum cli_result
+cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err_len)
+{
+    struct in_addr addr;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t v;
+    int opt;
+    int flag;
+
+    memset(cfg, 0, sizeof *cfg);
+    cfg->device_count = 1;
+    cfg->starting_port = 17830;
+    cfg->ip = 0x7f000001u;
+    cfg->threads = cores > 0 ? (uint32_t)cores : 1;
+    cfg->log_level = LOGL_INFO;
+    cfg->max_msg_bytes = FLEET_DEFAULT_MAX_MSG_BYTES;
+
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_DEVICE_COUNT:
+            if (parse_u32(optarg, 1, 1000000, &cfg->device_count)) {
+                snprintf(err, err_len, "--device-count must be a number from 1 to 1000000, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_STARTING_PORT:
+            if (parse_u32(optarg, 1, 65535, &cfg->starting_port)) {
+                snprintf(err, err_len, "--starting-port must be a port from 1 to 65535, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_IP:
+            if (inet_pton(AF_INET, optarg, &addr) != 1) {
+                snprintf(err, err_len, "--ip must be an IPv4 address, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            cfg->ip = ntohl(addr.s_addr);
+            break;
+        case OPT_IP_PER_DEVICE:
+            if (!optarg) {
+                cfg->ip_per_device = 1;
+            } else if (parse_bool(optarg, &cfg->ip_per_device)) {
+                snprintf(err, err_len, "--ip-per-device takes true or false, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_SSH:
+            if (parse_bool(optarg, &cfg->ssh)) {
+                snprintf(err, err_len, "--ssh takes true or false, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_SCHEMAS_DIR:
+            cfg->schemas_dir = optarg;
+            break;
+        case OPT_INITIAL_CONFIG:
+            cfg->initial_config_file = optarg;
+            break;
+        case OPT_THREADS:
+            if (parse_u32(optarg, 1, 1024, &cfg->threads)) {
+                snprintf(err, err_len, "--threads must be a number from 1 to 1024, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_LOG_LEVEL:
+            if (log_level_parse(optarg, &cfg->log_level)) {
+                snprintf(err, err_len, "--log-level must be error, warn, info or debug, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_DEBUG:
+            if (parse_bool(optarg, &flag)) {
+                snprintf(err, err_len, "--debug takes true or false, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            if (flag) {
+                cfg->log_level = LOGL_DEBUG;
+            }
+            break;
+        case OPT_MAX_MESSAGE:
+            if (parse_u32(optarg, 4096, UINT32_MAX, &v)) {
+                snprintf(err, err_len, "--max-message-size must be a number of bytes from 4096, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
+            cfg->max_msg_bytes = v;
+            break;
+        case OPT_HELP:
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        case OPT_VERSION:
+            printf("fleetsim %s\n", FLEETSIM_VERSION);
+            return CLI_EXIT_OK;
+        case ':':
+            snprintf(err, err_len, "option %s needs a value", argv[optind - 1]);
+            return CLI_ERROR;
+        default:
+            snprintf(err, err_len, "unknown option \"%s\" (see --help)", argv[optind - 1]);
+            return CLI_ERROR;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, err_len, "unexpected argument \"%s\" (see --help)", argv[optind]);
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}

@@ -1,0 +1,294 @@
+/*
+ * The fleet's life: check the plan against the machine (ports, addresses,
+ * descriptors), load the shared model, create the worker loops and devices
+ * (device i on worker i mod W), open every listener, run, and take it all
+ * down again. Everything that can be wrong with the plan is found here,
+ * before anything listens.
+ */
+#include "fleet.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "listen.h"
+#include "session.h"
+#include "validate.h"
+
+uint32_t
+fleet_new_session_id(struct fleet *fleet)
+{
+    uint32_t id;
+
+    do {
+        id = (uint32_t)atomic_fetch_add(&fleet->next_session_id, 1);
+    } while (id == 0);
+    return id;
+}
+
+/* Raise the soft descriptor limit to the hard one and check that the plan fits in it. */
+static enum fleet_err
+check_descriptors(struct fleet *fleet, char *err, size_t err_len)
+{
+    const struct fleet_config *cfg = &fleet->cfg;
+    struct rlimit rl;
+    uint64_t listeners = cfg->ip_per_device ? cfg->threads : cfg->device_count;
+    /* Per worker: epoll and eventfd; plus stdio and libyang's files. */
+    uint64_t fixed = 2ull * cfg->threads + 16;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    getrlimit(RLIMIT_NOFILE, &rl);
+    fleet->max_fds = rl.rlim_cur > 1000000 ? 1000000 : (int)rl.rlim_cur;
+    if (listeners + fixed + FLEET_FD_RESERVE > (uint64_t)fleet->max_fds) {
+        uint64_t fit = (uint64_t)fleet->max_fds > fixed + FLEET_FD_RESERVE
+                           ? (uint64_t)fleet->max_fds - fixed - FLEET_FD_RESERVE
+                           : 0;
+        snprintf(
+            err, err_len,
+            "%u devices need %llu listening sockets plus %d descriptors kept for sessions, but this "
+            "process may open only %d files (hard limit): at most %llu devices fit with a port each. "
+            "Use --ip-per-device (one socket per worker) or raise the hard limit (ulimit -Hn, LimitNOFILE).",
+            (unsigned)cfg->device_count, (unsigned long long)listeners, FLEET_FD_RESERVE, fleet->max_fds,
+            cfg->ip_per_device ? 0ull : (unsigned long long)fit);
+        return FLEET_ERR_LIMIT;
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+check_plan(const struct fleet_config *cfg, char *err, size_t err_len)
+{
+    if (cfg->ssh) {
+        snprintf(err, err_len,
+                 "NETCONF over SSH (--ssh true) is not available in this version; use --ssh false");
+        return FLEET_ERR_INVAL;
+    }
+    if (!cfg->ip_per_device && (uint64_t)cfg->starting_port + cfg->device_count - 1 > 65535) {
+        snprintf(err, err_len,
+                 "%u devices from port %u need ports up to %llu, past 65535: lower --starting-port or "
+                 "--device-count, or use --ip-per-device",
+                 (unsigned)cfg->device_count, (unsigned)cfg->starting_port,
+                 (unsigned long long)cfg->starting_port + cfg->device_count - 1);
+        return FLEET_ERR_INVAL;
+    }
+    if (cfg->ip_per_device) {
+        uint64_t last = (uint64_t)cfg->ip + cfg->device_count - 1;
+        if (last > UINT32_MAX || ((cfg->ip >> 24) == 127 && (last >> 24) != 127)) {
+            snprintf(err, err_len, "%u addresses from --ip do not fit in %s", (unsigned)cfg->device_count,
+                     (cfg->ip >> 24) == 127 ? "127.0.0.0/8" : "IPv4");
+            return FLEET_ERR_INVAL;
+        }
+    }
+    return FLEET_OK;
+}
+
+static char *
+read_file(const char *path, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long size;
+
+    if (!f) {
+        snprintf(err, err_len, "cannot open \"%s\": %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+        snprintf(err, err_len, "cannot read \"%s\": %s", path, strerror(errno));
+        goto cleanup;
+    }
+    buf = malloc((size_t)size + 1);
+    if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(err, err_len, "cannot read \"%s\"", path);
+        free(buf);
+        buf = NULL;
+        goto cleanup;
+    }
+    buf[size] = '\0';
+
+cleanup:
+    fclose(f);
+    return buf;
+}
+
+/*
+ * The initial configuration: bare data, or data wrapped in <config> or
+ * <data> (as saved from a get-config reply). Validated like a copy-config.
+ */
+static enum fleet_err
+load_initial_config(struct fleet *fleet, char *err, size_t err_len)
+{
+    struct ly_ctx *ctx = fleet->schemas.ctx;
+    const char *path = fleet->cfg.initial_config_file;
+    struct lyd_node *opaque = NULL;
+    char *text = NULL;
+    char *inner = NULL;
+    char *first_error = NULL;
+    enum fleet_err rc = FLEET_OK;
+    const uint32_t parse = LYD_PARSE_STRICT | LYD_PARSE_NO_STATE;
+
+    if (!path) {
+        if (lyd_validate_all(&fleet->template_tree, ctx, LYD_VALIDATE_NO_STATE, NULL)) {
+            snprintf(err, err_len, "the loaded schemas have no valid empty configuration: %s",
+                     ly_errmsg(ctx));
+            return FLEET_ERR_INVAL;
+        }
+        return FLEET_OK;
+    }
+    if (!(text = read_file(path, err, err_len))) {
+        return FLEET_ERR_INVAL;
+    }
+    if (!lyd_parse_data_mem(ctx, text, LYD_XML, parse, LYD_VALIDATE_NO_STATE, &fleet->template_tree)) {
+        goto cleanup;
+    }
+    first_error = strdup(ly_errmsg(ctx) ? ly_errmsg(ctx) : "invalid data");
+    if (!lyd_parse_data_mem(ctx, text, LYD_XML, LYD_PARSE_OPAQ | LYD_PARSE_ONLY, 0, &opaque) && opaque &&
+        !opaque->schema && !opaque->next &&
+        (!strcmp(LYD_NAME(opaque), "config") || !strcmp(LYD_NAME(opaque), "data"))) {
+        if (!lyd_child(opaque)) {
+            goto cleanup; /* an empty wrapper: an empty configuration */
+        }
+        if (lyd_print_mem(&inner, lyd_child(opaque), LYD_XML, LYD_PRINT_WITHSIBLINGS) ||
+            lyd_parse_data_mem(ctx, inner, LYD_XML, parse, LYD_VALIDATE_NO_STATE, &fleet->template_tree)) {
+            snprintf(err, err_len, "initial configuration \"%s\" is not valid: %s", path,
+                     ly_errmsg(ctx) ? ly_errmsg(ctx) : "cannot read it");
+            rc = FLEET_ERR_INVAL;
+        }
+        goto cleanup;
+    }
+    snprintf(err, err_len, "initial configuration \"%s\" is not valid: %s", path,
+             first_error ? first_error : "");
+    rc = FLEET_ERR_INVAL;
+
+cleanup:
+    lyd_free_all(opaque);
+    free(first_error);
+    free(inner);
+    free(text);
+    return rc;
+}
+
+enum fleet_err
+fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_t err_len)
+{
+    enum fleet_err rc;
+
+    memset(fleet, 0, sizeof *fleet);
+    fleet->cfg = *cfg;
+    atomic_init(&fleet->next_session_id, 1);
+    fleet->start_time = time(NULL);
+    if ((rc = check_plan(cfg, err, err_len)) || (rc = check_descriptors(fleet, err, err_len))) {
+        return rc;
+    }
+    ly_log_options(LY_LOSTORE_LAST);
+    if ((rc = schema_set_load(&fleet->schemas, cfg->schemas_dir, err, err_len)) ||
+        (rc = load_initial_config(fleet, err, err_len))) {
+        return rc;
+    }
+    if (ly_ctx_get_yanglib_data(fleet->schemas.ctx, &fleet->yanglib_tree, "%u",
+                                (unsigned)fleet->schemas.content_id)) {
+        snprintf(err, err_len, "cannot build yang-library data: %s", ly_errmsg(fleet->schemas.ctx));
+        return FLEET_ERR_INVAL;
+    }
+
+    if (ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY, &fleet->bare_ctx)) {
+        snprintf(err, err_len, "cannot create a YANG context");
+        return FLEET_ERR_NOMEM;
+    }
+
+    fleet->workers = calloc(cfg->threads, sizeof *fleet->workers);
+    fleet->devices = calloc(cfg->device_count, sizeof *fleet->devices);
+    if (!fleet->workers || !fleet->devices) {
+        snprintf(err, err_len, "out of memory for %u devices", (unsigned)cfg->device_count);
+        return FLEET_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < cfg->device_count; i++) {
+        fleet->devices[i].listen_fd = -1;
+    }
+    for (uint32_t i = 0; i < cfg->threads; i++) {
+        struct worker *w = &fleet->workers[i];
+        w->index = i;
+        w->fleet = fleet;
+        w->listen_fd = -1;
+        loop_timer_init(&w->accept_pause);
+        w->loop = loop_new(fleet->max_fds);
+        w->read_buf = malloc(SESSION_READ_BUF_BYTES);
+        if (!w->loop || !w->read_buf) {
+            snprintf(err, err_len, "cannot create worker %u: %s", (unsigned)i, strerror(errno));
+            return FLEET_ERR_SYS;
+        }
+        loop_set_before_sleep(w->loop, sess_worker_before_sleep, w);
+    }
+    for (uint32_t i = 0; i < cfg->device_count; i++) {
+        struct device *dev = &fleet->devices[i];
+        dev->index = i;
+        dev->worker = &fleet->workers[i % cfg->threads];
+        dev->addr = cfg->ip_per_device ? cfg->ip + i : cfg->ip;
+        dev->port = (uint16_t)(cfg->ip_per_device ? cfg->starting_port : cfg->starting_port + i);
+    }
+    return listen_open_all(fleet, err, err_len);
+}
+
+static void *
+worker_main(void *arg)
+{
+    struct worker *w = arg;
+
+    loop_run(w->loop);
+    return NULL;
+}
+
+enum fleet_err
+fleet_start(struct fleet *fleet)
+{
+    for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
+        struct worker *w = &fleet->workers[i];
+        if (pthread_create(&w->thread, NULL, worker_main, w)) {
+            return FLEET_ERR_SYS;
+        }
+        w->started = 1;
+    }
+    return FLEET_OK;
+}
+
+void
+fleet_close(struct fleet *fleet)
+{
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        if (fleet->workers[i].started) {
+            loop_stop(fleet->workers[i].loop);
+        }
+    }
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        struct worker *w = &fleet->workers[i];
+        if (w->started) {
+            pthread_join(w->thread, NULL);
+        }
+        /* Threads are gone: the main thread may now touch every worker's state. */
+        if (w->loop) {
+            sess_close_all(w);
+            loop_timer_stop(w->loop, &w->accept_pause);
+        }
+    }
+    listen_close_all(fleet);
+    for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
+        ds_close(&fleet->devices[i].ds);
+    }
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        loop_free(fleet->workers[i].loop);
+        free(fleet->workers[i].read_buf);
+    }
+    free(fleet->workers);
+    free(fleet->devices);
+    lyd_free_all(fleet->template_tree);
+    lyd_free_all(fleet->yanglib_tree);
+    schema_set_free(&fleet->schemas);
+    ly_ctx_destroy(fleet->bare_ctx);
+    memset(fleet, 0, sizeof *fleet);
+}

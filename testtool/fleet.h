@@ -1,0 +1,107 @@
+/*
+ * The fleet: the plan made from the command line (devices, addresses,
+ * ports, workers), the shared read-only model (schemas, template tree,
+ * yang-library data), and the devices, each owned by one worker loop.
+ */
+#ifndef FLEET_FLEET_H
+#define FLEET_FLEET_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <libyang/libyang.h>
+
+#include "datastore.h"
+#include "err.h"
+#include "log.h"
+#include "loop.h"
+#include "schema.h"
+
+/* Descriptors kept free for sessions and internals beyond the listening sockets. */
+#define FLEET_FD_RESERVE 256
+/* Default largest NETCONF message accepted from a client. */
+#define FLEET_DEFAULT_MAX_MSG_BYTES (64u * 1024u * 1024u)
+
+struct fleet_config {
+    uint32_t device_count;           /* devices to simulate, >= 1 */
+    uint32_t starting_port;          /* first device's port (all devices' with ip_per_device) */
+    uint32_t ip;                     /* first device's IPv4 address, host byte order */
+    int ip_per_device;               /* 1: device i on ip+i, one shared port */
+    int ssh;                         /* 1 when NETCONF over SSH was asked for */
+    uint32_t threads;                /* worker loops */
+    const char *schemas_dir;         /* extra YANG modules, or NULL */
+    const char *initial_config_file; /* running configuration every device starts with, or NULL */
+    enum log_level log_level;        /* stderr verbosity */
+    size_t max_msg_bytes;            /* largest accepted client message */
+};
+
+/* Counters of ietf-netconf-monitoring's statistics container, per device. */
+struct device_stats {
+    uint32_t in_bad_hellos;     /* sessions dropped for a bad hello */
+    uint32_t in_sessions;       /* sessions started (hello completed) */
+    uint32_t dropped_sessions;  /* sessions ended without close-session */
+    uint32_t in_rpcs;           /* correct rpc messages received */
+    uint32_t in_bad_rpcs;       /* rpc messages that could not be parsed or dispatched */
+    uint32_t out_rpc_errors;    /* rpc-reply messages carrying rpc-error */
+    uint32_t out_notifications; /* notifications sent */
+};
+
+struct session;
+struct worker;
+
+struct device {
+    uint32_t index;            /* position in the fleet, 0-based */
+    uint32_t addr;             /* listening IPv4 address, host byte order */
+    uint16_t port;             /* listening port */
+    int listen_fd;             /* own listening socket (port per device), -1 with ip_per_device */
+    struct worker *worker;     /* the loop that owns this device */
+    struct datastore ds;       /* running, candidate, startup; copy-on-write over the template */
+    struct session *sessions;  /* open sessions, newest first (intrusive list) */
+    struct device_stats stats; /* monitoring counters */
+};
+
+struct worker {
+    uint32_t index;                 /* 0-based */
+    struct fleet *fleet;            /* back pointer */
+    struct loop *loop;              /* this worker's loop */
+    pthread_t thread;               /* thread running the loop; valid when started */
+    int started;                    /* 1 once the thread runs */
+    int listen_fd;                  /* shared-port socket with ip_per_device, else -1 */
+    struct loop_timer accept_pause; /* re-enables accepting after running out of descriptors */
+    struct session *pending;        /* sessions with output to flush before sleeping */
+    struct session *closing;        /* sessions to free at the loop's safe point */
+    char *read_buf;                 /* read buffer lent to whichever session is reading */
+    uint32_t session_count;         /* open sessions on this worker */
+};
+
+struct fleet {
+    struct fleet_config cfg;              /* the plan */
+    struct schema_set schemas;            /* shared read-only model */
+    struct lyd_node *template_tree;       /* initial running configuration, shared read-only */
+    struct lyd_node *yanglib_tree;        /* ietf-yang-library state, shared read-only */
+    struct ly_ctx *bare_ctx;              /* context without modules: schema-free parses of peer XML */
+    struct device *devices;               /* cfg.device_count devices */
+    struct worker *workers;               /* cfg.threads workers */
+    atomic_uint_fast32_t next_session_id; /* session-ids are unique across the process */
+    time_t start_time;                    /* netconf-start-time */
+    int max_fds;                          /* RLIMIT_NOFILE after raising it */
+};
+
+/**
+ * @brief Check the plan, load schemas and initial configuration, open every listening socket.
+ * Nothing runs yet. On failure @p err names the problem; the process should exit with 2.
+ */
+enum fleet_err fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_t err_len);
+
+/** @brief Start the worker threads. */
+enum fleet_err fleet_start(struct fleet *fleet);
+
+/** @brief Stop the workers, close every session and free everything. Accepts a fleet that never started. */
+void fleet_close(struct fleet *fleet);
+
+/** @return A new process-wide session-id (never 0). */
+uint32_t fleet_new_session_id(struct fleet *fleet);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * Accepting connections for the devices; see listen.h for the two modes.
+ * Accepted sockets are non-blocking and close-on-exec from accept4().
+ * Running out of descriptors pauses the listener briefly instead of
+ * spinning on a level-triggered EMFILE.
+ */
+#include "listen.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "session.h"
+
+struct handoff {
+    struct device *dev; /* target device, owned by the receiving worker */
+    int fd;             /* accepted connection */
+    uint32_t peer;      /* client address, host order */
+};
+
+static void
+addr_text(uint32_t addr, char *buf, size_t len)
+{
+    struct in_addr a = {.s_addr = htonl(addr)};
+
+    inet_ntop(AF_INET, &a, buf, (socklen_t)len);
+}
+
+static void
+adopt(struct loop *loop, void *arg)
+{
+    struct handoff *h = arg;
+
+    (void)loop;
+    sess_start(h->dev, h->fd, h->peer);
+    free(h);
+}
+
+static void
+resume_accepting(struct loop *loop, struct loop_timer *timer)
+{
+    struct worker *w = (struct worker *)((char *)timer - offsetof(struct worker, accept_pause));
+    struct fleet *fleet = w->fleet;
+
+    if (fleet->cfg.ip_per_device) {
+        loop_set_events(loop, w->listen_fd, LOOP_READ);
+        return;
+    }
+    for (uint32_t i = w->index; i < fleet->cfg.device_count; i += fleet->cfg.threads) {
+        loop_set_events(loop, fleet->devices[i].listen_fd, LOOP_READ);
+    }
+}
+
+static void
+pause_accepting(struct worker *w)
+{
+    struct fleet *fleet = w->fleet;
+
+    if (loop_timer_armed(&w->accept_pause)) {
+        return;
+    }
+    log_warn("worker %u: out of file descriptors (limit %d); new connections wait %d ms", w->index,
+             fleet->max_fds, LISTEN_EMFILE_PAUSE_MS);
+    if (fleet->cfg.ip_per_device) {
+        loop_set_events(w->loop, w->listen_fd, 0);
+    } else {
+        for (uint32_t i = w->index; i < fleet->cfg.device_count; i += fleet->cfg.threads) {
+            loop_set_events(w->loop, fleet->devices[i].listen_fd, 0);
+        }
+    }
+    loop_timer_start(w->loop, &w->accept_pause, loop_now_us(w->loop) + LISTEN_EMFILE_PAUSE_MS * 1000ull,
+                     resume_accepting);
+}
+
+/* With an address per device, the local address of the connection names the device. */
+static struct device *
+device_by_local_addr(struct fleet *fleet, int fd)
+{
+    struct sockaddr_in local;
+    socklen_t len = sizeof local;
+    uint32_t addr;
+
+    if (getsockname(fd, (struct sockaddr *)&local, &len) < 0 || local.sin_family != AF_INET) {
+        return NULL;
+    }
+    addr = ntohl(local.sin_addr.s_addr);
+    if (addr < fleet->cfg.ip || addr - fleet->cfg.ip >= fleet->cfg.device_count) {
+        return NULL;
+    }
+    return &fleet->devices[addr - fleet->cfg.ip];
+}
+
+/* Accept what is waiting on @p lfd; @p port_dev is the listener's device, NULL for a shared-port listener. */
+static void
+accept_ready(struct worker *w, int lfd, struct device *port_dev)
+{
+    struct fleet *fleet = w->fleet;
+
+    for (int i = 0; i < LISTEN_MAX_ACCEPTS_PER_EVENT; i++) {
+        struct sockaddr_in peer;
+        socklen_t len = sizeof peer;
+        struct device *dev;
+        int one = 1;
+        int fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) {
+                continue;
+            }
+            if (errno == EMFILE || errno == ENFILE) {
+                pause_accepting(w);
+            }
+            return;
+        }
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        dev = port_dev ? port_dev : device_by_local_addr(fleet, fd);
+        if (!dev) {
+            char text[INET_ADDRSTRLEN];
+            addr_text(ntohl(peer.sin_addr.s_addr), text, sizeof text);
+            log_warn("connection from %s to an address outside the fleet, refused", text);
+            close(fd);
+            continue;
+        }
+        if (dev->worker == w) {
+            sess_start(dev, fd, ntohl(peer.sin_addr.s_addr));
+            continue;
+        }
+        {
+            struct handoff *h = malloc(sizeof *h);
+            if (h) {
+                /* Filled before posting: the other worker may run it at once. */
+                *h = (struct handoff){.dev = dev, .fd = fd, .peer = ntohl(peer.sin_addr.s_addr)};
+            }
+            if (!h || loop_post(dev->worker->loop, adopt, h)) {
+                free(h);
+                close(fd);
+            }
+        }
+    }
+}
+
+static void
+on_accept_device(struct loop *loop, int lfd, uint32_t events, void *data)
+{
+    struct device *dev = data;
+
+    (void)loop;
+    (void)events;
+    accept_ready(dev->worker, lfd, dev);
+}
+
+static void
+on_accept_shared(struct loop *loop, int lfd, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    accept_ready(data, lfd, NULL);
+}
+
+static int
+open_listener(uint32_t addr, uint16_t port, int reuseport, char *err, size_t err_len)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
+    char text[INET_ADDRSTRLEN];
+    int one = 1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    if (fd < 0) {
+        snprintf(err, err_len, "cannot create a socket: %m");
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (reuseport) {
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    }
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
+        addr_text(addr, text, sizeof text);
+        snprintf(err, err_len, "cannot listen on %s port %u: %m", text, (unsigned)port);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/*
+ * One socket per worker for the whole address range: bound to the wildcard
+ * address and, for a loopback range, to the loopback interface, so that
+ * nothing outside the host can reach it; connections to addresses outside
+ * the range are refused in accept_ready().
+ */
+static int
+open_shared_listener(struct fleet *fleet, char *err, size_t err_len)
+{
+    int fd = open_listener(0, (uint16_t)fleet->cfg.starting_port, 1, err, err_len);
+
+    if (fd >= 0 && (fleet->cfg.ip >> 24) == 127) {
+        if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0) {
+            log_warn("cannot restrict the shared listener to the loopback interface (%m); connections to "
+                     "addresses outside the fleet are refused after accept");
+        }
+    }
+    return fd;
+}
+
+enum fleet_err
+listen_open_all(struct fleet *fleet, char *err, size_t err_len)
+{
+    if (fleet->cfg.ip_per_device) {
+        for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
+            struct worker *w = &fleet->workers[i];
+            w->listen_fd = open_shared_listener(fleet, err, err_len);
+            if (w->listen_fd < 0) {
+                return FLEET_ERR_SYS;
+            }
+            if (loop_watch(w->loop, w->listen_fd, LOOP_READ, on_accept_shared, w)) {
+                snprintf(err, err_len, "cannot watch a listening socket: %m");
+                return FLEET_ERR_SYS;
+            }
+        }
+        return FLEET_OK;
+    }
+    for (uint32_t i = 0; i < fleet->cfg.device_count; i++) {
+        struct device *dev = &fleet->devices[i];
+        dev->listen_fd = open_listener(dev->addr, dev->port, 0, err, err_len);
+        if (dev->listen_fd < 0) {
+            return FLEET_ERR_SYS;
+        }
+        if (loop_watch(dev->worker->loop, dev->listen_fd, LOOP_READ, on_accept_device, dev)) {
+            snprintf(err, err_len, "cannot watch the listening socket of device %u: %m", (unsigned)i);
+            return FLEET_ERR_SYS;
+        }
+    }
+    return FLEET_OK;
+}
+
+void
+listen_close_all(struct fleet *fleet)
+{
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        struct worker *w = &fleet->workers[i];
+        if (w->listen_fd >= 0) {
+            if (w->loop) {
+                loop_unwatch(w->loop, w->listen_fd);
+            }
+            close(w->listen_fd);
+            w->listen_fd = -1;
+        }
+    }
+    for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
+        struct device *dev = &fleet->devices[i];
+        if (dev->listen_fd >= 0) {
+            if (dev->worker && dev->worker->loop) {
+                loop_unwatch(dev->worker->loop, dev->listen_fd);
+            }
+            close(dev->listen_fd);
+            dev->listen_fd = -1;
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/*
+ * fleetsim: parse the command line, build the fleet, report readiness on
+ * stderr, and run until SIGINT or SIGTERM. Exit codes: 0 after a signal,
+ * 2 for anything wrong with the plan (found before anything listens),
+ * 1 for a failure at run time.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fleet.h"
+#include "log.h"
+
+static void
+report_ready(const struct fleet *fleet, monotime_us started_us)
+{
+    const struct fleet_config *cfg = &fleet->cfg;
+    double took_s = (double)(loop_clock_monotonic() - started_us) / 1e6;
+    const struct device *first = &fleet->devices[0];
+    const struct device *last = &fleet->devices[cfg->device_count - 1];
+
+    if (cfg->ip_per_device) {
+        log_info("%u devices listening on %u.%u.%u.%u-%u.%u.%u.%u port %u (NETCONF over TCP, %u workers), "
+                 "start-up took %.3f s",
+                 (unsigned)cfg->device_count, first->addr >> 24, (first->addr >> 16) & 255,
+                 (first->addr >> 8) & 255, first->addr & 255, last->addr >> 24, (last->addr >> 16) & 255,
+                 (last->addr >> 8) & 255, last->addr & 255, (unsigned)cfg->starting_port,
+                 (unsigned)cfg->threads, took_s);
+    } else {
+        log_info("%u devices listening on %u.%u.%u.%u ports %u-%u (NETCONF over TCP, %u workers), "
+                 "start-up took %.3f s",
+                 (unsigned)cfg->device_count, first->addr >> 24, (first->addr >> 16) & 255,
+                 (first->addr >> 8) & 255, first->addr & 255, (unsigned)first->port, (unsigned)last->port,
+                 (unsigned)cfg->threads, took_s);
+    }
+    log_info("connect with a NETCONF client over TCP, e.g. to %u.%u.%u.%u port %u; stop with Ctrl-C",
+             first->addr >> 24, (first->addr >> 16) & 255, (first->addr >> 8) & 255, first->addr & 255,
+             (unsigned)first->port);
+}
+
+int
+main(int argc, char **argv)
+{
+    monotime_us started_us = loop_clock_monotonic();
+    struct fleet_config cfg;
+    struct fleet fleet;
+    char err[1024] = "";
+    sigset_t signals;
+    int sig = 0;
+
+    switch (cli_parse(argc, argv, &cfg, err, sizeof err)) {
+    case CLI_EXIT_OK:
+        return 0;
+    case CLI_ERROR:
+        fprintf(stderr, "fleetsim: %s\n", err);
+        return 2;
+    case CLI_RUN:
+        break;
+    }
+    log_set_level(cfg.log_level);
+
+    /* Workers inherit this mask: only the main thread takes the signals, with sigwait. */
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (fleet_init(&fleet, &cfg, err, sizeof err)) {
+        log_error("%s", err);
+        fleet_close(&fleet);
+        return 2;
+    }
+    if (fleet_start(&fleet)) {
+        log_error("cannot start the worker threads");
+        fleet_close(&fleet);
+        return 1;
+    }
+    report_ready(&fleet, started_us);
+    sigwait(&signals, &sig);
+    log_info("signal %d: closing sessions and exiting", sig);
+    fleet_close(&fleet);
+    return 0;
+}

@@ -1,0 +1,74 @@
+/*
+ * The fleet's schema set: one libyang context shared read-only by every
+ * worker after start-up, the modules every device advertises (hello
+ * capabilities, yang-library, netconf-monitoring schemas), and the
+ * validation plan that tells the edit engine which modules need whole-module
+ * validation after an edit.
+ */
+#ifndef FLEET_SCHEMA_H
+#define FLEET_SCHEMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libyang/libyang.h>
+
+#include "err.h"
+
+/* Debian's libyuma-base: standard IETF modules, and the NMDA revisions. */
+#define SCHEMA_YUMA_IETF_DIR "/usr/share/yuma/modules/ietf"
+#define SCHEMA_YUMA_NMDA_DIR "/usr/share/yuma/nmda-modules/ietf"
+
+struct schema_module {
+    const struct lys_module *mod; /* the module in the context */
+    int implemented;              /* 1 when implemented, 0 when only imported */
+    int needs_module_validation;  /* 1 when its data holds constraints that span the tree */
+};
+
+struct schema_set {
+    struct ly_ctx *ctx;            /* shared, read-only after schema_set_load() */
+    struct schema_module *modules; /* advertised modules, in load order */
+    size_t module_count;           /* entries in modules */
+    char **caps;                   /* hello capabilities, owned */
+    size_t cap_count;              /* entries in caps */
+    uint32_t content_id;           /* yang-library content-id / module-set-id */
+    int any_module_validation;     /* 1 when at least one module needs whole-module validation */
+};
+
+/**
+ * @brief Build the context: the default set (ietf-netconf with its features,
+ * ietf-netconf-with-defaults, ietf-netconf-monitoring, ietf-yang-library,
+ * ietf-interfaces, iana-if-type) plus every .yang file in @p schemas_dir.
+ * @param[out] set Filled on success; release with schema_set_free().
+ * @param[in] schemas_dir Extra modules, or NULL.
+ * @param[out] err Message naming the module and libyang's reason on failure.
+ * @param[in] err_len Size of @p err.
+ * @return FLEET_OK, FLEET_ERR_INVAL (a module does not compile, a folder
+ *         cannot be read) or FLEET_ERR_NOMEM.
+ */
+enum fleet_err schema_set_load(struct schema_set *set, const char *schemas_dir, char *err, size_t err_len);
+
+/** @brief Free the set and its context. Accepts a zeroed set. */
+void schema_set_free(struct schema_set *set);
+
+/**
+ * @brief Find an advertised module by name and optional revision (NULL or "" = latest).
+ * @return The entry or NULL.
+ */
+const struct schema_module *schema_find(const struct schema_set *set, const char *name, const char *revision);
+
+/**
+ * @brief The module's source text for get-schema.
+ * @param[in] format LYS_OUT_YANG or LYS_OUT_YIN.
+ * @param[out] text Malloc'd text; the caller frees it.
+ */
+enum fleet_err schema_module_text(const struct schema_module *m, LYS_OUTFORMAT format, char **text);
+
+/**
+ * @brief Whether data of @p module must be revalidated as a whole after an
+ * edit: when its config nodes carry must, when, leafref, instance-identifier,
+ * unique, or are the target of such references from other modules.
+ */
+int schema_module_needs_validation(const struct schema_set *set, const struct lys_module *module);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * The RPC handlers, one file per module's operations: ops_base.c
+ * (ietf-netconf), ops_lock.c (lock, unlock), ops_monitoring.c
+ * (ietf-netconf-monitoring and the state data of get).
+ */
+#ifndef FLEET_OPS_H
+#define FLEET_OPS_H
+
+#include "rpc.h"
+
+void op_get(struct rpc_call *call);
+void op_get_config(struct rpc_call *call);
+void op_edit_config(struct rpc_call *call);
+void op_copy_config(struct rpc_call *call);
+void op_delete_config(struct rpc_call *call);
+void op_validate(struct rpc_call *call);
+void op_commit(struct rpc_call *call);
+void op_discard_changes(struct rpc_call *call);
+void op_close_session(struct rpc_call *call);
+void op_kill_session(struct rpc_call *call);
+void op_lock(struct rpc_call *call);
+void op_unlock(struct rpc_call *call);
+void op_get_schema(struct rpc_call *call);
+
+/**
+ * @brief Build the state data of get: netconf-state (RFC 6022) for the calling device.
+ * @param[out] tree New tree; the caller frees it.
+ */
+enum fleet_err monitoring_state(struct rpc_call *call, struct lyd_node **tree);
+
+#endif

@@ -1,0 +1,404 @@
+/*
+ * From message to reply. libyang parses the whole <rpc> (envelope and
+ * operation, LYD_TYPE_RPC_NETCONF); the handler table maps the operation's
+ * (module, name) to a handler; the reply echoes every attribute of <rpc>
+ * (RFC 6241 section 4.2) and carries <ok/>, <data> or rpc-errors. When
+ * libyang refuses a message, a second, schema-free parse tells a message
+ * that is not XML from an unknown operation or a missing message-id.
+ */
+#include "rpc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "ops.h"
+#include "xmlguard.h"
+
+#define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
+
+struct rpc_entry {
+    const char *module;  /* module defining the RPC */
+    const char *name;    /* RPC name */
+    rpc_handler handler; /* what answers it */
+};
+
+static const struct rpc_entry rpc_table[] = {
+    {"ietf-netconf", "get", op_get},
+    {"ietf-netconf", "get-config", op_get_config},
+    {"ietf-netconf", "edit-config", op_edit_config},
+    {"ietf-netconf", "copy-config", op_copy_config},
+    {"ietf-netconf", "delete-config", op_delete_config},
+    {"ietf-netconf", "validate", op_validate},
+    {"ietf-netconf", "commit", op_commit},
+    {"ietf-netconf", "discard-changes", op_discard_changes},
+    {"ietf-netconf", "lock", op_lock},
+    {"ietf-netconf", "unlock", op_unlock},
+    {"ietf-netconf", "close-session", op_close_session},
+    {"ietf-netconf", "kill-session", op_kill_session},
+    {"ietf-netconf-monitoring", "get-schema", op_get_schema},
+};
+
+static int
+rpc_has_message_id(const struct lyd_node *envelope)
+{
+    for (const struct lyd_attr *a = ((const struct lyd_node_opaq *)envelope)->attr; a; a = a->next) {
+        if (!strcmp(a->name.name, "message-id") && !a->name.prefix) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static rpc_handler
+find_handler(const struct lysc_node *schema)
+{
+    for (size_t i = 0; i < sizeof rpc_table / sizeof rpc_table[0]; i++) {
+        if (!strcmp(rpc_table[i].name, schema->name) && !strcmp(rpc_table[i].module, schema->module->name)) {
+            return rpc_table[i].handler;
+        }
+    }
+    return NULL;
+}
+
+void
+rpc_fail(struct rpc_call *call, struct ncerr *err)
+{
+    if (!err) {
+        err = ncerr_resource_denied(NCERR_APP, "Out of memory.");
+    }
+    if (err) {
+        ncerr_append(&call->errs, err);
+    }
+}
+
+const struct lyd_node *
+rpc_param(struct rpc_call *call, const char *name, int required)
+{
+    const struct lyd_node *child;
+
+    LY_LIST_FOR(lyd_child(call->op), child)
+    {
+        if (!strcmp(LYD_NAME(child), name)) {
+            return child;
+        }
+    }
+    if (required) {
+        rpc_fail(call, ncerr_missing_element(NCERR_PROTOCOL, name, NULL));
+    }
+    return NULL;
+}
+
+/* The attributes of <rpc>, to repeat on <rpc-reply>; prefixed ones bring their namespace. */
+static void
+print_rpc_attrs(struct sbuf *b, const struct lyd_node *envelope)
+{
+    const struct lyd_attr *a;
+
+    if (!envelope || envelope->schema) {
+        return;
+    }
+    for (a = ((const struct lyd_node_opaq *)envelope)->attr; a; a = a->next) {
+        if (a->name.prefix && a->name.module_ns) {
+            sbuf_printf(b, " xmlns:%s=\"", a->name.prefix);
+            sbuf_add_xml(b, a->name.module_ns);
+            sbuf_printf(b, "\" %s:%s=\"", a->name.prefix, a->name.name);
+        } else {
+            sbuf_printf(b, " %s=\"", a->name.name);
+        }
+        sbuf_add_xml(b, a->value);
+        sbuf_adds(b, "\"");
+    }
+}
+
+/* RFC 6241 appendix A: malformed-message is new in base:1.1 and never sent to base:1.0 sessions. */
+static const char *
+tag_for_session(const struct session *s, const char *tag)
+{
+    if (s->out_mode == FRAME_EOM && !strcmp(tag, "malformed-message")) {
+        return "operation-failed";
+    }
+    return tag;
+}
+
+static void
+print_errors(struct sbuf *b, const struct session *s, const struct ncerr *e)
+{
+    for (; e; e = e->next) {
+        sbuf_printf(b,
+                    "<rpc-error><error-type>%s</error-type><error-tag>%s</error-tag>"
+                    "<error-severity>error</error-severity>",
+                    ncerr_type_name(e->type), tag_for_session(s, e->tag));
+        if (e->app_tag) {
+            sbuf_adds(b, "<error-app-tag>");
+            sbuf_add_xml(b, e->app_tag);
+            sbuf_adds(b, "</error-app-tag>");
+        }
+        if (e->path) {
+            sbuf_adds(b, "<error-path>");
+            sbuf_add_xml(b, e->path);
+            sbuf_adds(b, "</error-path>");
+        }
+        if (e->message) {
+            sbuf_adds(b, "<error-message xml:lang=\"en\">");
+            sbuf_add_xml(b, e->message);
+            sbuf_adds(b, "</error-message>");
+        }
+        if (e->info_xml) {
+            sbuf_printf(b, "<error-info>%s</error-info>", e->info_xml);
+        }
+        sbuf_adds(b, "</rpc-error>");
+    }
+}
+
+static void
+send_reply(struct session *s, const struct lyd_node *envelope, struct rpc_call *call)
+{
+    struct sbuf b = {0};
+
+    sbuf_reserve(&b, call->data.len + 256);
+    sbuf_adds(&b, "<rpc-reply xmlns=\"" NC_BASE_NS "\"");
+    print_rpc_attrs(&b, envelope);
+    sbuf_adds(&b, ">");
+    if (call->errs) {
+        print_errors(&b, s, call->errs);
+        s->out_rpc_errors++;
+        s->dev->stats.out_rpc_errors++;
+    } else if (call->has_data) {
+        if (call->data_ns) {
+            sbuf_printf(&b, "<data xmlns=\"%s\">", call->data_ns);
+        } else {
+            sbuf_adds(&b, "<data>");
+        }
+        sbuf_add(&b, call->data.buf ? call->data.buf : "", call->data.len);
+        sbuf_adds(&b, "</data>");
+    } else {
+        sbuf_adds(&b, "<ok/>");
+    }
+    sbuf_adds(&b, "</rpc-reply>");
+    if (b.failed) {
+        log_error("device %u session %u: out of memory printing a reply, closing", s->dev->index, s->id);
+        sess_close(s, 0);
+    } else {
+        sess_send(s, b.buf, b.len);
+    }
+    sbuf_free(&b);
+}
+
+/*
+ * An nc:operation attribute with a value that is not an operation: libyang
+ * refuses the whole message for it; RFC 6241 wants bad-attribute naming the
+ * attribute and its element. Returns the error or NULL when none is found.
+ */
+static struct ncerr *
+find_bad_operation_attr(const char *msg)
+{
+    static const char *const ops[] = {"merge", "replace", "create", "delete", "remove"};
+    const char *p = msg;
+
+    while ((p = strstr(p, ":operation="))) {
+        const char *value = p + sizeof ":operation=" - 1;
+        const char *end;
+        const char *tag;
+        size_t tag_len;
+        int known = 0;
+
+        p = value;
+        if (*value != '"' && *value != '\'') {
+            continue;
+        }
+        end = strchr(value + 1, *value);
+        if (!end) {
+            break;
+        }
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+            known |=
+                strlen(ops[i]) == (size_t)(end - value - 1) && !strncmp(value + 1, ops[i], strlen(ops[i]));
+        }
+        if (known) {
+            continue;
+        }
+        /* The element carrying it: back to its '<', then its local name. */
+        for (tag = p; tag > msg && *tag != '<'; tag--) {
+        }
+        tag++;
+        tag_len = strcspn(tag, " \t\r\n/>");
+        if (memchr(tag, ':', tag_len)) {
+            const char *colon = memchr(tag, ':', tag_len);
+            tag_len -= (size_t)(colon + 1 - tag);
+            tag = colon + 1;
+        }
+        {
+            char *elem = strndup(tag, tag_len);
+            char *val = strndup(value + 1, (size_t)(end - value - 1));
+            struct ncerr *err = ncerr_bad_attribute(NCERR_PROTOCOL, "operation", elem ? elem : "",
+                                                    "Unknown operation \"%s\".", val ? val : "");
+            free(elem);
+            free(val);
+            return err;
+        }
+    }
+    return NULL;
+}
+
+/* The first quoted word of a libyang message ('Node "bogus" not found ...'), for bad-element. */
+static char *
+first_quoted(const char *msg)
+{
+    const char *start = strchr(msg, '"');
+    const char *end = start ? strchr(start + 1, '"') : NULL;
+
+    return end ? strndup(start + 1, (size_t)(end - start - 1)) : NULL;
+}
+
+/* A known operation with bad parameters: the error-tag from libyang's reason. */
+static struct ncerr *
+parameter_error(const char *msg, const char *why)
+{
+    struct ncerr *err = find_bad_operation_attr(msg);
+    char *name;
+
+    if (err) {
+        return err;
+    }
+    if (strstr(why, "not found as a child") || strstr(why, "not found in the")) {
+        name = first_quoted(why);
+        err = ncerr_unknown_element(NCERR_PROTOCOL, name ? name : "", NULL);
+        if (err) {
+            free(err->message);
+            err->message = strdup(why);
+        }
+        free(name);
+        return err;
+    }
+    if (strstr(why, "Mandatory") || strstr(why, "Missing")) {
+        name = first_quoted(why);
+        err = ncerr_missing_element(NCERR_PROTOCOL, name ? name : "", NULL);
+        free(name);
+        return err;
+    }
+    return ncerr_invalid_value(NCERR_PROTOCOL, NULL, "%s", why);
+}
+
+/*
+ * The message did not parse as an RPC of the loaded schemas: find out why,
+ * for the right error. The second parse uses a context without modules, so
+ * every element is opaque and only XML itself can fail; the envelope it
+ * yields carries the attributes the reply must echo.
+ */
+static struct ncerr *
+diagnose(struct session *s, const char *msg, struct lyd_node **envelope)
+{
+    struct fleet *fleet = s->worker->fleet;
+    struct ly_ctx *ctx = fleet->schemas.ctx;
+    const char *why = ly_errmsg(ctx);
+    char *why_copy = strdup(why ? why : "invalid message");
+    struct lyd_node *tree = NULL;
+    const struct lyd_node_opaq *root;
+    const struct lyd_node_opaq *op;
+    const struct lys_module *mod;
+    struct ncerr *err = NULL;
+
+    *envelope = NULL;
+    if (!why_copy) {
+        goto cleanup;
+    }
+    if (lyd_parse_data_mem(fleet->bare_ctx, msg, LYD_XML, LYD_PARSE_OPAQ | LYD_PARSE_ONLY, 0, &tree) ||
+        !tree) {
+        err = ncerr_malformed_message("Malformed message: %s", why_copy);
+        goto cleanup;
+    }
+    root = (const struct lyd_node_opaq *)tree;
+    if (tree->schema || tree->next || strcmp(root->name.name, "rpc") || !root->name.module_ns ||
+        strcmp(root->name.module_ns, NC_BASE_NS)) {
+        err = ncerr_malformed_message("The message is not a NETCONF <rpc>.");
+        goto cleanup;
+    }
+    if (!rpc_has_message_id(tree)) {
+        err = ncerr_missing_attribute(NCERR_RPC, "message-id", "rpc");
+        goto cleanup;
+    }
+    /* The envelope is usable for the reply's attributes from here on. */
+    *envelope = tree;
+    tree = NULL;
+    op = (const struct lyd_node_opaq *)lyd_child(*envelope);
+    if (!op) {
+        err = ncerr_missing_element(NCERR_RPC, "operation", NULL);
+    } else if (!op->name.module_ns || !(mod = ly_ctx_get_module_implemented_ns(ctx, op->name.module_ns))) {
+        err = ncerr_unknown_namespace(NCERR_PROTOCOL, op->name.name, op->name.module_ns);
+    } else if (!lys_find_child(NULL, mod, op->name.name, 0, LYS_RPC, 0)) {
+        err = ncerr_operation_not_supported(NCERR_PROTOCOL, "Operation \"%s\" is not supported.",
+                                            op->name.name);
+    } else {
+        err = parameter_error(msg, why_copy);
+    }
+
+cleanup:
+    lyd_free_all(tree);
+    free(why_copy);
+    return err;
+}
+
+void
+rpc_process(struct session *s, const char *msg, size_t len)
+{
+    struct fleet *fleet = s->worker->fleet;
+    struct ly_in *in = NULL;
+    struct lyd_node *envelope = NULL;
+    struct lyd_node *op = NULL;
+    struct rpc_call call = {.sess = s, .dev = s->dev, .fleet = fleet, .raw = msg};
+    rpc_handler handler;
+
+    (void)len;
+    if (xmlguard_empty_namespace(msg)) {
+        s->in_bad_rpcs++;
+        s->dev->stats.in_bad_rpcs++;
+        rpc_fail(&call, ncerr_malformed_message("Empty XML namespace declarations (xmlns=\"\") are refused: "
+                                                "the XML parser cannot take them safely."));
+        goto reply;
+    }
+    if (ly_in_new_memory(msg, &in)) {
+        sess_close(s, 0);
+        return;
+    }
+    if (lyd_parse_op(fleet->schemas.ctx, NULL, in, LYD_XML, LYD_TYPE_RPC_NETCONF, &envelope, &op) || !op) {
+        lyd_free_all(envelope);
+        lyd_free_all(op);
+        op = NULL;
+        s->in_bad_rpcs++;
+        s->dev->stats.in_bad_rpcs++;
+        rpc_fail(&call, diagnose(s, msg, &envelope));
+        goto reply;
+    }
+    if (!envelope || !rpc_has_message_id(envelope)) {
+        /* RFC 6241 4.1: no message-id, no execution. */
+        s->in_bad_rpcs++;
+        s->dev->stats.in_bad_rpcs++;
+        rpc_fail(&call, ncerr_missing_attribute(NCERR_RPC, "message-id", "rpc"));
+        goto reply;
+    }
+    s->in_rpcs++;
+    s->dev->stats.in_rpcs++;
+    call.op = op;
+    handler = op->schema ? find_handler(op->schema) : NULL;
+    if (!handler) {
+        rpc_fail(&call, ncerr_operation_not_supported(NCERR_PROTOCOL, "Operation \"%s\" is not supported.",
+                                                      LYD_NAME(op)));
+    } else {
+        handler(&call);
+    }
+
+reply:
+    if (s->state < SESS_CLOSING) {
+        send_reply(s, envelope, &call);
+        if (call.close_after_reply) {
+            s->terminated = 1;
+            sess_close(s, 1);
+        }
+    }
+    sbuf_free(&call.data);
+    ncerr_free(call.errs);
+    lyd_free_all(envelope);
+    lyd_free_all(op);
+    ly_in_free(in, 0);
+}

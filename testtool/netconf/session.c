@@ -1,0 +1,394 @@
+/*
+ * NETCONF sessions: reading and framing input, the hello exchange, queued
+ * output flushed before the loop sleeps, and the session's end. The read
+ * buffer belongs to the worker and is lent to each session in turn; a
+ * session allocates only for a partial message or unsent output.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "hello.h"
+#include "lock.h"
+#include "log.h"
+#include "rpc.h"
+#include "sbuf.h"
+
+static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
+
+static void
+hello_timeout(struct loop *loop, struct loop_timer *timer)
+{
+    struct session *s = (struct session *)((char *)timer - offsetof(struct session, hello_timer));
+
+    (void)loop;
+    log_debug("device %u session %u: no hello within %d ms, closing", s->dev->index, s->id,
+              SESSION_HELLO_TIMEOUT_MS);
+    s->dev->stats.in_bad_hellos++;
+    sess_close(s, 0);
+}
+
+static void
+send_hello(struct session *s)
+{
+    const struct schema_set *set = &s->dev->worker->fleet->schemas;
+    char *xml = NULL;
+    size_t len = 0;
+
+    if (hello_build((const char *const *)set->caps, set->cap_count, s->id, &xml, &len)) {
+        log_error("device %u session %u: out of memory building the hello", s->dev->index, s->id);
+        sess_close(s, 0);
+        return;
+    }
+    sess_send(s, xml, len);
+    free(xml);
+}
+
+void
+sess_start(struct device *dev, int fd, uint32_t peer_addr)
+{
+    struct worker *w = dev->worker;
+    struct session *s = calloc(1, sizeof *s);
+
+    if (!s) {
+        log_error("device %u: out of memory for a new session", dev->index);
+        close(fd);
+        return;
+    }
+    s->fd = fd;
+    s->id = fleet_new_session_id(w->fleet);
+    s->state = SESS_HELLO;
+    s->dev = dev;
+    s->worker = w;
+    s->out_mode = FRAME_EOM;
+    s->login_time = time(NULL);
+    s->peer_addr = peer_addr;
+    frame_decoder_init(&s->dec, w->fleet->cfg.max_msg_bytes);
+    loop_timer_init(&s->hello_timer);
+    if (loop_watch(w->loop, fd, LOOP_READ, on_io, s)) {
+        log_error("device %u: cannot watch a new connection: %m", dev->index);
+        frame_decoder_close(&s->dec);
+        close(fd);
+        free(s);
+        return;
+    }
+    s->dev_next = dev->sessions;
+    if (dev->sessions) {
+        dev->sessions->dev_prev = s;
+    }
+    dev->sessions = s;
+    w->session_count++;
+    loop_timer_start(w->loop, &s->hello_timer, loop_now_us(w->loop) + SESSION_HELLO_TIMEOUT_MS * 1000ull,
+                     hello_timeout);
+    log_debug("device %u: session %u opened", dev->index, s->id);
+    send_hello(s);
+}
+
+static void
+mark_pending(struct session *s)
+{
+    if (!s->in_pending) {
+        s->in_pending = 1;
+        s->pending_next = s->worker->pending;
+        s->worker->pending = s;
+    }
+}
+
+void
+sess_send(struct session *s, const char *xml, size_t len)
+{
+    char head[FRAME_HEADER_MAX_BYTES];
+    char tail[FRAME_HEADER_MAX_BYTES];
+    size_t hlen;
+    size_t tlen;
+    size_t need;
+
+    if (s->state >= SESS_DEAD) {
+        return;
+    }
+    hlen = frame_header(s->out_mode, len, head);
+    tlen = frame_trailer(s->out_mode, tail);
+    need = s->out_len + hlen + len + tlen;
+    if (need > s->out_cap) {
+        size_t cap = s->out_cap ? s->out_cap : 4096;
+        char *grown;
+        while (cap < need) {
+            cap *= 2;
+        }
+        grown = realloc(s->out, cap);
+        if (!grown) {
+            log_error("device %u session %u: out of memory queueing %zu bytes, closing", s->dev->index, s->id,
+                      len);
+            sess_close(s, 0);
+            return;
+        }
+        s->out = grown;
+        s->out_cap = cap;
+    }
+    memcpy(s->out + s->out_len, head, hlen);
+    memcpy(s->out + s->out_len + hlen, xml, len);
+    memcpy(s->out + s->out_len + hlen + len, tail, tlen);
+    s->out_len = need;
+    mark_pending(s);
+}
+
+static void
+unlink_from_device(struct session *s)
+{
+    if (s->dev_prev) {
+        s->dev_prev->dev_next = s->dev_next;
+    } else if (s->dev->sessions == s) {
+        s->dev->sessions = s->dev_next;
+    }
+    if (s->dev_next) {
+        s->dev_next->dev_prev = s->dev_prev;
+    }
+    s->dev_next = s->dev_prev = NULL;
+}
+
+/* Immediate close: descriptor, timer, locks; the memory goes at the safe point. */
+static void
+close_now(struct session *s)
+{
+    struct worker *w = s->worker;
+
+    if (s->state == SESS_DEAD) {
+        return;
+    }
+    if (s->state != SESS_HELLO && !s->terminated) {
+        s->dev->stats.dropped_sessions++;
+    }
+    s->state = SESS_DEAD;
+    loop_timer_stop(w->loop, &s->hello_timer);
+    loop_unwatch(w->loop, s->fd);
+    close(s->fd);
+    s->fd = -1;
+    lock_release_session(&s->dev->ds, s->id);
+    unlink_from_device(s);
+    w->session_count--;
+    s->closing_next = w->closing;
+    w->closing = s;
+    log_debug("device %u: session %u closed", s->dev->index, s->id);
+}
+
+void
+sess_close(struct session *s, int graceful)
+{
+    if (s->state >= SESS_CLOSING && !(s->state == SESS_CLOSING && !graceful)) {
+        return;
+    }
+    if (graceful && s->out_len > s->out_off) {
+        s->state = SESS_CLOSING;
+        lock_release_session(&s->dev->ds, s->id);
+        loop_set_events(s->worker->loop, s->fd, LOOP_WRITE);
+        mark_pending(s);
+        return;
+    }
+    close_now(s);
+}
+
+struct session *
+sess_find(struct device *dev, uint32_t id)
+{
+    for (struct session *s = dev->sessions; s; s = s->dev_next) {
+        if (s->id == id && s->state < SESS_DEAD) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
+static void
+on_hello(struct session *s, const char *msg)
+{
+    struct hello_info info = {0};
+    char err[256];
+
+    if (hello_parse(s->worker->fleet->bare_ctx, msg, &info, err, sizeof err)) {
+        log_warn("device %u session %u: bad hello: %s", s->dev->index, s->id, err);
+        s->dev->stats.in_bad_hellos++;
+        sess_close(s, 0);
+        goto cleanup;
+    }
+    if (info.has_session_id) {
+        /* RFC 6241 8.1: a client hello with a session-id is an error; the session ends. */
+        log_warn("device %u session %u: client hello carries a session-id", s->dev->index, s->id);
+        s->dev->stats.in_bad_hellos++;
+        sess_close(s, 0);
+        goto cleanup;
+    }
+    if (!info.base10 && !info.base11) {
+        log_warn("device %u session %u: no common base capability", s->dev->index, s->id);
+        s->dev->stats.in_bad_hellos++;
+        sess_close(s, 0);
+        goto cleanup;
+    }
+    if (info.base11) {
+        frame_decoder_set_mode(&s->dec, FRAME_CHUNKED);
+        s->out_mode = FRAME_CHUNKED;
+    }
+    loop_timer_stop(s->worker->loop, &s->hello_timer);
+    s->state = SESS_ACTIVE;
+    s->dev->stats.in_sessions++;
+    log_debug("device %u session %u: hello done, %s framing", s->dev->index, s->id,
+              info.base11 ? "chunked" : "end-of-message");
+
+cleanup:
+    hello_info_free(&info);
+}
+
+/* Feed bytes to the decoder and act on every complete message. */
+static int
+consume(struct session *s, const char *buf, size_t len)
+{
+    while (len && s->state < SESS_CLOSING) {
+        size_t used = 0;
+        enum frame_status st = frame_decode(&s->dec, buf, len, &used);
+        buf += used;
+        len -= used;
+        if (st == FRAME_ERROR) {
+            log_warn("device %u session %u: framing error: %s, closing", s->dev->index, s->id,
+                     frame_decoder_error(&s->dec));
+            if (s->state == SESS_HELLO) {
+                s->dev->stats.in_bad_hellos++;
+            }
+            sess_close(s, 0);
+            return -1;
+        }
+        if (st == FRAME_NEED_MORE) {
+            break;
+        }
+        {
+            size_t mlen;
+            const char *msg = frame_decoder_message(&s->dec, &mlen);
+            if (s->state == SESS_HELLO) {
+                on_hello(s, msg);
+            } else {
+                rpc_process(s, msg, mlen);
+            }
+            frame_decoder_next(&s->dec);
+        }
+    }
+    return 0;
+}
+
+static void
+on_readable(struct session *s)
+{
+    char *buf = s->worker->read_buf;
+
+    for (int i = 0; i < SESSION_MAX_READS_PER_EVENT && s->state < SESS_CLOSING; i++) {
+        ssize_t n = read(s->fd, buf, SESSION_READ_BUF_BYTES);
+        if (n > 0) {
+            if (consume(s, buf, (size_t)n)) {
+                return;
+            }
+            if ((size_t)n < SESSION_READ_BUF_BYTES) {
+                return;
+            }
+            if (s->out_len - s->out_off > SESSION_OUTPUT_HIGH_WATER_BYTES) {
+                return; /* let the flush run; back-pressure is applied there */
+            }
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            if (frame_decoder_partial(&s->dec)) {
+                log_debug("device %u session %u: peer left mid-message", s->dev->index, s->id);
+            }
+            close_now(s);
+        }
+        return;
+    }
+}
+
+/* Write what is queued; returns -1 when the session died. */
+static int
+flush(struct session *s)
+{
+    while (s->out_off < s->out_len) {
+        ssize_t n = send(s->fd, s->out + s->out_off, s->out_len - s->out_off, MSG_NOSIGNAL);
+        if (n > 0) {
+            s->out_off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && errno == EAGAIN) {
+            break;
+        }
+        close_now(s);
+        return -1;
+    }
+    if (s->out_off == s->out_len) {
+        free(s->out);
+        s->out = NULL;
+        s->out_len = s->out_off = s->out_cap = 0;
+        if (s->state == SESS_CLOSING) {
+            close_now(s);
+            return -1;
+        }
+        s->read_paused = 0;
+        loop_set_events(s->worker->loop, s->fd, LOOP_READ);
+        return 0;
+    }
+    /* Short write: wait for room; stop reading while the backlog is large. */
+    s->read_paused = s->out_len - s->out_off > SESSION_OUTPUT_HIGH_WATER_BYTES;
+    loop_set_events(s->worker->loop, s->fd,
+                    LOOP_WRITE | (s->read_paused || s->state == SESS_CLOSING ? 0 : LOOP_READ));
+    return 0;
+}
+
+static void
+on_io(struct loop *loop, int fd, uint32_t events, void *data)
+{
+    struct session *s = data;
+
+    (void)loop;
+    (void)fd;
+    if ((events & LOOP_WRITE) && flush(s)) {
+        return;
+    }
+    if ((events & LOOP_READ) && s->state < SESS_CLOSING) {
+        on_readable(s);
+    }
+}
+
+void
+sess_worker_before_sleep(struct loop *loop, void *data)
+{
+    struct worker *w = data;
+    struct session *s;
+
+    (void)loop;
+    while ((s = w->pending)) {
+        w->pending = s->pending_next;
+        s->in_pending = 0;
+        if (s->state < SESS_DEAD) {
+            flush(s);
+        }
+    }
+    while ((s = w->closing)) {
+        w->closing = s->closing_next;
+        frame_decoder_close(&s->dec);
+        free(s->out);
+        free(s);
+    }
+}
+
+void
+sess_close_all(struct worker *w)
+{
+    for (uint32_t i = w->index; i < w->fleet->cfg.device_count; i += w->fleet->cfg.threads) {
+        struct device *dev = &w->fleet->devices[i];
+        while (dev->sessions) {
+            dev->sessions->terminated = 1;
+            close_now(dev->sessions);
+        }
+    }
+    sess_worker_before_sleep(w->loop, w);
+}

@@ -1,0 +1,89 @@
+/*
+ * A NETCONF session on one device: the connection, framing, the hello
+ * exchange, and the output queue. Messages are handed to rpc.c. A session
+ * holds a heap buffer only while it has a partial message or unsent output.
+ */
+#ifndef FLEET_SESSION_H
+#define FLEET_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "fleet.h"
+#include "frame.h"
+#include "loop.h"
+
+/* A client must send its hello within this time. */
+#define SESSION_HELLO_TIMEOUT_MS 60000
+/* Bytes read per read(2) into the worker's buffer. */
+#define SESSION_READ_BUF_BYTES (64 * 1024)
+/* Reads per readiness event, so one busy peer cannot starve the others. */
+#define SESSION_MAX_READS_PER_EVENT 4
+/* Above this much unsent output the session stops reading until the peer catches up. */
+#define SESSION_OUTPUT_HIGH_WATER_BYTES (8u * 1024u * 1024u)
+
+enum sess_state {
+    SESS_HELLO,   /* our hello sent, waiting for the client's */
+    SESS_ACTIVE,  /* hello exchanged, RPCs flow */
+    SESS_CLOSING, /* finishing output, then closed; no more input */
+    SESS_DEAD,    /* closed, waiting to be freed at the loop's safe point */
+};
+
+struct session {
+    int fd;                        /* connection, -1 once closed */
+    uint32_t id;                   /* session-id */
+    enum sess_state state;         /* lifecycle */
+    struct device *dev;            /* the device this session talks to */
+    struct worker *worker;         /* the device's worker */
+    struct frame_decoder dec;      /* input framing */
+    enum frame_mode out_mode;      /* output framing (EOM until both sides said base:1.1) */
+    char *out;                     /* unsent output, NULL when none */
+    size_t out_len;                /* bytes in out */
+    size_t out_off;                /* bytes of out already written */
+    size_t out_cap;                /* allocated size of out */
+    struct session *dev_next;      /* device's session list */
+    struct session *dev_prev;      /* device's session list */
+    struct session *pending_next;  /* worker's flush list; valid while in_pending */
+    struct session *closing_next;  /* worker's free list; valid when SESS_DEAD */
+    struct loop_timer hello_timer; /* hello deadline; armed in SESS_HELLO */
+    time_t login_time;             /* when the connection was accepted */
+    uint32_t peer_addr;            /* client IPv4, host order */
+    uint32_t in_rpcs;              /* per-session monitoring counters */
+    uint32_t in_bad_rpcs;
+    uint32_t out_rpc_errors;
+    uint32_t out_notifications;
+    uint8_t in_pending;  /* 1 while on the worker's flush list */
+    uint8_t read_paused; /* 1 while reading is off for back-pressure */
+    uint8_t terminated;  /* 1 when ended by close-session (not a drop) */
+};
+
+/**
+ * @brief Start a session on an accepted connection of @p dev (on its worker's thread).
+ * Sends our hello. On failure the descriptor is closed.
+ */
+void sess_start(struct device *dev, int fd, uint32_t peer_addr);
+
+/**
+ * @brief Queue one message (XML without framing) for sending; framing is added here.
+ * The copy is taken, @p xml stays the caller's.
+ */
+void sess_send(struct session *s, const char *xml, size_t len);
+
+/**
+ * @brief End the session: after queued output is flushed (graceful) or at once.
+ * Releases its locks. May be called from any callback; freeing waits for the safe point.
+ * @param[in] graceful 1 to flush output first.
+ */
+void sess_close(struct session *s, int graceful);
+
+/** @brief Worker's before-sleep hook: flush pending output and free dead sessions. */
+void sess_worker_before_sleep(struct loop *loop, void *data);
+
+/** @brief Close every session of the worker at once (shutdown). */
+void sess_close_all(struct worker *w);
+
+/** @return The session of @p dev with @p id, or NULL. */
+struct session *sess_find(struct device *dev, uint32_t id);
+
+#endif
