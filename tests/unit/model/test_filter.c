@@ -121,23 +121,6 @@ struct tf_rpc {
     const struct lyd_node *filter; /* first node of the filter content, NULL if empty; owned by op */
 };
 
-/*
- * Parse and validate test data. tu_parse_data() validates every module of the
- * context, which fails on ietf-yang-library's mandatory state leaf content-id;
- * validating only the modules that have data avoids that.
- */
-static struct lyd_node *
-tf_parse_data(struct ly_ctx *ctx, const char *xml)
-{
-    struct lyd_node *tree = NULL;
-
-    if (lyd_parse_data_mem(ctx, xml, LYD_XML, LYD_PARSE_STRICT | LYD_PARSE_NO_STATE,
-                           LYD_VALIDATE_PRESENT | LYD_VALIDATE_NO_STATE, &tree)) {
-        fail_msg("cannot parse test data: %s", ly_errmsg(ctx));
-    }
-    return tree;
-}
-
 static int
 tf_setup(void **state)
 {
@@ -145,7 +128,7 @@ tf_setup(void **state)
 
     assert_non_null(st);
     st->ctx = tu_ctx_new(tf_yang);
-    st->data = tf_parse_data(st->ctx, tf_data_xml);
+    st->data = tu_parse_data(st->ctx, tf_data_xml);
     *state = st;
     return 0;
 }
@@ -543,7 +526,7 @@ tf_big_data(struct ly_ctx *ctx)
         len += (size_t)snprintf(xml + len, cap - len, entry, i);
     }
     snprintf(xml + len, cap - len, "</interfaces>");
-    data = tf_parse_data(ctx, xml);
+    data = tu_parse_data(ctx, xml);
     free(xml);
     return data;
 }
