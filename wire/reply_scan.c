@@ -24,7 +24,6 @@ find(const char *p, const char *end, const char *needle)
 static void
 tag_name(const char *p, const char *end, const char **name, size_t *len)
 {
-    const char *start = p;
     const char *local = p;
 
     while (p < end && *p != '>' && *p != '/' && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
@@ -33,7 +32,6 @@ tag_name(const char *p, const char *end, const char **name, size_t *len)
         }
         p++;
     }
-    (void)start;
     *name = local;
     *len = (size_t)(p - local);
 }

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the worker event loop (testtool/loop/loop.c): timer order
+ * Unit tests of the worker event loop (common/loop.c): timer order
  * and the collect-then-run rule, the replaceable clock, descriptor watches,
  * and the two calls other threads may make (loop_post, loop_stop). Timer
  * tests run on a fake clock, a static variable the test advances, so every
