@@ -8,6 +8,18 @@
 
 #include "rpc.h"
 
+/* edit-config's parameters, however they were read (rpc_fast.c or libyang). */
+struct ops_edit_params {
+    enum ds_id target;             /* running or candidate */
+    int default_op;                /* index into merge, replace, none */
+    int test_option;               /* index into test-then-set, set, test-only */
+    int error_option;              /* index into stop-on-error, continue-on-error, rollback-on-error */
+    const struct lyd_node *config; /* the <config> content, may be NULL */
+};
+
+/** @brief Apply an edit-config to the calling device (locks, copy-on-write, edit, candidate state). */
+void ops_edit_config_apply(struct rpc_call *call, const struct ops_edit_params *params);
+
 void op_get(struct rpc_call *call);
 void op_get_config(struct rpc_call *call);
 void op_edit_config(struct rpc_call *call);

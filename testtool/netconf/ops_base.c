@@ -281,23 +281,53 @@ parse_enum_param(struct rpc_call *call, const char *name, const char *const *nam
 }
 
 void
+ops_edit_config_apply(struct rpc_call *call, const struct ops_edit_params *p)
+{
+    static const enum edit_op default_op_values[] = {EDIT_OP_MERGE, EDIT_OP_REPLACE, EDIT_OP_NONE};
+    struct device *dev = call->dev;
+    struct edit_request req = {
+        .config = p->config,
+        .default_op = default_op_values[p->default_op],
+        .test_option = (enum edit_test_option)p->test_option,
+        .error_option = (enum edit_error_option)p->error_option,
+    };
+    struct lyd_node **tree;
+    int changed = 0;
+
+    /* Locks: another session's lock makes the target in use. */
+    if (req.test_option != EDIT_TEST_ONLY) {
+        struct ncerr *busy = lock_check_write(&dev->ds, p->target, call->sess->id);
+        if (busy) {
+            rpc_fail(call, busy);
+            return;
+        }
+    }
+
+    /* Apply to the device's own copy (made on its first edit). */
+    if (ds_own(&dev->ds, call->fleet->template_tree, p->target, &tree)) {
+        rpc_fail(call, NULL);
+        return;
+    }
+    if (edit_apply(&call->fleet->schemas, tree, &req, &call->errs, &changed)) {
+        rpc_fail(call, NULL);
+        return;
+    }
+    if (changed && p->target == DS_CANDIDATE) {
+        dev->ds.candidate_dirty = 1;
+        ds_candidate_log_edit(&dev->ds, p->config, p->default_op, p->error_option);
+    }
+}
+
+void
 op_edit_config(struct rpc_call *call)
 {
     static const char *const default_ops[] = {"merge", "replace", "none"};
-    static const enum edit_op default_op_values[] = {EDIT_OP_MERGE, EDIT_OP_REPLACE, EDIT_OP_NONE};
     static const char *const test_options[] = {"test-then-set", "set", "test-only"};
     static const char *const error_options[] = {"stop-on-error", "continue-on-error", "rollback-on-error"};
-    struct device *dev = call->dev;
-    struct edit_request req = {0};
+    struct ops_edit_params params = {0};
     const struct lyd_node *config;
     struct ds_ref target;
-    struct lyd_node **tree;
-    int dflt;
-    int test;
-    int error;
-    int changed = 0;
 
-    /* Parameters. */
     if (pick_datastore(call, "target", 0, &target)) {
         return;
     }
@@ -306,10 +336,11 @@ op_edit_config(struct rpc_call *call)
                  ncerr_operation_not_supported(NCERR_PROTOCOL, "edit-config of startup is not supported."));
         return;
     }
-    dflt = parse_enum_param(call, "default-operation", default_ops, 3, 0);
-    test = parse_enum_param(call, "test-option", test_options, 3, 0);
-    error = parse_enum_param(call, "error-option", error_options, 3, 0);
-    if (dflt < 0 || test < 0 || error < 0) {
+    params.target = target.id;
+    params.default_op = parse_enum_param(call, "default-operation", default_ops, 3, 0);
+    params.test_option = parse_enum_param(call, "test-option", test_options, 3, 0);
+    params.error_option = parse_enum_param(call, "error-option", error_options, 3, 0);
+    if (params.default_op < 0 || params.test_option < 0 || params.error_option < 0) {
         return;
     }
     if (rpc_param(call, "url", 0)) {
@@ -321,34 +352,10 @@ op_edit_config(struct rpc_call *call)
     if (!config) {
         return;
     }
-    req.config = ((const struct lyd_node_any *)config)->value_type == LYD_ANYDATA_DATATREE
-                     ? ((const struct lyd_node_any *)config)->value.tree
-                     : NULL;
-    req.default_op = default_op_values[dflt];
-    req.test_option = (enum edit_test_option)test;
-    req.error_option = (enum edit_error_option)error;
-
-    /* Locks: another session's lock makes the target in use. */
-    if (req.test_option != EDIT_TEST_ONLY) {
-        struct ncerr *busy = lock_check_write(&dev->ds, target.id, call->sess->id);
-        if (busy) {
-            rpc_fail(call, busy);
-            return;
-        }
-    }
-
-    /* Apply to the device's own copy (made on its first edit). */
-    if (ds_own(&dev->ds, call->fleet->template_tree, target.id, &tree)) {
-        rpc_fail(call, NULL);
-        return;
-    }
-    if (edit_apply(&call->fleet->schemas, tree, &req, &call->errs, &changed)) {
-        rpc_fail(call, NULL);
-        return;
-    }
-    if (changed && target.id == DS_CANDIDATE) {
-        dev->ds.candidate_dirty = 1;
-    }
+    params.config = ((const struct lyd_node_any *)config)->value_type == LYD_ANYDATA_DATATREE
+                        ? ((const struct lyd_node_any *)config)->value.tree
+                        : NULL;
+    ops_edit_config_apply(call, &params);
 }
 
 /* Inline <config> content as a complete, validated configuration tree. */
@@ -455,6 +462,44 @@ op_validate(struct rpc_call *call)
     lyd_free_all(copy);
 }
 
+/*
+ * Replay the candidate's edits onto running: O(edits since the last
+ * commit), where moving the candidate's tree would make the next candidate
+ * edit copy the whole datastore again. Returns -1 when replay does not
+ * apply or an edit does not replay cleanly (then the tree is moved).
+ */
+static int
+commit_by_replay(struct rpc_call *call)
+{
+    static const enum edit_op default_op_values[] = {EDIT_OP_MERGE, EDIT_OP_REPLACE, EDIT_OP_NONE};
+    struct datastore *ds = &call->dev->ds;
+    const struct ds_logged_edit *edits;
+    struct lyd_node **tree;
+    size_t count;
+
+    edits = ds_candidate_replay(ds, &count);
+    if (!edits || ds_own(ds, call->fleet->template_tree, DS_RUNNING, &tree)) {
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        struct edit_request req = {.config = edits[i].config,
+                                   .default_op = default_op_values[edits[i].default_op],
+                                   .test_option = EDIT_TEST_THEN_SET,
+                                   .error_option = (enum edit_error_option)edits[i].error_option};
+        struct ncerr *errs = NULL;
+        int changed;
+        enum fleet_err rc = edit_apply(&call->fleet->schemas, tree, &req, &errs, &changed);
+        int clean = !rc && (!errs || req.error_option == EDIT_CONTINUE_ON_ERROR);
+        ncerr_free(errs);
+        if (!clean) {
+            return -1; /* running is partly updated; moving the candidate's tree still gives the right result
+                        */
+        }
+    }
+    ds_commit_replayed(ds);
+    return 0;
+}
+
 void
 op_commit(struct rpc_call *call)
 {
@@ -469,7 +514,9 @@ op_commit(struct rpc_call *call)
         rpc_fail(call, busy);
         return;
     }
-    ds_commit(&dev->ds);
+    if (commit_by_replay(call)) {
+        ds_commit(&dev->ds);
+    }
 }
 
 void

@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "ops.h"
+#include "rpc_fast.h"
 #include "xmlguard.h"
 
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
@@ -151,14 +152,15 @@ print_errors(struct sbuf *b, const struct session *s, const struct ncerr *e)
     }
 }
 
+/* @p attrs: the <rpc> attributes to repeat, ready to print (see print_rpc_attrs()). */
 static void
-send_reply(struct session *s, const struct lyd_node *envelope, struct rpc_call *call)
+send_reply(struct session *s, const char *attrs, size_t attrs_len, struct rpc_call *call)
 {
     struct sbuf b = {0};
 
-    sbuf_reserve(&b, call->data.len + 256);
+    sbuf_reserve(&b, call->data.len + attrs_len + 256);
     sbuf_adds(&b, "<rpc-reply xmlns=\"" NC_BASE_NS "\"");
-    print_rpc_attrs(&b, envelope);
+    sbuf_add(&b, attrs ? attrs : "", attrs_len);
     sbuf_adds(&b, ">");
     if (call->errs) {
         print_errors(&b, s, call->errs);
@@ -339,6 +341,35 @@ cleanup:
     return err;
 }
 
+/* The <edit-config> fast path (rpc_fast.h); returns -1 when the message needs the full path. */
+static int
+process_fast_edit(struct session *s, const char *msg)
+{
+    struct fleet *fleet = s->worker->fleet;
+    struct rpc_call call = {.sess = s, .dev = s->dev, .fleet = fleet, .raw = msg};
+    struct rpc_fast_edit fe;
+    struct lyd_node *config = NULL;
+    struct ops_edit_params params;
+    int rc = -1;
+
+    if (rpc_fast_edit_scan(msg, &fe) || rpc_fast_edit_config(&fe, fleet->schemas.ctx, &config)) {
+        goto cleanup;
+    }
+    s->in_rpcs++;
+    s->dev->stats.in_rpcs++;
+    params = (struct ops_edit_params){fe.target, fe.default_op, fe.test_option, fe.error_option, config};
+    ops_edit_config_apply(&call, &params);
+    send_reply(s, fe.reply_attrs.buf, fe.reply_attrs.len, &call);
+    rc = 0;
+
+cleanup:
+    ncerr_free(call.errs);
+    sbuf_free(&call.data);
+    lyd_free_all(config);
+    rpc_fast_edit_free(&fe);
+    return rc;
+}
+
 void
 rpc_process(struct session *s, const char *msg, size_t len)
 {
@@ -356,6 +387,9 @@ rpc_process(struct session *s, const char *msg, size_t len)
         rpc_fail(&call, ncerr_malformed_message("Empty XML namespace declarations (xmlns=\"\") are refused: "
                                                 "the XML parser cannot take them safely."));
         goto reply;
+    }
+    if (!process_fast_edit(s, msg)) {
+        return;
     }
     if (ly_in_new_memory(msg, &in)) {
         sess_close(s, 0);
@@ -390,7 +424,10 @@ rpc_process(struct session *s, const char *msg, size_t len)
 
 reply:
     if (s->state < SESS_CLOSING) {
-        send_reply(s, envelope, &call);
+        struct sbuf attrs = {0};
+        print_rpc_attrs(&attrs, envelope);
+        send_reply(s, attrs.buf, attrs.len, &call);
+        sbuf_free(&attrs);
         if (call.close_after_reply) {
             s->terminated = 1;
             sess_close(s, 1);

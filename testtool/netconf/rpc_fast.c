@@ -1,0 +1,567 @@
+/*
+ * The <edit-config> fast path; see rpc_fast.h for why. The scanner knows
+ * just enough XML for a NETCONF envelope: start, end and empty tags with
+ * quoted attributes, namespace declarations, comments and processing
+ * instructions between elements. It gives up (returns -1) on anything
+ * else rather than guess: the full path is always correct, this one only
+ * has to be fast where it applies and identical where it answers.
+ */
+#include "rpc_fast.h"
+
+#include <string.h>
+
+#define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
+
+struct xtag {
+    int end;            /* 1 for </name> */
+    int empty;          /* 1 for <name/> */
+    const char *prefix; /* element prefix or NULL */
+    size_t prefix_len;  /* its length */
+    const char *local;  /* local name */
+    size_t local_len;   /* its length */
+    const char *attrs;  /* attribute text, after the name */
+    size_t attrs_len;   /* its length */
+    const char *next;   /* first byte after the tag */
+};
+
+struct xattr {
+    const char *prefix; /* attribute prefix or NULL */
+    size_t prefix_len;  /* its length */
+    const char *local;  /* local name */
+    size_t local_len;   /* its length */
+    const char *value;  /* value as written, without quotes */
+    size_t value_len;   /* its length */
+};
+
+static int
+is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static int
+is_name_char(char c)
+{
+    return c && !is_space(c) && c != '>' && c != '/' && c != '=' && c != '<' && c != '"' && c != '\'';
+}
+
+/* Whitespace, comments and processing instructions between elements. */
+static const char *
+skip_misc(const char *p)
+{
+    for (;;) {
+        while (is_space(*p)) {
+            p++;
+        }
+        if (!strncmp(p, "<!--", 4)) {
+            const char *end = strstr(p + 4, "-->");
+            if (!end) {
+                return NULL;
+            }
+            p = end + 3;
+        } else if (!strncmp(p, "<?", 2)) {
+            const char *end = strstr(p + 2, "?>");
+            if (!end) {
+                return NULL;
+            }
+            p = end + 2;
+        } else {
+            return p;
+        }
+    }
+}
+
+static void
+split_qname(const char *name, size_t len, const char **prefix, size_t *prefix_len, const char **local,
+            size_t *local_len)
+{
+    const char *colon = memchr(name, ':', len);
+
+    if (colon) {
+        *prefix = name;
+        *prefix_len = (size_t)(colon - name);
+        *local = colon + 1;
+        *local_len = len - *prefix_len - 1;
+    } else {
+        *prefix = NULL;
+        *prefix_len = 0;
+        *local = name;
+        *local_len = len;
+    }
+}
+
+/* A tag starting at p ('<'); 0 on success. */
+static int
+read_tag(const char *p, struct xtag *t)
+{
+    const char *name;
+    char quote = 0;
+
+    memset(t, 0, sizeof *t);
+    if (!p || *p != '<' || p[1] == '!' || p[1] == '?') {
+        return -1;
+    }
+    p++;
+    if (*p == '/') {
+        t->end = 1;
+        p++;
+    }
+    name = p;
+    while (is_name_char(*p)) {
+        p++;
+    }
+    if (p == name) {
+        return -1;
+    }
+    split_qname(name, (size_t)(p - name), &t->prefix, &t->prefix_len, &t->local, &t->local_len);
+    t->attrs = p;
+    for (; *p && (quote || *p != '>'); p++) {
+        if (quote) {
+            quote = *p == quote ? 0 : quote;
+        } else if (*p == '"' || *p == '\'') {
+            quote = *p;
+        } else if (*p == '<') {
+            return -1;
+        }
+    }
+    if (*p != '>') {
+        return -1;
+    }
+    t->empty = p[-1] == '/' && !t->end;
+    t->attrs_len = (size_t)(p - t->attrs) - (t->empty ? 1 : 0);
+    t->next = p + 1;
+    return t->end && t->attrs_len && strspn(t->attrs, " \t\r\n") < t->attrs_len ? -1 : 0;
+}
+
+/* Next attribute of a tag's attribute text; 1 when one was read, 0 at the end, -1 when malformed. */
+static int
+next_attr(const char **cursor, const char *end, struct xattr *a)
+{
+    const char *p = *cursor;
+    const char *name;
+    char quote;
+
+    while (p < end && is_space(*p)) {
+        p++;
+    }
+    if (p >= end) {
+        *cursor = p;
+        return 0;
+    }
+    name = p;
+    while (p < end && is_name_char(*p)) {
+        p++;
+    }
+    if (p == name) {
+        return -1;
+    }
+    split_qname(name, (size_t)(p - name), &a->prefix, &a->prefix_len, &a->local, &a->local_len);
+    while (p < end && is_space(*p)) {
+        p++;
+    }
+    if (p >= end || *p++ != '=') {
+        return -1;
+    }
+    while (p < end && is_space(*p)) {
+        p++;
+    }
+    if (p >= end || (*p != '"' && *p != '\'')) {
+        return -1;
+    }
+    quote = *p++;
+    a->value = p;
+    while (p < end && *p != quote) {
+        p++;
+    }
+    if (p >= end) {
+        return -1;
+    }
+    a->value_len = (size_t)(p - a->value);
+    *cursor = p + 1;
+    return 1;
+}
+
+static int
+eq(const char *s, size_t len, const char *want)
+{
+    return strlen(want) == len && !memcmp(s, want, len);
+}
+
+static int
+is_xmlns(const struct xattr *a)
+{
+    return (!a->prefix && eq(a->local, a->local_len, "xmlns")) ||
+           (a->prefix && eq(a->prefix, a->prefix_len, "xmlns"));
+}
+
+/* Add the tag's namespace declarations to the scope. */
+static int
+push_decls(struct rpc_fast_edit *fe, const struct xtag *t)
+{
+    const char *cursor = t->attrs;
+    const char *end = t->attrs + t->attrs_len;
+    struct xattr a;
+    int r;
+
+    while ((r = next_attr(&cursor, end, &a)) == 1) {
+        if (!is_xmlns(&a)) {
+            continue;
+        }
+        if (fe->ns_count == RPC_FAST_MAX_NS || memchr(a.value, '&', a.value_len) || !a.value_len) {
+            return -1;
+        }
+        fe->ns[fe->ns_count++] = (struct rpc_fast_ns){
+            .prefix = a.prefix ? a.local : NULL,
+            .prefix_len = a.prefix ? a.local_len : 0,
+            .uri = a.value,
+            .uri_len = a.value_len,
+        };
+    }
+    return r;
+}
+
+static const struct rpc_fast_ns *
+resolve(const struct rpc_fast_edit *fe, const char *prefix, size_t prefix_len)
+{
+    for (size_t i = fe->ns_count; i-- > 0;) {
+        const struct rpc_fast_ns *ns = &fe->ns[i];
+        if ((!prefix && !ns->prefix) || (prefix && ns->prefix && ns->prefix_len == prefix_len &&
+                                         !memcmp(ns->prefix, prefix, prefix_len))) {
+            return ns;
+        }
+    }
+    return NULL;
+}
+
+/* An element of the NETCONF base namespace with this local name? */
+static int
+is_base(const struct rpc_fast_edit *fe, const struct xtag *t, const char *local)
+{
+    const struct rpc_fast_ns *ns = resolve(fe, t->prefix, t->prefix_len);
+
+    return eq(t->local, t->local_len, local) && ns && eq(ns->uri, ns->uri_len, NC_BASE_NS);
+}
+
+/* The <rpc> attributes for the reply; prefixed ones bring their namespace. Requires message-id. */
+static int
+collect_reply_attrs(struct rpc_fast_edit *fe, const struct xtag *t)
+{
+    const char *cursor = t->attrs;
+    const char *end = t->attrs + t->attrs_len;
+    struct xattr a;
+    int has_id = 0;
+    int r;
+
+    while ((r = next_attr(&cursor, end, &a)) == 1) {
+        if (is_xmlns(&a)) {
+            continue;
+        }
+        if (a.prefix) {
+            const struct rpc_fast_ns *ns = resolve(fe, a.prefix, a.prefix_len);
+            if (!ns) {
+                return -1;
+            }
+            sbuf_printf(&fe->reply_attrs, " xmlns:%.*s=\"%.*s\" %.*s:%.*s=\"%.*s\"", (int)a.prefix_len,
+                        a.prefix, (int)ns->uri_len, ns->uri, (int)a.prefix_len, a.prefix, (int)a.local_len,
+                        a.local, (int)a.value_len, a.value);
+        } else {
+            has_id |= eq(a.local, a.local_len, "message-id");
+            sbuf_printf(&fe->reply_attrs, " %.*s=\"%.*s\"", (int)a.local_len, a.local, (int)a.value_len,
+                        a.value);
+        }
+    }
+    return r == 0 && has_id && !fe->reply_attrs.failed ? 0 : -1;
+}
+
+/* Text of a simple parameter element up to its end tag; the index of it in @p names, or -1. */
+static int
+read_enum(const char **p, const struct xtag *open, const char *const *names, int count)
+{
+    const char *text = open->next;
+    const char *close = strchr(text, '<');
+    const char *start = text;
+    const char *stop;
+    struct xtag end;
+
+    if (open->empty || !close) {
+        return -1;
+    }
+    while (start < close && is_space(*start)) {
+        start++;
+    }
+    stop = close;
+    while (stop > start && is_space(stop[-1])) {
+        stop--;
+    }
+    if (read_tag(close, &end) || !end.end || end.local_len != open->local_len ||
+        memcmp(end.local, open->local, end.local_len)) {
+        return -1;
+    }
+    *p = end.next;
+    for (int i = 0; i < count; i++) {
+        if (eq(start, (size_t)(stop - start), names[i])) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* <target><running/></target> or <candidate/>. */
+static int
+read_target(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
+{
+    struct xtag ds;
+    struct xtag end;
+    const char *q;
+
+    if (open->empty || read_tag(skip_misc(open->next), &ds) || ds.end) {
+        return -1;
+    }
+    if (is_base(fe, &ds, "running")) {
+        fe->target = DS_RUNNING;
+    } else if (is_base(fe, &ds, "candidate")) {
+        fe->target = DS_CANDIDATE;
+    } else {
+        return -1;
+    }
+    q = ds.next;
+    if (!ds.empty) {
+        if (read_tag(q, &end) || !end.end || end.local_len != ds.local_len ||
+            memcmp(end.local, ds.local, ds.local_len)) {
+            return -1;
+        }
+        q = end.next;
+    }
+    if (read_tag(skip_misc(q), &end) || !end.end || !eq(end.local, end.local_len, "target")) {
+        return -1;
+    }
+    *p = end.next;
+    return 0;
+}
+
+/* Find where the element opened before @p content ends: returns the '<' of its end tag, or NULL. */
+static const char *
+find_close(const char *content)
+{
+    const char *p = content;
+    int depth = 0;
+
+    while ((p = strchr(p, '<'))) {
+        struct xtag t;
+        if (!strncmp(p, "<!--", 4)) {
+            p = strstr(p + 4, "-->");
+        } else if (!strncmp(p, "<![CDATA[", 9)) {
+            p = strstr(p + 9, "]]>");
+        } else if (!strncmp(p, "<?", 2)) {
+            p = strstr(p + 2, "?>");
+        } else if (read_tag(p, &t)) {
+            return NULL;
+        } else if (t.end) {
+            if (depth-- == 0) {
+                return p;
+            }
+            p = t.next;
+            continue;
+        } else {
+            depth += !t.empty;
+            p = t.next;
+            continue;
+        }
+        if (!p) {
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Does a tag's attribute text declare this prefix (NULL: the default namespace)? */
+static int
+tag_declares(const struct xtag *t, const struct rpc_fast_ns *ns)
+{
+    const char *cursor = t->attrs;
+    const char *end = t->attrs + t->attrs_len;
+    struct xattr a;
+
+    while (next_attr(&cursor, end, &a) == 1) {
+        if (!ns->prefix && !a.prefix && eq(a.local, a.local_len, "xmlns")) {
+            return 1;
+        }
+        if (ns->prefix && a.prefix && eq(a.prefix, a.prefix_len, "xmlns") && a.local_len == ns->prefix_len &&
+            !memcmp(a.local, ns->prefix, ns->prefix_len)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Copy the <config> content, giving each top-level element the namespace
+ * declarations it inherited from <rpc>, <edit-config> and <config>, so that
+ * libyang can parse it on its own exactly as it would have inside the rpc.
+ */
+static int
+copy_config(struct rpc_fast_edit *fe, const char *content, const char *close)
+{
+    const char *p = content;
+    const char *run = content;
+    int depth = 0;
+
+    while (p < close && (p = memchr(p, '<', (size_t)(close - p)))) {
+        struct xtag t;
+        if (!strncmp(p, "<!--", 4) || !strncmp(p, "<![CDATA[", 9) || !strncmp(p, "<?", 2)) {
+            const char *end = !strncmp(p, "<!--", 4) ? strstr(p, "-->")
+                              : !strncmp(p, "<?", 2) ? strstr(p, "?>")
+                                                     : strstr(p, "]]>");
+            if (!end) {
+                return -1;
+            }
+            p = end + 2;
+            continue;
+        }
+        if (read_tag(p, &t)) {
+            return -1;
+        }
+        if (!t.end && depth == 0) {
+            /* Inject after the element name. */
+            const char *name_end = t.attrs;
+            sbuf_add(&fe->config, run, (size_t)(name_end - run));
+            for (size_t i = 0; i < fe->ns_count; i++) {
+                const struct rpc_fast_ns *ns = &fe->ns[i];
+                if (tag_declares(&t, ns) || resolve(fe, ns->prefix, ns->prefix_len) != ns) {
+                    continue; /* redeclared here, or shadowed by a later declaration */
+                }
+                if (ns->prefix) {
+                    sbuf_printf(&fe->config, " xmlns:%.*s=\"%.*s\"", (int)ns->prefix_len, ns->prefix,
+                                (int)ns->uri_len, ns->uri);
+                } else {
+                    sbuf_printf(&fe->config, " xmlns=\"%.*s\"", (int)ns->uri_len, ns->uri);
+                }
+            }
+            run = name_end;
+        }
+        depth += t.end ? -1 : !t.empty;
+        p = t.next;
+    }
+    sbuf_add(&fe->config, run, (size_t)(close - run));
+    return fe->config.failed ? -1 : 0;
+}
+
+static int
+read_config(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
+{
+    const char *close;
+    struct xtag end;
+
+    fe->has_config = 1;
+    if (open->empty) {
+        *p = open->next;
+        return 0;
+    }
+    if (push_decls(fe, open)) {
+        return -1;
+    }
+    close = find_close(open->next);
+    if (!close || read_tag(close, &end) || !is_base(fe, &end, "config") ||
+        copy_config(fe, open->next, close)) {
+        return -1;
+    }
+    *p = end.next;
+    return 0;
+}
+
+int
+rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
+{
+    static const char *const default_ops[] = {"merge", "replace", "none"};
+    static const char *const test_options[] = {"test-then-set", "set", "test-only"};
+    static const char *const error_options[] = {"stop-on-error", "continue-on-error", "rollback-on-error"};
+    struct xtag rpc;
+    struct xtag op;
+    struct xtag t;
+    const char *p;
+    int has_target = 0;
+
+    memset(fe, 0, sizeof *fe);
+    /* <rpc message-id=...> */
+    p = skip_misc(msg);
+    if (read_tag(p, &rpc) || rpc.end || rpc.empty || push_decls(fe, &rpc) || !is_base(fe, &rpc, "rpc") ||
+        collect_reply_attrs(fe, &rpc)) {
+        return -1;
+    }
+    /* <edit-config> */
+    p = skip_misc(rpc.next);
+    if (read_tag(p, &op) || op.end || op.empty || push_decls(fe, &op) || !is_base(fe, &op, "edit-config")) {
+        return -1;
+    }
+    /* Its parameters, in any order. */
+    for (p = op.next;;) {
+        p = skip_misc(p);
+        if (read_tag(p, &t)) {
+            return -1;
+        }
+        if (t.end) {
+            if (!is_base(fe, &t, "edit-config")) {
+                return -1;
+            }
+            p = t.next;
+            break;
+        }
+        if (t.attrs_len && strspn(t.attrs, " \t\r\n") < t.attrs_len && !is_base(fe, &t, "config")) {
+            return -1; /* attributes or declarations on a parameter: leave it to the full parser */
+        }
+        if (is_base(fe, &t, "target") && !has_target) {
+            has_target = 1;
+            if (read_target(fe, &p, &t)) {
+                return -1;
+            }
+        } else if (is_base(fe, &t, "default-operation")) {
+            if ((fe->default_op = read_enum(&p, &t, default_ops, 3)) < 0) {
+                return -1;
+            }
+        } else if (is_base(fe, &t, "test-option")) {
+            if ((fe->test_option = read_enum(&p, &t, test_options, 3)) < 0) {
+                return -1;
+            }
+        } else if (is_base(fe, &t, "error-option")) {
+            if ((fe->error_option = read_enum(&p, &t, error_options, 3)) < 0) {
+                return -1;
+            }
+        } else if (is_base(fe, &t, "config") && !fe->has_config) {
+            if (read_config(fe, &p, &t)) {
+                return -1;
+            }
+        } else {
+            return -1;
+        }
+    }
+    /* </rpc> and nothing after it. */
+    p = skip_misc(p);
+    if (read_tag(p, &t) || !t.end || !is_base(fe, &t, "rpc")) {
+        return -1;
+    }
+    p = skip_misc(t.next);
+    return p && !*p && has_target && fe->has_config ? 0 : -1;
+}
+
+int
+rpc_fast_edit_config(const struct rpc_fast_edit *fe, const struct ly_ctx *ctx, struct lyd_node **tree)
+{
+    *tree = NULL;
+    if (!fe->config.len) {
+        return 0;
+    }
+    if (lyd_parse_data_mem((struct ly_ctx *)ctx, fe->config.buf, LYD_XML,
+                           LYD_PARSE_ONLY | LYD_PARSE_STRICT | LYD_PARSE_NO_STATE, 0, tree)) {
+        lyd_free_all(*tree);
+        *tree = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void
+rpc_fast_edit_free(struct rpc_fast_edit *fe)
+{
+    sbuf_free(&fe->reply_attrs);
+    sbuf_free(&fe->config);
+}
