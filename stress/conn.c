@@ -1,0 +1,368 @@
+/*
+ * Client connections for the stress client. Output is written at once when
+ * the socket takes it (write first) and only a short write arms EPOLLOUT;
+ * input is read in bulk and every complete message goes to the workload.
+ */
+#include "conn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Bytes read per read(2); replies are small, a get-config or get-schema may not be. */
+#define CONN_READ_BYTES (256 * 1024)
+/* Reads per readiness event before yielding to other connections. */
+#define CONN_MAX_READS_PER_EVENT 8
+
+static const char *const failure_names[CONN_FAIL_COUNT] = {
+    "none", "refused", "timeout", "bad-hello", "closed-by-server", "reset", "framing", "resources",
+};
+
+const char *
+conn_failure_name(enum conn_failure why)
+{
+    return failure_names[why];
+}
+
+static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
+
+static void
+teardown(struct conn *c)
+{
+    if (c->fd >= 0) {
+        loop_unwatch(c->loop, c->fd);
+        close(c->fd);
+        c->fd = -1;
+    }
+    loop_timer_stop(c->loop, &c->timer);
+    frame_decoder_close(&c->dec);
+    free(c->out);
+    c->out = NULL;
+    c->out_len = c->out_off = c->out_cap = 0;
+    c->state = CONN_CLOSED;
+}
+
+static void
+fail(struct conn *c, enum conn_failure why, const char *detail)
+{
+    if (c->state == CONN_CLOSED) {
+        return;
+    }
+    teardown(c);
+    c->cb->failed(c, why, detail);
+}
+
+void
+conn_close(struct conn *c)
+{
+    if (c->state == CONN_CLOSED || c->state == CONN_IDLE) {
+        c->state = CONN_CLOSED;
+        return;
+    }
+    teardown(c);
+    hello_info_free(&c->server_hello);
+}
+
+static void
+on_timeout(struct loop *loop, struct loop_timer *timer)
+{
+    struct conn *c = (struct conn *)((char *)timer - offsetof(struct conn, timer));
+    char detail[64];
+
+    (void)loop;
+    snprintf(detail, sizeof detail, "no answer within %u ms", (unsigned)c->timeout_ms);
+    fail(c, CONN_FAIL_TIMEOUT, detail);
+}
+
+void
+conn_expect(struct conn *c)
+{
+    loop_timer_start(c->loop, &c->timer, loop_now_us(c->loop) + (monotime_us)c->timeout_ms * 1000u,
+                     on_timeout);
+}
+
+void
+conn_idle(struct conn *c)
+{
+    loop_timer_stop(c->loop, &c->timer);
+}
+
+int
+conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t addr, uint16_t port,
+           const struct conn_callbacks *cb, void *user)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
+    int one = 1;
+
+    c->loop = loop;
+    c->xml_ctx = xml_ctx;
+    c->cb = cb;
+    c->user = user;
+    c->addr = addr;
+    c->port = port;
+    c->out_mode = FRAME_EOM;
+    loop_timer_init(&c->timer);
+    frame_decoder_init(&c->dec, 0);
+    c->started_us = loop_clock_monotonic();
+    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c->fd < 0) {
+        frame_decoder_close(&c->dec);
+        c->state = CONN_CLOSED;
+        return -1;
+    }
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->state = CONN_CONNECTING;
+    if (loop_watch(loop, c->fd, LOOP_WRITE, on_io, c)) {
+        close(c->fd);
+        c->fd = -1;
+        frame_decoder_close(&c->dec);
+        c->state = CONN_CLOSED;
+        return -1;
+    }
+    conn_expect(c);
+    if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
+        char detail[128];
+        enum conn_failure why = errno == ECONNREFUSED ? CONN_FAIL_REFUSED : CONN_FAIL_RESET;
+        snprintf(detail, sizeof detail, "connect: %s", strerror(errno));
+        fail(c, why, detail);
+    }
+    return 0;
+}
+
+/* Write what is queued; on a short write wait for EPOLLOUT. Returns -1 when the connection failed. */
+static int
+flush(struct conn *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+        if (n > 0) {
+            c->out_off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && errno == EAGAIN) {
+            loop_set_events(c->loop, c->fd, LOOP_READ | LOOP_WRITE);
+            return 0;
+        }
+        {
+            char detail[128];
+            snprintf(detail, sizeof detail, "send: %s", strerror(errno));
+            fail(c, CONN_FAIL_RESET, detail);
+        }
+        return -1;
+    }
+    c->out_off = c->out_len = 0;
+    loop_set_events(c->loop, c->fd, LOOP_READ);
+    return 0;
+}
+
+int
+conn_send(struct conn *c, const char *bytes, size_t len)
+{
+    if (c->state == CONN_CLOSED) {
+        return -1;
+    }
+    /* Nothing queued: write straight from the caller's bytes and copy only what the socket did not take. */
+    if (c->state != CONN_CONNECTING && c->out_len == c->out_off) {
+        ssize_t n = send(c->fd, bytes, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n == (ssize_t)len) {
+            return 0;
+        }
+        if (n > 0) {
+            bytes += n;
+            len -= (size_t)n;
+        } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            char detail[128];
+            snprintf(detail, sizeof detail, "send: %s", strerror(errno));
+            fail(c, CONN_FAIL_RESET, detail);
+            return -1;
+        }
+    }
+    if (c->out_len + len > c->out_cap) {
+        size_t cap = c->out_cap ? c->out_cap : 4096;
+        char *grown;
+        while (cap < c->out_len + len) {
+            cap *= 2;
+        }
+        grown = realloc(c->out, cap);
+        if (!grown) {
+            fail(c, CONN_FAIL_RESOURCES, "out of memory queueing a request");
+            return -1;
+        }
+        c->out = grown;
+        c->out_cap = cap;
+    }
+    memcpy(c->out + c->out_len, bytes, len);
+    c->out_len += len;
+    if (c->state == CONN_CONNECTING) {
+        return 0; /* written once connected */
+    }
+    return flush(c);
+}
+
+void
+conn_frame(const struct conn *c, struct sbuf *b, const char *xml, size_t len)
+{
+    char head[FRAME_HEADER_MAX_BYTES];
+    char tail[FRAME_HEADER_MAX_BYTES];
+    size_t hlen = frame_header(c->out_mode, len, head);
+    size_t tlen = frame_trailer(c->out_mode, tail);
+
+    sbuf_add(b, head, hlen);
+    sbuf_add(b, xml, len);
+    sbuf_add(b, tail, tlen);
+}
+
+static void
+send_client_hello(struct conn *c)
+{
+    const char *both[] = {HELLO_CAP_BASE10, HELLO_CAP_BASE11};
+    char *xml = NULL;
+    size_t len = 0;
+    struct sbuf b = {0};
+
+    if (hello_build(both, c->legacy_framing ? 1 : 2, 0, &xml, &len)) {
+        fail(c, CONN_FAIL_RESOURCES, "out of memory building the hello");
+        return;
+    }
+    sbuf_add(&b, xml, len);
+    sbuf_adds(&b, "]]>]]>");
+    free(xml);
+    if (b.failed) {
+        sbuf_free(&b);
+        fail(c, CONN_FAIL_RESOURCES, "out of memory building the hello");
+        return;
+    }
+    conn_send(c, b.buf, b.len);
+    sbuf_free(&b);
+}
+
+static void
+on_server_hello(struct conn *c, const char *msg)
+{
+    char err[256];
+
+    if (hello_parse(c->xml_ctx, msg, &c->server_hello, err, sizeof err)) {
+        fail(c, CONN_FAIL_BAD_HELLO, err);
+        return;
+    }
+    if (!c->server_hello.has_session_id) {
+        fail(c, CONN_FAIL_BAD_HELLO, "server hello without session-id");
+        return;
+    }
+    if (!c->server_hello.base10 && !c->server_hello.base11) {
+        fail(c, CONN_FAIL_BAD_HELLO, "server offers no base capability");
+        return;
+    }
+    if (c->server_hello.base11 && !c->legacy_framing) {
+        c->out_mode = FRAME_CHUNKED;
+        frame_decoder_set_mode(&c->dec, FRAME_CHUNKED);
+    }
+    c->state = CONN_READY;
+    c->ready_us = loop_clock_monotonic();
+    conn_idle(c);
+    c->cb->ready(c);
+}
+
+static void
+consume(struct conn *c, const char *buf, size_t len)
+{
+    while (len && c->state >= CONN_HELLO && c->state < CONN_CLOSED) {
+        size_t used = 0;
+        enum frame_status st = frame_decode(&c->dec, buf, len, &used);
+        buf += used;
+        len -= used;
+        if (st == FRAME_ERROR) {
+            fail(c, CONN_FAIL_FRAMING, frame_decoder_error(&c->dec));
+            return;
+        }
+        if (st == FRAME_NEED_MORE) {
+            return;
+        }
+        {
+            size_t mlen;
+            const char *msg = frame_decoder_message(&c->dec, &mlen);
+            if (c->state == CONN_HELLO) {
+                on_server_hello(c, msg);
+            } else {
+                c->cb->message(c, msg, mlen);
+            }
+            if (c->state != CONN_CLOSED) {
+                frame_decoder_next(&c->dec);
+            }
+        }
+    }
+}
+
+static void
+on_connected(struct conn *c)
+{
+    int err = 0;
+    socklen_t len = sizeof err;
+
+    getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err) {
+        char detail[128];
+        snprintf(detail, sizeof detail, "connect: %s", strerror(err));
+        fail(c, err == ECONNREFUSED ? CONN_FAIL_REFUSED : CONN_FAIL_RESET, detail);
+        return;
+    }
+    c->state = CONN_HELLO;
+    loop_set_events(c->loop, c->fd, LOOP_READ);
+    if (c->preamble && conn_send(c, c->preamble, c->preamble_len)) {
+        return;
+    }
+    /* RFC 6241 8.1: both sides send their hello at once; ours does not wait for the server's. */
+    send_client_hello(c);
+}
+
+static void
+on_io(struct loop *loop, int fd, uint32_t events, void *data)
+{
+    static char buf[CONN_READ_BYTES];
+    struct conn *c = data;
+
+    (void)loop;
+    (void)fd;
+    if (c->state == CONN_CONNECTING) {
+        on_connected(c);
+        return;
+    }
+    if ((events & LOOP_WRITE) && flush(c)) {
+        return;
+    }
+    if (!(events & LOOP_READ)) {
+        return;
+    }
+    for (int i = 0; i < CONN_MAX_READS_PER_EVENT && c->state != CONN_CLOSED; i++) {
+        ssize_t n = read(c->fd, buf, sizeof buf);
+        if (n > 0) {
+            consume(c, buf, (size_t)n);
+            if (c->state == CONN_READY && c->cb->drained) {
+                c->cb->drained(c);
+            }
+            if ((size_t)n < sizeof buf) {
+                return;
+            }
+            continue;
+        }
+        if (n == 0) {
+            fail(c, CONN_FAIL_CLOSED,
+                 frame_decoder_partial(&c->dec) ? "server closed the connection mid-message"
+                                                : "server closed the connection");
+        } else if (errno != EAGAIN && errno != EINTR) {
+            char detail[128];
+            snprintf(detail, sizeof detail, "read: %s", strerror(errno));
+            fail(c, CONN_FAIL_RESET, detail);
+        }
+        return;
+    }
+}

@@ -1,0 +1,109 @@
+/*
+ * One client NETCONF connection on the stress client's event loop: a
+ * non-blocking connect, an optional preamble, the hello exchange (base:1.1
+ * chunked framing unless the server or --legacy-framing says base:1.0),
+ * queued output written as soon as possible, and complete incoming
+ * messages handed to the workload. Every failure is reported once, with
+ * its cause.
+ */
+#ifndef STRESS_CONN_H
+#define STRESS_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libyang/libyang.h>
+
+#include "frame.h"
+#include "hello.h"
+#include "loop.h"
+#include "sbuf.h"
+
+enum conn_state {
+    CONN_IDLE,       /* not started */
+    CONN_CONNECTING, /* connect() in progress */
+    CONN_HELLO,      /* connected, waiting for the server's hello */
+    CONN_READY,      /* hello exchanged; requests may flow */
+    CONN_CLOSED,     /* closed (by us or on failure); no callbacks any more */
+};
+
+/* Why a connection ended before it was closed on purpose. */
+enum conn_failure {
+    CONN_FAIL_NONE = 0,  /* closed on purpose */
+    CONN_FAIL_REFUSED,   /* connection refused */
+    CONN_FAIL_TIMEOUT,   /* no progress within the message timeout */
+    CONN_FAIL_BAD_HELLO, /* the server's hello was not acceptable */
+    CONN_FAIL_CLOSED,    /* the server closed the connection */
+    CONN_FAIL_RESET,     /* the connection broke (reset, unreachable, ...) */
+    CONN_FAIL_FRAMING,   /* the server broke the framing */
+    CONN_FAIL_RESOURCES, /* out of descriptors or memory on our side */
+    CONN_FAIL_COUNT,
+};
+
+struct conn;
+
+struct conn_callbacks {
+    void (*ready)(struct conn *c);                                             /* hello exchanged */
+    void (*message)(struct conn *c, const char *msg, size_t len);              /* one complete message */
+    void (*failed)(struct conn *c, enum conn_failure why, const char *detail); /* ended unexpectedly */
+    void (*drained)(
+        struct conn *c); /* after the messages of one read: the moment to send more, in one write */
+};
+
+struct conn {
+    enum conn_state state;           /* lifecycle */
+    int fd;                          /* socket, -1 when closed */
+    struct loop *loop;               /* the client's loop */
+    struct ly_ctx *xml_ctx;          /* for parsing the hello (no schemas needed) */
+    const struct conn_callbacks *cb; /* the workload's callbacks */
+    void *user;                      /* the workload's per-connection state */
+    uint32_t addr;                   /* server IPv4, host order */
+    uint16_t port;                   /* server port */
+    int legacy_framing;              /* 1: offer only base:1.0 */
+    const char *preamble;            /* bytes sent before the hello, or NULL (not owned) */
+    size_t preamble_len;             /* its length */
+    struct frame_decoder dec;        /* input framing */
+    enum frame_mode out_mode;        /* output framing after the hello */
+    char *out;                       /* unsent output */
+    size_t out_len;                  /* bytes queued */
+    size_t out_off;                  /* bytes already written */
+    size_t out_cap;                  /* allocated */
+    struct loop_timer timer;         /* message timeout; armed while waiting for the server */
+    uint32_t timeout_ms;             /* message timeout */
+    struct hello_info server_hello;  /* the server's hello, kept after CONN_READY */
+    monotime_us started_us;          /* conn_start() */
+    monotime_us ready_us;            /* hello exchanged */
+};
+
+/**
+ * @brief Start connecting. Progress and failures arrive through @p cb.
+ * @return 0, or -1 when the socket could not even be created (nothing is reported then).
+ */
+int conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t addr, uint16_t port,
+               const struct conn_callbacks *cb, void *user);
+
+/**
+ * @brief Queue bytes exactly as given (already framed, see conn_frame()) and write what the socket takes.
+ * @return 0, or -1 when the connection failed (reported through the callback).
+ */
+int conn_send(struct conn *c, const char *bytes, size_t len);
+
+/**
+ * @brief Append one message, framed for this connection, to @p b (for building requests in advance).
+ * Only valid after CONN_READY.
+ */
+void conn_frame(const struct conn *c, struct sbuf *b, const char *xml, size_t len);
+
+/** @brief (Re)arm the message timeout from now; a connection waiting longer fails with CONN_FAIL_TIMEOUT. */
+void conn_expect(struct conn *c);
+
+/** @brief Stop the message timeout (nothing outstanding). */
+void conn_idle(struct conn *c);
+
+/** @brief Close on purpose; no callback follows. Accepts closed connections. */
+void conn_close(struct conn *c);
+
+/** @return A short name of a failure cause ("refused", "timeout", ...). */
+const char *conn_failure_name(enum conn_failure why);
+
+#endif

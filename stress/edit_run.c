@@ -1,0 +1,571 @@
+/*
+ * "fleetsim-stress edit": edit-config throughput. Sessions are opened and
+ * their hellos completed first; then every request of every session is
+ * built (framed, placeholders expanded); only then does the clock start.
+ * Requests go out in windows (1 when synchronous, --pipeline when
+ * asynchronous) as contiguous runs of the prebuilt buffer, so sending costs
+ * one write per window. Each reply is matched to its request by
+ * message-id, in order; anything unanswered fails the run.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "reply_scan.h"
+#include "run.h"
+#include "stats.h"
+#include "template.h"
+
+#define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
+/* Progress line refresh on a terminal. */
+#define EDIT_PROGRESS_INTERVAL_MS 250
+
+/* Used when --edit-content is not given: one new ietf-interfaces entry per edit. */
+static const char default_content[] =
+    "<interfaces "
+    "xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface><name>stress-{SESSION}-{INDEX}"
+    "</name><type xmlns:ianaift=\"urn:ietf:params:xml:ns:yang:iana-if-type\">ianaift:ethernetCsmacd</type>"
+    "<description>{PHYS_ADDR}</description></interface></interfaces>";
+
+struct edit_run;
+
+struct edit_session {
+    struct conn conn;        /* the connection */
+    struct edit_run *run;    /* back pointer */
+    uint32_t index;          /* session number */
+    uint32_t device;         /* device it talks to */
+    uint64_t first_edit;     /* global number of its first edit */
+    uint64_t edit_count;     /* its edits */
+    char *reqs;              /* every request, framed, back to back */
+    size_t *req_end;         /* end offset of request i in reqs */
+    uint8_t *is_commit;      /* 1 when request i is a commit */
+    uint64_t req_count;      /* requests (edits and commits) */
+    uint64_t sent;           /* requests handed to the connection */
+    uint64_t answered;       /* replies received, in order */
+    monotime_us *sent_at_us; /* when request i went out */
+    struct latency latency;  /* per answered edit */
+    uint64_t edit_ok;        /* edits answered <ok/> */
+    uint64_t edit_errors;    /* edits answered with rpc-error */
+    uint64_t commit_ok;      /* commits answered <ok/> */
+    uint64_t commit_errors;  /* commits answered with rpc-error */
+    struct tag_counts tags;  /* rpc-errors by error-tag */
+    int done;                /* 1 when every request is answered */
+};
+
+struct edit_run {
+    const struct stress_options *o;   /* parameters */
+    struct loop *loop;                /* the one loop */
+    struct ly_ctx *xml_ctx;           /* hello parsing */
+    struct template tpl;              /* edit content */
+    char *preamble;                   /* --tcp-preamble content or NULL */
+    size_t preamble_len;              /* its length */
+    struct edit_session *sessions;    /* o->threads sessions */
+    uint32_t ready;                   /* sessions whose hello is done */
+    uint32_t done;                    /* sessions with every request answered */
+    int measuring;                    /* 1 once the clock started */
+    int failed;                       /* 1 once anything failed */
+    char failure[512];                /* the first failure, for the report */
+    monotime_us start_us;             /* clock start */
+    monotime_us end_us;               /* last reply */
+    double cpu_start_s;               /* client CPU at clock start */
+    double cpu_end_s;                 /* client CPU at the last reply */
+    int progress;                     /* 1 when stderr is a terminal */
+    struct loop_timer progress_timer; /* refreshes the progress line */
+    uint64_t progress_last_answered;  /* for the current rate */
+    monotime_us progress_last_us;     /* idem */
+};
+
+static uint64_t
+window(const struct edit_run *run)
+{
+    if (!run->o->async) {
+        return 1;
+    }
+    return run->o->pipeline ? run->o->pipeline : UINT64_MAX;
+}
+
+static void run_fail(struct edit_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+run_fail(struct edit_run *run, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!run->failed) {
+        va_start(ap, fmt);
+        vsnprintf(run->failure, sizeof run->failure, fmt, ap);
+        va_end(ap);
+    }
+    run->failed = 1;
+    loop_stop(run->loop);
+}
+
+/* Every request of a session, framed for its connection, before the clock starts. */
+static int
+build_requests(struct edit_session *s)
+{
+    const struct stress_options *o = s->run->o;
+    uint64_t batch = o->candidate && o->batch_size ? o->batch_size : s->edit_count;
+    uint64_t commits = o->candidate ? (s->edit_count + batch - 1) / batch : 0;
+    struct sbuf msg = {0};
+    struct sbuf all = {0};
+    uint64_t req = 0;
+
+    s->req_count = s->edit_count + commits;
+    s->req_end = calloc(s->req_count, sizeof *s->req_end);
+    s->is_commit = calloc(s->req_count, sizeof *s->is_commit);
+    s->sent_at_us = calloc(s->req_count, sizeof *s->sent_at_us);
+    if (!s->req_end || !s->is_commit || !s->sent_at_us || latency_reserve(&s->latency, s->edit_count)) {
+        return -1;
+    }
+    for (uint64_t e = 0; e < s->edit_count; e++) {
+        struct template_vars v = {
+            .index = s->first_edit + e, .msg_id = req + 1, .session = s->index, .device = s->device};
+        msg.len = 0;
+        sbuf_printf(&msg,
+                    "<rpc message-id=\"%" PRIu64 "\" xmlns=\"" NC_BASE_NS "\"><edit-config><target><%s/>"
+                    "</target><config>",
+                    req + 1, o->candidate ? "candidate" : "running");
+        template_expand(&s->run->tpl, &v, &msg);
+        sbuf_adds(&msg, "</config></edit-config></rpc>");
+        conn_frame(&s->conn, &all, msg.buf, msg.len);
+        s->req_end[req++] = all.len;
+        if (o->candidate && ((e + 1) % batch == 0 || e + 1 == s->edit_count)) {
+            msg.len = 0;
+            sbuf_printf(&msg, "<rpc message-id=\"%" PRIu64 "\" xmlns=\"" NC_BASE_NS "\"><commit/></rpc>",
+                        req + 1);
+            conn_frame(&s->conn, &all, msg.buf, msg.len);
+            s->is_commit[req] = 1;
+            s->req_end[req++] = all.len;
+        }
+    }
+    sbuf_free(&msg);
+    if (all.failed || msg.failed) {
+        sbuf_free(&all);
+        return -1;
+    }
+    s->reqs = sbuf_take(&all, NULL);
+    return s->reqs ? 0 : -1;
+}
+
+/* Send the next run of requests so that at most window() are outstanding. */
+static void
+pump(struct edit_session *s)
+{
+    uint64_t in_flight = s->sent - s->answered;
+    uint64_t room = window(s->run) - in_flight;
+    uint64_t first = s->sent;
+    uint64_t last;
+    size_t start;
+    monotime_us now;
+
+    if (s->sent >= s->req_count || in_flight >= window(s->run)) {
+        return;
+    }
+    last = s->req_count - s->sent < room ? s->req_count - 1 : s->sent + room - 1;
+    start = first ? s->req_end[first - 1] : 0;
+    now = loop_clock_monotonic();
+    for (uint64_t i = first; i <= last; i++) {
+        s->sent_at_us[i] = now;
+    }
+    s->sent = last + 1;
+    conn_expect(&s->conn);
+    conn_send(&s->conn, s->reqs + start, s->req_end[last] - start);
+}
+
+static void
+finish_if_done(struct edit_run *run)
+{
+    if (run->done + 0u == run->o->threads) {
+        run->end_us = loop_clock_monotonic();
+        run->cpu_end_s = stats_cpu_seconds();
+        loop_stop(run->loop);
+    }
+}
+
+static void
+start_measuring(struct edit_run *run)
+{
+    for (uint32_t i = 0; i < run->o->threads; i++) {
+        if (build_requests(&run->sessions[i])) {
+            run_fail(run, "out of memory building the requests of session %u", (unsigned)i);
+            return;
+        }
+    }
+    run->measuring = 1;
+    run->cpu_start_s = stats_cpu_seconds();
+    run->start_us = run->progress_last_us = loop_clock_monotonic();
+    for (uint32_t i = 0; i < run->o->threads && !run->failed; i++) {
+        pump(&run->sessions[i]);
+    }
+}
+
+static void
+on_ready(struct conn *c)
+{
+    struct edit_session *s = c->user;
+
+    if (++s->run->ready == s->run->o->threads) {
+        start_measuring(s->run);
+    }
+}
+
+static void
+on_message(struct conn *c, const char *msg, size_t len)
+{
+    struct edit_session *s = c->user;
+    struct edit_run *run = s->run;
+    struct reply_info r;
+    uint64_t i = s->answered;
+
+    if (reply_scan(msg, len, &r) == REPLY_NOTIFICATION) {
+        return;
+    }
+    if (r.kind != REPLY_RPC_REPLY || i >= s->sent) {
+        run_fail(run, "session %u: unexpected message from the server: %.120s", (unsigned)s->index, msg);
+        return;
+    }
+    if (!r.has_message_id || r.message_id != i + 1) {
+        run_fail(run, "session %u: reply with message-id %" PRIu64 " where %" PRIu64 " was due",
+                 (unsigned)s->index, r.has_message_id ? r.message_id : 0, i + 1);
+        return;
+    }
+    s->answered++;
+    if (r.error_count && tags_add(&s->tags, r.error_tag, 1)) {
+        run_fail(run, "out of memory");
+        return;
+    }
+    if (s->is_commit[i]) {
+        r.error_count ? s->commit_errors++ : s->commit_ok++;
+    } else {
+        monotime_us now = loop_clock_monotonic();
+        uint64_t us = now - s->sent_at_us[i];
+        latency_add(&s->latency, us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
+        r.error_count ? s->edit_errors++ : s->edit_ok++;
+    }
+    if (s->answered == s->req_count) {
+        conn_idle(c);
+        s->done = 1;
+        run->done++;
+        finish_if_done(run);
+        return;
+    }
+    if (s->answered == s->sent) {
+        conn_idle(c);
+    }
+}
+
+/* After a read's replies: refill the window in one write rather than one per reply. */
+static void
+on_drained(struct conn *c)
+{
+    struct edit_session *s = c->user;
+
+    if (!s->done && !s->run->failed) {
+        pump(s);
+    }
+}
+
+static void
+on_failed(struct conn *c, enum conn_failure why, const char *detail)
+{
+    struct edit_session *s = c->user;
+
+    if (s->sent > s->answered) {
+        run_fail(s->run,
+                 "session %u (device %u): %s (%s); requests with message-id %" PRIu64 " to %" PRIu64
+                 " were sent and not answered, %" PRIu64 " not sent",
+                 (unsigned)s->index, (unsigned)s->device, conn_failure_name(why), detail, s->answered + 1,
+                 s->sent, s->req_count - s->sent);
+    } else {
+        run_fail(s->run, "session %u (device %u): %s (%s)", (unsigned)s->index, (unsigned)s->device,
+                 conn_failure_name(why), detail);
+    }
+}
+
+static const struct conn_callbacks callbacks = {on_ready, on_message, on_failed, on_drained};
+
+static uint64_t
+total_answered(const struct edit_run *run)
+{
+    uint64_t n = 0;
+
+    for (uint32_t i = 0; i < run->o->threads; i++) {
+        n += run->sessions[i].answered;
+    }
+    return n;
+}
+
+static uint64_t
+total_requests(const struct edit_run *run)
+{
+    uint64_t n = 0;
+
+    for (uint32_t i = 0; i < run->o->threads; i++) {
+        n += run->sessions[i].req_count;
+    }
+    return n;
+}
+
+static void
+on_progress(struct loop *loop, struct loop_timer *timer)
+{
+    struct edit_run *run = (struct edit_run *)((char *)timer - offsetof(struct edit_run, progress_timer));
+    monotime_us now = loop_clock_monotonic();
+
+    if (run->measuring) {
+        uint64_t answered = total_answered(run);
+        uint64_t total = total_requests(run);
+        double dt = (double)(now - run->progress_last_us) / 1e6;
+        double rate = dt > 0 ? (double)(answered - run->progress_last_answered) / dt : 0;
+        int width = 30;
+        int filled = total ? (int)((double)answered / (double)total * width) : 0;
+        fprintf(stderr, "\r[%.*s%*s] %" PRIu64 "/%" PRIu64 " %.0f/s ETA %.1f s  ", filled,
+                "##############################", width - filled, "", answered, total, rate,
+                rate > 0 ? (double)(total - answered) / rate : 0.0);
+        run->progress_last_answered = answered;
+        run->progress_last_us = now;
+    }
+    loop_timer_start(loop, timer, loop_now_us(loop) + EDIT_PROGRESS_INTERVAL_MS * 1000u, on_progress);
+}
+
+static void
+print_report(struct edit_run *run, struct latency *all, struct tag_counts *tags, uint64_t *totals)
+{
+    const struct stress_options *o = run->o;
+    double elapsed_s = (double)(run->end_us - run->start_us) / 1e6;
+    double cpu_s = run->cpu_end_s - run->cpu_start_s;
+
+    printf("fleetsim-stress edit: %" PRIu64 " edits over %u session(s) to %u device(s), %s, %s", o->edits,
+           (unsigned)o->threads, (unsigned)(o->device_count < o->threads ? o->device_count : o->threads),
+           o->candidate ? "candidate" : "running", o->async ? "async" : "sync");
+    if (o->async) {
+        printf(" (pipeline %u)", (unsigned)o->pipeline);
+    }
+    printf("\n");
+    /* OpenDaylight's line, which scripts parse; a failed run gets none, so no script takes its number. */
+    if (!run->failed) {
+        printf("Requests per second: %.3f\n", elapsed_s > 0 ? (double)o->edits / elapsed_s : 0.0);
+    }
+    printf("elapsed: %.3f s\n", elapsed_s);
+    printf("edits: %" PRIu64 " sent, %" PRIu64 " answered: %" PRIu64 " ok, %" PRIu64 " rpc-error\n",
+           totals[0], totals[1], totals[2], totals[3]);
+    if (o->candidate) {
+        printf("commits: %" PRIu64 " sent, %" PRIu64 " ok, %" PRIu64 " rpc-error\n", totals[4], totals[5],
+               totals[6]);
+    }
+    printf("latency us: p50 %u p90 %u p99 %u p99.9 %u max %u\n", latency_percentile(all, 50),
+           latency_percentile(all, 90), latency_percentile(all, 99), latency_percentile(all, 99.9),
+           latency_percentile(all, 100));
+    if (tags->count) {
+        printf("errors by error-tag:");
+        for (size_t i = 0; i < tags->count; i++) {
+            printf(" %s %" PRIu64, tags->items[i].tag, tags->items[i].count);
+        }
+        printf("\n");
+    }
+    printf("client CPU: %.3f s, %.2f us per edit\n", cpu_s, o->edits ? cpu_s * 1e6 / (double)o->edits : 0.0);
+}
+
+static int
+write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tags, uint64_t *totals)
+{
+    const struct stress_options *o = run->o;
+    const struct hello_info *hello = &run->sessions[0].conn.server_hello;
+    double elapsed_s = (double)(run->end_us - run->start_us) / 1e6;
+    struct sbuf b = {0};
+    int rc;
+
+    sbuf_printf(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
+    json_string(&b, FLEETSIM_VERSION);
+    sbuf_printf(&b,
+                ",\"mode\":\"edit\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
+                "\"ip_per_device\":%s,\"edits\":%" PRIu64 ",\"edit_content\":",
+                o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
+                (unsigned)o->device_count, o->ip_per_device ? "true" : "false", o->edits);
+    json_string(&b, o->edit_content ? o->edit_content : "(built-in ietf-interfaces entry)");
+    sbuf_printf(
+        &b,
+        ",\"edit_batch_size\":%" PRIu64 ",\"candidate_datastore\":%s,\"async_requests\":%s,"
+        "\"thread_amount\":%u,\"pipeline\":%u,\"msg_timeout_s\":%u,\"legacy_framing\":%s,\"ssh\":false},",
+        o->batch_size, o->candidate ? "true" : "false", o->async ? "true" : "false", (unsigned)o->threads,
+        (unsigned)o->pipeline, (unsigned)o->msg_timeout_s, o->legacy_framing ? "true" : "false");
+    sbuf_printf(&b, "\"server\":{\"session_id\":%u,\"framing\":\"%s\",\"capabilities\":[",
+                (unsigned)hello->session_id,
+                run->sessions[0].conn.out_mode == FRAME_CHUNKED ? "base:1.1" : "base:1.0");
+    for (size_t i = 0; i < hello->cap_count; i++) {
+        if (i) {
+            sbuf_adds(&b, ",");
+        }
+        json_string(&b, hello->caps[i]);
+    }
+    sbuf_printf(&b,
+                "]},\"results\":{\"complete\":%s,\"requests_per_second\":%.3f,\"elapsed_s\":%.6f,"
+                "\"edits_sent\":%" PRIu64 ",\"edits_answered\":%" PRIu64 ",\"edits_ok\":%" PRIu64
+                ",\"edits_rpc_error\":%" PRIu64 ",\"commits_sent\":%" PRIu64 ",\"commits_ok\":%" PRIu64
+                ",\"commits_rpc_error\":%" PRIu64 ",",
+                run->failed ? "false" : "true", elapsed_s > 0 ? (double)o->edits / elapsed_s : 0.0, elapsed_s,
+                totals[0], totals[1], totals[2], totals[3], totals[4], totals[5], totals[6]);
+    sbuf_printf(&b, "\"latency_us\":{\"p50\":%u,\"p90\":%u,\"p99\":%u,\"p99.9\":%u,\"max\":%u},",
+                latency_percentile(all, 50), latency_percentile(all, 90), latency_percentile(all, 99),
+                latency_percentile(all, 99.9), latency_percentile(all, 100));
+    sbuf_adds(&b, "\"errors_by_tag\":{");
+    for (size_t i = 0; i < tags->count; i++) {
+        if (i) {
+            sbuf_adds(&b, ",");
+        }
+        json_string(&b, tags->items[i].tag);
+        sbuf_printf(&b, ":%" PRIu64, tags->items[i].count);
+    }
+    sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"client_cpu_us_per_edit\":%.3f,\"failure\":",
+                run->cpu_end_s - run->cpu_start_s,
+                o->edits ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / (double)o->edits : 0.0);
+    if (run->failed) {
+        json_string(&b, run->failure);
+    } else {
+        sbuf_adds(&b, "null");
+    }
+    sbuf_adds(&b, "}}");
+    rc = b.failed ? -1 : json_write_file(o->json_path, &b);
+    sbuf_free(&b);
+    return rc;
+}
+
+static int
+setup(struct edit_run *run, const struct stress_options *o)
+{
+    char *text;
+
+    run->o = o;
+    run->loop = loop_new(run_raise_fd_limit());
+    if (!run->loop || ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY, &run->xml_ctx)) {
+        fprintf(stderr, "fleetsim-stress: cannot set up the event loop\n");
+        return -1;
+    }
+    text = o->edit_content ? run_read_file(o->edit_content, NULL) : strdup(default_content);
+    if (!text || template_init(&run->tpl, text)) {
+        return -1;
+    }
+    if (o->preamble_path && !(run->preamble = run_read_file(o->preamble_path, &run->preamble_len))) {
+        return -1;
+    }
+    run->sessions = calloc(o->threads, sizeof *run->sessions);
+    if (!run->sessions) {
+        fprintf(stderr, "fleetsim-stress: out of memory for %u sessions\n", (unsigned)o->threads);
+        return -1;
+    }
+    for (uint32_t i = 0; i < o->threads; i++) {
+        struct edit_session *s = &run->sessions[i];
+        uint64_t per = o->edits / o->threads;
+        s->run = run;
+        s->index = i;
+        s->device = i % o->device_count;
+        s->first_edit = per * i;
+        s->edit_count = i + 1 == o->threads ? o->edits - per * i : per;
+        s->conn.fd = -1;
+    }
+    return 0;
+}
+
+static void
+teardown(struct edit_run *run)
+{
+    for (uint32_t i = 0; run->sessions && i < run->o->threads; i++) {
+        struct edit_session *s = &run->sessions[i];
+        conn_close(&s->conn);
+        free(s->reqs);
+        free(s->req_end);
+        free(s->is_commit);
+        free(s->sent_at_us);
+        latency_free(&s->latency);
+        tags_free(&s->tags);
+    }
+    free(run->sessions);
+    free(run->preamble);
+    template_free(&run->tpl);
+    if (run->loop) {
+        loop_timer_stop(run->loop, &run->progress_timer);
+    }
+    loop_free(run->loop);
+    ly_ctx_destroy(run->xml_ctx);
+}
+
+int
+edit_run(const struct stress_options *o)
+{
+    struct edit_run run = {0};
+    struct latency all = {0};
+    struct tag_counts tags = {0};
+    uint64_t totals[7] = {0};
+    int rc = 2;
+
+    if (setup(&run, o)) {
+        goto cleanup;
+    }
+    for (uint32_t i = 0; i < o->threads; i++) {
+        struct edit_session *s = &run.sessions[i];
+        uint32_t addr;
+        uint16_t port;
+        run_target(o, s->device, &addr, &port);
+        s->conn.timeout_ms = o->msg_timeout_s * 1000u;
+        s->conn.legacy_framing = o->legacy_framing;
+        s->conn.preamble = run.preamble;
+        s->conn.preamble_len = run.preamble_len;
+        if (conn_start(&s->conn, run.loop, run.xml_ctx, addr, port, &callbacks, s)) {
+            fprintf(stderr, "fleetsim-stress: cannot create socket %u: %m\n", (unsigned)i);
+            goto cleanup;
+        }
+    }
+    loop_timer_init(&run.progress_timer);
+    run.progress = isatty(STDERR_FILENO);
+    if (run.progress) {
+        loop_timer_start(run.loop, &run.progress_timer, loop_now_us(run.loop), on_progress);
+    }
+    loop_run(run.loop);
+    if (run.progress) {
+        fprintf(stderr, "\r%*s\r", 79, "");
+    }
+    if (!run.measuring || run.failed) {
+        run.end_us = loop_clock_monotonic();
+        run.cpu_end_s = stats_cpu_seconds();
+    }
+
+    for (uint32_t i = 0; i < o->threads; i++) {
+        struct edit_session *s = &run.sessions[i];
+        for (uint64_t r = 0; r < s->sent; r++) {
+            totals[s->is_commit[r] ? 4 : 0]++;
+        }
+        totals[1] += s->edit_ok + s->edit_errors;
+        totals[2] += s->edit_ok;
+        totals[3] += s->edit_errors;
+        totals[5] += s->commit_ok;
+        totals[6] += s->commit_errors;
+        latency_merge(&all, &s->latency);
+        for (size_t t = 0; t < s->tags.count; t++) {
+            tags_add(&tags, s->tags.items[t].tag, s->tags.items[t].count);
+        }
+    }
+    latency_sort(&all);
+    if (run.measuring) {
+        print_report(&run, &all, &tags, totals);
+    }
+    if (o->json_path && write_manifest(&run, &all, &tags, totals)) {
+        fprintf(stderr, "fleetsim-stress: cannot write %s: %m\n", o->json_path);
+    }
+    if (run.failed) {
+        fprintf(stderr, "fleetsim-stress: FAILED: %s\n", run.failure);
+        rc = 1;
+    } else {
+        rc = 0;
+    }
+
+cleanup:
+    latency_free(&all);
+    tags_free(&tags);
+    teardown(&run);
+    return rc;
+}

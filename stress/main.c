@@ -1,0 +1,29 @@
+/*
+ * fleetsim-stress: load for NETCONF servers. "edit" measures edit-config
+ * throughput (OpenDaylight stress-client compatible), "mount" a controller's
+ * mount of a fleet. Exit codes: 0 complete, 1 the run failed, 2 bad usage.
+ */
+#include <signal.h>
+#include <stdio.h>
+
+#include "options.h"
+#include "run.h"
+
+int
+main(int argc, char **argv)
+{
+    struct stress_options opts;
+    char err[512];
+
+    switch (stress_options_parse(argc, argv, &opts, err, sizeof err)) {
+    case STRESS_PARSE_EXIT:
+        return 0;
+    case STRESS_PARSE_ERROR:
+        fprintf(stderr, "fleetsim-stress: %s\n", err);
+        return 2;
+    case STRESS_PARSE_RUN:
+        break;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return opts.mode == STRESS_EDIT ? edit_run(&opts) : mount_run(&opts);
+}

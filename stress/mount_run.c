@@ -1,0 +1,405 @@
+/*
+ * "fleetsim-stress mount": what a controller does when it mounts a fleet.
+ * Up to --concurrency sessions are being set up at once; a session counts
+ * as mounted when its hello is done and its on-mount work (every schema
+ * fetched, or the configuration read) is answered. Mounted sessions stay
+ * open until every device is done, then for --hold seconds more.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "reply_scan.h"
+#include "run.h"
+#include "stats.h"
+
+#define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
+#define NCM_NS     "urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"
+
+struct mount_run;
+
+struct mount_session {
+    struct conn conn;      /* the connection */
+    struct mount_run *run; /* back pointer */
+    uint32_t device;       /* device number */
+    uint32_t requests;     /* on-mount requests sent */
+    uint32_t answered;     /* on-mount replies received */
+    uint32_t rpc_errors;   /* on-mount replies with rpc-error */
+    int mounted;           /* 1 once mounted */
+    int failed;            /* 1 once failed */
+};
+
+struct mount_run {
+    const struct stress_options *o;     /* parameters */
+    struct loop *loop;                  /* the one loop */
+    struct ly_ctx *xml_ctx;             /* hello parsing */
+    char *preamble;                     /* --tcp-preamble content */
+    size_t preamble_len;                /* its length */
+    struct mount_session *sessions;     /* one per device */
+    uint32_t next;                      /* next device to start */
+    uint32_t in_setup;                  /* sessions started, not yet mounted or failed */
+    uint32_t mounted;                   /* mounted sessions */
+    uint32_t failed;                    /* failed sessions */
+    uint64_t failures[CONN_FAIL_COUNT]; /* failed sessions by cause */
+    uint64_t rpc_errors;                /* on-mount replies with rpc-error */
+    uint64_t schemas;                   /* get-schema replies received */
+    struct latency to_hello;            /* connect to hello done, per session, us */
+    struct latency to_mount;            /* connect to mounted, per session, us */
+    monotime_us start_us;               /* first connect */
+    monotime_us all_done_us;            /* last session mounted or failed */
+    double cpu_start_s;                 /* client CPU at the start */
+    double cpu_end_s;                   /* client CPU when all were done */
+    struct loop_timer hold_timer;       /* --hold */
+    char first_failure[256];            /* for the report */
+};
+
+static const struct conn_callbacks callbacks;
+
+static void
+all_done_check(struct mount_run *run)
+{
+    if (run->mounted + run->failed < run->o->device_count) {
+        return;
+    }
+    run->all_done_us = loop_clock_monotonic();
+    run->cpu_end_s = stats_cpu_seconds();
+    if (!run->o->hold_s) {
+        loop_stop(run->loop);
+    }
+}
+
+static void
+on_hold_over(struct loop *loop, struct loop_timer *timer)
+{
+    (void)timer;
+    loop_stop(loop);
+}
+
+static void start_more(struct mount_run *run);
+
+static void
+session_mounted(struct mount_session *s)
+{
+    struct mount_run *run = s->run;
+    monotime_us now = loop_clock_monotonic();
+
+    s->mounted = 1;
+    run->mounted++;
+    run->in_setup--;
+    latency_add(&run->to_mount, (uint32_t)(now - s->conn.started_us));
+    conn_idle(&s->conn);
+    start_more(run);
+    all_done_check(run);
+    if (run->mounted + run->failed == run->o->device_count && run->o->hold_s) {
+        loop_timer_start(run->loop, &run->hold_timer, loop_now_us(run->loop) + run->o->hold_s * 1000000ull,
+                         on_hold_over);
+    }
+}
+
+/* get-schema of every module the hello lists (module=NAME&revision=REV). */
+static void
+request_schemas(struct mount_session *s)
+{
+    const struct hello_info *h = &s->conn.server_hello;
+    struct sbuf all = {0};
+    struct sbuf msg = {0};
+
+    for (size_t i = 0; i < h->cap_count; i++) {
+        const char *mod = strstr(h->caps[i], "?module=");
+        const char *rev = strstr(h->caps[i], "revision=");
+        size_t mod_len;
+        mod = mod ? mod + 8 : strstr(h->caps[i], "&module=") ? strstr(h->caps[i], "&module=") + 8 : NULL;
+        if (!mod) {
+            continue;
+        }
+        mod_len = strcspn(mod, "&");
+        msg.len = 0;
+        sbuf_printf(&msg,
+                    "<rpc message-id=\"%u\" xmlns=\"" NC_BASE_NS "\"><get-schema xmlns=\"" NCM_NS "\">"
+                    "<identifier>%.*s</identifier>",
+                    (unsigned)(s->requests + 1), (int)mod_len, mod);
+        if (rev) {
+            sbuf_printf(&msg, "<version>%.*s</version>", (int)strcspn(rev + 9, "&"), rev + 9);
+        }
+        sbuf_adds(&msg, "<format>yang</format></get-schema></rpc>");
+        conn_frame(&s->conn, &all, msg.buf, msg.len);
+        s->requests++;
+    }
+    if (s->requests && !all.failed) {
+        conn_expect(&s->conn);
+        conn_send(&s->conn, all.buf, all.len);
+    }
+    sbuf_free(&all);
+    sbuf_free(&msg);
+}
+
+static void
+on_ready(struct conn *c)
+{
+    struct mount_session *s = c->user;
+    struct mount_run *run = s->run;
+    struct sbuf b = {0};
+    static const char get_config[] = "<rpc message-id=\"1\" xmlns=\"" NC_BASE_NS
+                                     "\"><get-config><source><running/></source></get-config></rpc>";
+
+    latency_add(&run->to_hello, (uint32_t)(c->ready_us - c->started_us));
+    switch (run->o->on_mount) {
+    case MOUNT_NONE:
+        break;
+    case MOUNT_GET_SCHEMA:
+        request_schemas(s);
+        break;
+    case MOUNT_GET_CONFIG:
+        conn_frame(c, &b, get_config, sizeof get_config - 1);
+        s->requests = 1;
+        conn_expect(c);
+        conn_send(c, b.buf, b.len);
+        sbuf_free(&b);
+        break;
+    }
+    if (!s->requests && c->state == CONN_READY) {
+        session_mounted(s);
+    }
+}
+
+static void
+on_message(struct conn *c, const char *msg, size_t len)
+{
+    struct mount_session *s = c->user;
+    struct reply_info r;
+
+    if (reply_scan(msg, len, &r) != REPLY_RPC_REPLY || s->mounted) {
+        return;
+    }
+    s->answered++;
+    if (r.error_count) {
+        s->rpc_errors++;
+        s->run->rpc_errors++;
+    } else if (s->run->o->on_mount == MOUNT_GET_SCHEMA) {
+        s->run->schemas++;
+    }
+    if (s->answered == s->requests) {
+        session_mounted(s);
+    }
+}
+
+static void
+on_failed(struct conn *c, enum conn_failure why, const char *detail)
+{
+    struct mount_session *s = c->user;
+    struct mount_run *run = s->run;
+
+    if (!s->mounted) {
+        run->in_setup--;
+    } else {
+        run->mounted--; /* lost after mounting: it no longer counts as held */
+    }
+    s->failed = 1;
+    run->failed++;
+    run->failures[why]++;
+    if (!run->first_failure[0]) {
+        snprintf(run->first_failure, sizeof run->first_failure, "device %u: %s (%s)", (unsigned)s->device,
+                 conn_failure_name(why), detail);
+    }
+    start_more(run);
+    all_done_check(run);
+}
+
+static const struct conn_callbacks callbacks = {on_ready, on_message, on_failed, NULL};
+
+static void
+start_more(struct mount_run *run)
+{
+    const struct stress_options *o = run->o;
+
+    while (run->in_setup < o->concurrency && run->next < o->device_count) {
+        struct mount_session *s = &run->sessions[run->next++];
+        uint32_t addr;
+        uint16_t port;
+        run_target(o, s->device, &addr, &port);
+        s->conn.timeout_ms = o->msg_timeout_s * 1000u;
+        s->conn.legacy_framing = o->legacy_framing;
+        s->conn.preamble = run->preamble;
+        s->conn.preamble_len = run->preamble_len;
+        run->in_setup++;
+        if (conn_start(&s->conn, run->loop, run->xml_ctx, addr, port, &callbacks, s)) {
+            run->in_setup--;
+            s->failed = 1;
+            run->failed++;
+            run->failures[CONN_FAIL_RESOURCES]++;
+            if (!run->first_failure[0]) {
+                snprintf(run->first_failure, sizeof run->first_failure, "device %u: cannot create a socket",
+                         (unsigned)s->device);
+            }
+        }
+    }
+}
+
+static void
+report(struct mount_run *run)
+{
+    const struct stress_options *o = run->o;
+    double all_s = (double)(run->all_done_us - run->start_us) / 1e6;
+    static const char *const actions[] = {"none", "get-schema", "get-config"};
+    int any = 0;
+
+    latency_sort(&run->to_hello);
+    latency_sort(&run->to_mount);
+    printf("fleetsim-stress mount: %u devices, concurrency %u, on-mount %s\n", (unsigned)o->device_count,
+           (unsigned)o->concurrency, actions[o->on_mount]);
+    printf("mounted: %u of %u in %.3f s (%.1f sessions/s)\n", (unsigned)run->mounted,
+           (unsigned)o->device_count, all_s, all_s > 0 ? (double)run->mounted / all_s : 0.0);
+    printf("time to hello ms: p50 %.3f p99 %.3f max %.3f\n", latency_percentile(&run->to_hello, 50) / 1e3,
+           latency_percentile(&run->to_hello, 99) / 1e3, latency_percentile(&run->to_hello, 100) / 1e3);
+    printf("time to mounted ms: p50 %.3f p99 %.3f max %.3f\n", latency_percentile(&run->to_mount, 50) / 1e3,
+           latency_percentile(&run->to_mount, 99) / 1e3, latency_percentile(&run->to_mount, 100) / 1e3);
+    if (o->on_mount == MOUNT_GET_SCHEMA) {
+        printf("schemas fetched: %" PRIu64 "\n", run->schemas);
+    }
+    printf("failures:");
+    for (int i = 1; i < CONN_FAIL_COUNT; i++) {
+        if (run->failures[i]) {
+            printf(" %s %" PRIu64, conn_failure_name((enum conn_failure)i), run->failures[i]);
+            any = 1;
+        }
+    }
+    if (run->rpc_errors) {
+        printf(" rpc-error %" PRIu64, run->rpc_errors);
+        any = 1;
+    }
+    printf("%s\n", any ? "" : " none");
+    printf("client CPU: %.3f s, %.1f us per session\n", run->cpu_end_s - run->cpu_start_s,
+           o->device_count ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / o->device_count : 0.0);
+}
+
+static int
+write_manifest(struct mount_run *run)
+{
+    const struct stress_options *o = run->o;
+    double all_s = (double)(run->all_done_us - run->start_us) / 1e6;
+    static const char *const actions[] = {"none", "get-schema", "get-config"};
+    const struct hello_info *hello = NULL;
+    struct sbuf b = {0};
+    int rc;
+
+    for (uint32_t i = 0; i < o->device_count && !hello; i++) {
+        if (run->sessions[i].conn.server_hello.cap_count) {
+            hello = &run->sessions[i].conn.server_hello;
+        }
+    }
+    sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
+    json_string(&b, FLEETSIM_VERSION);
+    sbuf_printf(
+        &b,
+        ",\"mode\":\"mount\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
+        "\"ip_per_device\":%s,\"concurrency\":%u,\"on_mount\":\"%s\",\"hold_s\":%u,\"msg_timeout_s\":%u,"
+        "\"legacy_framing\":%s,\"ssh\":false},\"server\":{\"capabilities\":[",
+        o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
+        (unsigned)o->device_count, o->ip_per_device ? "true" : "false", (unsigned)o->concurrency,
+        actions[o->on_mount], (unsigned)o->hold_s, (unsigned)o->msg_timeout_s,
+        o->legacy_framing ? "true" : "false");
+    for (size_t i = 0; hello && i < hello->cap_count; i++) {
+        if (i) {
+            sbuf_adds(&b, ",");
+        }
+        json_string(&b, hello->caps[i]);
+    }
+    sbuf_printf(
+        &b,
+        "]},\"results\":{\"mounted\":%u,\"failed\":%u,\"all_done_s\":%.6f,\"sessions_per_second\":%.3f,"
+        "\"time_to_hello_us\":{\"p50\":%u,\"p99\":%u,\"max\":%u},"
+        "\"time_to_mounted_us\":{\"p50\":%u,\"p99\":%u,\"max\":%u},\"schemas_fetched\":%" PRIu64
+        ",\"rpc_errors\":%" PRIu64 ",\"failures\":{",
+        (unsigned)run->mounted, (unsigned)run->failed, all_s, all_s > 0 ? run->mounted / all_s : 0.0,
+        latency_percentile(&run->to_hello, 50), latency_percentile(&run->to_hello, 99),
+        latency_percentile(&run->to_hello, 100), latency_percentile(&run->to_mount, 50),
+        latency_percentile(&run->to_mount, 99), latency_percentile(&run->to_mount, 100), run->schemas,
+        run->rpc_errors);
+    for (int i = 1; i < CONN_FAIL_COUNT; i++) {
+        sbuf_printf(&b, "%s\"%s\":%" PRIu64, i > 1 ? "," : "", conn_failure_name((enum conn_failure)i),
+                    run->failures[i]);
+    }
+    sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"first_failure\":", run->cpu_end_s - run->cpu_start_s);
+    if (run->first_failure[0]) {
+        json_string(&b, run->first_failure);
+    } else {
+        sbuf_adds(&b, "null");
+    }
+    sbuf_adds(&b, "}}");
+    rc = b.failed ? -1 : json_write_file(o->json_path, &b);
+    sbuf_free(&b);
+    return rc;
+}
+
+int
+mount_run(const struct stress_options *o)
+{
+    struct mount_run run = {0};
+    int fd_limit = run_raise_fd_limit();
+    int rc = 2;
+
+    run.o = o;
+    if (o->concurrency + 64 > (uint32_t)fd_limit && o->device_count + 64 > (uint32_t)fd_limit) {
+        fprintf(stderr,
+                "fleetsim-stress: %u sessions need more descriptors than the limit of %d (ulimit -Hn)\n",
+                (unsigned)o->device_count, fd_limit);
+        return 2;
+    }
+    if (o->device_count + 64 > (uint32_t)fd_limit) {
+        fprintf(
+            stderr,
+            "fleetsim-stress: holding %u sessions open needs %u descriptors; the limit is %d (ulimit -Hn)\n",
+            (unsigned)o->device_count, (unsigned)o->device_count + 64, fd_limit);
+        return 2;
+    }
+    run.loop = loop_new(fd_limit);
+    run.sessions = calloc(o->device_count, sizeof *run.sessions);
+    if (!run.loop || !run.sessions || ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY, &run.xml_ctx) ||
+        latency_reserve(&run.to_hello, o->device_count) || latency_reserve(&run.to_mount, o->device_count)) {
+        fprintf(stderr, "fleetsim-stress: out of memory for %u sessions\n", (unsigned)o->device_count);
+        goto cleanup;
+    }
+    if (o->preamble_path && !(run.preamble = run_read_file(o->preamble_path, &run.preamble_len))) {
+        goto cleanup;
+    }
+    for (uint32_t i = 0; i < o->device_count; i++) {
+        run.sessions[i].run = &run;
+        run.sessions[i].device = i;
+        run.sessions[i].conn.fd = -1;
+    }
+    loop_timer_init(&run.hold_timer);
+    run.cpu_start_s = stats_cpu_seconds();
+    run.start_us = loop_clock_monotonic();
+    start_more(&run);
+    all_done_check(&run);
+    loop_run(run.loop);
+    report(&run);
+    if (o->json_path && write_manifest(&run)) {
+        fprintf(stderr, "fleetsim-stress: cannot write %s: %m\n", o->json_path);
+    }
+    if (run.failed) {
+        fprintf(stderr, "fleetsim-stress: FAILED: %u of %u sessions failed; first: %s\n",
+                (unsigned)run.failed, (unsigned)o->device_count, run.first_failure);
+        rc = 1;
+    } else {
+        rc = run.rpc_errors ? 1 : 0;
+    }
+
+cleanup:
+    for (uint32_t i = 0; run.sessions && i < o->device_count; i++) {
+        conn_close(&run.sessions[i].conn);
+    }
+    if (run.loop) {
+        loop_timer_stop(run.loop, &run.hold_timer);
+    }
+    free(run.sessions);
+    free(run.preamble);
+    latency_free(&run.to_hello);
+    latency_free(&run.to_mount);
+    loop_free(run.loop);
+    ly_ctx_destroy(run.xml_ctx);
+    return rc;
+}

@@ -1,0 +1,318 @@
+/*
+ * Option parsing for fleetsim-stress. Defaults follow OpenDaylight's stress
+ * client except the port, which matches fleetsim's first device.
+ */
+#include "options.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_IP = 256,
+    OPT_PORT,
+    OPT_DEVICE_COUNT,
+    OPT_IP_PER_DEVICE,
+    OPT_SSH,
+    OPT_USERNAME,
+    OPT_PASSWORD,
+    OPT_MSG_TIMEOUT,
+    OPT_LEGACY_FRAMING,
+    OPT_JSON,
+    OPT_PREAMBLE,
+    OPT_EDITS,
+    OPT_EDIT_CONTENT,
+    OPT_BATCH,
+    OPT_CANDIDATE,
+    OPT_ASYNC,
+    OPT_THREADS,
+    OPT_PIPELINE,
+    OPT_CONCURRENCY,
+    OPT_ON_MOUNT,
+    OPT_HOLD,
+    OPT_HELP,
+};
+
+static const struct option options[] = {
+    {"ip", required_argument, NULL, OPT_IP},
+    {"port", required_argument, NULL, OPT_PORT},
+    {"device-count", required_argument, NULL, OPT_DEVICE_COUNT},
+    {"ip-per-device", optional_argument, NULL, OPT_IP_PER_DEVICE},
+    {"ssh", required_argument, NULL, OPT_SSH},
+    {"username", required_argument, NULL, OPT_USERNAME},
+    {"password", required_argument, NULL, OPT_PASSWORD},
+    {"msg-timeout", required_argument, NULL, OPT_MSG_TIMEOUT},
+    {"legacy-framing", optional_argument, NULL, OPT_LEGACY_FRAMING},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"tcp-preamble", required_argument, NULL, OPT_PREAMBLE},
+    {"edits", required_argument, NULL, OPT_EDITS},
+    {"edit-content", required_argument, NULL, OPT_EDIT_CONTENT},
+    {"edit-batch-size", required_argument, NULL, OPT_BATCH},
+    {"candidate-datastore", required_argument, NULL, OPT_CANDIDATE},
+    {"async-requests", required_argument, NULL, OPT_ASYNC},
+    {"thread-amount", required_argument, NULL, OPT_THREADS},
+    {"pipeline", required_argument, NULL, OPT_PIPELINE},
+    {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+    {"on-mount", required_argument, NULL, OPT_ON_MOUNT},
+    {"hold", required_argument, NULL, OPT_HOLD},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static const char usage[] =
+    "Usage: fleetsim-stress edit|mount [options]\n"
+    "\n"
+    "Common options:\n"
+    "  --ip ADDR                  server address (default 127.0.0.1)\n"
+    "  --port P                   server port (default 17830)\n"
+    "  --device-count D           servers on ports P..P+D-1 (default 1)\n"
+    "  --ip-per-device            servers on addresses ADDR..ADDR+D-1, all on port P\n"
+    "  --msg-timeout S            seconds to wait for an answer (default 60)\n"
+    "  --legacy-framing           offer only base:1.0 (end-of-message framing)\n"
+    "  --json FILE                write a manifest: parameters, server hello, results\n"
+    "  --tcp-preamble FILE        bytes to send before the hello (e.g. netconfd's tcp-direct connect "
+    "message)\n"
+    "  --ssh true|false           NETCONF over SSH (not available yet; default false)\n"
+    "  --username U, --password P credentials for SSH\n"
+    "\n"
+    "edit: edit-config throughput (OpenDaylight stress-client options)\n"
+    "  --edits N                  edit-config requests in all (default 50000)\n"
+    "  --edit-content FILE        XML placed inside <config>; placeholders {PHYS_ADDR} {MSG_ID} {INDEX}\n"
+    "                             {SESSION} {DEVICE} (default: an ietf-interfaces entry per edit)\n"
+    "  --edit-batch-size B        with candidate: commit after every B edits (default: all in one batch)\n"
+    "  --candidate-datastore B    true: edit candidate and commit; false: edit running (default true)\n"
+    "  --async-requests B         true: pipeline requests (default false)\n"
+    "  --thread-amount T          sessions; edits split evenly, the last takes the remainder (default 1)\n"
+    "  --pipeline W               requests in flight per session with async requests (default 64, 0: all)\n"
+    "\n"
+    "mount: emulate a controller mounting a fleet\n"
+    "  --concurrency C            sessions being set up at once (default 100)\n"
+    "  --on-mount none|get-schema|get-config  what a mount does after the hello (default none)\n"
+    "  --hold S                   keep every session open S seconds afterwards (default 0)\n";
+
+static int
+parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end = NULL;
+    unsigned long long v;
+
+    errno = 0;
+    if (!*s || *s == '-') {
+        return -1;
+    }
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int
+parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+    uint64_t v;
+
+    if (parse_u64(s, min, max, &v)) {
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int
+parse_bool(const char *s, int *out)
+{
+    if (!s || !strcmp(s, "true")) {
+        *out = 1;
+    } else if (!strcmp(s, "false")) {
+        *out = 0;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+#define BAD(...)                                                                                             \
+    do {                                                                                                     \
+        snprintf(err, err_len, __VA_ARGS__);                                                                 \
+        return STRESS_PARSE_ERROR;                                                                           \
+    } while (0)
+
+enum stress_parse
+stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
+{
+    struct in_addr addr;
+    int opt;
+
+    memset(o, 0, sizeof *o);
+    o->ip = 0x7f000001u;
+    o->port = 17830;
+    o->device_count = 1;
+    o->msg_timeout_s = 60;
+    o->username = "admin";
+    o->password = "admin";
+    o->edits = 50000;
+    o->candidate = 1;
+    o->threads = 1;
+    o->pipeline = 64;
+    o->concurrency = 100;
+
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        if (argc < 2) {
+            BAD("a subcommand is needed: edit or mount");
+        }
+        return STRESS_PARSE_EXIT;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("fleetsim-stress %s\n", FLEETSIM_VERSION);
+        return STRESS_PARSE_EXIT;
+    }
+    if (!strcmp(argv[1], "edit")) {
+        o->mode = STRESS_EDIT;
+    } else if (!strcmp(argv[1], "mount")) {
+        o->mode = STRESS_MOUNT;
+    } else {
+        BAD("unknown subcommand \"%s\": use edit or mount (see --help)", argv[1]);
+    }
+
+    opterr = 0;
+    optind = 2;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_IP:
+            if (inet_pton(AF_INET, optarg, &addr) != 1) {
+                BAD("--ip must be an IPv4 address, not \"%s\"", optarg);
+            }
+            o->ip = ntohl(addr.s_addr);
+            break;
+        case OPT_PORT:
+            if (parse_u32(optarg, 1, 65535, &o->port)) {
+                BAD("--port must be a port from 1 to 65535, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_DEVICE_COUNT:
+            if (parse_u32(optarg, 1, 1000000, &o->device_count)) {
+                BAD("--device-count must be a number from 1 to 1000000, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_IP_PER_DEVICE:
+            if (parse_bool(optarg, &o->ip_per_device)) {
+                BAD("--ip-per-device takes true or false, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_SSH:
+            if (parse_bool(optarg, &o->ssh)) {
+                BAD("--ssh takes true or false, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_USERNAME:
+            o->username = optarg;
+            break;
+        case OPT_PASSWORD:
+            o->password = optarg;
+            break;
+        case OPT_MSG_TIMEOUT:
+            if (parse_u32(optarg, 1, 86400, &o->msg_timeout_s)) {
+                BAD("--msg-timeout must be seconds from 1 to 86400, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_LEGACY_FRAMING:
+            if (parse_bool(optarg, &o->legacy_framing)) {
+                BAD("--legacy-framing takes true or false, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_JSON:
+            o->json_path = optarg;
+            break;
+        case OPT_PREAMBLE:
+            o->preamble_path = optarg;
+            break;
+        case OPT_EDITS:
+            if (parse_u64(optarg, 1, 1000000000ull, &o->edits)) {
+                BAD("--edits must be a number from 1, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_EDIT_CONTENT:
+            o->edit_content = optarg;
+            break;
+        case OPT_BATCH:
+            /* OpenDaylight's -1 means one batch of everything, as does 0 here. */
+            if (!strcmp(optarg, "-1")) {
+                o->batch_size = 0;
+            } else if (parse_u64(optarg, 0, UINT64_MAX, &o->batch_size)) {
+                BAD("--edit-batch-size must be a number, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_CANDIDATE:
+            if (parse_bool(optarg, &o->candidate)) {
+                BAD("--candidate-datastore takes true or false, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_ASYNC:
+            if (parse_bool(optarg, &o->async)) {
+                BAD("--async-requests takes true or false, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_THREADS:
+            if (parse_u32(optarg, 1, 100000, &o->threads)) {
+                BAD("--thread-amount must be a number from 1 to 100000, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_PIPELINE:
+            if (parse_u32(optarg, 0, UINT32_MAX, &o->pipeline)) {
+                BAD("--pipeline must be a number (0: no limit), not \"%s\"", optarg);
+            }
+            break;
+        case OPT_CONCURRENCY:
+            if (parse_u32(optarg, 1, 1000000, &o->concurrency)) {
+                BAD("--concurrency must be a number from 1, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_ON_MOUNT:
+            if (!strcmp(optarg, "none")) {
+                o->on_mount = MOUNT_NONE;
+            } else if (!strcmp(optarg, "get-schema")) {
+                o->on_mount = MOUNT_GET_SCHEMA;
+            } else if (!strcmp(optarg, "get-config")) {
+                o->on_mount = MOUNT_GET_CONFIG;
+            } else {
+                BAD("--on-mount takes none, get-schema or get-config, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_HOLD:
+            if (parse_u32(optarg, 0, 86400, &o->hold_s)) {
+                BAD("--hold must be seconds from 0 to 86400, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_HELP:
+            fputs(usage, stdout);
+            return STRESS_PARSE_EXIT;
+        case ':':
+            BAD("option %s needs a value", argv[optind - 1]);
+        default:
+            BAD("unknown option \"%s\" (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        BAD("unexpected argument \"%s\" (see --help)", argv[optind]);
+    }
+    if (o->ssh) {
+        BAD("NETCONF over SSH (--ssh true) is not available in this version; use --ssh false");
+    }
+    if (o->mode == STRESS_EDIT && o->threads > o->edits) {
+        BAD("--thread-amount %u is more than --edits %llu: every session needs an edit", (unsigned)o->threads,
+            (unsigned long long)o->edits);
+    }
+    if (o->ip_per_device && (uint64_t)o->ip + o->device_count - 1 > UINT32_MAX) {
+        BAD("%u addresses from --ip do not fit in IPv4", (unsigned)o->device_count);
+    }
+    if (!o->ip_per_device && (uint64_t)o->port + o->device_count - 1 > 65535) {
+        BAD("%u devices from port %u need ports past 65535", (unsigned)o->device_count, (unsigned)o->port);
+    }
+    return STRESS_PARSE_RUN;
+}

@@ -1,0 +1,31 @@
+/*
+ * The two workloads of fleetsim-stress. Each returns the process exit
+ * code: 0 when every request was answered, 1 when the run failed (a
+ * connection lost, a timeout, unanswered requests), 2 for a setup problem.
+ */
+#ifndef STRESS_RUN_H
+#define STRESS_RUN_H
+
+#include <stdint.h>
+
+#include "options.h"
+
+/** @brief edit-config throughput. */
+int edit_run(const struct stress_options *opts);
+
+/** @brief Mount storm. */
+int mount_run(const struct stress_options *opts);
+
+/** @brief Address and port of device @p device under the options' addressing. */
+void run_target(const struct stress_options *opts, uint32_t device, uint32_t *addr, uint16_t *port);
+
+/**
+ * @brief Read a whole file (the edit content, the preamble).
+ * @return Malloc'd NUL-terminated content, or NULL with a message printed on stderr.
+ */
+char *run_read_file(const char *path, size_t *len);
+
+/** @brief Raise the descriptor limit to the hard limit; @return the limit. */
+int run_raise_fd_limit(void);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * Latency sets, error-tag counts, CPU time and JSON output; see stats.h.
+ */
+#include "stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+int
+latency_reserve(struct latency *l, size_t n)
+{
+    uint32_t *grown;
+
+    if (n <= l->cap) {
+        return 0;
+    }
+    grown = realloc(l->us, n * sizeof *grown);
+    if (!grown) {
+        return -1;
+    }
+    l->us = grown;
+    l->cap = n;
+    return 0;
+}
+
+int
+latency_add(struct latency *l, uint32_t us)
+{
+    if (l->count == l->cap && latency_reserve(l, l->cap ? l->cap * 2 : 1024)) {
+        return -1;
+    }
+    l->us[l->count++] = us;
+    l->sorted = 0;
+    return 0;
+}
+
+int
+latency_merge(struct latency *into, const struct latency *from)
+{
+    if (latency_reserve(into, into->count + from->count)) {
+        return -1;
+    }
+    if (from->count) {
+        memcpy(into->us + into->count, from->us, from->count * sizeof *from->us);
+    }
+    into->count += from->count;
+    into->sorted = 0;
+    return 0;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a;
+    uint32_t y = *(const uint32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+void
+latency_sort(struct latency *l)
+{
+    if (!l->sorted && l->count) {
+        qsort(l->us, l->count, sizeof *l->us, cmp_u32);
+    }
+    l->sorted = 1;
+}
+
+uint32_t
+latency_percentile(const struct latency *l, double pct)
+{
+    size_t rank;
+
+    if (!l->count) {
+        return 0;
+    }
+    /* Nearest rank: the smallest value with at least pct % of the set at or below it. */
+    rank = (size_t)((pct / 100.0) * (double)l->count + 0.999999);
+    if (rank < 1) {
+        rank = 1;
+    }
+    if (rank > l->count) {
+        rank = l->count;
+    }
+    return l->us[rank - 1];
+}
+
+void
+latency_free(struct latency *l)
+{
+    free(l->us);
+    memset(l, 0, sizeof *l);
+}
+
+int
+tags_add(struct tag_counts *t, const char *tag, uint64_t n)
+{
+    struct tag_count *grown;
+
+    for (size_t i = 0; i < t->count; i++) {
+        if (!strcmp(t->items[i].tag, tag)) {
+            t->items[i].count += n;
+            return 0;
+        }
+    }
+    grown = realloc(t->items, (t->count + 1) * sizeof *grown);
+    if (!grown) {
+        return -1;
+    }
+    t->items = grown;
+    memset(&t->items[t->count], 0, sizeof t->items[t->count]);
+    snprintf(t->items[t->count].tag, sizeof t->items[t->count].tag, "%s", tag[0] ? tag : "(no error-tag)");
+    t->items[t->count].count = n;
+    t->count++;
+    return 0;
+}
+
+void
+tags_free(struct tag_counts *t)
+{
+    free(t->items);
+    memset(t, 0, sizeof *t);
+}
+
+double
+stats_cpu_seconds(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+void
+json_string(struct sbuf *b, const char *s)
+{
+    sbuf_add(b, "\"", 1);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            sbuf_add(b, esc, 2);
+        } else if (c < 0x20) {
+            sbuf_printf(b, "\\u%04x", c);
+        } else {
+            sbuf_add(b, s, 1);
+        }
+    }
+    sbuf_add(b, "\"", 1);
+}
+
+int
+json_write_file(const char *path, const struct sbuf *b)
+{
+    char tmp[4096];
+    FILE *f;
+
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "w");
+    if (!f) {
+        return -1;
+    }
+    if (fwrite(b->buf ? b->buf : "", 1, b->len, f) != b->len || fputc('\n', f) == EOF) {
+        fclose(f);
+        unlink(tmp);
+        return -1;
+    }
+    if (fclose(f) || rename(tmp, path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
