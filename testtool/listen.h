@@ -12,8 +12,9 @@
 
 #include "fleet.h"
 
-/* Backlog of each listening socket (the kernel caps it at net.core.somaxconn). */
-#define LISTEN_BACKLOG 128
+/* Backlog of each listening socket (the kernel caps it at net.core.somaxconn); a mount storm fills a small
+ * one. */
+#define LISTEN_BACKLOG 1024
 /* Connections accepted per readiness event, so one listener cannot starve a loop. */
 #define LISTEN_MAX_ACCEPTS_PER_EVENT 32
 /* Pause of a listener after the process ran out of descriptors. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hello.h"
 #include "sbuf.h"
 
 /* ietf-netconf features we implement; each matches a capability in the hello. */
@@ -339,9 +340,40 @@ schema_set_load(struct schema_set *set, const char *schemas_dir, char *err, size
         if ((rc = add_cap(set, module_cap(set->modules[i].mod)))) {
             goto cleanup;
         }
+        /* Printed and escaped once here: a mount storm asks every device for every module. */
+        {
+            char *text = NULL;
+            struct sbuf b = {0};
+            if (lys_print_mem(&text, set->modules[i].mod, LYS_OUT_YANG, 0)) {
+                rc = FLEET_ERR_NOMEM;
+                goto cleanup;
+            }
+            sbuf_add_xml(&b, text);
+            free(text);
+            if (!(set->modules[i].yang_xml = sbuf_take(&b, NULL))) {
+                rc = FLEET_ERR_NOMEM;
+                goto cleanup;
+            }
+        }
         if (set->modules[i].implemented) {
             lysc_module_dfs_full(set->modules[i].mod, scan_node, &scan);
         }
+    }
+
+    /* Every session's hello is this text plus its session-id. */
+    if (!rc) {
+        char *xml = NULL;
+        size_t len = 0;
+        const char *tail = "</hello>";
+        if (hello_build((const char *const *)set->caps, set->cap_count, 0, &xml, &len) ||
+            len < strlen(tail) || strcmp(xml + len - strlen(tail), tail)) {
+            free(xml);
+            rc = FLEET_ERR_NOMEM;
+            goto cleanup;
+        }
+        set->hello_head = xml;
+        set->hello_head_len = len - strlen(tail);
+        xml[set->hello_head_len] = '\0';
     }
 
 cleanup:
@@ -358,7 +390,11 @@ schema_set_free(struct schema_set *set)
         free(set->caps[i]);
     }
     free(set->caps);
+    for (size_t i = 0; i < set->module_count; i++) {
+        free(set->modules[i].yang_xml);
+    }
     free(set->modules);
+    free(set->hello_head);
     ly_ctx_destroy(set->ctx);
     memset(set, 0, sizeof *set);
 }
@@ -387,10 +423,17 @@ schema_find(const struct schema_set *set, const char *name, const char *revision
     return latest;
 }
 
+const char *
+schema_module_yang_xml(const struct schema_module *m)
+{
+    return m->yang_xml;
+}
+
 enum fleet_err
 schema_module_text(const struct schema_module *m, LYS_OUTFORMAT format, char **text)
 {
     *text = NULL;
+
     if (lys_print_mem(text, m->mod, format, 0)) {
         return FLEET_ERR_NOMEM;
     }

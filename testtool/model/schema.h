@@ -23,6 +23,7 @@ struct schema_module {
     const struct lys_module *mod; /* the module in the context */
     int implemented;              /* 1 when implemented, 0 when only imported */
     int needs_module_validation;  /* 1 when its data holds constraints that span the tree */
+    char *yang_xml; /* the module as YANG, XML-escaped, printed once at load for get-schema; owned */
 };
 
 struct schema_set {
@@ -33,6 +34,8 @@ struct schema_set {
     size_t cap_count;              /* entries in caps */
     uint32_t content_id;           /* yang-library content-id / module-set-id */
     int any_module_validation;     /* 1 when at least one module needs whole-module validation */
+    char *hello_head;              /* our hello up to (without) "</hello>", shared by every session; owned */
+    size_t hello_head_len;         /* its length */
 };
 
 /**
@@ -63,6 +66,9 @@ const struct schema_module *schema_find(const struct schema_set *set, const char
  * @param[out] text Malloc'd text; the caller frees it.
  */
 enum fleet_err schema_module_text(const struct schema_module *m, LYS_OUTFORMAT format, char **text);
+
+/** @return The module as YANG, XML-escaped for a get-schema reply, printed at load; read-only. */
+const char *schema_module_yang_xml(const struct schema_module *m);
 
 /**
  * @brief Whether data of @p module must be revalidated as a whole after an

@@ -43,6 +43,12 @@ op_get_schema(struct rpc_call *call)
                                      version ? " revision " : "", version ? lyd_get_value(version) : ""));
         return;
     }
+    if (out == LYS_OUT_YANG) {
+        call->has_data = 1;
+        call->data_ns = NCM_NS;
+        sbuf_adds(&call->data, schema_module_yang_xml(m));
+        return;
+    }
     if (schema_module_text(m, out, &text)) {
         rpc_fail(call, NULL);
         return;

@@ -36,16 +36,20 @@ static void
 send_hello(struct session *s)
 {
     const struct schema_set *set = &s->dev->worker->fleet->schemas;
-    char *xml = NULL;
-    size_t len = 0;
+    struct sbuf b = {0};
 
-    if (hello_build((const char *const *)set->caps, set->cap_count, s->id, &xml, &len)) {
+    /* The capabilities are the fleet's: only the session-id is this session's. */
+    sbuf_reserve(&b, set->hello_head_len + 64);
+    sbuf_add(&b, set->hello_head, set->hello_head_len);
+    sbuf_printf(&b, "<session-id>%u</session-id></hello>", (unsigned)s->id);
+    if (b.failed) {
         log_error("device %u session %u: out of memory building the hello", s->dev->index, s->id);
+        sbuf_free(&b);
         sess_close(s, 0);
         return;
     }
-    sess_send(s, xml, len);
-    free(xml);
+    sess_send(s, b.buf, b.len);
+    sbuf_free(&b);
 }
 
 void
