@@ -6,6 +6,7 @@ with batches of 100. For each run: the rate, the client's CPU per edit
 (from its manifest) and the server's CPU per edit (from /proc)."""
 
 import argparse
+import getpass
 import json
 import os
 import random
@@ -29,7 +30,9 @@ SCENARIOS = [
 
 NETCONFD_PREAMBLE = ('<ncx-connect xmlns="http://netconfcentral.org/ns/yuma-ncx" version="1" user="%s" '
                      'address="127.0.0.1" magic="x56o8937ab17eg922z34rwhobskdbyswfehkpsqq3i55a0an960ccw24a4ek864aOpal1t2p" '
-                     'transport="ssh" port="%d" />\n]]>]]>')
+                     'transport="ssh" port="830" />\n]]>]]>')
+# netconfd's tcp-direct mode takes the connect message its ssh subsystem would send; "ssh" transport
+# connections must name a port netconfd serves over ssh (830 by default), not the tcp-direct port.
 
 
 def stress_binary():
@@ -51,10 +54,19 @@ def run_stress(args, server_pid, edits):
     return result, server_cpu
 
 
-def start_netconfd(port, workdir):
-    proc = subprocess.Popen(["netconfd", "--no-startup", "--tcp-direct-address=127.0.0.1",
+def report(name, server, r, server_cpu, edits):
+    """One line: rate, server and client CPU per edit, the client's share, and its user-space part."""
+    server_us = server_cpu / edits * 1e6
+    client_us = r["client_cpu_us_per_edit"]
+    user_us = r["client_cpu_user_s"] / edits * 1e6
+    print("%-44s %-9s %10.0f %13.1f %13.2f %8.1f%% %11.2f" % (name, server, r["requests_per_second"], server_us,
+                                                            client_us, 100 * client_us / server_us, user_us))
+
+
+def start_netconfd(port, workdir, target):
+    proc = subprocess.Popen(["netconfd", "--no-startup", "--target=%s" % target, "--tcp-direct-address=127.0.0.1",
                              "--tcp-direct-port=%d" % port, "--module=ietf-interfaces", "--module=iana-if-type",
-                             "--superuser=root", "--ncxserver-sockname=%s/ncxserver.sock" % workdir,
+                             "--superuser=%s" % getpass.getuser(), "--ncxserver-sockname=%s/ncxserver.sock" % workdir,
                              "--log-level=error"], cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 20
     while time.time() < deadline:
@@ -72,22 +84,19 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--edits", type=int, default=20000)
     p.add_argument("--netconfd", action="store_true", help="also run against netconfd (fewer edits: --netconfd-edits)")
-    p.add_argument("--netconfd-edits", type=int, default=2000)
+    p.add_argument("--netconfd-edits", type=int, default=500)
     args = p.parse_args()
 
     port = random.randrange(10000, 31000)
-    print("%-44s %-9s %12s %16s %16s %8s" % ("scenario", "server", "edits/s", "server CPU-us/ed",
-                                            "client CPU-us/ed", "client %"))
+    print("%-44s %-9s %10s %13s %13s %9s %11s" % ("scenario", "server", "edits/s", "server CPU-us", "client CPU-us",
+                                                "client %", "client user"))
     # A fresh device per scenario, so each starts from an empty datastore.
     proc, _ = fleetlib.start_fleet(["--device-count", str(len(SCENARIOS) * 4), "--starting-port", str(port)])
     try:
         for i, (name, extra) in enumerate(SCENARIOS):
             r, server_cpu = run_stress(extra + ["--port", str(port + 4 * i), "--device-count", "4"], proc.pid,
                                        args.edits)
-            server_us = server_cpu / args.edits * 1e6
-            client_us = r["client_cpu_us_per_edit"]
-            print("%-44s %-9s %12.0f %16.1f %16.2f %7.1f%%" % (name, "fleetsim", r["requests_per_second"], server_us,
-                                                             client_us, 100 * client_us / server_us))
+            report(name, "fleetsim", r, server_cpu, args.edits)
     finally:
         fleetlib.stop_fleet(proc)
 
@@ -96,16 +105,17 @@ def main():
     for i, (name, extra) in enumerate(SCENARIOS):
         workdir = tempfile.mkdtemp()
         nport = port + 100 + i
-        ncd = start_netconfd(nport, workdir)
+        target = "running" if "false" in extra[extra.index("--candidate-datastore") + 1:][:1] else "candidate"
+        ncd = start_netconfd(nport, workdir, target)
         try:
             with open(os.path.join(workdir, "preamble"), "w") as f:
-                f.write(NETCONFD_PREAMBLE % ("root", nport))
-            r, server_cpu = run_stress(extra + ["--port", str(nport), "--tcp-preamble",
-                                                os.path.join(workdir, "preamble")], ncd.pid, args.netconfd_edits)
-            server_us = server_cpu / args.netconfd_edits * 1e6
-            client_us = r["client_cpu_us_per_edit"]
-            print("%-44s %-9s %12.0f %16.1f %16.2f %7.1f%%" % (name, "netconfd", r["requests_per_second"],
-                                                             server_us, client_us, 100 * client_us / server_us))
+                f.write(NETCONFD_PREAMBLE % getpass.getuser())
+            try:
+                r, server_cpu = run_stress(extra + ["--port", str(nport), "--tcp-preamble",
+                                                    os.path.join(workdir, "preamble")], ncd.pid, args.netconfd_edits)
+                report(name, "netconfd", r, server_cpu, args.netconfd_edits)
+            except RuntimeError as e:
+                print("%-44s %-9s run failed: %s" % (name, "netconfd", str(e).strip().splitlines()[-1][:120]))
         finally:
             ncd.terminate()
             ncd.wait(timeout=30)

@@ -136,6 +136,16 @@ stats_cpu_seconds(void)
 }
 
 void
+stats_cpu_split(double *user_s, double *system_s)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    *user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+    *system_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+void
 json_string(struct sbuf *b, const char *s)
 {
     sbuf_add(b, "\"", 1);

@@ -54,6 +54,9 @@ void tags_free(struct tag_counts *t);
 /** @return User plus system CPU seconds of this process so far. */
 double stats_cpu_seconds(void);
 
+/** @brief User and system CPU seconds of this process so far, apart. */
+void stats_cpu_split(double *user_s, double *system_s);
+
 /** @brief Append @p s as a JSON string (quoted, escaped). */
 void json_string(struct sbuf *b, const char *s);
 

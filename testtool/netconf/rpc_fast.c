@@ -339,41 +339,6 @@ read_target(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
     return 0;
 }
 
-/* Find where the element opened before @p content ends: returns the '<' of its end tag, or NULL. */
-static const char *
-find_close(const char *content)
-{
-    const char *p = content;
-    int depth = 0;
-
-    while ((p = strchr(p, '<'))) {
-        struct xtag t;
-        if (!strncmp(p, "<!--", 4)) {
-            p = strstr(p + 4, "-->");
-        } else if (!strncmp(p, "<![CDATA[", 9)) {
-            p = strstr(p + 9, "]]>");
-        } else if (!strncmp(p, "<?", 2)) {
-            p = strstr(p + 2, "?>");
-        } else if (read_tag(p, &t)) {
-            return NULL;
-        } else if (t.end) {
-            if (depth-- == 0) {
-                return p;
-            }
-            p = t.next;
-            continue;
-        } else {
-            depth += !t.empty;
-            p = t.next;
-            continue;
-        }
-        if (!p) {
-            return NULL;
-        }
-    }
-    return NULL;
-}
-
 /* Does a tag's attribute text declare this prefix (NULL: the default namespace)? */
 static int
 tag_declares(const struct xtag *t, const struct rpc_fast_ns *ns)
@@ -398,20 +363,22 @@ tag_declares(const struct xtag *t, const struct rpc_fast_ns *ns)
  * Copy the <config> content, giving each top-level element the namespace
  * declarations it inherited from <rpc>, <edit-config> and <config>, so that
  * libyang can parse it on its own exactly as it would have inside the rpc.
+ * One pass: it also finds the end of <config>, returned in @p close.
  */
 static int
-copy_config(struct rpc_fast_edit *fe, const char *content, const char *close)
+copy_config(struct rpc_fast_edit *fe, const char *content, const char **close)
 {
     const char *p = content;
     const char *run = content;
     int depth = 0;
 
-    while (p < close && (p = memchr(p, '<', (size_t)(close - p)))) {
+    while ((p = strchr(p, '<'))) {
         struct xtag t;
-        if (!strncmp(p, "<!--", 4) || !strncmp(p, "<![CDATA[", 9) || !strncmp(p, "<?", 2)) {
-            const char *end = !strncmp(p, "<!--", 4) ? strstr(p, "-->")
-                              : !strncmp(p, "<?", 2) ? strstr(p, "?>")
-                                                     : strstr(p, "]]>");
+        if (p[1] == '!' || p[1] == '?') {
+            const char *end = !strncmp(p, "<!--", 4)        ? strstr(p, "-->")
+                              : !strncmp(p, "<![CDATA[", 9) ? strstr(p, "]]>")
+                              : p[1] == '?'                 ? strstr(p, "?>")
+                                                            : NULL;
             if (!end) {
                 return -1;
             }
@@ -421,14 +388,18 @@ copy_config(struct rpc_fast_edit *fe, const char *content, const char *close)
         if (read_tag(p, &t)) {
             return -1;
         }
+        if (t.end && depth-- == 0) {
+            sbuf_add(&fe->config, run, (size_t)(p - run));
+            *close = p;
+            return fe->config.failed ? -1 : 0;
+        }
         if (!t.end && depth == 0) {
             /* Inject after the element name. */
-            const char *name_end = t.attrs;
-            sbuf_add(&fe->config, run, (size_t)(name_end - run));
+            sbuf_add(&fe->config, run, (size_t)(t.attrs - run));
             for (size_t i = 0; i < fe->ns_count; i++) {
                 const struct rpc_fast_ns *ns = &fe->ns[i];
-                if (tag_declares(&t, ns) || resolve(fe, ns->prefix, ns->prefix_len) != ns) {
-                    continue; /* redeclared here, or shadowed by a later declaration */
+                if (resolve(fe, ns->prefix, ns->prefix_len) != ns || tag_declares(&t, ns)) {
+                    continue; /* shadowed by a later declaration, or redeclared here */
                 }
                 if (ns->prefix) {
                     sbuf_printf(&fe->config, " xmlns:%.*s=\"%.*s\"", (int)ns->prefix_len, ns->prefix,
@@ -437,13 +408,14 @@ copy_config(struct rpc_fast_edit *fe, const char *content, const char *close)
                     sbuf_printf(&fe->config, " xmlns=\"%.*s\"", (int)ns->uri_len, ns->uri);
                 }
             }
-            run = name_end;
+            run = t.attrs;
         }
-        depth += t.end ? -1 : !t.empty;
+        if (!t.end) {
+            depth += !t.empty;
+        }
         p = t.next;
     }
-    sbuf_add(&fe->config, run, (size_t)(close - run));
-    return fe->config.failed ? -1 : 0;
+    return -1;
 }
 
 static int
@@ -460,9 +432,7 @@ read_config(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
     if (push_decls(fe, open)) {
         return -1;
     }
-    close = find_close(open->next);
-    if (!close || read_tag(close, &end) || !is_base(fe, &end, "config") ||
-        copy_config(fe, open->next, close)) {
+    if (copy_config(fe, open->next, &close) || read_tag(close, &end) || !is_base(fe, &end, "config")) {
         return -1;
     }
     *p = end.next;
