@@ -101,9 +101,17 @@ print_rpc_attrs(struct sbuf *b, const struct lyd_node *envelope)
     }
     for (a = ((const struct lyd_node_opaq *)envelope)->attr; a; a = a->next) {
         if (a->name.prefix && a->name.module_ns) {
-            sbuf_printf(b, " xmlns:%s=\"", a->name.prefix);
-            sbuf_add_xml(b, a->name.module_ns);
-            sbuf_printf(b, "\" %s:%s=\"", a->name.prefix, a->name.name);
+            const struct lyd_attr *earlier = ((const struct lyd_node_opaq *)envelope)->attr;
+            /* Each prefix is declared once: a repeated xmlns:p is not XML. */
+            while (earlier != a && !(earlier->name.prefix && !strcmp(earlier->name.prefix, a->name.prefix))) {
+                earlier = earlier->next;
+            }
+            if (earlier == a) {
+                sbuf_printf(b, " xmlns:%s=\"", a->name.prefix);
+                sbuf_add_xml(b, a->name.module_ns);
+                sbuf_adds(b, "\"");
+            }
+            sbuf_printf(b, " %s:%s=\"", a->name.prefix, a->name.name);
         } else {
             sbuf_printf(b, " %s=\"", a->name.name);
         }

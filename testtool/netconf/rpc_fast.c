@@ -33,6 +33,9 @@ struct xattr {
     size_t value_len;   /* its length */
 };
 
+/* Any attribute (or namespace declaration) on the tag? */
+static int has_attrs(const struct xtag *t);
+
 static int
 is_space(char c)
 {
@@ -252,25 +255,58 @@ collect_reply_attrs(struct rpc_fast_edit *fe, const struct xtag *t)
     int has_id = 0;
     int r;
 
+    const struct rpc_fast_ns *declared[RPC_FAST_MAX_NS];
+    size_t declared_count = 0;
+
     while ((r = next_attr(&cursor, end, &a)) == 1) {
         if (is_xmlns(&a)) {
             continue;
         }
         if (a.prefix) {
             const struct rpc_fast_ns *ns = resolve(fe, a.prefix, a.prefix_len);
+            size_t i;
             if (!ns) {
                 return -1;
             }
-            sbuf_printf(&fe->reply_attrs, " xmlns:%.*s=\"%.*s\" %.*s:%.*s=\"%.*s\"", (int)a.prefix_len,
-                        a.prefix, (int)ns->uri_len, ns->uri, (int)a.prefix_len, a.prefix, (int)a.local_len,
-                        a.local, (int)a.value_len, a.value);
+            /* Each prefix is declared once on the reply: a repeated attribute is not XML. */
+            for (i = 0; i < declared_count && declared[i] != ns; i++) {
+            }
+            if (i == declared_count) {
+                declared[declared_count++] = ns;
+                sbuf_printf(&fe->reply_attrs, " xmlns:%.*s=\"%.*s\"", (int)a.prefix_len, a.prefix,
+                            (int)ns->uri_len, ns->uri);
+            }
+            sbuf_printf(&fe->reply_attrs, " %.*s:%.*s=\"", (int)a.prefix_len, a.prefix, (int)a.local_len,
+                        a.local);
         } else {
             has_id |= eq(a.local, a.local_len, "message-id");
-            sbuf_printf(&fe->reply_attrs, " %.*s=\"%.*s\"", (int)a.local_len, a.local, (int)a.value_len,
-                        a.value);
+            sbuf_printf(&fe->reply_attrs, " %.*s=\"", (int)a.local_len, a.local);
         }
+        /* The value is already escaped XML, but a single-quoted one may hold '"'. */
+        for (const char *v = a.value; v < a.value + a.value_len; v++) {
+            if (*v == '"') {
+                sbuf_adds(&fe->reply_attrs, "&quot;");
+            } else {
+                sbuf_add(&fe->reply_attrs, v, 1);
+            }
+        }
+        sbuf_adds(&fe->reply_attrs, "\"");
     }
     return r == 0 && has_id && !fe->reply_attrs.failed ? 0 : -1;
+}
+
+static int
+has_attrs(const struct xtag *t)
+{
+    return t->attrs_len && strspn(t->attrs, " \t\r\n") < t->attrs_len;
+}
+
+/* Same qualified name (prefix and local name) for an end tag and its start tag? */
+static int
+same_qname(const struct xtag *a, const struct xtag *b)
+{
+    return a->local_len == b->local_len && !memcmp(a->local, b->local, a->local_len) &&
+           a->prefix_len == b->prefix_len && (!a->prefix_len || !memcmp(a->prefix, b->prefix, a->prefix_len));
 }
 
 /* Text of a simple parameter element up to its end tag; the index of it in @p names, or -1. */
@@ -293,8 +329,7 @@ read_enum(const char **p, const struct xtag *open, const char *const *names, int
     while (stop > start && is_space(stop[-1])) {
         stop--;
     }
-    if (read_tag(close, &end) || !end.end || end.local_len != open->local_len ||
-        memcmp(end.local, open->local, end.local_len)) {
+    if (read_tag(close, &end) || !end.end || !same_qname(&end, open)) {
         return -1;
     }
     *p = end.next;
@@ -317,6 +352,9 @@ read_target(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
     if (open->empty || read_tag(skip_misc(open->next), &ds) || ds.end) {
         return -1;
     }
+    if (has_attrs(&ds)) {
+        return -1; /* a namespace of its own, or attributes: the full parser judges those */
+    }
     if (is_base(fe, &ds, "running")) {
         fe->target = DS_RUNNING;
     } else if (is_base(fe, &ds, "candidate")) {
@@ -326,13 +364,12 @@ read_target(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
     }
     q = ds.next;
     if (!ds.empty) {
-        if (read_tag(q, &end) || !end.end || end.local_len != ds.local_len ||
-            memcmp(end.local, ds.local, ds.local_len)) {
+        if (read_tag(q, &end) || !end.end || !same_qname(&end, &ds)) {
             return -1;
         }
         q = end.next;
     }
-    if (read_tag(skip_misc(q), &end) || !end.end || !eq(end.local, end.local_len, "target")) {
+    if (read_tag(skip_misc(q), &end) || !end.end || !same_qname(&end, open)) {
         return -1;
     }
     *p = end.next;
@@ -424,6 +461,8 @@ read_config(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
     const char *close;
     struct xtag end;
 
+    size_t outer_ns = fe->ns_count;
+
     fe->has_config = 1;
     if (open->empty) {
         *p = open->next;
@@ -432,9 +471,11 @@ read_config(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
     if (push_decls(fe, open)) {
         return -1;
     }
-    if (copy_config(fe, open->next, &close) || read_tag(close, &end) || !is_base(fe, &end, "config")) {
+    if (copy_config(fe, open->next, &close) || read_tag(close, &end) || !same_qname(&end, open)) {
         return -1;
     }
+    /* Declarations made on <config> end with it. */
+    fe->ns_count = outer_ns;
     *p = end.next;
     return 0;
 }
@@ -450,6 +491,9 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
     struct xtag t;
     const char *p;
     int has_target = 0;
+    int seen_default = 0;
+    int seen_test = 0;
+    int seen_error = 0;
 
     memset(fe, 0, sizeof *fe);
     /* <rpc message-id=...> */
@@ -476,7 +520,7 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
             p = t.next;
             break;
         }
-        if (t.attrs_len && strspn(t.attrs, " \t\r\n") < t.attrs_len && !is_base(fe, &t, "config")) {
+        if (has_attrs(&t) && !is_base(fe, &t, "config")) {
             return -1; /* attributes or declarations on a parameter: leave it to the full parser */
         }
         if (is_base(fe, &t, "target") && !has_target) {
@@ -484,15 +528,15 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
             if (read_target(fe, &p, &t)) {
                 return -1;
             }
-        } else if (is_base(fe, &t, "default-operation")) {
+        } else if (is_base(fe, &t, "default-operation") && !seen_default++) {
             if ((fe->default_op = read_enum(&p, &t, default_ops, 3)) < 0) {
                 return -1;
             }
-        } else if (is_base(fe, &t, "test-option")) {
+        } else if (is_base(fe, &t, "test-option") && !seen_test++) {
             if ((fe->test_option = read_enum(&p, &t, test_options, 3)) < 0) {
                 return -1;
             }
-        } else if (is_base(fe, &t, "error-option")) {
+        } else if (is_base(fe, &t, "error-option") && !seen_error++) {
             if ((fe->error_option = read_enum(&p, &t, error_options, 3)) < 0) {
                 return -1;
             }
