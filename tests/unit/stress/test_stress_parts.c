@@ -1,0 +1,257 @@
+/*
+ * Unit tests of the stress client's pieces that turn input into numbers:
+ * edit-content placeholders (stress/template.c), latency percentiles and
+ * error-tag counts (stress/stats.c), and the command line (stress/options.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+#include "stats.h"
+#include "template.h"
+
+static char *
+expand(const char *text, struct template_vars v)
+{
+    struct template t;
+    struct sbuf b = {0};
+
+    assert_int_equal(template_init(&t, strdup(text)), 0);
+    template_expand(&t, &v, &b);
+    template_free(&t);
+    return sbuf_take(&b, NULL);
+}
+
+static void
+test_placeholders_expand_to_their_values(void **state)
+{
+    char *out = expand("<a>{INDEX}/{MSG_ID}/{SESSION}/{DEVICE}</a>",
+                       (struct template_vars){.index = 42, .msg_id = 7, .session = 3, .device = 9});
+
+    (void)state;
+    assert_string_equal(out, "<a>42/7/3/9</a>");
+    free(out);
+}
+
+static void
+test_phys_addr_counts_up_from_aabbccdd0000(void **state)
+{
+    char *first = expand("{PHYS_ADDR}", (struct template_vars){.index = 0});
+    char *later = expand("{PHYS_ADDR}", (struct template_vars){.index = 0x1ff});
+    char *carry = expand("{PHYS_ADDR}", (struct template_vars){.index = 0x10000});
+
+    (void)state;
+    assert_string_equal(first, "aa:bb:cc:dd:00:00");
+    assert_string_equal(later, "aa:bb:cc:dd:01:ff");
+    assert_string_equal(carry, "aa:bb:cc:de:00:00");
+    free(first);
+    free(later);
+    free(carry);
+}
+
+static void
+test_unknown_braces_and_repeats_are_kept_as_text(void **state)
+{
+    char *out = expand("{NOPE}{INDEX}{INDEX}{", (struct template_vars){.index = 5});
+
+    (void)state;
+    assert_string_equal(out, "{NOPE}55{");
+    free(out);
+}
+
+static void
+test_text_without_placeholders_is_copied(void **state)
+{
+    char *out = expand("<x xmlns=\"urn:x\"/>", (struct template_vars){0});
+
+    (void)state;
+    assert_string_equal(out, "<x xmlns=\"urn:x\"/>");
+    free(out);
+}
+
+static void
+test_percentiles_use_nearest_rank(void **state)
+{
+    struct latency l = {0};
+
+    (void)state;
+    for (uint32_t v = 100; v >= 1; v--) {
+        assert_int_equal(latency_add(&l, v), 0);
+    }
+    latency_sort(&l);
+    assert_int_equal(latency_percentile(&l, 50), 50);
+    assert_int_equal(latency_percentile(&l, 90), 90);
+    assert_int_equal(latency_percentile(&l, 99), 99);
+    assert_int_equal(latency_percentile(&l, 99.9), 100);
+    assert_int_equal(latency_percentile(&l, 100), 100);
+    assert_int_equal(latency_percentile(&l, 0.5), 1);
+    latency_free(&l);
+}
+
+static void
+test_percentile_of_empty_set_is_zero_and_merge_keeps_all(void **state)
+{
+    struct latency a = {0};
+    struct latency b = {0};
+
+    (void)state;
+    assert_int_equal(latency_percentile(&a, 50), 0);
+    latency_add(&a, 5);
+    latency_add(&b, 1);
+    latency_add(&b, 9);
+    assert_int_equal(latency_merge(&a, &b), 0);
+    latency_sort(&a);
+    assert_int_equal(a.count, 3);
+    assert_int_equal(latency_percentile(&a, 100), 9);
+    assert_int_equal(latency_percentile(&a, 1), 1);
+    latency_free(&a);
+    latency_free(&b);
+}
+
+static void
+test_error_tags_are_counted_per_tag(void **state)
+{
+    struct tag_counts t = {0};
+
+    (void)state;
+    tags_add(&t, "data-exists", 1);
+    tags_add(&t, "in-use", 2);
+    tags_add(&t, "data-exists", 3);
+    tags_add(&t, "", 1);
+    assert_int_equal(t.count, 3);
+    assert_string_equal(t.items[0].tag, "data-exists");
+    assert_int_equal(t.items[0].count, 4);
+    assert_int_equal(t.items[1].count, 2);
+    assert_string_equal(t.items[2].tag, "(no error-tag)");
+    tags_free(&t);
+}
+
+static void
+test_json_strings_are_escaped(void **state)
+{
+    struct sbuf b = {0};
+
+    (void)state;
+    json_string(&b, "a\"b\\c\n\x01");
+    assert_string_equal(b.buf, "\"a\\\"b\\\\c\\u000a\\u0001\"");
+    sbuf_free(&b);
+}
+
+static enum stress_parse
+parse(struct stress_options *o, char *err, size_t len, int argc, const char **argv)
+{
+    return stress_options_parse(argc, (char **)argv, o, err, len);
+}
+
+static void
+test_edit_defaults_follow_opendaylight(void **state)
+{
+    const char *argv[] = {"fleetsim-stress", "edit"};
+    struct stress_options o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, err, sizeof err, 2, argv), STRESS_PARSE_RUN);
+    assert_int_equal(o.mode, STRESS_EDIT);
+    assert_int_equal(o.port, 17830);
+    assert_int_equal(o.ip, 0x7f000001u);
+    assert_int_equal(o.edits, 50000);
+    assert_int_equal(o.candidate, 1);
+    assert_int_equal(o.async, 0);
+    assert_int_equal(o.threads, 1);
+    assert_int_equal(o.msg_timeout_s, 60);
+    assert_int_equal(o.batch_size, 0);
+}
+
+static void
+test_opendaylight_flags_are_understood(void **state)
+{
+    const char *argv[] = {"fleetsim-stress",
+                          "edit",
+                          "--ip",
+                          "127.0.0.2",
+                          "--port",
+                          "2830",
+                          "--edits",
+                          "1000",
+                          "--edit-batch-size",
+                          "-1",
+                          "--candidate-datastore",
+                          "false",
+                          "--async-requests",
+                          "true",
+                          "--thread-amount",
+                          "4",
+                          "--msg-timeout",
+                          "5",
+                          "--ssh",
+                          "false",
+                          "--username",
+                          "u",
+                          "--password",
+                          "p"};
+    struct stress_options o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, err, sizeof err, sizeof argv / sizeof argv[0], argv), STRESS_PARSE_RUN);
+    assert_int_equal(o.ip, 0x7f000002u);
+    assert_int_equal(o.port, 2830);
+    assert_int_equal(o.edits, 1000);
+    assert_int_equal(o.batch_size, 0);
+    assert_int_equal(o.candidate, 0);
+    assert_int_equal(o.async, 1);
+    assert_int_equal(o.threads, 4);
+    assert_int_equal(o.msg_timeout_s, 5);
+    assert_string_equal(o.username, "u");
+}
+
+static void
+test_bad_usage_is_refused_with_a_message(void **state)
+{
+    const char *unknown[] = {"fleetsim-stress", "edit", "--bogus"};
+    const char *ssh[] = {"fleetsim-stress", "edit", "--ssh", "true"};
+    const char *threads[] = {"fleetsim-stress", "edit", "--edits", "2", "--thread-amount", "3"};
+    const char *ports[] = {"fleetsim-stress", "mount", "--port", "65535", "--device-count", "2"};
+    const char *sub[] = {"fleetsim-stress", "frobnicate"};
+    struct stress_options o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, err, sizeof err, 3, unknown), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "unknown option \"--bogus\" (see --help)");
+    assert_int_equal(parse(&o, err, sizeof err, 4, ssh), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "--ssh true"));
+    assert_int_equal(parse(&o, err, sizeof err, 6, threads), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--thread-amount 3 is more than --edits 2: every session needs an edit");
+    assert_int_equal(parse(&o, err, sizeof err, 6, ports), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "2 devices from port 65535 need ports past 65535");
+    assert_int_equal(parse(&o, err, sizeof err, 2, sub), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit or mount (see --help)");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_placeholders_expand_to_their_values),
+        cmocka_unit_test(test_phys_addr_counts_up_from_aabbccdd0000),
+        cmocka_unit_test(test_unknown_braces_and_repeats_are_kept_as_text),
+        cmocka_unit_test(test_text_without_placeholders_is_copied),
+        cmocka_unit_test(test_percentiles_use_nearest_rank),
+        cmocka_unit_test(test_percentile_of_empty_set_is_zero_and_merge_keeps_all),
+        cmocka_unit_test(test_error_tags_are_counted_per_tag),
+        cmocka_unit_test(test_json_strings_are_escaped),
+        cmocka_unit_test(test_edit_defaults_follow_opendaylight),
+        cmocka_unit_test(test_opendaylight_flags_are_understood),
+        cmocka_unit_test(test_bad_usage_is_refused_with_a_message),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
