@@ -454,6 +454,7 @@ setup(struct edit_run *run, const struct stress_options *o)
     char *text;
 
     run->o = o;
+    loop_timer_init(&run->progress_timer);
     run->loop = loop_new(run_raise_fd_limit());
     if (!run->loop || ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY, &run->xml_ctx)) {
         fprintf(stderr, "fleetsim-stress: cannot set up the event loop\n");
@@ -533,7 +534,6 @@ edit_run(const struct stress_options *o)
             goto cleanup;
         }
     }
-    loop_timer_init(&run.progress_timer);
     run.progress = isatty(STDERR_FILENO);
     if (run.progress) {
         loop_timer_start(run.loop, &run.progress_timer, loop_now_us(run.loop), on_progress);
@@ -547,6 +547,12 @@ edit_run(const struct stress_options *o)
         run.end_us = loop_clock_monotonic();
         stats_cpu_split(&run.user_end_s, &sys_s);
         run.cpu_end_s = run.user_end_s + sys_s;
+        if (!run.measuring) {
+            /* The clock never started: nothing was measured. */
+            run.start_us = run.end_us;
+            run.cpu_start_s = run.cpu_end_s;
+            run.user_start_s = run.user_end_s;
+        }
     }
 
     for (uint32_t i = 0; i < o->threads; i++) {

@@ -342,6 +342,7 @@ mount_run(const struct stress_options *o)
     int rc = 2;
 
     run.o = o;
+    loop_timer_init(&run.hold_timer);
     if (o->concurrency + 64 > (uint32_t)fd_limit && o->device_count + 64 > (uint32_t)fd_limit) {
         fprintf(stderr,
                 "fleetsim-stress: %u sessions need more descriptors than the limit of %d (ulimit -Hn)\n",
@@ -370,7 +371,6 @@ mount_run(const struct stress_options *o)
         run.sessions[i].device = i;
         run.sessions[i].conn.fd = -1;
     }
-    loop_timer_init(&run.hold_timer);
     run.cpu_start_s = stats_cpu_seconds();
     run.start_us = loop_clock_monotonic();
     start_more(&run);

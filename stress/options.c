@@ -182,7 +182,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
 
     opterr = 0;
     optind = 2;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
         switch (opt) {
         case OPT_IP:
             if (inet_pton(AF_INET, optarg, &addr) != 1) {

@@ -114,7 +114,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
 
     opterr = 0;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
         switch (opt) {
         case OPT_DEVICE_COUNT:
             if (parse_u32(optarg, 1, 1000000, &cfg->device_count)) {
