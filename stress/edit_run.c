@@ -437,11 +437,7 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
         &b, "},\"client_cpu_s\":%.6f,\"client_cpu_user_s\":%.6f,\"client_cpu_us_per_edit\":%.3f,\"failure\":",
         run->cpu_end_s - run->cpu_start_s, run->user_end_s - run->user_start_s,
         o->edits ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / (double)o->edits : 0.0);
-    if (run->failed) {
-        json_string(&b, run->failure);
-    } else {
-        sbuf_adds(&b, "null");
-    }
+    json_string_or_null(&b, run->failed ? run->failure : NULL);
     sbuf_adds(&b, "}}");
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
     sbuf_free(&b);

@@ -323,11 +323,7 @@ write_manifest(struct mount_run *run)
                     run->failures[i]);
     }
     sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"first_failure\":", run->cpu_end_s - run->cpu_start_s);
-    if (run->first_failure[0]) {
-        json_string(&b, run->first_failure);
-    } else {
-        sbuf_adds(&b, "null");
-    }
+    json_string_or_null(&b, run->first_failure);
     sbuf_adds(&b, "}}");
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
     sbuf_free(&b);

@@ -3,6 +3,7 @@
  * client except the port, which matches fleetsim's first device.
  */
 #include "options.h"
+#include "textarg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -93,49 +94,6 @@ static const char usage[] =
     "  --on-mount none|get-schema|get-config  what a mount does after the hello (default none)\n"
     "  --hold S                   keep every session open S seconds afterwards (default 0)\n";
 
-static int
-parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-    char *end = NULL;
-    unsigned long long v;
-
-    errno = 0;
-    if (!*s || *s == '-') {
-        return -1;
-    }
-    v = strtoull(s, &end, 10);
-    if (errno || *end || v < min || v > max) {
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int
-parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-    uint64_t v;
-
-    if (parse_u64(s, min, max, &v)) {
-        return -1;
-    }
-    *out = (uint32_t)v;
-    return 0;
-}
-
-static int
-parse_bool(const char *s, int *out)
-{
-    if (!s || !strcmp(s, "true")) {
-        *out = 1;
-    } else if (!strcmp(s, "false")) {
-        *out = 0;
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
 #define BAD(...)                                                                                             \
     do {                                                                                                     \
         snprintf(err, err_len, __VA_ARGS__);                                                                 \
@@ -191,22 +149,22 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             o->ip = ntohl(addr.s_addr);
             break;
         case OPT_PORT:
-            if (parse_u32(optarg, 1, 65535, &o->port)) {
+            if (textarg_u32(optarg, 1, 65535, &o->port)) {
                 BAD("--port must be a port from 1 to 65535, not \"%s\"", optarg);
             }
             break;
         case OPT_DEVICE_COUNT:
-            if (parse_u32(optarg, 1, 1000000, &o->device_count)) {
+            if (textarg_u32(optarg, 1, 1000000, &o->device_count)) {
                 BAD("--device-count must be a number from 1 to 1000000, not \"%s\"", optarg);
             }
             break;
         case OPT_IP_PER_DEVICE:
-            if (parse_bool(optarg, &o->ip_per_device)) {
+            if (textarg_bool(optarg, &o->ip_per_device)) {
                 BAD("--ip-per-device takes true or false, not \"%s\"", optarg);
             }
             break;
         case OPT_SSH:
-            if (parse_bool(optarg, &o->ssh)) {
+            if (textarg_bool(optarg, &o->ssh)) {
                 BAD("--ssh takes true or false, not \"%s\"", optarg);
             }
             break;
@@ -217,12 +175,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             o->password = optarg;
             break;
         case OPT_MSG_TIMEOUT:
-            if (parse_u32(optarg, 1, 86400, &o->msg_timeout_s)) {
+            if (textarg_u32(optarg, 1, 86400, &o->msg_timeout_s)) {
                 BAD("--msg-timeout must be seconds from 1 to 86400, not \"%s\"", optarg);
             }
             break;
         case OPT_LEGACY_FRAMING:
-            if (parse_bool(optarg, &o->legacy_framing)) {
+            if (textarg_bool(optarg, &o->legacy_framing)) {
                 BAD("--legacy-framing takes true or false, not \"%s\"", optarg);
             }
             break;
@@ -233,7 +191,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             o->preamble_path = optarg;
             break;
         case OPT_EDITS:
-            if (parse_u64(optarg, 1, 1000000000ull, &o->edits)) {
+            if (textarg_u64(optarg, 1, 1000000000ull, &o->edits)) {
                 BAD("--edits must be a number from 1, not \"%s\"", optarg);
             }
             break;
@@ -244,32 +202,32 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             /* OpenDaylight's -1 means one batch of everything, as does 0 here. */
             if (!strcmp(optarg, "-1")) {
                 o->batch_size = 0;
-            } else if (parse_u64(optarg, 0, UINT64_MAX, &o->batch_size)) {
+            } else if (textarg_u64(optarg, 0, UINT64_MAX, &o->batch_size)) {
                 BAD("--edit-batch-size must be a number, not \"%s\"", optarg);
             }
             break;
         case OPT_CANDIDATE:
-            if (parse_bool(optarg, &o->candidate)) {
+            if (textarg_bool(optarg, &o->candidate)) {
                 BAD("--candidate-datastore takes true or false, not \"%s\"", optarg);
             }
             break;
         case OPT_ASYNC:
-            if (parse_bool(optarg, &o->async)) {
+            if (textarg_bool(optarg, &o->async)) {
                 BAD("--async-requests takes true or false, not \"%s\"", optarg);
             }
             break;
         case OPT_THREADS:
-            if (parse_u32(optarg, 1, 100000, &o->threads)) {
+            if (textarg_u32(optarg, 1, 100000, &o->threads)) {
                 BAD("--thread-amount must be a number from 1 to 100000, not \"%s\"", optarg);
             }
             break;
         case OPT_PIPELINE:
-            if (parse_u32(optarg, 0, UINT32_MAX, &o->pipeline)) {
+            if (textarg_u32(optarg, 0, UINT32_MAX, &o->pipeline)) {
                 BAD("--pipeline must be a number (0: no limit), not \"%s\"", optarg);
             }
             break;
         case OPT_CONCURRENCY:
-            if (parse_u32(optarg, 1, 1000000, &o->concurrency)) {
+            if (textarg_u32(optarg, 1, 1000000, &o->concurrency)) {
                 BAD("--concurrency must be a number from 1, not \"%s\"", optarg);
             }
             break;
@@ -285,7 +243,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             }
             break;
         case OPT_HOLD:
-            if (parse_u32(optarg, 0, 86400, &o->hold_s)) {
+            if (textarg_u32(optarg, 0, 86400, &o->hold_s)) {
                 BAD("--hold must be seconds from 0 to 86400, not \"%s\"", optarg);
             }
             break;

@@ -163,6 +163,16 @@ json_string(struct sbuf *b, const char *s)
     sbuf_add(b, "\"", 1);
 }
 
+void
+json_string_or_null(struct sbuf *b, const char *s)
+{
+    if (s && *s) {
+        json_string(b, s);
+    } else {
+        sbuf_adds(b, "null");
+    }
+}
+
 int
 json_write_file(const char *path, const struct sbuf *b)
 {

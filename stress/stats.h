@@ -60,6 +60,9 @@ void stats_cpu_split(double *user_s, double *system_s);
 /** @brief Append @p s as a JSON string (quoted, escaped). */
 void json_string(struct sbuf *b, const char *s);
 
+/** @brief Append @p s as a JSON string, or null when @p s is NULL or empty. */
+void json_string_or_null(struct sbuf *b, const char *s);
+
 /** @brief Write @p b to @p path (replacing it atomically). @return 0 or -1 with errno set. */
 int json_write_file(const char *path, const struct sbuf *b);
 

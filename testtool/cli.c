@@ -3,6 +3,7 @@
  * precise message per bad option (the caller exits with 2).
  */
 #include "cli.h"
+#include "textarg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -64,37 +65,6 @@ static const char usage[] =
     "  --max-message-size BYTES     largest accepted client message (default 67108864)\n"
     "  --help, --version\n";
 
-static int
-parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-    char *end = NULL;
-    unsigned long long v;
-
-    errno = 0;
-    if (!*s || *s == '-') {
-        return -1;
-    }
-    v = strtoull(s, &end, 10);
-    if (errno || *end || v < min || v > max) {
-        return -1;
-    }
-    *out = (uint32_t)v;
-    return 0;
-}
-
-static int
-parse_bool(const char *s, int *out)
-{
-    if (!strcmp(s, "true")) {
-        *out = 1;
-    } else if (!strcmp(s, "false")) {
-        *out = 0;
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
 enum cli_result
 cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err_len)
 {
@@ -117,14 +87,14 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
         switch (opt) {
         case OPT_DEVICE_COUNT:
-            if (parse_u32(optarg, 1, 1000000, &cfg->device_count)) {
+            if (textarg_u32(optarg, 1, 1000000, &cfg->device_count)) {
                 snprintf(err, err_len, "--device-count must be a number from 1 to 1000000, not \"%s\"",
                          optarg);
                 return CLI_ERROR;
             }
             break;
         case OPT_STARTING_PORT:
-            if (parse_u32(optarg, 1, 65535, &cfg->starting_port)) {
+            if (textarg_u32(optarg, 1, 65535, &cfg->starting_port)) {
                 snprintf(err, err_len, "--starting-port must be a port from 1 to 65535, not \"%s\"", optarg);
                 return CLI_ERROR;
             }
@@ -139,13 +109,13 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
         case OPT_IP_PER_DEVICE:
             if (!optarg) {
                 cfg->ip_per_device = 1;
-            } else if (parse_bool(optarg, &cfg->ip_per_device)) {
+            } else if (textarg_bool(optarg, &cfg->ip_per_device)) {
                 snprintf(err, err_len, "--ip-per-device takes true or false, not \"%s\"", optarg);
                 return CLI_ERROR;
             }
             break;
         case OPT_SSH:
-            if (parse_bool(optarg, &cfg->ssh)) {
+            if (textarg_bool(optarg, &cfg->ssh)) {
                 snprintf(err, err_len, "--ssh takes true or false, not \"%s\"", optarg);
                 return CLI_ERROR;
             }
@@ -157,7 +127,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             cfg->initial_config_file = optarg;
             break;
         case OPT_THREADS:
-            if (parse_u32(optarg, 1, 1024, &cfg->threads)) {
+            if (textarg_u32(optarg, 1, 1024, &cfg->threads)) {
                 snprintf(err, err_len, "--threads must be a number from 1 to 1024, not \"%s\"", optarg);
                 return CLI_ERROR;
             }
@@ -169,7 +139,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             }
             break;
         case OPT_DEBUG:
-            if (parse_bool(optarg, &flag)) {
+            if (textarg_bool(optarg, &flag)) {
                 snprintf(err, err_len, "--debug takes true or false, not \"%s\"", optarg);
                 return CLI_ERROR;
             }
@@ -178,7 +148,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             }
             break;
         case OPT_MAX_MESSAGE:
-            if (parse_u32(optarg, 4096, UINT32_MAX, &v)) {
+            if (textarg_u32(optarg, 4096, UINT32_MAX, &v)) {
                 snprintf(err, err_len, "--max-message-size must be a number of bytes from 4096, not \"%s\"",
                          optarg);
                 return CLI_ERROR;

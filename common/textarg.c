@@ -1,0 +1,51 @@
+/*
+ * Parsing command-line values; see textarg.h.
+ */
+#include "textarg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+textarg_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end = NULL;
+    unsigned long long v;
+
+    errno = 0;
+    if (!s || !*s || *s == '-') {
+        return -1;
+    }
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int
+textarg_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+    uint64_t v;
+
+    if (textarg_u64(s, min, max, &v)) {
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int
+textarg_bool(const char *s, int *out)
+{
+    if (!s || !strcmp(s, "true")) {
+        *out = 1;
+    } else if (!strcmp(s, "false")) {
+        *out = 0;
+    } else {
+        return -1;
+    }
+    return 0;
+}
