@@ -42,9 +42,7 @@ teardown(struct conn *c)
     }
     loop_timer_stop(c->loop, &c->timer);
     frame_decoder_close(&c->dec);
-    free(c->out);
-    c->out = NULL;
-    c->out_len = c->out_off = c->out_cap = 0;
+    outq_free(&c->out);
     c->state = CONN_CLOSED;
 }
 
@@ -135,31 +133,29 @@ conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t a
     return 0;
 }
 
+static void
+fail_errno(struct conn *c, const char *call)
+{
+    char detail[128];
+
+    snprintf(detail, sizeof detail, "%s: %s", call, strerror(errno));
+    fail(c, CONN_FAIL_RESET, detail);
+}
+
 /* Write what is queued; on a short write wait for EPOLLOUT. Returns -1 when the connection failed. */
 static int
 flush(struct conn *c)
 {
-    while (c->out_off < c->out_len) {
-        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
-        if (n > 0) {
-            c->out_off += (size_t)n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0 && errno == EAGAIN) {
-            loop_set_events(c->loop, c->fd, LOOP_READ | LOOP_WRITE);
-            return 0;
-        }
-        {
-            char detail[128];
-            snprintf(detail, sizeof detail, "send: %s", strerror(errno));
-            fail(c, CONN_FAIL_RESET, detail);
-        }
+    switch (outq_write(&c->out, c->fd)) {
+    case OUTQ_ERROR:
+        fail_errno(c, "send");
         return -1;
+    case OUTQ_AGAIN:
+        loop_set_events(c->loop, c->fd, LOOP_READ | LOOP_WRITE);
+        return 0;
+    case OUTQ_EMPTY:
+        break;
     }
-    c->out_off = c->out_len = 0;
     loop_set_events(c->loop, c->fd, LOOP_READ);
     return 0;
 }
@@ -170,8 +166,8 @@ conn_send(struct conn *c, const char *bytes, size_t len)
     if (c->state == CONN_CLOSED) {
         return -1;
     }
-    /* Nothing queued: write straight from the caller's bytes and copy only what the socket did not take. */
-    if (c->state != CONN_CONNECTING && c->out_len == c->out_off) {
+    /* Nothing queued: write straight from the caller's bytes and queue only what the socket did not take. */
+    if (c->state != CONN_CONNECTING && !outq_pending(&c->out)) {
         ssize_t n = send(c->fd, bytes, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n == (ssize_t)len) {
             return 0;
@@ -180,28 +176,14 @@ conn_send(struct conn *c, const char *bytes, size_t len)
             bytes += n;
             len -= (size_t)n;
         } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            char detail[128];
-            snprintf(detail, sizeof detail, "send: %s", strerror(errno));
-            fail(c, CONN_FAIL_RESET, detail);
+            fail_errno(c, "send");
             return -1;
         }
     }
-    if (c->out_len + len > c->out_cap) {
-        size_t cap = c->out_cap ? c->out_cap : 4096;
-        char *grown;
-        while (cap < c->out_len + len) {
-            cap *= 2;
-        }
-        grown = realloc(c->out, cap);
-        if (!grown) {
-            fail(c, CONN_FAIL_RESOURCES, "out of memory queueing a request");
-            return -1;
-        }
-        c->out = grown;
-        c->out_cap = cap;
+    if (outq_add(&c->out, bytes, len)) {
+        fail(c, CONN_FAIL_RESOURCES, "out of memory queueing a request");
+        return -1;
     }
-    memcpy(c->out + c->out_len, bytes, len);
-    c->out_len += len;
     if (c->state == CONN_CONNECTING) {
         return 0; /* written once connected */
     }
@@ -359,9 +341,7 @@ on_io(struct loop *loop, int fd, uint32_t events, void *data)
                  frame_decoder_partial(&c->dec) ? "server closed the connection mid-message"
                                                 : "server closed the connection");
         } else if (errno != EAGAIN && errno != EINTR) {
-            char detail[128];
-            snprintf(detail, sizeof detail, "read: %s", strerror(errno));
-            fail(c, CONN_FAIL_RESET, detail);
+            fail_errno(c, "read");
         }
         return;
     }

@@ -17,6 +17,7 @@
 #include "frame.h"
 #include "hello.h"
 #include "loop.h"
+#include "outq.h"
 #include "sbuf.h"
 
 enum conn_state {
@@ -64,10 +65,7 @@ struct conn {
     size_t preamble_len;             /* its length */
     struct frame_decoder dec;        /* input framing */
     enum frame_mode out_mode;        /* output framing after the hello */
-    char *out;                       /* unsent output */
-    size_t out_len;                  /* bytes queued */
-    size_t out_off;                  /* bytes already written */
-    size_t out_cap;                  /* allocated */
+    struct outq out;                 /* unsent output */
     struct loop_timer timer;         /* message timeout; armed while waiting for the server */
     uint32_t timeout_ms;             /* message timeout */
     struct hello_info server_hello;  /* the server's hello, kept after CONN_READY */

@@ -15,6 +15,7 @@
 #include "hello.h"
 #include "lock.h"
 #include "log.h"
+#include "outq.h"
 #include "rpc.h"
 #include "sbuf.h"
 
@@ -109,34 +110,22 @@ sess_send(struct session *s, const char *xml, size_t len)
     char tail[FRAME_HEADER_MAX_BYTES];
     size_t hlen;
     size_t tlen;
-    size_t need;
 
     if (s->state >= SESS_DEAD) {
         return;
     }
     hlen = frame_header(s->out_mode, len, head);
     tlen = frame_trailer(s->out_mode, tail);
-    need = s->out_len + hlen + len + tlen;
-    if (need > s->out_cap) {
-        size_t cap = s->out_cap ? s->out_cap : 4096;
-        char *grown;
-        while (cap < need) {
-            cap *= 2;
-        }
-        grown = realloc(s->out, cap);
-        if (!grown) {
-            log_error("device %u session %u: out of memory queueing %zu bytes, closing", s->dev->index, s->id,
-                      len);
-            sess_close(s, 0);
-            return;
-        }
-        s->out = grown;
-        s->out_cap = cap;
+    /* Reserved first, so the three appends below cannot fail half-way through a message. */
+    if (outq_reserve(&s->out, hlen + len + tlen)) {
+        log_error("device %u session %u: out of memory queueing %zu bytes, closing", s->dev->index, s->id,
+                  len);
+        sess_close(s, 0);
+        return;
     }
-    memcpy(s->out + s->out_len, head, hlen);
-    memcpy(s->out + s->out_len + hlen, xml, len);
-    memcpy(s->out + s->out_len + hlen + len, tail, tlen);
-    s->out_len = need;
+    outq_add(&s->out, head, hlen);
+    outq_add(&s->out, xml, len);
+    outq_add(&s->out, tail, tlen);
     mark_pending(s);
 }
 
@@ -185,7 +174,7 @@ sess_close(struct session *s, int graceful)
     if (s->state >= SESS_CLOSING && !(s->state == SESS_CLOSING && !graceful)) {
         return;
     }
-    if (graceful && s->out_len > s->out_off) {
+    if (graceful && outq_pending(&s->out)) {
         s->state = SESS_CLOSING;
         lock_release_session(&s->dev->ds, s->id);
         loop_set_events(s->worker->loop, s->fd, LOOP_WRITE);
@@ -294,7 +283,7 @@ on_readable(struct session *s)
             if ((size_t)n < SESSION_READ_BUF_BYTES) {
                 return;
             }
-            if (s->out_len - s->out_off > SESSION_OUTPUT_HIGH_WATER_BYTES) {
+            if (outq_pending(&s->out) > SESSION_OUTPUT_HIGH_WATER_BYTES) {
                 return; /* let the flush run; back-pressure is applied there */
             }
             continue;
@@ -313,25 +302,11 @@ on_readable(struct session *s)
 static int
 flush(struct session *s)
 {
-    while (s->out_off < s->out_len) {
-        ssize_t n = send(s->fd, s->out + s->out_off, s->out_len - s->out_off, MSG_NOSIGNAL);
-        if (n > 0) {
-            s->out_off += (size_t)n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0 && errno == EAGAIN) {
-            break;
-        }
+    switch (outq_write(&s->out, s->fd)) {
+    case OUTQ_ERROR:
         close_now(s);
         return -1;
-    }
-    if (s->out_off == s->out_len) {
-        free(s->out);
-        s->out = NULL;
-        s->out_len = s->out_off = s->out_cap = 0;
+    case OUTQ_EMPTY:
         if (s->state == SESS_CLOSING) {
             close_now(s);
             return -1;
@@ -339,9 +314,11 @@ flush(struct session *s)
         s->read_paused = 0;
         loop_set_events(s->worker->loop, s->fd, LOOP_READ);
         return 0;
+    case OUTQ_AGAIN:
+        break;
     }
     /* Short write: wait for room; stop reading while the backlog is large. */
-    s->read_paused = s->out_len - s->out_off > SESSION_OUTPUT_HIGH_WATER_BYTES;
+    s->read_paused = outq_pending(&s->out) > SESSION_OUTPUT_HIGH_WATER_BYTES;
     loop_set_events(s->worker->loop, s->fd,
                     LOOP_WRITE | (s->read_paused || s->state == SESS_CLOSING ? 0 : LOOP_READ));
     return 0;
@@ -379,7 +356,7 @@ sess_worker_before_sleep(struct loop *loop, void *data)
     while ((s = w->closing)) {
         w->closing = s->closing_next;
         frame_decoder_close(&s->dec);
-        free(s->out);
+        outq_free(&s->out);
         free(s);
     }
 }

@@ -13,6 +13,7 @@
 #include "fleet.h"
 #include "frame.h"
 #include "loop.h"
+#include "outq.h"
 
 /* A client must send its hello within this time. */
 #define SESSION_HELLO_TIMEOUT_MS 60000
@@ -38,10 +39,7 @@ struct session {
     struct worker *worker;         /* the device's worker */
     struct frame_decoder dec;      /* input framing */
     enum frame_mode out_mode;      /* output framing (EOM until both sides said base:1.1) */
-    char *out;                     /* unsent output, NULL when none */
-    size_t out_len;                /* bytes in out */
-    size_t out_off;                /* bytes of out already written */
-    size_t out_cap;                /* allocated size of out */
+    struct outq out;               /* unsent output; holds memory only while something waits */
     struct session *dev_next;      /* device's session list */
     struct session *dev_prev;      /* device's session list */
     struct session *pending_next;  /* worker's flush list; valid while in_pending */
