@@ -59,11 +59,11 @@ fail(struct conn *c, enum conn_failure why, const char *detail)
 void
 conn_close(struct conn *c)
 {
-    if (c->state == CONN_CLOSED || c->state == CONN_IDLE) {
-        c->state = CONN_CLOSED;
-        return;
+    /* A failed connection keeps its server hello until here: the manifest reports it. */
+    if (c->state != CONN_CLOSED && c->state != CONN_IDLE) {
+        teardown(c);
     }
-    teardown(c);
+    c->state = CONN_CLOSED;
     hello_info_free(&c->server_hello);
 }
 

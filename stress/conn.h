@@ -98,7 +98,8 @@ void conn_expect(struct conn *c);
 /** @brief Stop the message timeout (nothing outstanding). */
 void conn_idle(struct conn *c);
 
-/** @brief Close on purpose; no callback follows. Accepts closed connections. */
+/** @brief Close on purpose (no callback follows) and release everything, the server's hello too.
+ * Accepts closed and never started connections; every connection ends with it. */
 void conn_close(struct conn *c);
 
 /** @return A short name of a failure cause ("refused", "timeout", ...). */

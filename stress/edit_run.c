@@ -570,14 +570,15 @@ edit_run(const struct stress_options *o)
     if (run.measuring) {
         print_report(&run, &all, &tags, totals);
     }
+    rc = 0;
     if (o->json_path && write_manifest(&run, &all, &tags, totals)) {
-        fprintf(stderr, "fleetsim-stress: cannot write %s: %m\n", o->json_path);
+        /* The manifest is part of the result: a run that cannot record it did not complete. */
+        fprintf(stderr, "fleetsim-stress: FAILED: cannot write %s: %m\n", o->json_path);
+        rc = 1;
     }
     if (run.failed) {
         fprintf(stderr, "fleetsim-stress: FAILED: %s\n", run.failure);
         rc = 1;
-    } else {
-        rc = 0;
     }
 
 cleanup:

@@ -373,15 +373,19 @@ mount_run(const struct stress_options *o)
     all_done_check(&run);
     loop_run(run.loop);
     report(&run);
+    rc = 0;
     if (o->json_path && write_manifest(&run)) {
-        fprintf(stderr, "fleetsim-stress: cannot write %s: %m\n", o->json_path);
+        fprintf(stderr, "fleetsim-stress: FAILED: cannot write %s: %m\n", o->json_path);
+        rc = 1;
     }
     if (run.failed) {
         fprintf(stderr, "fleetsim-stress: FAILED: %u of %u sessions failed; first: %s\n",
                 (unsigned)run.failed, (unsigned)o->device_count, run.first_failure);
         rc = 1;
-    } else {
-        rc = run.rpc_errors ? 1 : 0;
+    } else if (run.rpc_errors) {
+        fprintf(stderr, "fleetsim-stress: FAILED: %" PRIu64 " on-mount requests answered with rpc-error\n",
+                run.rpc_errors);
+        rc = 1;
     }
 
 cleanup:
