@@ -363,6 +363,12 @@ drain_inbox(struct loop *loop)
     }
 }
 
+void
+loop_run_posted(struct loop *loop)
+{
+    drain_inbox(loop);
+}
+
 /*
  * Collect every due timer first, then run them: a callback may start or stop
  * any timer (itself included) without disturbing this round. A timer started

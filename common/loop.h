@@ -90,6 +90,9 @@ void loop_set_before_sleep(struct loop *loop, loop_hook_cb cb, void *data);
  */
 enum fleet_err loop_post(struct loop *loop, loop_msg_cb cb, void *arg);
 
+/** @brief Run what loop_post() queued, now (after the loop's thread ended: nothing posted is lost). */
+void loop_run_posted(struct loop *loop);
+
 /** @brief Run until loop_stop(). */
 void loop_run(struct loop *loop);
 

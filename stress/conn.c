@@ -78,10 +78,23 @@ on_timeout(struct loop *loop, struct loop_timer *timer)
     fail(c, CONN_FAIL_TIMEOUT, detail);
 }
 
+static void
+on_early_failure(struct loop *loop, struct loop_timer *timer)
+{
+    struct conn *c = (struct conn *)((char *)timer - offsetof(struct conn, timer));
+    char detail[128];
+
+    (void)loop;
+    snprintf(detail, sizeof detail, "connect: %s", strerror(c->early_errno));
+    fail(c, c->early_failure, detail);
+}
+
 void
 conn_expect(struct conn *c)
 {
-    loop_timer_start(c->loop, &c->timer, loop_now_us(c->loop) + (monotime_us)c->timeout_ms * 1000u,
+    /* The clock, not the loop's cached time: work done since the loop woke (building requests) is not
+     * waiting. */
+    loop_timer_start(c->loop, &c->timer, loop_clock_monotonic() + (monotime_us)c->timeout_ms * 1000u,
                      on_timeout);
 }
 
@@ -125,10 +138,13 @@ conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t a
     }
     conn_expect(c);
     if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
-        char detail[128];
-        enum conn_failure why = errno == ECONNREFUSED ? CONN_FAIL_REFUSED : CONN_FAIL_RESET;
-        snprintf(detail, sizeof detail, "connect: %s", strerror(errno));
-        fail(c, why, detail);
+        /*
+         * Reported from a timer, not from here: a caller that starts the next connection
+         * from the failure callback would otherwise recurse once per device.
+         */
+        c->early_failure = errno == ECONNREFUSED ? CONN_FAIL_REFUSED : CONN_FAIL_RESET;
+        c->early_errno = errno;
+        loop_timer_start(loop, &c->timer, loop_clock_monotonic(), on_early_failure);
     }
     return 0;
 }

@@ -69,6 +69,8 @@ struct conn {
     struct loop_timer timer;         /* message timeout; armed while waiting for the server */
     uint32_t timeout_ms;             /* message timeout */
     struct hello_info server_hello;  /* the server's hello, kept after CONN_READY */
+    enum conn_failure early_failure; /* connect() failed at once: reported from the timer */
+    int early_errno;                 /* its errno */
     monotime_us started_us;          /* conn_start() */
     monotime_us ready_us;            /* hello exchanged */
 };

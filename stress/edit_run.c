@@ -264,6 +264,8 @@ on_message(struct conn *c, const char *msg, size_t len)
     }
     if (s->answered == s->sent) {
         conn_idle(c);
+    } else {
+        conn_expect(c); /* the timeout counts from the last sign of life, not from the last send */
     }
 }
 

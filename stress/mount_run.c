@@ -59,23 +59,27 @@ struct mount_run {
 static const struct conn_callbacks callbacks;
 
 static void
+on_hold_over(struct loop *loop, struct loop_timer *timer)
+{
+    (void)timer;
+    loop_stop(loop);
+}
+
+/* Every device mounted or failed: the measurement ends here, once; then hold, or stop. */
+static void
 all_done_check(struct mount_run *run)
 {
-    if (run->mounted + run->failed < run->o->device_count) {
+    if (run->all_done_us || run->mounted + run->failed < run->o->device_count) {
         return;
     }
     run->all_done_us = loop_clock_monotonic();
     run->cpu_end_s = stats_cpu_seconds();
     if (!run->o->hold_s) {
         loop_stop(run->loop);
+        return;
     }
-}
-
-static void
-on_hold_over(struct loop *loop, struct loop_timer *timer)
-{
-    (void)timer;
-    loop_stop(loop);
+    loop_timer_start(run->loop, &run->hold_timer, loop_clock_monotonic() + run->o->hold_s * 1000000ull,
+                     on_hold_over);
 }
 
 static void start_more(struct mount_run *run);
@@ -93,10 +97,6 @@ session_mounted(struct mount_session *s)
     conn_idle(&s->conn);
     start_more(run);
     all_done_check(run);
-    if (run->mounted + run->failed == run->o->device_count && run->o->hold_s) {
-        loop_timer_start(run->loop, &run->hold_timer, loop_now_us(run->loop) + run->o->hold_s * 1000000ull,
-                         on_hold_over);
-    }
 }
 
 /* get-schema of every module the hello lists (module=NAME&revision=REV). */

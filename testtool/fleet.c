@@ -272,6 +272,8 @@ fleet_close(struct fleet *fleet)
         }
         /* Threads are gone: the main thread may now touch every worker's state. */
         if (w->loop) {
+            /* Connections handed over to this worker but not yet adopted become sessions, then close. */
+            loop_run_posted(w->loop);
             sess_close_all(w);
             loop_timer_stop(w->loop, &w->accept_pause);
         }

@@ -114,7 +114,8 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
             if (errno == EINTR || errno == ECONNABORTED) {
                 continue;
             }
-            if (errno == EMFILE || errno == ENFILE) {
+            /* Level-triggered: a resource error would fire again at once, so wait a little instead. */
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 pause_accepting(w);
             }
             return;

@@ -559,5 +559,7 @@ op_kill_session(struct rpc_call *call)
         return;
     }
     log_debug("device %u: session %u kills session %u", call->dev->index, call->sess->id, id);
+    /* RFC 6022: a killed session is not a dropped one. */
+    victim->terminated = 1;
     sess_close(victim, 0);
 }

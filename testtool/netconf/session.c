@@ -72,7 +72,10 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     s->out_mode = FRAME_EOM;
     s->login_time = time(NULL);
     s->peer_addr = peer_addr;
-    frame_decoder_init(&s->dec, w->fleet->cfg.max_msg_bytes);
+    /* Until the hello is done the peer is unknown: it gets a small message limit. */
+    frame_decoder_init(&s->dec, w->fleet->cfg.max_msg_bytes < SESSION_HELLO_MAX_BYTES
+                                    ? w->fleet->cfg.max_msg_bytes
+                                    : SESSION_HELLO_MAX_BYTES);
     loop_timer_init(&s->hello_timer);
     if (loop_watch(w->loop, fd, LOOP_READ, on_io, s)) {
         log_error("device %u: cannot watch a new connection: %m", dev->index);
@@ -225,6 +228,7 @@ on_hello(struct session *s, const char *msg)
         s->out_mode = FRAME_CHUNKED;
     }
     loop_timer_stop(s->worker->loop, &s->hello_timer);
+    s->dec.max_msg_bytes = s->worker->fleet->cfg.max_msg_bytes;
     s->state = SESS_ACTIVE;
     s->dev->stats.in_sessions++;
     log_debug("device %u session %u: hello done, %s framing", s->dev->index, s->id,
@@ -288,10 +292,13 @@ on_readable(struct session *s)
             }
             continue;
         }
-        if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        if (n == 0) {
             if (frame_decoder_partial(&s->dec)) {
                 log_debug("device %u session %u: peer left mid-message", s->dev->index, s->id);
             }
+            /* A half-closed peer may still read: the replies it asked for go out first. */
+            sess_close(s, 1);
+        } else if (errno != EAGAIN && errno != EINTR) {
             close_now(s);
         }
         return;
