@@ -128,7 +128,9 @@ reply_scan(const char *xml, size_t len, struct reply_info *info)
             continue;
         }
         if (*p == '!') {
-            const char *close = !strncmp(p, "!--", 3) ? find(p, end, "-->") : find(p, end, "]]>");
+            /* Length first: the message is not NUL-terminated. */
+            int comment = end - p >= 3 && !memcmp(p, "!--", 3);
+            const char *close = comment ? find(p, end, "-->") : find(p, end, "]]>");
             if (!close) {
                 break;
             }

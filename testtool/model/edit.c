@@ -753,9 +753,17 @@ drop_unmentioned_top(struct edit_ctx *ec, const struct lyd_node *config)
     struct lyd_node *next;
 
     for (node = *ec->tree; node; node = next) {
-        struct lyd_node *mentioned = NULL;
+        const struct lyd_node *c;
+        int mentioned = 0;
         next = node->next;
-        lyd_find_sibling_first(config, node, &mentioned);
+        /* Compared one by one: <config> may hold opaque nodes, which libyang's sibling search cannot take. */
+        LY_LIST_FOR(config, c)
+        {
+            if (c->schema == node->schema && !lyd_compare_single(c, node, 0)) {
+                mentioned = 1;
+                break;
+            }
+        }
         if (!mentioned && unlink_node(ec, node)) {
             return;
         }

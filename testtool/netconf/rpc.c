@@ -100,6 +100,16 @@ print_rpc_attrs(struct sbuf *b, const struct lyd_node *envelope)
         return;
     }
     for (a = ((const struct lyd_node_opaq *)envelope)->attr; a; a = a->next) {
+        const struct lyd_attr *same = ((const struct lyd_node_opaq *)envelope)->attr;
+        /* An attribute given twice is repeated once: a tag may not carry it twice. */
+        while (same != a && (strcmp(same->name.name, a->name.name) ||
+                             (same->name.prefix ? !a->name.prefix || strcmp(same->name.prefix, a->name.prefix)
+                                                : !!a->name.prefix))) {
+            same = same->next;
+        }
+        if (same != a) {
+            continue;
+        }
         if (a->name.prefix && a->name.module_ns) {
             const struct lyd_attr *earlier = ((const struct lyd_node_opaq *)envelope)->attr;
             /* Each prefix is declared once: a repeated xmlns:p is not XML. */

@@ -197,6 +197,23 @@ is_xmlns(const struct xattr *a)
            (a->prefix && eq(a->prefix, a->prefix_len, "xmlns"));
 }
 
+/*
+ * A value this scanner may copy into another tag as written: printable
+ * ASCII without '&', '<' or '"'. Anything else (entities, other quotes,
+ * bytes libyang would check as UTF-8) goes to the full parser.
+ */
+static int
+plain_value(const char *v, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if (c < 0x20 || c >= 0x7f || c == '&' || c == '<' || c == '"') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Add the tag's namespace declarations to the scope. */
 static int
 push_decls(struct rpc_fast_edit *fe, const struct xtag *t)
@@ -210,7 +227,7 @@ push_decls(struct rpc_fast_edit *fe, const struct xtag *t)
         if (!is_xmlns(&a)) {
             continue;
         }
-        if (fe->ns_count == RPC_FAST_MAX_NS || memchr(a.value, '&', a.value_len) || !a.value_len) {
+        if (fe->ns_count == RPC_FAST_MAX_NS || !a.value_len || !plain_value(a.value, a.value_len)) {
             return -1;
         }
         fe->ns[fe->ns_count++] = (struct rpc_fast_ns){
@@ -245,6 +262,41 @@ is_base(const struct rpc_fast_edit *fe, const struct xtag *t, const char *local)
     return eq(t->local, t->local_len, local) && ns && eq(ns->uri, ns->uri_len, NC_BASE_NS);
 }
 
+/* <config> may declare namespaces for its content, nothing else: other attributes are the full parser's. */
+static int
+only_decls(const struct xtag *t)
+{
+    const char *cursor = t->attrs;
+    const char *end = t->attrs + t->attrs_len;
+    struct xattr a;
+    int r;
+
+    while ((r = next_attr(&cursor, end, &a)) == 1) {
+        if (!is_xmlns(&a)) {
+            return 0;
+        }
+    }
+    return r == 0;
+}
+
+/* Does the tag carry an attribute of the same qualified name before @p a? */
+static int
+attr_repeated(const struct xtag *t, const struct xattr *a)
+{
+    const char *cursor = t->attrs;
+    const char *end = t->attrs + t->attrs_len;
+    struct xattr b;
+
+    while (next_attr(&cursor, end, &b) == 1 && b.local != a->local) {
+        if (b.local_len == a->local_len && !memcmp(b.local, a->local, a->local_len) &&
+            b.prefix_len == a->prefix_len &&
+            (!a->prefix_len || !memcmp(b.prefix, a->prefix, a->prefix_len))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The <rpc> attributes for the reply; prefixed ones bring their namespace. Requires message-id. */
 static int
 collect_reply_attrs(struct rpc_fast_edit *fe, const struct xtag *t)
@@ -261,6 +313,9 @@ collect_reply_attrs(struct rpc_fast_edit *fe, const struct xtag *t)
     while ((r = next_attr(&cursor, end, &a)) == 1) {
         if (is_xmlns(&a)) {
             continue;
+        }
+        if (!plain_value(a.value, a.value_len) || attr_repeated(t, &a)) {
+            return -1;
         }
         if (a.prefix) {
             const struct rpc_fast_ns *ns = resolve(fe, a.prefix, a.prefix_len);
@@ -282,14 +337,8 @@ collect_reply_attrs(struct rpc_fast_edit *fe, const struct xtag *t)
             has_id |= eq(a.local, a.local_len, "message-id");
             sbuf_printf(&fe->reply_attrs, " %.*s=\"", (int)a.local_len, a.local);
         }
-        /* The value is already escaped XML, but a single-quoted one may hold '"'. */
-        for (const char *v = a.value; v < a.value + a.value_len; v++) {
-            if (*v == '"') {
-                sbuf_adds(&fe->reply_attrs, "&quot;");
-            } else {
-                sbuf_add(&fe->reply_attrs, v, 1);
-            }
-        }
+        /* A plain value needs no escaping, whichever quotes it came in. */
+        sbuf_add(&fe->reply_attrs, a.value, a.value_len);
         sbuf_adds(&fe->reply_attrs, "\"");
     }
     return r == 0 && has_id && !fe->reply_attrs.failed ? 0 : -1;
@@ -461,21 +510,14 @@ read_config(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
     const char *close;
     struct xtag end;
 
-    size_t outer_ns = fe->ns_count;
-
     fe->has_config = 1;
     if (open->empty) {
         *p = open->next;
         return 0;
     }
-    if (push_decls(fe, open)) {
-        return -1;
-    }
     if (copy_config(fe, open->next, &close) || read_tag(close, &end) || !same_qname(&end, open)) {
         return -1;
     }
-    /* Declarations made on <config> end with it. */
-    fe->ns_count = outer_ns;
     *p = end.next;
     return 0;
 }
@@ -494,6 +536,7 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
     int seen_default = 0;
     int seen_test = 0;
     int seen_error = 0;
+    size_t outer_ns;
 
     memset(fe, 0, sizeof *fe);
     /* <rpc message-id=...> */
@@ -514,14 +557,22 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
             return -1;
         }
         if (t.end) {
-            if (!is_base(fe, &t, "edit-config")) {
+            if (!same_qname(&t, &op)) {
                 return -1;
             }
             p = t.next;
             break;
         }
-        if (has_attrs(&t) && !is_base(fe, &t, "config")) {
-            return -1; /* attributes or declarations on a parameter: leave it to the full parser */
+        /*
+         * A parameter's own declarations apply to its own name: take them in
+         * before deciding what it is, and drop them after it.
+         */
+        outer_ns = fe->ns_count;
+        if (push_decls(fe, &t)) {
+            return -1;
+        }
+        if (has_attrs(&t) && !(is_base(fe, &t, "config") && only_decls(&t))) {
+            return -1; /* attributes or declarations on another parameter: leave it to the full parser */
         }
         if (is_base(fe, &t, "target") && !has_target) {
             has_target = 1;
@@ -547,10 +598,11 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
         } else {
             return -1;
         }
+        fe->ns_count = outer_ns;
     }
     /* </rpc> and nothing after it. */
     p = skip_misc(p);
-    if (read_tag(p, &t) || !t.end || !is_base(fe, &t, "rpc")) {
+    if (read_tag(p, &t) || !t.end || !same_qname(&t, &rpc)) {
         return -1;
     }
     p = skip_misc(t.next);

@@ -1497,6 +1497,27 @@ test_edit_changing_node_whose_when_turns_false_is_refused_and_restored(void **st
                  TE_C_REF "<extras><boost>9</boost></extras><level>low</level><low>10</low></refs>", &want);
 }
 
+/*
+ * Found by fuzzing: with default-operation replace, <config> holding an
+ * opaque top-level node (a container with text) crashed libyang's sibling
+ * search. It must be an error, and the tree must stay as it was.
+ */
+static void
+test_replace_with_opaque_top_level_node_is_an_error_not_a_crash(void **state)
+{
+    struct te_state *st = *state;
+    struct lyd_node **tree = te_own(st);
+    struct te_opts o = {EDIT_OP_REPLACE, EDIT_TEST_THEN_SET, EDIT_STOP_ON_ERROR};
+    const struct te_err want = {NCERR_APP,
+                                "bad-element",
+                                NULL,
+                                "/ietf-interfaces:interfaces",
+                                "Invalid element \"interfaces\".",
+                                "<bad-element>interfaces</bad-element>"};
+
+    te_apply_err(st, tree, &o, "<interfaces xmlns=\"" TE_IF_NS "\">p</interfaces>", &want);
+}
+
 static void
 test_continue_on_error_keeps_valid_part_and_reports_error(void **state)
 {
@@ -1777,6 +1798,8 @@ main(void)
         cmocka_unit_test_teardown(test_rollback_restores_default_flag_of_np_container, te_case_teardown),
         cmocka_unit_test_teardown(test_test_only_valid_edit_changes_nothing, te_case_teardown),
         cmocka_unit_test_teardown(test_test_only_invalid_edit_reports_error_and_changes_nothing,
+                                  te_case_teardown),
+        cmocka_unit_test_teardown(test_replace_with_opaque_top_level_node_is_an_error_not_a_crash,
                                   te_case_teardown),
         cmocka_unit_test_teardown(test_continue_on_error_keeps_valid_part_and_reports_error,
                                   te_case_teardown),

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -139,6 +140,19 @@ test_long_error_tag_is_cut_to_the_buffer(void **state)
     assert_memory_equal(r.error_tag, "a-very-long-error-tag-that-no-r", REPLY_TAG_MAX_BYTES - 1);
 }
 
+/* Found by fuzzing: "<!" at the very end of a buffer that is not NUL-terminated was read past. */
+static void
+test_markup_opener_at_the_end_is_not_read_past(void **state)
+{
+    char *buf = malloc(2);
+    struct reply_info r;
+
+    (void)state;
+    memcpy(buf, "<!", 2);
+    assert_int_equal(reply_scan(buf, 2, &r), REPLY_MALFORMED);
+    free(buf);
+}
+
 int
 main(void)
 {
@@ -152,6 +166,7 @@ main(void)
         cmocka_unit_test(test_notification_and_other_roots_are_told_apart),
         cmocka_unit_test(test_truncated_reply_does_not_read_past_its_length),
         cmocka_unit_test(test_long_error_tag_is_cut_to_the_buffer),
+        cmocka_unit_test(test_markup_opener_at_the_end_is_not_read_past),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
