@@ -42,10 +42,12 @@ is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* ASCII name characters only: other names (legal XML) are left to the full parser. */
 static int
 is_name_char(char c)
 {
-    return c && !is_space(c) && c != '>' && c != '/' && c != '=' && c != '<' && c != '"' && c != '\'';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.' || c == ':';
 }
 
 /* Whitespace, comments and processing instructions between elements. */
@@ -93,6 +95,13 @@ split_qname(const char *name, size_t len, const char **prefix, size_t *prefix_le
     }
 }
 
+/* "p:name" or "name": no empty prefix or local part, one colon at most. */
+static int
+qname_well_formed(const char *prefix, size_t prefix_len, const char *local, size_t local_len)
+{
+    return local_len && !memchr(local, ':', local_len) && (!prefix || prefix_len);
+}
+
 /* A tag starting at p ('<'); 0 on success. */
 static int
 read_tag(const char *p, struct xtag *t)
@@ -117,6 +126,9 @@ read_tag(const char *p, struct xtag *t)
         return -1;
     }
     split_qname(name, (size_t)(p - name), &t->prefix, &t->prefix_len, &t->local, &t->local_len);
+    if (!qname_well_formed(t->prefix, t->prefix_len, t->local, t->local_len)) {
+        return -1;
+    }
     t->attrs = p;
     for (; *p && (quote || *p != '>'); p++) {
         if (quote) {
@@ -151,6 +163,9 @@ next_attr(const char **cursor, const char *end, struct xattr *a)
         *cursor = p;
         return 0;
     }
+    if (p == *cursor) {
+        return -1; /* XML wants white space before every attribute */
+    }
     name = p;
     while (p < end && is_name_char(*p)) {
         p++;
@@ -159,6 +174,9 @@ next_attr(const char **cursor, const char *end, struct xattr *a)
         return -1;
     }
     split_qname(name, (size_t)(p - name), &a->prefix, &a->prefix_len, &a->local, &a->local_len);
+    if (!qname_well_formed(a->prefix, a->prefix_len, a->local, a->local_len)) {
+        return -1;
+    }
     while (p < end && is_space(*p)) {
         p++;
     }
@@ -214,6 +232,8 @@ plain_value(const char *v, size_t len)
     return 1;
 }
 
+static int attr_repeated(const struct xtag *t, const struct xattr *a);
+
 /* Add the tag's namespace declarations to the scope. */
 static int
 push_decls(struct rpc_fast_edit *fe, const struct xtag *t)
@@ -224,6 +244,9 @@ push_decls(struct rpc_fast_edit *fe, const struct xtag *t)
     int r;
 
     while ((r = next_attr(&cursor, end, &a)) == 1) {
+        if (attr_repeated(t, &a)) {
+            return -1; /* the same attribute twice is not XML */
+        }
         if (!is_xmlns(&a)) {
             continue;
         }
@@ -314,7 +337,7 @@ collect_reply_attrs(struct rpc_fast_edit *fe, const struct xtag *t)
         if (is_xmlns(&a)) {
             continue;
         }
-        if (!plain_value(a.value, a.value_len) || attr_repeated(t, &a)) {
+        if (!plain_value(a.value, a.value_len)) {
             return -1;
         }
         if (a.prefix) {
@@ -358,32 +381,24 @@ same_qname(const struct xtag *a, const struct xtag *b)
            a->prefix_len == b->prefix_len && (!a->prefix_len || !memcmp(a->prefix, b->prefix, a->prefix_len));
 }
 
-/* Text of a simple parameter element up to its end tag; the index of it in @p names, or -1. */
+/* Text of a simple parameter element up to its end tag: its index in @p names, or -1. */
 static int
 read_enum(const char **p, const struct xtag *open, const char *const *names, int count)
 {
     const char *text = open->next;
     const char *close = strchr(text, '<');
-    const char *start = text;
-    const char *stop;
     struct xtag end;
 
     if (open->empty || !close) {
         return -1;
     }
-    while (start < close && is_space(*start)) {
-        start++;
-    }
-    stop = close;
-    while (stop > start && is_space(stop[-1])) {
-        stop--;
-    }
     if (read_tag(close, &end) || !end.end || !same_qname(&end, open)) {
         return -1;
     }
     *p = end.next;
+    /* Exact text: an enumeration value with whitespace around it is not the value (libyang agrees). */
     for (int i = 0; i < count; i++) {
-        if (eq(start, (size_t)(stop - start), names[i])) {
+        if (eq(text, (size_t)(close - text), names[i])) {
             return i;
         }
     }
