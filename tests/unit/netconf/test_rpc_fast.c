@@ -636,8 +636,8 @@ test_fuzz_found_forms_are_not_eligible(void **state)
     /* Attributes without white space between them, a name that is not ASCII, a declaration given twice. */
     trf_assert_not_eligible("<rpc message-id=\"1\"xmlns=\"" TRF_NC_NS "\"><edit-config>" TRF_TARGET
                             "<config/>" TRF_END);
-    trf_assert_not_eligible("<rpc message-id=\"1\" xmlns=\"" TRF_NC_NS
-                            "\" \xffa=\"1\"><edit-config>" TRF_TARGET "<config/>" TRF_END);
+    trf_assert_not_eligible("<rpc message-id=\"1\" xmlns=\"" TRF_NC_NS "\" \xff"
+                            "a=\"1\"><edit-config>" TRF_TARGET "<config/>" TRF_END);
     trf_assert_not_eligible("<rpc message-id=\"1\" xmlns=\"urn:x\" xmlns=\"" TRF_NC_NS
                             "\"><edit-config>" TRF_TARGET "<config/>" TRF_END);
     /* An empty prefix in an end tag. */
