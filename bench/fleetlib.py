@@ -19,10 +19,11 @@ def repo_root():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def start_fleet(args, binary=None, timeout_s=60):
-    """Start fleetsim with args; return (process, ready line) once every device listens."""
+def start_fleet(args, binary=None, timeout_s=60, prefix=()):
+    """Start fleetsim with args (behind a prefix command such as taskset); return (process, ready line) once
+    every device listens."""
     binary = binary or os.path.join(repo_root(), "build", "fleetsim")
-    proc = subprocess.Popen([binary] + args, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(list(prefix) + [binary] + args, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + timeout_s
     seen = []
     while time.time() < deadline:

@@ -39,11 +39,11 @@ def stress_binary():
     return os.path.join(fleetlib.repo_root(), "build", "fleetsim-stress")
 
 
-def run_stress(args, server_pid, edits):
+def run_stress(args, server_pid, edits, prefix=()):
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         manifest = f.name
     cpu0 = fleetlib.cpu_seconds(server_pid)
-    proc = subprocess.run([stress_binary(), "edit", "--edits", str(edits), "--json", manifest] + args,
+    proc = subprocess.run(list(prefix) + [stress_binary(), "edit", "--edits", str(edits), "--json", manifest] + args,
                           capture_output=True, text=True, timeout=600)
     server_cpu = fleetlib.cpu_seconds(server_pid) - cpu0
     if proc.returncode != 0:
@@ -85,6 +85,9 @@ def main():
     p.add_argument("--edits", type=int, default=20000)
     p.add_argument("--netconfd", action="store_true", help="also run against netconfd (fewer edits: --netconfd-edits)")
     p.add_argument("--netconfd-edits", type=int, default=500)
+    p.add_argument("--same-cpu", action="store_true",
+                   help="run the one-session scenarios with fleetsim (one worker) and the client on CPU 0, "
+                        "so no request or reply has to wake a halted vCPU")
     args = p.parse_args()
 
     port = random.randrange(10000, 31000)
@@ -99,6 +102,18 @@ def main():
             report(name, "fleetsim", r, server_cpu, args.edits)
     finally:
         fleetlib.stop_fleet(proc)
+
+    if args.same_cpu:
+        pin = ["taskset", "-c", "0"]
+        one_session = [(n, e) for n, e in SCENARIOS if "--thread-amount" not in e]
+        proc, _ = fleetlib.start_fleet(["--device-count", str(len(one_session)), "--starting-port", str(port),
+                                        "--threads", "1"], prefix=pin)
+        try:
+            for i, (name, extra) in enumerate(one_session):
+                r, server_cpu = run_stress(extra + ["--port", str(port + i)], proc.pid, args.edits, prefix=pin)
+                report(name + " [same CPU]", "fleetsim", r, server_cpu, args.edits)
+        finally:
+            fleetlib.stop_fleet(proc)
 
     if not args.netconfd:
         return
