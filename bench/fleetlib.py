@@ -23,6 +23,9 @@ def start_fleet(args, binary=None, timeout_s=60, prefix=()):
     """Start fleetsim with args (behind a prefix command such as taskset); return (process, ready line) once
     every device listens."""
     binary = binary or os.path.join(repo_root(), "build", "fleetsim")
+    if "--snmp" not in args and "--snmp-starting-port" not in args and "--starting-port" in args:
+        # NETCONF benchmarks: the agents (on by default) take the UDP ports of the same numbers.
+        args = args + ["--snmp-starting-port", args[args.index("--starting-port") + 1]]
     proc = subprocess.Popen(list(prefix) + [binary] + args, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + timeout_s
     seen = []

@@ -1,7 +1,8 @@
 /*
- * fleetsim-stress: load for NETCONF servers. "edit" measures edit-config
+ * fleetsim-stress: load for NETCONF servers and SNMP agents. "edit" measures edit-config
  * throughput (OpenDaylight stress-client compatible), "mount" a controller's
- * mount of a fleet. Exit codes: 0 complete, 1 the run failed, 2 bad usage.
+ * mount of a fleet, "snmp" an SNMP collector's polling. Exit codes: 0 complete, 1 the run failed, 2 bad
+ * usage.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -25,5 +26,13 @@ main(int argc, char **argv)
         break;
     }
     signal(SIGPIPE, SIG_IGN);
-    return opts.mode == STRESS_EDIT ? edit_run(&opts) : mount_run(&opts);
+    switch (opts.mode) {
+    case STRESS_EDIT:
+        return edit_run(&opts);
+    case STRESS_MOUNT:
+        return mount_run(&opts);
+    case STRESS_SNMP:
+        return snmprun_run(&opts);
+    }
+    return 2;
 }

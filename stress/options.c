@@ -1,8 +1,10 @@
 /*
  * Option parsing for fleetsim-stress. Defaults follow OpenDaylight's stress
- * client except the port, which matches fleetsim's first device.
+ * client except the port, which matches fleetsim's first device (its NETCONF
+ * port, or its SNMP port for "snmp").
  */
 #include "options.h"
+#include "ber.h"
 #include "textarg.h"
 
 #include <arpa/inet.h>
@@ -34,6 +36,16 @@ enum {
     OPT_CONCURRENCY,
     OPT_ON_MOUNT,
     OPT_HOLD,
+    OPT_COMMUNITY,
+    OPT_V3_USER,
+    OPT_OIDS,
+    OPT_PROFILE,
+    OPT_MAX_REPETITIONS,
+    OPT_MAX_VARS,
+    OPT_TIMEOUT,
+    OPT_RETRIES,
+    OPT_ROUNDS,
+    OPT_DURATION,
     OPT_HELP,
 };
 
@@ -59,16 +71,26 @@ static const struct option options[] = {
     {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
     {"on-mount", required_argument, NULL, OPT_ON_MOUNT},
     {"hold", required_argument, NULL, OPT_HOLD},
+    {"community", required_argument, NULL, OPT_COMMUNITY},
+    {"v3-user", required_argument, NULL, OPT_V3_USER},
+    {"oids", required_argument, NULL, OPT_OIDS},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"max-repetitions", required_argument, NULL, OPT_MAX_REPETITIONS},
+    {"max-vars-per-pdu", required_argument, NULL, OPT_MAX_VARS},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"retries", required_argument, NULL, OPT_RETRIES},
+    {"rounds", required_argument, NULL, OPT_ROUNDS},
+    {"duration", required_argument, NULL, OPT_DURATION},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
 static const char usage[] =
-    "Usage: fleetsim-stress edit|mount [options]\n"
+    "Usage: fleetsim-stress edit|mount|snmp [options]\n"
     "\n"
     "Common options:\n"
     "  --ip ADDR                  server address (default 127.0.0.1)\n"
-    "  --port P                   server port (default 17830)\n"
+    "  --port P                   server port (default 17830; snmp: agent port, default 16100)\n"
     "  --device-count D           servers on ports P..P+D-1 (default 1)\n"
     "  --ip-per-device            servers on addresses ADDR..ADDR+D-1, all on port P\n"
     "  --msg-timeout S            seconds to wait for an answer (default 60)\n"
@@ -92,7 +114,26 @@ static const char usage[] =
     "mount: emulate a controller mounting a fleet\n"
     "  --concurrency C            sessions being set up at once (default 100)\n"
     "  --on-mount none|get-schema|get-config  what a mount does after the hello (default none)\n"
-    "  --hold S                   keep every session open S seconds afterwards (default 0)\n";
+    "  --hold S                   keep every session open S seconds afterwards (default 0)\n"
+    "\n"
+    "snmp: poll every device's SNMP agent like a collector (GETBULK walks, SNMPv2c)\n"
+    "  --concurrency C            collections at once (default 100)\n"
+    "  --community S              community (default public)\n"
+    "  --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY  SNMPv3 USM user; AUTH none|sha|sha256, PRIV none|aes\n"
+    "                             (not yet supported)\n"
+    "  --oids OID,OID,...         dotted OIDs of columns, tables, subtrees or scalars (x.0) to walk\n"
+    "  --profile NAME|FILE        walk the collection the profile lists (default minimal; not with --oids)\n"
+    "  --max-repetitions M        GETBULK max-repetitions (default 25)\n"
+    "  --max-vars-per-pdu V       columns walked together in one GETBULK (default 10)\n"
+    "  --timeout MS               wait for a response before retrying, ms (default 1500)\n"
+    "  --retries N                retransmissions before a collection fails (default 2)\n"
+    "  --rounds N                 collect every device N times (default 1)\n"
+    "  --duration S               keep collecting for S seconds instead of --rounds\n";
+
+/* Limits of the snmp options: a GETBULK request and its window of columns stay bounded. */
+#define OPTIONS_MAX_REPETITIONS_MAX 10000 /* max-repetitions accepted */
+#define OPTIONS_MAX_VARS_MAX        1000  /* columns per request accepted */
+#define OPTIONS_OIDS_MAX            10000 /* OIDs in --oids */
 
 #define BAD(...)                                                                                             \
     do {                                                                                                     \
@@ -100,10 +141,77 @@ static const char usage[] =
         return STRESS_PARSE_ERROR;                                                                           \
     } while (0)
 
+/* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY; @return NULL when well-formed, else what is wrong. */
+static const char *
+check_v3_user(const char *text)
+{
+    const char *field[5];
+    size_t len[5];
+    const char *p = text;
+
+    for (int i = 0; i < 5; i++) {
+        field[i] = p;
+        len[i] = i < 4 ? strcspn(p, ":") : strlen(p);
+        if (i < 4 && p[len[i]] != ':') {
+            return "it needs five fields NAME:AUTH:AUTHKEY:PRIV:PRIVKEY";
+        }
+        p += len[i] + 1;
+    }
+    if (!len[0]) {
+        return "the user NAME is empty";
+    }
+    if (!((len[1] == 4 && !strncmp(field[1], "none", 4)) || (len[1] == 3 && !strncmp(field[1], "sha", 3)) ||
+          (len[1] == 6 && !strncmp(field[1], "sha256", 6)))) {
+        return "AUTH must be none, sha or sha256";
+    }
+    if (!((len[3] == 4 && !strncmp(field[3], "none", 4)) || (len[3] == 3 && !strncmp(field[3], "aes", 3)))) {
+        return "PRIV must be none or aes";
+    }
+    if (strncmp(field[1], "none", 4) && len[2] < 8) {
+        return "AUTHKEY must have at least 8 characters (RFC 3414)";
+    }
+    if (strncmp(field[3], "none", 4) && len[4] < 8) {
+        return "PRIVKEY must have at least 8 characters (RFC 3414)";
+    }
+    if (!strncmp(field[1], "none", 4) && strncmp(field[3], "none", 4)) {
+        return "privacy (PRIV aes) needs authentication (AUTH sha or sha256)";
+    }
+    return NULL;
+}
+
+/* Comma-separated dotted OIDs; @return 0 when every one parses, else -1 with the offending item in @p bad. */
+static int
+check_oids(const char *text, char *bad, size_t bad_len)
+{
+    struct ber_oid oid;
+    char item[1024];
+    const char *p = text;
+    uint32_t n = 0;
+
+    do {
+        size_t len = strcspn(p, ",");
+        snprintf(bad, bad_len, "%.*s", (int)len, p);
+        if (len >= sizeof item || ++n > OPTIONS_OIDS_MAX) {
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (ber_oid_parse(item, &oid) != FLEET_OK || oid.len < 2) {
+            return -1;
+        }
+        p += len;
+    } while (*p++ == ',');
+    return 0;
+}
+
 enum stress_parse
 stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
 {
     struct in_addr addr;
+    const char *why;
+    char bad[64];
+    int port_given = 0;
+    int rounds_given = 0;
     int opt;
 
     memset(o, 0, sizeof *o);
@@ -118,11 +226,17 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     o->threads = 1;
     o->pipeline = 64;
     o->concurrency = 100;
+    o->community = "public";
+    o->max_repetitions = 25;
+    o->max_vars = 10;
+    o->timeout_ms = 1500;
+    o->retries = 2;
+    o->rounds = 1;
 
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         if (argc < 2) {
-            BAD("a subcommand is needed: edit or mount");
+            BAD("a subcommand is needed: edit, mount or snmp");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -134,6 +248,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         o->mode = STRESS_EDIT;
     } else if (!strcmp(argv[1], "mount")) {
         o->mode = STRESS_MOUNT;
+    } else if (!strcmp(argv[1], "snmp")) {
+        o->mode = STRESS_SNMP;
     } else {
         BAD("unknown subcommand \"%s\": use edit or mount (see --help)", argv[1]);
     }
@@ -152,6 +268,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             if (textarg_u32(optarg, 1, 65535, &o->port)) {
                 BAD("--port must be a port from 1 to 65535, not \"%s\"", optarg);
             }
+            port_given = 1;
             break;
         case OPT_DEVICE_COUNT:
             if (textarg_u32(optarg, 1, 1000000, &o->device_count)) {
@@ -247,6 +364,58 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
                 BAD("--hold must be seconds from 0 to 86400, not \"%s\"", optarg);
             }
             break;
+        case OPT_COMMUNITY:
+            o->community = optarg;
+            break;
+        case OPT_V3_USER:
+            if ((why = check_v3_user(optarg))) {
+                BAD("--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: %s", why);
+            }
+            o->v3_user = optarg;
+            break;
+        case OPT_OIDS:
+            if (check_oids(optarg, bad, sizeof bad)) {
+                BAD("--oids takes dotted OIDs (at most %d) separated by commas; \"%s\" is not one",
+                    OPTIONS_OIDS_MAX, bad);
+            }
+            o->oids = optarg;
+            break;
+        case OPT_PROFILE:
+            o->profile = optarg;
+            break;
+        case OPT_MAX_REPETITIONS:
+            if (textarg_u32(optarg, 1, OPTIONS_MAX_REPETITIONS_MAX, &o->max_repetitions)) {
+                BAD("--max-repetitions must be a number from 1 to %d, not \"%s\"",
+                    OPTIONS_MAX_REPETITIONS_MAX, optarg);
+            }
+            break;
+        case OPT_MAX_VARS:
+            if (textarg_u32(optarg, 1, OPTIONS_MAX_VARS_MAX, &o->max_vars)) {
+                BAD("--max-vars-per-pdu must be a number from 1 to %d, not \"%s\"", OPTIONS_MAX_VARS_MAX,
+                    optarg);
+            }
+            break;
+        case OPT_TIMEOUT:
+            if (textarg_u32(optarg, 1, 3600000, &o->timeout_ms)) {
+                BAD("--timeout must be milliseconds from 1 to 3600000, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_RETRIES:
+            if (textarg_u32(optarg, 0, 100, &o->retries)) {
+                BAD("--retries must be a number from 0 to 100, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_ROUNDS:
+            if (textarg_u32(optarg, 1, 1000000000, &o->rounds)) {
+                BAD("--rounds must be a number from 1, not \"%s\"", optarg);
+            }
+            rounds_given = 1;
+            break;
+        case OPT_DURATION:
+            if (textarg_u32(optarg, 1, 31536000, &o->duration_s)) {
+                BAD("--duration must be seconds from 1, not \"%s\"", optarg);
+            }
+            break;
         case OPT_HELP:
             fputs(usage, stdout);
             return STRESS_PARSE_EXIT;
@@ -258,6 +427,23 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (optind < argc) {
         BAD("unexpected argument \"%s\" (see --help)", argv[optind]);
+    }
+    if (o->mode == STRESS_SNMP && !port_given) {
+        o->port = STRESS_SNMP_DEFAULT_PORT;
+    }
+    if (o->mode == STRESS_SNMP) {
+        if (rounds_given && o->duration_s) {
+            BAD("--rounds and --duration exclude each other");
+        }
+        if (o->oids && o->profile) {
+            BAD("--oids and --profile exclude each other: --oids walks those OIDs instead of a profile's");
+        }
+        if (!o->oids && !o->profile) {
+            o->profile = "minimal";
+        }
+        if (o->v3_user) {
+            BAD("--v3-user: SNMPv3 (USM) is not yet supported by fleetsim-stress snmp; use --community");
+        }
     }
     if (o->ssh) {
         BAD("NETCONF over SSH (--ssh true) is not available in this version; use --ssh false");

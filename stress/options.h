@@ -1,6 +1,7 @@
 /*
  * fleetsim-stress command lines: "edit" keeps OpenDaylight's stress-client
- * option names; "mount" emulates a controller mounting a fleet.
+ * option names; "mount" emulates a controller mounting a fleet; "snmp"
+ * polls a fleet's SNMP agents like a collector.
  */
 #ifndef STRESS_OPTIONS_H
 #define STRESS_OPTIONS_H
@@ -11,7 +12,11 @@
 enum stress_mode {
     STRESS_EDIT,  /* edit-config throughput */
     STRESS_MOUNT, /* mount storm */
+    STRESS_SNMP,  /* SNMP collection (GETBULK walks) */
 };
+
+/* Default first agent port of "snmp" (fleetsim's first device); NETCONF's is 17830. */
+#define STRESS_SNMP_DEFAULT_PORT 16100
 
 enum mount_action {
     MOUNT_NONE,       /* hello only */
@@ -44,6 +49,17 @@ struct stress_options {
     uint32_t concurrency;       /* sessions being set up at once */
     enum mount_action on_mount; /* what a mount does after the hello */
     uint32_t hold_s;            /* seconds to keep all sessions open afterwards */
+    /* snmp (concurrency above: collections at once) */
+    const char *community;    /* v2c community */
+    const char *v3_user;      /* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY as given, or NULL for v2c */
+    const char *oids;         /* --oids text: comma-separated dotted OIDs (checked), or NULL */
+    const char *profile;      /* profile name or file whose collection is walked when oids is NULL */
+    uint32_t max_repetitions; /* GETBULK max-repetitions */
+    uint32_t max_vars;        /* columns walked together in one GETBULK */
+    uint32_t timeout_ms;      /* wait for a response before a retry, milliseconds */
+    uint32_t retries;         /* retransmissions of a request before the collection fails */
+    uint32_t rounds;          /* collections of every device (when duration_s is 0) */
+    uint32_t duration_s;      /* keep collecting this long instead of rounds; 0: use rounds */
 };
 
 enum stress_parse {

@@ -1,5 +1,5 @@
 /*
- * The two workloads of fleetsim-stress. Each returns the process exit
+ * The workloads of fleetsim-stress. Each returns the process exit
  * code: 0 when every request was answered, 1 when the run failed (a
  * connection lost, a timeout, unanswered requests), 2 for a setup problem.
  */
@@ -15,6 +15,13 @@ int edit_run(const struct stress_options *opts);
 
 /** @brief Mount storm. */
 int mount_run(const struct stress_options *opts);
+
+/**
+ * @brief SNMP collection: GETBULK walks of every device like a poller (snmp_run.c). Returns 1 when any
+ * collection failed (timeout after retries, error-status, unusable response), 2 when the plan (profile
+ * or --oids) or the sockets cannot be set up.
+ */
+int snmprun_run(const struct stress_options *opts);
 
 /** @brief Address and port of device @p device under the options' addressing. */
 void run_target(const struct stress_options *opts, uint32_t device, uint32_t *addr, uint16_t *port);

@@ -3,6 +3,7 @@
  * precise message per bad option (the caller exits with 2).
  */
 #include "cli.h"
+#include "agent.h"
 #include "textarg.h"
 
 #include <arpa/inet.h>
@@ -25,6 +26,17 @@ enum {
     OPT_LOG_LEVEL,
     OPT_DEBUG,
     OPT_MAX_MESSAGE,
+    OPT_PROFILE,
+    OPT_SNMP,
+    OPT_SNMP_PORT,
+    OPT_SNMP_COMMUNITY,
+    OPT_SNMP_WRITE_COMMUNITY,
+    OPT_SNMP_MAX_MESSAGE,
+    OPT_SNMP_LATENCY,
+    OPT_SNMP_DROP_RATE,
+    OPT_SNMP_FAULT,
+    OPT_SEED,
+    OPT_CLOCK_FIXED,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -43,6 +55,17 @@ static const struct option options[] = {
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"debug", required_argument, NULL, OPT_DEBUG},
     {"max-message-size", required_argument, NULL, OPT_MAX_MESSAGE},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"snmp", required_argument, NULL, OPT_SNMP},
+    {"snmp-starting-port", required_argument, NULL, OPT_SNMP_PORT},
+    {"snmp-community", required_argument, NULL, OPT_SNMP_COMMUNITY},
+    {"snmp-write-community", required_argument, NULL, OPT_SNMP_WRITE_COMMUNITY},
+    {"snmp-max-message-size", required_argument, NULL, OPT_SNMP_MAX_MESSAGE},
+    {"snmp-latency", required_argument, NULL, OPT_SNMP_LATENCY},
+    {"snmp-drop-rate", required_argument, NULL, OPT_SNMP_DROP_RATE},
+    {"snmp-fault", required_argument, NULL, OPT_SNMP_FAULT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"clock-fixed", required_argument, NULL, OPT_CLOCK_FIXED},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -63,6 +86,19 @@ static const char usage[] =
     "  --log-level LEVEL            error, warn, info (default) or debug\n"
     "  --debug true|false           same as --log-level debug\n"
     "  --max-message-size BYTES     largest accepted client message (default 67108864)\n"
+    "  --profile NAME|FILE          device profile: minimal (default), crs-x, or a profile file\n"
+    "  --snmp true|false            every device is also an SNMP agent (default true)\n"
+    "  --snmp-starting-port P       device i's agent on UDP port P+i; with --ip-per-device all on P\n"
+    "                               (default 16100)\n"
+    "  --snmp-community C           read community (default public)\n"
+    "  --snmp-write-community C     write community, also reads (default private)\n"
+    "  --snmp-max-message-size B    largest response in bytes (default 1472)\n"
+    "  --snmp-latency T[-T]         delay every answer, e.g. 50ms or 50-100ms (uniform per answer)\n"
+    "  --snmp-drop-rate R           leave a share R of requests unanswered (0..1)\n"
+    "  --snmp-fault SHARE:KIND      a share of devices misbehaves: SHARE:timeout, SHARE:delay:5s,\n"
+    "                               SHARE:error:genErr (repeatable)\n"
+    "  --seed N                     fleet seed: devices' counters, uptimes and draws (default 1)\n"
+    "  --clock-fixed SECONDS        freeze the devices' clock at this Unix time (for tests)\n"
     "  --help, --version\n";
 
 enum cli_result
@@ -81,6 +117,13 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->threads = cores > 0 ? (uint32_t)cores : 1;
     cfg->log_level = LOGL_INFO;
     cfg->max_msg_bytes = FLEET_DEFAULT_MAX_MSG_BYTES;
+    cfg->profile = "minimal";
+    cfg->snmp = 1;
+    cfg->snmp_starting_port = 16100;
+    cfg->snmp_community = "public";
+    cfg->snmp_write_community = "private";
+    cfg->snmp_max_msg_bytes = 1472;
+    cfg->seed = 1;
 
     opterr = 0;
     optind = 1;
@@ -155,6 +198,79 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             }
             cfg->max_msg_bytes = v;
             break;
+        case OPT_PROFILE:
+            cfg->profile = optarg;
+            break;
+        case OPT_SNMP:
+            if (textarg_bool(optarg, &cfg->snmp)) {
+                snprintf(err, err_len, "--snmp takes true or false, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_SNMP_PORT:
+            if (textarg_u32(optarg, 1, 65535, &cfg->snmp_starting_port)) {
+                snprintf(err, err_len, "--snmp-starting-port must be a port from 1 to 65535, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_SNMP_COMMUNITY:
+            cfg->snmp_community = optarg;
+            break;
+        case OPT_SNMP_WRITE_COMMUNITY:
+            cfg->snmp_write_community = optarg;
+            break;
+        case OPT_SNMP_MAX_MESSAGE:
+            /* RFC 3417: every agent takes at least 484 bytes; a UDP datagram carries at most 65507. */
+            if (textarg_u32(optarg, 484, 65507, &cfg->snmp_max_msg_bytes)) {
+                snprintf(err, err_len, "--snmp-max-message-size must be from 484 to 65507 bytes, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_SNMP_LATENCY:
+            if (agent_latency_parse(optarg, &cfg->snmp_latency_min_ms, &cfg->snmp_latency_max_ms)) {
+                snprintf(
+                    err, err_len,
+                    "--snmp-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not \"%s\"",
+                    optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_SNMP_DROP_RATE: {
+            char *end;
+            cfg->snmp_drop_rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(cfg->snmp_drop_rate >= 0 && cfg->snmp_drop_rate <= 1)) {
+                snprintf(err, err_len, "--snmp-drop-rate must be a share from 0 to 1, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        }
+        case OPT_SNMP_FAULT:
+            if (cfg->snmp_fault_count == AGENT_MAX_FAULTS) {
+                snprintf(err, err_len, "at most %d --snmp-fault options", AGENT_MAX_FAULTS);
+                return CLI_ERROR;
+            }
+            if (agent_fault_parse(optarg, &cfg->snmp_faults[cfg->snmp_fault_count], err, err_len)) {
+                return CLI_ERROR;
+            }
+            cfg->snmp_fault_count++;
+            break;
+        case OPT_SEED:
+            if (textarg_u64(optarg, 0, UINT64_MAX, &cfg->seed)) {
+                snprintf(err, err_len, "--seed must be a number, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_CLOCK_FIXED: {
+            uint64_t s;
+            if (textarg_u64(optarg, 1, 1ull << 40, &s)) {
+                snprintf(err, err_len, "--clock-fixed must be a Unix time in seconds, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            cfg->clock_fixed_ms = s * 1000;
+            break;
+        }
         case OPT_HELP:
             fputs(usage, stdout);
             return CLI_EXIT_OK;

@@ -15,6 +15,8 @@
 #include <sys/resource.h>
 
 #include "listen.h"
+#include "mib.h"
+#include "sbuf.h"
 #include "session.h"
 #include "validate.h"
 
@@ -35,7 +37,7 @@ check_descriptors(struct fleet *fleet, char *err, size_t err_len)
 {
     const struct fleet_config *cfg = &fleet->cfg;
     struct rlimit rl;
-    uint64_t listeners = cfg->ip_per_device ? cfg->threads : cfg->device_count;
+    uint64_t listeners = (cfg->ip_per_device ? cfg->threads : cfg->device_count) * (cfg->snmp ? 2u : 1u);
     /* Per worker: epoll and eventfd; plus stdio and libyang's files. */
     uint64_t fixed = 2ull * cfg->threads + 16;
 
@@ -47,13 +49,15 @@ check_descriptors(struct fleet *fleet, char *err, size_t err_len)
     fleet->max_fds = rl.rlim_cur > 1000000 ? 1000000 : (int)rl.rlim_cur;
     if (listeners + fixed + FLEET_FD_RESERVE > (uint64_t)fleet->max_fds) {
         uint64_t fit = (uint64_t)fleet->max_fds > fixed + FLEET_FD_RESERVE
-                           ? (uint64_t)fleet->max_fds - fixed - FLEET_FD_RESERVE
+                           ? ((uint64_t)fleet->max_fds - fixed - FLEET_FD_RESERVE) / (cfg->snmp ? 2u : 1u)
                            : 0;
         snprintf(
             err, err_len,
-            "%u devices need %llu listening sockets plus %d descriptors kept for sessions, but this "
+            "%u devices need %llu listening sockets (NETCONF and SNMP) plus %d descriptors kept for "
+            "sessions, but this "
             "process may open only %d files (hard limit): at most %llu devices fit with a port each. "
-            "Use --ip-per-device (one socket per worker) or raise the hard limit (ulimit -Hn, LimitNOFILE).",
+            "Use --ip-per-device (one socket per worker), --snmp false, or raise the hard limit (ulimit -Hn, "
+            "LimitNOFILE).",
             (unsigned)cfg->device_count, (unsigned long long)listeners, FLEET_FD_RESERVE, fleet->max_fds,
             cfg->ip_per_device ? 0ull : (unsigned long long)fit);
         return FLEET_ERR_LIMIT;
@@ -75,6 +79,15 @@ check_plan(const struct fleet_config *cfg, char *err, size_t err_len)
                  "--device-count, or use --ip-per-device",
                  (unsigned)cfg->device_count, (unsigned)cfg->starting_port,
                  (unsigned long long)cfg->starting_port + cfg->device_count - 1);
+        return FLEET_ERR_INVAL;
+    }
+    if (cfg->snmp && !cfg->ip_per_device &&
+        (uint64_t)cfg->snmp_starting_port + cfg->device_count - 1 > 65535) {
+        snprintf(err, err_len,
+                 "%u SNMP agents from port %u need ports up to %llu, past 65535: lower --snmp-starting-port, "
+                 "or use --ip-per-device",
+                 (unsigned)cfg->device_count, (unsigned)cfg->snmp_starting_port,
+                 (unsigned long long)cfg->snmp_starting_port + cfg->device_count - 1);
         return FLEET_ERR_INVAL;
     }
     if (cfg->ip_per_device) {
@@ -115,6 +128,69 @@ read_file(const char *path, char *err, size_t err_len)
 cleanup:
     fclose(f);
     return buf;
+}
+
+/* The profile's interfaces (and identity) as configuration, merged under the user's initial configuration. */
+static enum fleet_err
+load_profile_config(struct fleet *fleet, char *err, size_t err_len)
+{
+    const struct profile *p = fleet->profile;
+    struct ly_ctx *ctx = fleet->schemas.ctx;
+    struct lyd_node *tree = NULL;
+    struct sbuf x = {0};
+    char *xml;
+    enum fleet_err rc = FLEET_OK;
+
+    sbuf_adds(&x, "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\" "
+                  "xmlns:ianaift=\"urn:ietf:params:xml:ns:yang:iana-if-type\">");
+    for (uint32_t i = 0; i < p->if_count; i++) {
+        const struct profile_interface *pi = &p->ifs[i];
+        sbuf_adds(&x, "<interface><name>");
+        sbuf_add_xml(&x, pi->name);
+        sbuf_printf(&x, "</name><type>ianaift:%s</type><enabled>%s</enabled>", pi->type,
+                    pi->enabled ? "true" : "false");
+        if (pi->description) {
+            sbuf_adds(&x, "<description>");
+            sbuf_add_xml(&x, pi->description);
+            sbuf_adds(&x, "</description>");
+        }
+        sbuf_adds(&x, "</interface>");
+    }
+    sbuf_adds(&x, "</interfaces>");
+    if (p->sys_contact || p->sys_location ||
+        (p->hostname_format && !strstr(p->hostname_format, "{DEVICE}"))) {
+        sbuf_adds(&x, "<system xmlns=\"urn:ietf:params:xml:ns:yang:ietf-system\">");
+        if (p->sys_contact) {
+            sbuf_adds(&x, "<contact>");
+            sbuf_add_xml(&x, p->sys_contact);
+            sbuf_adds(&x, "</contact>");
+        }
+        if (p->hostname_format && !strstr(p->hostname_format, "{DEVICE}")) {
+            sbuf_adds(&x, "<hostname>");
+            sbuf_add_xml(&x, p->hostname_format);
+            sbuf_adds(&x, "</hostname>");
+        }
+        if (p->sys_location) {
+            sbuf_adds(&x, "<location>");
+            sbuf_add_xml(&x, p->sys_location);
+            sbuf_adds(&x, "</location>");
+        }
+        sbuf_adds(&x, "</system>");
+    }
+    xml = sbuf_take(&x, NULL);
+    if (!xml || lyd_parse_data_mem(ctx, xml, LYD_XML, LYD_PARSE_STRICT | LYD_PARSE_NO_STATE,
+                                   LYD_VALIDATE_NO_STATE, &tree)) {
+        snprintf(err, err_len, "profile \"%s\" does not fit the schemas: %s", p->name,
+                 xml ? ly_errmsg(ctx) : "out of memory");
+        rc = FLEET_ERR_INVAL;
+    } else if (lyd_merge_siblings(&fleet->template_tree, tree, 0)) {
+        snprintf(err, err_len, "cannot merge profile \"%s\" into the initial configuration: %s", p->name,
+                 ly_errmsg(ctx));
+        rc = FLEET_ERR_INVAL;
+    }
+    lyd_free_all(tree);
+    free(xml);
+    return rc;
 }
 
 /*
@@ -183,13 +259,39 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
     fleet->cfg = *cfg;
     atomic_init(&fleet->next_session_id, 1);
     fleet->start_time = time(NULL);
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fleet->clock_base_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+        fleet->clock_base_us = loop_clock_monotonic();
+        fleet->start_ms = devview_now_ms(fleet);
+    }
     if ((rc = check_plan(cfg, err, err_len)) || (rc = check_descriptors(fleet, err, err_len))) {
         return rc;
     }
     ly_log_options(LY_LOSTORE_LAST);
+    if ((rc = profile_load(cfg->profile, FLEETSIM_SCHEMA_DIR "/profiles", FLEETSIM_SCHEMA_DIR,
+                           &fleet->profile, err, err_len))) {
+        return rc;
+    }
     if ((rc = schema_set_load(&fleet->schemas, cfg->schemas_dir, err, err_len)) ||
         (rc = load_initial_config(fleet, err, err_len))) {
         return rc;
+    }
+    /* The user's initial configuration wins over the profile's where both set a node. */
+    {
+        struct lyd_node *user = fleet->template_tree;
+        fleet->template_tree = NULL;
+        rc = load_profile_config(fleet, err, err_len);
+        if (!rc && user && lyd_merge_siblings(&fleet->template_tree, user, 0)) {
+            snprintf(err, err_len, "cannot merge the initial configuration: %s",
+                     ly_errmsg(fleet->schemas.ctx));
+            rc = FLEET_ERR_INVAL;
+        }
+        lyd_free_all(user);
+        if (rc || (rc = devview_fleet_init(fleet))) {
+            return rc;
+        }
     }
     if (ly_ctx_get_yanglib_data(fleet->schemas.ctx, &fleet->yanglib_tree, "%u",
                                 (unsigned)fleet->schemas.content_id)) {
@@ -210,12 +312,14 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
     }
     for (uint32_t i = 0; i < cfg->device_count; i++) {
         fleet->devices[i].listen_fd = -1;
+        fleet->devices[i].snmp_fd = -1;
     }
     for (uint32_t i = 0; i < cfg->threads; i++) {
         struct worker *w = &fleet->workers[i];
         w->index = i;
         w->fleet = fleet;
         w->listen_fd = -1;
+        w->snmp.fd = -1;
         loop_timer_init(&w->accept_pause);
         w->loop = loop_new(fleet->max_fds);
         w->read_buf = malloc(SESSION_READ_BUF_BYTES);
@@ -232,7 +336,11 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         dev->addr = cfg->ip_per_device ? cfg->ip + i : cfg->ip;
         dev->port = (uint16_t)(cfg->ip_per_device ? cfg->starting_port : cfg->starting_port + i);
     }
-    return listen_open_all(fleet, err, err_len);
+    mib_init();
+    if ((rc = listen_open_all(fleet, err, err_len))) {
+        return rc;
+    }
+    return cfg->snmp ? agent_open_all(fleet, err, err_len) : FLEET_OK;
 }
 
 static void *
@@ -279,8 +387,10 @@ fleet_close(struct fleet *fleet)
         }
     }
     listen_close_all(fleet);
+    agent_close_all(fleet);
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
         ds_close(&fleet->devices[i].ds);
+        devview_state_free(fleet->devices[i].view);
     }
     for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
         loop_free(fleet->workers[i].loop);
@@ -288,6 +398,8 @@ fleet_close(struct fleet *fleet)
     }
     free(fleet->workers);
     free(fleet->devices);
+    devview_fleet_close(fleet);
+    profile_free(fleet->profile);
     lyd_free_all(fleet->template_tree);
     lyd_free_all(fleet->yanglib_tree);
     schema_set_free(&fleet->schemas);

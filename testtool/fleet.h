@@ -13,10 +13,14 @@
 
 #include <libyang/libyang.h>
 
+#include "agent.h"
 #include "datastore.h"
+#include "devview.h"
 #include "err.h"
 #include "log.h"
 #include "loop.h"
+#include "profile.h"
+#include "respond.h"
 #include "schema.h"
 
 /* Descriptors kept free for sessions and internals beyond the listening sockets. */
@@ -25,16 +29,29 @@
 #define FLEET_DEFAULT_MAX_MSG_BYTES (64u * 1024u * 1024u)
 
 struct fleet_config {
-    uint32_t device_count;           /* devices to simulate, >= 1 */
-    uint32_t starting_port;          /* first device's port (all devices' with ip_per_device) */
-    uint32_t ip;                     /* first device's IPv4 address, host byte order */
-    int ip_per_device;               /* 1: device i on ip+i, one shared port */
-    int ssh;                         /* 1 when NETCONF over SSH was asked for */
-    uint32_t threads;                /* worker loops */
-    const char *schemas_dir;         /* extra YANG modules, or NULL */
-    const char *initial_config_file; /* running configuration every device starts with, or NULL */
-    enum log_level log_level;        /* stderr verbosity */
-    size_t max_msg_bytes;            /* largest accepted client message */
+    uint32_t device_count;            /* devices to simulate, >= 1 */
+    uint32_t starting_port;           /* first device's port (all devices' with ip_per_device) */
+    uint32_t ip;                      /* first device's IPv4 address, host byte order */
+    int ip_per_device;                /* 1: device i on ip+i, one shared port */
+    int ssh;                          /* 1 when NETCONF over SSH was asked for */
+    uint32_t threads;                 /* worker loops */
+    const char *schemas_dir;          /* extra YANG modules, or NULL */
+    const char *initial_config_file;  /* running configuration every device starts with, or NULL */
+    enum log_level log_level;         /* stderr verbosity */
+    size_t max_msg_bytes;             /* largest accepted client message */
+    const char *profile;              /* profile name or file */
+    uint64_t seed;                    /* fleet seed: counters, uptimes, fault and latency draws */
+    uint64_t clock_fixed_ms;          /* 0: real time; else the devices' clock stands at this instant */
+    int snmp;                         /* 1: every device is an SNMP agent */
+    uint32_t snmp_starting_port;      /* device i's agent on this port + i (all on it with ip_per_device) */
+    const char *snmp_community;       /* read community */
+    const char *snmp_write_community; /* write community (reads too) */
+    uint32_t snmp_max_msg_bytes;      /* largest response */
+    uint32_t snmp_latency_min_ms;     /* injected latency range; max 0 = none */
+    uint32_t snmp_latency_max_ms;
+    double snmp_drop_rate;                            /* share of requests left unanswered */
+    struct agent_fault snmp_faults[AGENT_MAX_FAULTS]; /* misbehaving shares of the fleet */
+    uint32_t snmp_fault_count;                        /* entries used in snmp_faults */
 };
 
 /* Counters of ietf-netconf-monitoring's statistics container, per device. */
@@ -52,14 +69,17 @@ struct session;
 struct worker;
 
 struct device {
-    uint32_t index;            /* position in the fleet, 0-based */
-    uint32_t addr;             /* listening IPv4 address, host byte order */
-    uint16_t port;             /* listening port */
-    int listen_fd;             /* own listening socket (port per device), -1 with ip_per_device */
-    struct worker *worker;     /* the loop that owns this device */
-    struct datastore ds;       /* running, candidate, startup; copy-on-write over the template */
-    struct session *sessions;  /* open sessions, newest first (intrusive list) */
-    struct device_stats stats; /* monitoring counters */
+    uint32_t index;                  /* position in the fleet, 0-based */
+    uint32_t addr;                   /* listening IPv4 address, host byte order */
+    uint16_t port;                   /* listening port */
+    int listen_fd;                   /* own listening socket (port per device), -1 with ip_per_device */
+    struct worker *worker;           /* the loop that owns this device */
+    struct datastore ds;             /* running, candidate, startup; copy-on-write over the template */
+    struct session *sessions;        /* open sessions, newest first (intrusive list) */
+    struct device_stats stats;       /* monitoring counters */
+    int snmp_fd;                     /* own SNMP socket (port per device), -1 otherwise */
+    struct respond_stats snmp_stats; /* SNMP agent counters */
+    struct devview_state *view; /* interface status changes and config cache; NULL until running is written */
 };
 
 struct worker {
@@ -74,6 +94,7 @@ struct worker {
     struct session *closing;        /* sessions to free at the loop's safe point */
     char *read_buf;                 /* read buffer lent to whichever session is reading */
     uint32_t session_count;         /* open sessions on this worker */
+    struct agent_worker snmp;       /* SNMP socket (address per device), buffers, delayed answers */
 };
 
 struct fleet {
@@ -87,6 +108,11 @@ struct fleet {
     atomic_uint_fast32_t next_session_id; /* session-ids are unique across the process */
     time_t start_time;                    /* netconf-start-time */
     int max_fds;                          /* RLIMIT_NOFILE after raising it */
+    struct profile *profile;              /* what every device is, read-only */
+    struct devview_fleet view;            /* the profile's view of an untouched device */
+    uint64_t start_ms;                    /* fleet clock when it started (ms since the epoch) */
+    uint64_t clock_base_ms;               /* wall clock at clock_base_us */
+    monotime_us clock_base_us;            /* monotonic clock when the fleet started */
 };
 
 /**

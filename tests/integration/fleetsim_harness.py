@@ -43,6 +43,8 @@ STOP_TIMEOUT_S = 10.0
 IO_TIMEOUT_S = 5.0
 
 PR_SET_PDEATHSIG = 1
+SOURCE_DIR = os.environ.get("FLEETSIM_SOURCE_DIR",
+                            os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def multiplier():
@@ -158,6 +160,9 @@ class Fleet:
                 "--threads", str(self.threads), "--ip", self.ip]
         if self.ip_per_device:
             args.append("--ip-per-device")
+        if "--snmp-starting-port" not in self.extra:
+            # UDP ports are a space of their own: the agents take the same numbers as the NETCONF ports.
+            args += ["--snmp-starting-port", str(self.port)]
         args += self.extra
         fd, self.log_path = tempfile.mkstemp(prefix="fleetsim-pytest-", suffix=".log")
         with os.fdopen(fd, "wb") as log:
@@ -174,7 +179,7 @@ class Fleet:
             if code is not None:
                 self.proc = None
                 text = self._drop_log()
-                if code == 2 and "cannot listen" in text:
+                if code == 2 and ("cannot listen" in text or "cannot bind SNMP" in text):
                     return "retry"
                 return "fleetsim exited with %d before it was ready; its log:\n%s" % (code, text)
             if time.monotonic() > deadline:
@@ -394,6 +399,26 @@ def assert_data(reply, what=""):
     return root.find("{%s}data" % NC_NS)
 
 
-def interface_names(reply):
+def profile_interface_names(profile="minimal"):
+    """Names of a built-in profile's interfaces, read from its file in schemas/profiles/."""
+    ns = "{urn:fleetsim:profile}"
+    root = ET.parse(os.path.join(SOURCE_DIR, "schemas", "profiles", profile + ".xml")).getroot()
+    names = []
+    for group in root.iter(ns + "interface-group"):
+        fmt = group.findtext(ns + "name-format")
+        first = int(group.findtext(ns + "first") or 0)
+        count = int(group.findtext(ns + "count") or 1)
+        names += [fmt.replace("{N}", str(first + i)) for i in range(count)]
+    return names
+
+
+def interface_names(reply, keep_profile=False):
+    """Interface names in a get-config reply; those of the default profile's own interfaces are left out
+    (every device starts with them) unless keep_profile."""
     data = assert_data(reply, "get-config")
-    return [n.text for n in data.iter("{%s}name" % IF_NS)]
+    names = [n.text for n in data.iter("{%s}name" % IF_NS)]
+    return names if keep_profile else [n for n in names if n not in PROFILE_INTERFACES]
+
+
+# The default profile's interfaces, present in every device's running configuration from the start.
+PROFILE_INTERFACES = frozenset(profile_interface_names())

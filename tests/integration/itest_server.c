@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 /* Arguments fleetsim gets besides the caller's: binary, 2 options with values, NULL. */
-#define ITEST_FIXED_ARGS 6
+#define ITEST_FIXED_ARGS 8
 /* At most this many extra arguments. */
 #define ITEST_MAX_EXTRA_ARGS 32
 
@@ -144,6 +144,9 @@ start_once(struct itest_server *srv, const char *binary, const char *const *extr
     argv[argc++] = count_text;
     argv[argc++] = "--starting-port";
     argv[argc++] = port_text;
+    /* The SNMP agents take the UDP ports of the same numbers. */
+    argv[argc++] = "--snmp-starting-port";
+    argv[argc++] = port_text;
     for (size_t i = 0; extra_args && extra_args[i] && i < ITEST_MAX_EXTRA_ARGS; i++) {
         argv[argc++] = extra_args[i];
     }
@@ -171,7 +174,7 @@ start_once(struct itest_server *srv, const char *binary, const char *const *extr
     for (;;) {
         char *log = read_log(srv);
         int ready = log && strstr(log, ITEST_READY_TEXT) != NULL;
-        int taken = log && strstr(log, "cannot listen") != NULL;
+        int taken = log && (strstr(log, "cannot listen") || strstr(log, "cannot bind SNMP"));
         int status = 0;
         pid_t done = waitpid(srv->pid, &status, WNOHANG);
 

@@ -40,4 +40,12 @@ void op_get_schema(struct rpc_call *call);
  */
 enum fleet_err monitoring_state(struct rpc_call *call, struct lyd_node **tree);
 
+/**
+ * @brief Build the device's operational state for get: ietf-interfaces (the state leaves of configured
+ * interfaces and interfaces-state) and ietf-system's system-state, at one instant.
+ * @param[in] running The running tree, to know which interfaces are configured.
+ * @param[out] tree New tree (top-level siblings); the caller frees it.
+ */
+enum fleet_err device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_node **tree);
+
 #endif

@@ -249,7 +249,21 @@ op_get(struct rpc_call *call)
     if (wd_print_option(call, &wd)) {
         return;
     }
-    filter_and_print(call, filter, read_ds(call, DS_RUNNING), wd);
+    {
+        /* Configuration and the device's state as one tree: interfaces carry both. */
+        const struct lyd_node *running = read_ds(call, DS_RUNNING);
+        struct lyd_node *view = NULL, *dstate = NULL;
+        if (device_state(call, running, &dstate) ||
+            (running && lyd_dup_siblings(running, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, &view)) ||
+            (dstate && lyd_merge_siblings(&view, dstate, LYD_MERGE_DESTRUCT))) {
+            lyd_free_all(dstate);
+            lyd_free_all(view);
+            rpc_fail(call, NULL);
+            return;
+        }
+        filter_and_print(call, filter, view, wd);
+        lyd_free_all(view);
+    }
     if (!call->errs) {
         filter_and_print(call, filter, call->fleet->yanglib_tree, wd);
     }

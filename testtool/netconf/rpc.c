@@ -359,6 +359,15 @@ cleanup:
     return err;
 }
 
+/* Tell the device view when an operation wrote running (interface statuses may have changed). */
+static void
+note_running_write(struct device *dev, uint32_t gen_before)
+{
+    if (dev->ds.running_gen != gen_before) {
+        devview_running_changed(dev, devview_now_ms(dev->worker->fleet));
+    }
+}
+
 /* The <edit-config> fast path (rpc_fast.h); returns -1 when the message needs the full path. */
 static int
 process_fast_edit(struct session *s, const char *msg)
@@ -376,7 +385,11 @@ process_fast_edit(struct session *s, const char *msg)
     s->in_rpcs++;
     s->dev->stats.in_rpcs++;
     params = (struct ops_edit_params){fe.target, fe.default_op, fe.test_option, fe.error_option, config};
-    ops_edit_config_apply(&call, &params);
+    {
+        uint32_t gen = s->dev->ds.running_gen;
+        ops_edit_config_apply(&call, &params);
+        note_running_write(s->dev, gen);
+    }
     send_reply(s, fe.reply_attrs.buf, fe.reply_attrs.len, &call);
     rc = 0;
 
@@ -437,7 +450,9 @@ rpc_process(struct session *s, const char *msg, size_t len)
         rpc_fail(&call, ncerr_operation_not_supported(NCERR_PROTOCOL, "Operation \"%s\" is not supported.",
                                                       LYD_NAME(op)));
     } else {
+        uint32_t gen = s->dev->ds.running_gen;
         handler(&call);
+        note_running_write(s->dev, gen);
     }
 
 reply:

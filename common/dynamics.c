@@ -1,0 +1,267 @@
+/*
+ * Values that move, as pure functions (see dynamics.h). An interface's
+ * utilisation is
+ *
+ *     u(t) = mid + a1 sin(2 pi t / P1 + p1) + a2 sin(2 pi t / P2 + p2) + a3 sin(2 pi t / P3 + p3)
+ *
+ * with P1 the profile's period, P2 (a few hours for a daily P1) and P3 (tens
+ * of seconds: the jitter) and the phases drawn from (seed, interface,
+ * direction), and a1 + a2 + a3 a little below the half-band, so u stays in
+ * [util_min, util_max]. The octet counter is base + speed/8 times the
+ * integral of u, in closed form, so a read costs the same after ten years as
+ * after ten seconds.
+ *
+ * Monotonic by construction, not by luck. The linear part (mid times time) is
+ * exact integer arithmetic in 128 bits with mid quantised to parts per
+ * billion. Each wave's integral, K (cos p - cos(2 pi (t mod P) / P + p)), is
+ * periodic, so time is reduced modulo its integer period first and the
+ * double only ever holds a bounded angle and a bounded value; its error is a
+ * few ulps of K. The waves keep a margin above util_min that is wider than
+ * that error can eat in one millisecond (dyn_margin()), so the computed sum
+ * still grows between any two instants a millisecond apart, and floor keeps
+ * that order. Packet, error and discard counters are floors of integer
+ * multiples of the octet counter, so they stay monotonic too. Counters wrap
+ * modulo 2^64 like Counter64, which at 400 Gb/s takes over ten years.
+ */
+#include "dynamics.h"
+
+#include <math.h>
+
+/* splitmix64 increment (the golden ratio in 64 bits). */
+#define DYN_GAMMA UINT64_C(0x9e3779b97f4a7c15)
+/* Base octet counters are below 2^40: Counter32 views wrap within hours at high rates from the start. */
+#define DYN_BASE_OCTETS_MASK ((UINT64_C(1) << 40) - 1)
+/* The utilisation mid-point is quantised to parts per billion, so the linear term is integer arithmetic. */
+#define DYN_PPB 1000000000u
+/* Bits per octet times milliseconds per second: speed_bps / 8000 = octets per millisecond at full speed. */
+#define DYN_BITS_MS 8000u
+/* Shares and per-million rates are quantised to parts per 10^12: the profile gives them in decimal
+ * (percent and ppm with 3 fraction digits), so floor(n * share) is exact, as the profile says. */
+#define DYN_PPT UINT64_C(1000000000000)
+/* Jitter of a gauge changes this often. */
+#define DYN_GAUGE_STEP_MS 5000u
+/* Share of a gauge's half-band given to the jitter; the slow wave gets the rest. */
+#define DYN_GAUGE_JITTER 0.2
+/* The jitter wave of counters has a period in [DYN_JITTER_MIN_MS, DYN_JITTER_MIN_MS + DYN_JITTER_SPAN_MS). */
+#define DYN_JITTER_MIN_MS  20000u
+#define DYN_JITTER_SPAN_MS 100000u
+
+#define DYN_TWO_PI 6.283185307179586476925286766559
+
+/* Salts that keep the hashes of different uses apart. */
+enum dyn_salt {
+    DYN_SALT_DEVICE = 1, /* device seeds */
+    DYN_SALT_BASE,       /* base octets */
+    DYN_SALT_WAVE,       /* wave periods and phases: DYN_SALT_WAVE + 2 * wave (+1) */
+    DYN_SALT_GAUGE = 16, /* gauge phase */
+    DYN_SALT_GAUGE_JITTER,
+};
+
+/* Waves of one counter; 1 is the profile's period, 2 the medium one, 3 the jitter. */
+#define DYN_WAVES 3
+
+struct dyn_wave {
+    uint64_t period_ms; /* >= 1 */
+    double phase;       /* radians */
+    double amp;         /* share of speed, >= 0 */
+};
+
+/* splitmix64's finaliser, after its increment. */
+static uint64_t
+dyn_mix(uint64_t z)
+{
+    z += DYN_GAMMA;
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+uint64_t
+dyn_hash(uint64_t seed, uint64_t a, uint64_t b)
+{
+    return dyn_mix(dyn_mix(dyn_mix(seed) ^ a) ^ b);
+}
+
+uint64_t
+dyn_device_seed(uint64_t fleet_seed, uint32_t index)
+{
+    uint64_t s = dyn_hash(fleet_seed, index, DYN_SALT_DEVICE);
+
+    return s ? s : DYN_GAMMA;
+}
+
+/* A hash as a double in [0, 1). */
+static double
+dyn_unit(uint64_t h)
+{
+    return (double)(h >> 11) * 0x1.0p-53;
+}
+
+static double
+dyn_clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * How far above the band's floor the waves must keep u. Evaluating one wave's
+ * integral errs by a few ulps of K = c a P / (2 pi) (c octets per ms at full
+ * speed); two reads together by at most ~1e-15 c half P1 (the sum of a is
+ * below half, P1 is the longest period). Over one millisecond, u >= floor +
+ * margin adds at least c * margin, so a margin of 1e-13 half P1 (100 times
+ * the error) keeps every later read at or above every earlier one. The 2e-9
+ * covers the ppb quantisation of mid. At a daily period this is a
+ * millionth of the band; the longest period allowed (a year) costs 0.3 %.
+ */
+static double
+dyn_margin(double half, uint64_t p1_ms)
+{
+    return half * 1e-13 * (double)p1_ms + 2e-9;
+}
+
+/* The waves of one counter: periods, phases and amplitudes from (seed, key), inside @p half minus margin. */
+static void
+dyn_waves(const struct profile_traffic *tr, uint64_t seed, uint64_t key, double half,
+          struct dyn_wave w[DYN_WAVES])
+{
+    uint64_t p1 = (uint64_t)(tr->period_s ? tr->period_s : 1) * 1000u;
+    double jitter = dyn_clamp(tr->jitter, 0.0, 1.0);
+    double total = half - dyn_margin(half, p1);
+    double f2 = dyn_unit(dyn_hash(seed, key, DYN_SALT_WAVE + 2));
+    double f3 = dyn_unit(dyn_hash(seed, key, DYN_SALT_WAVE + 4));
+
+    if (total < 0) {
+        total = 0;
+    }
+    w[0].period_ms = p1;
+    /* The medium wave: between a 24th and a 6th of the main one (one to four hours for a day). */
+    w[1].period_ms = (uint64_t)((double)p1 * (1.0 / 24 + f2 * (1.0 / 6 - 1.0 / 24)));
+    w[2].period_ms = DYN_JITTER_MIN_MS + (uint64_t)(f3 * DYN_JITTER_SPAN_MS);
+    if (w[1].period_ms < 1) {
+        w[1].period_ms = 1;
+    }
+    if (w[2].period_ms > w[1].period_ms) {
+        w[2].period_ms = w[1].period_ms;
+    }
+    w[0].amp = total * (1.0 - jitter) * 0.75;
+    w[1].amp = total * (1.0 - jitter) * 0.25;
+    w[2].amp = total * jitter;
+    for (int i = 0; i < DYN_WAVES; i++) {
+        w[i].phase = DYN_TWO_PI * dyn_unit(dyn_hash(seed, key, DYN_SALT_WAVE + 2 * (uint64_t)i + 1));
+    }
+}
+
+/*
+ * Octets of one direction after @p t_ms, unwrapped (the caller truncates to 64 bits). @p key is
+ * (interface position, direction).
+ */
+static unsigned __int128
+dyn_octets(const struct profile_traffic *tr, uint64_t seed, uint64_t key, uint64_t speed_bps, uint64_t t_ms)
+{
+    const unsigned __int128 den = (unsigned __int128)DYN_BITS_MS * DYN_PPB;
+    uint64_t base = dyn_hash(seed, key, DYN_SALT_BASE) & DYN_BASE_OCTETS_MASK;
+    double lo, hi, mid, half, c, wave = 0;
+    uint64_t mid_ppb;
+    unsigned __int128 s, sq, sr, x, xq, q;
+    struct dyn_wave w[DYN_WAVES];
+    __int128 total;
+
+    lo = dyn_clamp(tr->util_min, 0.0, 1.0);
+    hi = dyn_clamp(tr->util_max, lo, 1.0);
+    if (!speed_bps || hi <= 0) {
+        return base;
+    }
+    mid_ppb = (uint64_t)llround((lo + hi) / 2 * DYN_PPB);
+    mid = (double)mid_ppb / DYN_PPB;
+    half = fmin(mid - lo, hi - mid);
+
+    /*
+     * Linear part: floor(speed * mid_ppb * t / (8000 * 10^9)) exactly. Split speed * mid_ppb
+     * (< 2^94) by the denominator so no product exceeds 2^115: q = sq t + floor(sr t / den).
+     */
+    s = (unsigned __int128)speed_bps * mid_ppb;
+    sq = s / den;
+    sr = s - sq * den;
+    x = sr * t_ms;
+    xq = x / den;
+    q = sq * t_ms + xq;
+
+    /* Waves: each integral is periodic, so only t mod P enters the double arithmetic. */
+    if (half > 0) {
+        c = (double)speed_bps / DYN_BITS_MS;
+        dyn_waves(tr, seed, key, half, w);
+        for (int i = 0; i < DYN_WAVES; i++) {
+            double p = (double)w[i].period_ms;
+            double k = c * w[i].amp * p / DYN_TWO_PI;
+            double theta = DYN_TWO_PI * (double)(t_ms % w[i].period_ms) / p + w[i].phase;
+            wave += k * (cos(w[i].phase) - cos(theta));
+        }
+    }
+    wave = floor((double)(x - xq * den) / (double)den + wave);
+    /* Beyond 2^62 octets of wave (speeds far past any interface) precision is gone anyway; stay defined. */
+    wave = dyn_clamp(wave, -0x1.0p62, 0x1.0p62);
+    total = (__int128)base + (__int128)q + (__int128)(int64_t)wave;
+    return total > 0 ? (unsigned __int128)total : 0;
+}
+
+/* floor(n * share) with the share in parts per 10^12: exact, and non-decreasing in n (n < 2^88). */
+static uint64_t
+dyn_share(unsigned __int128 n, double share)
+{
+    uint64_t ppt = (uint64_t)llround(dyn_clamp(share, 0.0, 1.0) * (double)DYN_PPT);
+
+    return (uint64_t)(n * ppt / DYN_PPT);
+}
+
+/* One direction's counters from its octets. */
+static void
+dyn_direction(const struct profile_traffic *tr, unsigned __int128 octets, uint64_t *oct, uint64_t *ucast,
+              uint64_t *mcast, uint64_t *bcast, uint64_t *discards, uint64_t *errors, unsigned __int128 *pkts)
+{
+    double m = dyn_clamp(tr->multicast_share, 0.0, 1.0);
+    double b = dyn_clamp(tr->broadcast_share, 0.0, 1.0 - m);
+
+    *pkts = octets / (tr->packet_bytes ? tr->packet_bytes : 1);
+    *oct = (uint64_t)octets;
+    /* Each a floor of its own non-decreasing function; their sum may trail pkts by up to 2. */
+    *mcast = dyn_share(*pkts, m);
+    *bcast = dyn_share(*pkts, b);
+    *ucast = dyn_share(*pkts, 1.0 - m - b);
+    *errors = dyn_share(*pkts, tr->error_ppm / 1e6);
+    *discards = dyn_share(*pkts, tr->discard_ppm / 1e6);
+}
+
+void
+dyn_if_counters(const struct profile_traffic *tr, uint64_t seed, uint32_t if_pos, uint64_t speed_bps,
+                uint64_t traffic_ms, struct dyn_if_counters *out)
+{
+    uint64_t key_in = (uint64_t)if_pos << 1;
+    uint64_t key_out = key_in | 1;
+    unsigned __int128 in_pkts, out_pkts;
+
+    dyn_direction(tr, dyn_octets(tr, seed, key_in, speed_bps, traffic_ms), &out->in_octets, &out->in_ucast,
+                  &out->in_multicast, &out->in_broadcast, &out->in_discards, &out->in_errors, &in_pkts);
+    dyn_direction(tr, dyn_octets(tr, seed, key_out, speed_bps, traffic_ms), &out->out_octets, &out->out_ucast,
+                  &out->out_multicast, &out->out_broadcast, &out->out_discards, &out->out_errors, &out_pkts);
+    /* Unknown protocols: a quarter of the error rate, inbound only. */
+    out->in_unknown_protos = dyn_share(in_pkts, tr->error_ppm / 4e6);
+}
+
+uint32_t
+dyn_gauge(uint64_t seed, uint32_t object, uint32_t min, uint32_t max, uint32_t period_s, uint64_t t_ms)
+{
+    uint64_t period_ms = (uint64_t)(period_s ? period_s : 1) * 1000u;
+    double phase, slow, jit, mid, half, v;
+
+    if (max <= min) {
+        return min;
+    }
+    phase = DYN_TWO_PI * dyn_unit(dyn_hash(seed, object, DYN_SALT_GAUGE));
+    slow = sin(DYN_TWO_PI * (double)(t_ms % period_ms) / (double)period_ms + phase);
+    jit = 2 * dyn_unit(dyn_hash(dyn_hash(seed, object, DYN_SALT_GAUGE_JITTER), t_ms / DYN_GAUGE_STEP_MS, 0)) -
+          1;
+    mid = ((double)min + (double)max) / 2;
+    half = ((double)max - (double)min) / 2;
+    v = llround(mid + half * ((1 - DYN_GAUGE_JITTER) * slow + DYN_GAUGE_JITTER * jit));
+    return (uint32_t)dyn_clamp(v, min, max);
+}

@@ -1,0 +1,108 @@
+/*
+ * What a device is right now, as both protocols see it: its interfaces'
+ * admin and oper status, last change, description and counters, and its
+ * system identity. Configuration comes from the device's running datastore
+ * (so a NETCONF edit and an SNMP SET land in one place); what moves comes
+ * from dynamics.h at the instant asked. A device keeps state of its own only
+ * once an interface changes status; until then it reads the profile.
+ */
+#ifndef FLEET_DEVVIEW_H
+#define FLEET_DEVVIEW_H
+
+#include <stdint.h>
+
+#include "dynamics.h"
+#include "err.h"
+
+struct fleet;
+struct device;
+
+/* ifOperStatus / ietf-interfaces oper-status values (IF-MIB numbering). */
+enum devview_oper {
+    DEVVIEW_OPER_UP = 1,
+    DEVVIEW_OPER_DOWN = 2,
+};
+
+/* Configuration-derived values of one device, read from a running tree; valid while gen matches. */
+struct devview_cfg {
+    uint32_t gen;         /* running_gen of the tree they were read from */
+    uint8_t *enabled;     /* per profile interface: 1 admin up (absent entries count as enabled) */
+    const char **alias;   /* per profile interface: description, or NULL; points into the tree */
+    const char *hostname; /* /system/hostname, or NULL when unset */
+    const char *contact;  /* /system/contact, or NULL */
+    const char *location; /* /system/location, or NULL */
+};
+
+/* A change of an interface's oper status, kept per device once one happens. */
+struct devview_if_change {
+    uint64_t changed_ms; /* when the oper status last changed (fleet clock, ms since the epoch) */
+    uint64_t traffic_ms; /* traffic time the interface had carried at that moment */
+    uint8_t up;          /* oper status since then: 1 up */
+};
+
+/* A device's own view state; NULL in struct device until its running tree is first written. */
+struct devview_state {
+    struct devview_cfg cfg;            /* cache of the device's running tree (valid when cfg_valid) */
+    int cfg_valid;                     /* 1 once cfg was read from the device's own tree */
+    struct devview_if_change *changes; /* per profile interface, NULL until one changes status */
+    int dirty;                         /* 1 when running was written since cfg was last read */
+    uint64_t dirty_ms;                 /* when the first of those writes happened; valid when dirty */
+};
+
+/* The fleet-wide part: the profile's view of an untouched device, and the name index. */
+struct devview_fleet {
+    struct devview_cfg template_cfg; /* read from the template tree */
+    uint32_t *name_slots;            /* open-addressing index: interface name -> position + 1 (0 empty) */
+    uint32_t slot_mask;              /* slots - 1 (a power of two) */
+};
+
+/**
+ * @brief Build the fleet-wide view from the profile and the template tree. Call once the template
+ * and the profile are loaded.
+ */
+enum fleet_err devview_fleet_init(struct fleet *fleet);
+
+/** @brief Free what devview_fleet_init() built. */
+void devview_fleet_close(struct fleet *fleet);
+
+/** @brief Free a device's view state; NULL is fine. */
+void devview_state_free(struct devview_state *st);
+
+/** @return The fleet clock: wall-clock milliseconds that never go back (or the fixed clock). */
+uint64_t devview_now_ms(const struct fleet *fleet);
+
+/** @return When device @p dev booted (ms since the epoch); devices differ, all before the fleet started. */
+uint64_t devview_boot_ms(const struct device *dev);
+
+/** @return The position of the profile interface named @p name, or -1. */
+int32_t devview_if_pos(const struct fleet *fleet, const char *name);
+
+/**
+ * @brief The device's configuration-derived values, refreshed when running changed.
+ * @return NULL only when memory runs out.
+ */
+const struct devview_cfg *devview_cfg(struct device *dev);
+
+/**
+ * @brief Record that running may have changed at @p now_ms. Call after every write to running; the
+ * next devview_cfg() finds the interfaces whose status changed and dates the change to the first
+ * such write since the previous read (ifLastChange, counters stop or resume).
+ */
+void devview_running_changed(struct device *dev, uint64_t now_ms);
+
+/** @return Oper status of profile interface @p pos. */
+enum devview_oper devview_oper(struct device *dev, uint32_t pos);
+
+/** @return When interface @p pos last changed oper status (ms since the epoch; boot if never). */
+uint64_t devview_last_change_ms(const struct device *dev, uint32_t pos);
+
+/** @brief Counters of interface @p pos at @p now_ms. */
+void devview_counters(const struct device *dev, uint32_t pos, uint64_t now_ms, struct dyn_if_counters *out);
+
+/** @return The device's seed. */
+uint64_t devview_seed(const struct device *dev);
+
+/** @brief The device's host name: running's, else the profile's format with {DEVICE} filled in. */
+void devview_hostname(struct device *dev, char *buf, size_t buf_len);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * The device's operational state in get: ietf-interfaces (the NMDA leaves
+ * under /interfaces/interface for configured interfaces, and the
+ * interfaces-state list for every interface of the profile) and
+ * ietf-system's system-state. Values come from the device view at one
+ * instant, the same numbers SNMP serves at that instant.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "fleet.h"
+#include "ops.h"
+
+/* ietf-yang-types date-and-time, in UTC with milliseconds. */
+static void
+format_datetime(uint64_t ms, char *buf, size_t len)
+{
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+
+    gmtime_r(&secs, &tm);
+    snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)(ms % 1000));
+}
+
+static int
+term(struct lyd_node *parent, const char *name, const char *value)
+{
+    return lyd_new_term(parent, NULL, name, value, 0, NULL) ? -1 : 0;
+}
+
+static int
+term_u64(struct lyd_node *parent, const char *name, uint64_t value)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, value);
+    return term(parent, name, buf);
+}
+
+/* The state leaves of one interface, shared by both trees. */
+static int
+interface_state(struct device *dev, const struct devview_cfg *cfg, uint32_t pos, uint64_t now_ms,
+                struct lyd_node *entry)
+{
+    const struct profile_interface *pi = &dev->worker->fleet->profile->ifs[pos];
+    struct dyn_if_counters c;
+    struct lyd_node *stats = NULL;
+    char buf[64];
+    int bad = 0;
+
+    bad |= term(entry, "admin-status", cfg->enabled[pos] ? "up" : "down");
+    bad |= term(entry, "oper-status", devview_oper(dev, pos) == DEVVIEW_OPER_UP ? "up" : "down");
+    format_datetime(devview_last_change_ms(dev, pos), buf, sizeof buf);
+    bad |= term(entry, "last-change", buf);
+    bad |= term_u64(entry, "if-index", pos + 1);
+    snprintf(buf, sizeof buf, "02:%02x:%02x:%02x:%02x:%02x", (dev->index >> 16) & 255,
+             (dev->index >> 8) & 255, dev->index & 255, (pos >> 8) & 255, pos & 255);
+    bad |= term(entry, "phys-address", buf);
+    bad |= term_u64(entry, "speed", pi->speed_bps);
+    if (lyd_new_inner(entry, NULL, "statistics", 0, &stats)) {
+        return -1;
+    }
+    devview_counters(dev, pos, now_ms, &c);
+    format_datetime(devview_boot_ms(dev), buf, sizeof buf);
+    bad |= term(stats, "discontinuity-time", buf);
+    bad |= term_u64(stats, "in-octets", c.in_octets);
+    bad |= term_u64(stats, "in-unicast-pkts", c.in_ucast);
+    bad |= term_u64(stats, "in-broadcast-pkts", c.in_broadcast);
+    bad |= term_u64(stats, "in-multicast-pkts", c.in_multicast);
+    bad |= term_u64(stats, "in-discards", c.in_discards & 0xffffffffu);
+    bad |= term_u64(stats, "in-errors", c.in_errors & 0xffffffffu);
+    bad |= term_u64(stats, "in-unknown-protos", c.in_unknown_protos & 0xffffffffu);
+    bad |= term_u64(stats, "out-octets", c.out_octets);
+    bad |= term_u64(stats, "out-unicast-pkts", c.out_ucast);
+    bad |= term_u64(stats, "out-broadcast-pkts", c.out_broadcast);
+    bad |= term_u64(stats, "out-multicast-pkts", c.out_multicast);
+    bad |= term_u64(stats, "out-discards", c.out_discards & 0xffffffffu);
+    bad |= term_u64(stats, "out-errors", c.out_errors & 0xffffffffu);
+    return bad;
+}
+
+/* True when running has /interfaces/interface[name=@p name]. */
+static int
+configured(const struct lyd_node *interfaces, const struct fleet *fleet, uint32_t pos)
+{
+    const struct lyd_node *n;
+    LY_LIST_FOR(lyd_child(interfaces), n)
+    {
+        const struct lyd_node *key = lyd_child(n);
+        if (key && !strcmp(lyd_get_value(key), fleet->profile->ifs[pos].name)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+enum fleet_err
+device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_node **tree)
+{
+    struct device *dev = call->dev;
+    struct fleet *fleet = call->fleet;
+    struct ly_ctx *ctx = fleet->schemas.ctx;
+    const struct profile *p = fleet->profile;
+    const struct lys_module *ifmod = ly_ctx_get_module_implemented(ctx, "ietf-interfaces");
+    const struct lys_module *sysmod = ly_ctx_get_module_implemented(ctx, "ietf-system");
+    const struct devview_cfg *cfg = devview_cfg(dev);
+    const struct lyd_node *run_ifs = NULL, *n;
+    struct lyd_node *ifs = NULL, *ifs_state = NULL, *sys = NULL, *node = NULL;
+    uint64_t now_ms = devview_now_ms(fleet);
+    char buf[64];
+    int bad = 0;
+
+    *tree = NULL;
+    if (!cfg || !ifmod || !sysmod) {
+        return cfg ? FLEET_OK : FLEET_ERR_NOMEM;
+    }
+    LY_LIST_FOR(running, n)
+    {
+        if (n->schema && n->schema->module == ifmod && !strcmp(n->schema->name, "interfaces")) {
+            run_ifs = n;
+        }
+    }
+    bad |= lyd_new_inner(NULL, ifmod, "interfaces", 0, &ifs) != LY_SUCCESS;
+    bad |= lyd_new_inner(NULL, ifmod, "interfaces-state", 0, &ifs_state) != LY_SUCCESS;
+    for (uint32_t pos = 0; !bad && pos < p->if_count; pos++) {
+        const struct profile_interface *pi = &p->ifs[pos];
+        if (run_ifs && configured(run_ifs, fleet, pos)) {
+            bad |= lyd_new_list(ifs, NULL, "interface", 0, &node, pi->name) != LY_SUCCESS;
+            bad |= !bad && interface_state(dev, cfg, pos, now_ms, node);
+        }
+        bad |= lyd_new_list(ifs_state, NULL, "interface", 0, &node, pi->name) != LY_SUCCESS;
+        if (!bad) {
+            snprintf(buf, sizeof buf, "iana-if-type:%s", pi->type);
+            bad |= term(node, "type", buf);
+            bad |= interface_state(dev, cfg, pos, now_ms, node);
+        }
+    }
+    bad |= lyd_new_inner(NULL, sysmod, "system-state", 0, &sys) != LY_SUCCESS;
+    if (!bad) {
+        struct lyd_node *platform = NULL, *clock = NULL;
+        bad |= lyd_new_inner(sys, NULL, "platform", 0, &platform) != LY_SUCCESS;
+        bad |= lyd_new_inner(sys, NULL, "clock", 0, &clock) != LY_SUCCESS;
+        if (!bad) {
+            bad |= term(platform, "os-name", "fleetsim");
+            bad |= term(platform, "os-release", FLEETSIM_VERSION);
+            bad |= term(platform, "os-version", p->name);
+            bad |= term(platform, "machine", p->sys_descr ? p->sys_descr : p->name);
+            format_datetime(now_ms, buf, sizeof buf);
+            bad |= term(clock, "current-datetime", buf);
+            format_datetime(devview_boot_ms(dev), buf, sizeof buf);
+            bad |= term(clock, "boot-datetime", buf);
+        }
+    }
+    if (bad) {
+        lyd_free_all(ifs);
+        lyd_free_all(ifs_state);
+        lyd_free_all(sys);
+        return FLEET_ERR_NOMEM;
+    }
+    lyd_insert_sibling(ifs, ifs_state, NULL);
+    lyd_insert_sibling(ifs, sys, NULL);
+    *tree = ifs;
+    return FLEET_OK;
+}

@@ -1,0 +1,644 @@
+/*
+ * SNMP sockets and the path of a datagram: read in a batch, find the
+ * device, maybe drop or delay it (fault and latency injection, drawn from
+ * the device's seed so runs repeat), answer it (respond.c), send the
+ * batch's answers together.
+ */
+#include "agent.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fleet.h"
+#include "respond.h"
+#include "spdu.h"
+#include "textarg.h"
+
+/* An answer held back by injected latency. */
+struct agent_delayed {
+    struct loop_timer timer;           /* fires when the answer is due */
+    struct agent_delayed *prev, *next; /* the worker's list, so close can free what never fired */
+    struct worker *worker;             /* owner */
+    int fd;                            /* socket to answer from */
+    struct sockaddr_in peer;           /* who asked */
+    uint32_t src_addr;                 /* address to answer from (network order), 0: the socket's */
+    size_t len;                        /* bytes in data */
+    uint8_t data[];                    /* the answer */
+};
+
+/* A datagram that reached another worker's socket, handed to its device's worker. */
+struct agent_handoff {
+    struct device *dev;      /* the device asked */
+    struct sockaddr_in peer; /* who asked */
+    uint32_t dst_addr;       /* address it was sent to (network order) */
+    size_t len;              /* bytes in data */
+    uint8_t data[];          /* the request */
+};
+
+/* An answer ready to go out in this batch. */
+struct agent_out {
+    int fd;
+    struct sockaddr_in peer;
+    uint32_t src_addr;
+    uint8_t *data;
+    size_t len;
+};
+
+struct agent_batch {
+    struct agent_out out[AGENT_BATCH];
+    uint32_t count;
+};
+
+static void agent_adopt(struct loop *loop, void *arg);
+
+static double
+unit_draw(uint64_t h)
+{
+    return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* The fault a device has, or NULL. */
+static const struct agent_fault *
+device_fault(const struct device *dev)
+{
+    const struct fleet *fleet = dev->worker->fleet;
+    double u = unit_draw(dyn_hash(devview_seed(dev), 0xfa17, 0)), cum = 0;
+
+    for (uint32_t i = 0; i < fleet->cfg.snmp_fault_count; i++) {
+        cum += fleet->cfg.snmp_faults[i].share;
+        if (u < cum) {
+            return &fleet->cfg.snmp_faults[i];
+        }
+    }
+    return NULL;
+}
+
+static void
+send_one(int fd, const struct sockaddr_in *peer, uint32_t src_addr, const uint8_t *data, size_t len)
+{
+    struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+    union {
+        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr mh = {
+        .msg_name = (void *)peer, .msg_namelen = sizeof *peer, .msg_iov = &iov, .msg_iovlen = 1};
+
+    if (src_addr) {
+        struct cmsghdr *c;
+        struct in_pktinfo pi = {.ipi_spec_dst.s_addr = src_addr};
+        memset(&ctl, 0, sizeof ctl);
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = sizeof ctl.buf;
+        c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = IPPROTO_IP;
+        c->cmsg_type = IP_PKTINFO;
+        c->cmsg_len = CMSG_LEN(sizeof pi);
+        memcpy(CMSG_DATA(c), &pi, sizeof pi);
+    }
+    /* UDP: a full socket buffer drops the answer, as a busy agent would; the client retries. */
+    (void)sendmsg(fd, &mh, MSG_DONTWAIT);
+}
+
+static void
+flush_batch(struct agent_batch *b)
+{
+    struct mmsghdr msgs[AGENT_BATCH];
+    struct iovec iov[AGENT_BATCH];
+    union {
+        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } ctl[AGENT_BATCH];
+    uint32_t i = 0;
+
+    while (i < b->count) {
+        /* One sendmmsg per run of answers from the same socket. */
+        uint32_t n = 0;
+        int fd = b->out[i].fd;
+        memset(msgs, 0, sizeof msgs);
+        for (; i < b->count && b->out[i].fd == fd; i++, n++) {
+            struct agent_out *o = &b->out[i];
+            iov[n] = (struct iovec){.iov_base = o->data, .iov_len = o->len};
+            msgs[n].msg_hdr.msg_name = &o->peer;
+            msgs[n].msg_hdr.msg_namelen = sizeof o->peer;
+            msgs[n].msg_hdr.msg_iov = &iov[n];
+            msgs[n].msg_hdr.msg_iovlen = 1;
+            if (o->src_addr) {
+                struct in_pktinfo pi = {.ipi_spec_dst.s_addr = o->src_addr};
+                struct cmsghdr *c;
+                memset(&ctl[n], 0, sizeof ctl[n]);
+                msgs[n].msg_hdr.msg_control = ctl[n].buf;
+                msgs[n].msg_hdr.msg_controllen = sizeof ctl[n].buf;
+                c = CMSG_FIRSTHDR(&msgs[n].msg_hdr);
+                c->cmsg_level = IPPROTO_IP;
+                c->cmsg_type = IP_PKTINFO;
+                c->cmsg_len = CMSG_LEN(sizeof pi);
+                memcpy(CMSG_DATA(c), &pi, sizeof pi);
+            }
+        }
+        for (uint32_t sent = 0; sent < n;) {
+            int r = sendmmsg(fd, msgs + sent, n - sent, MSG_DONTWAIT);
+            if (r <= 0) {
+                break; /* full socket buffer: the rest are dropped, as a busy agent's would be */
+            }
+            sent += (uint32_t)r;
+        }
+    }
+    b->count = 0;
+}
+
+static void
+on_delayed(struct loop *loop, struct loop_timer *timer)
+{
+    struct agent_delayed *d = (struct agent_delayed *)((char *)timer - offsetof(struct agent_delayed, timer));
+    struct agent_worker *aw = &d->worker->snmp;
+
+    (void)loop;
+    send_one(d->fd, &d->peer, d->src_addr, d->data, d->len);
+    if (d->prev) {
+        d->prev->next = d->next;
+    } else {
+        aw->delayed = d->next;
+    }
+    if (d->next) {
+        d->next->prev = d->prev;
+    }
+    free(d);
+}
+
+/* Hold an answer for @p delay_ms; when memory runs out it goes now instead. */
+static int
+delay_answer(struct worker *w, int fd, const struct sockaddr_in *peer, uint32_t src_addr, const uint8_t *data,
+             size_t len, uint32_t delay_ms)
+{
+    struct agent_delayed *d = malloc(sizeof *d + len);
+
+    if (!d) {
+        return -1;
+    }
+    loop_timer_init(&d->timer);
+    d->worker = w;
+    d->fd = fd;
+    d->peer = *peer;
+    d->src_addr = src_addr;
+    d->len = len;
+    memcpy(d->data, data, len);
+    d->prev = NULL;
+    d->next = w->snmp.delayed;
+    if (d->next) {
+        d->next->prev = d;
+    }
+    w->snmp.delayed = d;
+    loop_timer_start(w->loop, &d->timer, loop_now_us(w->loop) + (monotime_us)delay_ms * 1000, on_delayed);
+    return 0;
+}
+
+/* Answer one request for @p dev; the answer joins @p batch or waits on a timer. */
+static void
+handle_request(struct worker *w, struct device *dev, int fd, const struct sockaddr_in *peer,
+               uint32_t dst_addr, const uint8_t *req, size_t len, struct agent_batch *batch)
+{
+    const struct fleet_config *cfg = &w->fleet->cfg;
+    struct agent_worker *aw = &w->snmp;
+    const struct agent_fault *fault = cfg->snmp_fault_count ? device_fault(dev) : NULL;
+    uint64_t draw = dyn_hash(devview_seed(dev), ++aw->reply_seq, 0x1a7e);
+    uint32_t delay_ms = 0;
+    uint8_t *reply = NULL;
+    size_t reply_len;
+
+    if (fault && fault->kind == AGENT_FAULT_TIMEOUT) {
+        dev->snmp_stats.in_pkts++;
+        dev->snmp_stats.injected_drops++;
+        return;
+    }
+    if (cfg->snmp_drop_rate > 0 && unit_draw(draw) < cfg->snmp_drop_rate) {
+        dev->snmp_stats.in_pkts++;
+        dev->snmp_stats.injected_drops++;
+        return;
+    }
+    if (batch->count == AGENT_BATCH) {
+        flush_batch(batch);
+    }
+    reply_len =
+        respond(dev, aw->scratch, req, len, aw->out_bufs + (size_t)batch->count * aw->out_cap, aw->out_cap,
+                fault && fault->kind == AGENT_FAULT_ERROR ? fault->error_status : 0, &reply);
+    if (!reply_len) {
+        return;
+    }
+    if (cfg->snmp_latency_max_ms) {
+        uint32_t span = cfg->snmp_latency_max_ms - cfg->snmp_latency_min_ms + 1;
+        delay_ms = cfg->snmp_latency_min_ms + (uint32_t)((draw >> 7) % span);
+    }
+    if (fault && fault->kind == AGENT_FAULT_DELAY) {
+        delay_ms += fault->delay_ms;
+    }
+    if (delay_ms && !delay_answer(w, fd, peer, dst_addr, reply, reply_len, delay_ms)) {
+        return;
+    }
+    batch->out[batch->count++] =
+        (struct agent_out){.fd = fd, .peer = *peer, .src_addr = dst_addr, .data = reply, .len = reply_len};
+}
+
+/* Read up to a batch from @p fd; with @p shared, learn each datagram's destination address. */
+static void
+read_batch(struct worker *w, int fd, struct device *own_dev)
+{
+    struct agent_worker *aw = &w->snmp;
+    struct fleet *fleet = w->fleet;
+    struct mmsghdr msgs[AGENT_BATCH];
+    struct iovec iov[AGENT_BATCH];
+    struct sockaddr_in peers[AGENT_BATCH];
+    union {
+        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } ctl[AGENT_BATCH];
+    struct agent_batch batch;
+    int n;
+
+    batch.count = 0;
+    memset(msgs, 0, sizeof msgs);
+    for (int i = 0; i < AGENT_BATCH; i++) {
+        iov[i] = (struct iovec){.iov_base = aw->in_bufs + (size_t)i * AGENT_MAX_REQUEST_BYTES,
+                                .iov_len = AGENT_MAX_REQUEST_BYTES};
+        msgs[i].msg_hdr.msg_name = &peers[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof peers[i];
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        if (!own_dev) {
+            msgs[i].msg_hdr.msg_control = ctl[i].buf;
+            msgs[i].msg_hdr.msg_controllen = sizeof ctl[i].buf;
+        }
+    }
+    n = recvmmsg(fd, msgs, AGENT_BATCH, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < n; i++) {
+        struct device *dev = own_dev;
+        uint32_t dst = 0;
+        const uint8_t *data = iov[i].iov_base;
+        size_t len = msgs[i].msg_len;
+        if (!own_dev) {
+            struct cmsghdr *c;
+            uint32_t index;
+            for (c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
+                if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+                    struct in_pktinfo pi;
+                    memcpy(&pi, CMSG_DATA(c), sizeof pi);
+                    dst = pi.ipi_addr.s_addr;
+                }
+            }
+            index = ntohl(dst) - fleet->cfg.ip;
+            if (!dst || index >= fleet->cfg.device_count) {
+                continue; /* not one of ours (the socket is bound to the wildcard address) */
+            }
+            dev = &fleet->devices[index];
+            if (dev->worker != w) {
+                /* The steering program was not attached or was bypassed: hand it over. */
+                struct agent_handoff *h = malloc(sizeof *h + len);
+                if (h) {
+                    h->dev = dev;
+                    h->peer = peers[i];
+                    h->dst_addr = dst;
+                    h->len = len;
+                    memcpy(h->data, data, len);
+                    if (loop_post(dev->worker->loop, agent_adopt, h)) {
+                        free(h);
+                    }
+                }
+                continue;
+            }
+        }
+        if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+            dev->snmp_stats.in_pkts++;
+            dev->snmp_stats.in_asn_parse_errs++;
+            continue;
+        }
+        handle_request(w, dev, fd, &peers[i], dst, data, len, &batch);
+    }
+    flush_batch(&batch);
+}
+
+static void
+agent_adopt(struct loop *loop, void *arg)
+{
+    struct agent_handoff *h = arg;
+    struct worker *w = h->dev->worker;
+    struct agent_batch batch = {.count = 0};
+
+    (void)loop;
+    if (w->snmp.fd >= 0) {
+        handle_request(w, h->dev, w->snmp.fd, &h->peer, h->dst_addr, h->data, h->len, &batch);
+        flush_batch(&batch);
+    }
+    free(h);
+}
+
+static void
+on_device_readable(struct loop *loop, int fd, uint32_t events, void *data)
+{
+    struct device *dev = data;
+    (void)loop;
+    (void)events;
+    read_batch(dev->worker, fd, dev);
+}
+
+static void
+on_shared_readable(struct loop *loop, int fd, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    read_batch(data, fd, NULL);
+}
+
+static int
+open_udp(uint32_t addr, uint16_t port, int shared, char *err, size_t err_len)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
+    int one = 1;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    if (fd < 0) {
+        snprintf(err, err_len, "cannot create a UDP socket: %m");
+        return -1;
+    }
+    if (shared) {
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+        setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+    }
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        char text[INET_ADDRSTRLEN];
+        struct in_addr a = {.s_addr = htonl(addr)};
+        inet_ntop(AF_INET, &a, text, sizeof text);
+        snprintf(err, err_len, "cannot bind SNMP to %s port %u (UDP): %m", text, (unsigned)port);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/*
+ * Steer each datagram to the socket of the worker that owns the address it was sent to:
+ * socket index = (destination - first address) mod workers. Sockets join the group in worker order.
+ */
+static void
+attach_steering(struct fleet *fleet, int fd)
+{
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)SKF_NET_OFF + 16), /* IPv4 destination address */
+        BPF_STMT(BPF_ALU | BPF_SUB | BPF_K, fleet->cfg.ip),
+        BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, fleet->cfg.threads),
+        BPF_STMT(BPF_RET | BPF_A, 0),
+    };
+    struct sock_fprog prog = {.len = sizeof code / sizeof code[0], .filter = code};
+
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) < 0) {
+        log_warn("cannot steer SNMP datagrams by address (%m); workers hand them over instead");
+    }
+}
+
+static enum fleet_err
+worker_buffers(struct fleet *fleet, struct worker *w)
+{
+    struct agent_worker *aw = &w->snmp;
+
+    aw->out_cap = fleet->cfg.snmp_max_msg_bytes + SPDU_HEADROOM(255);
+    aw->in_bufs = malloc((size_t)AGENT_BATCH * AGENT_MAX_REQUEST_BYTES);
+    aw->out_bufs = malloc((size_t)AGENT_BATCH * aw->out_cap);
+    aw->scratch = malloc(sizeof *aw->scratch);
+    return aw->in_bufs && aw->out_bufs && aw->scratch ? FLEET_OK : FLEET_ERR_NOMEM;
+}
+
+enum fleet_err
+agent_open_all(struct fleet *fleet, char *err, size_t err_len)
+{
+    const struct fleet_config *cfg = &fleet->cfg;
+
+    for (uint32_t i = 0; i < cfg->threads; i++) {
+        fleet->workers[i].snmp.fd = -1;
+        if (worker_buffers(fleet, &fleet->workers[i])) {
+            snprintf(err, err_len, "out of memory for SNMP buffers");
+            return FLEET_ERR_NOMEM;
+        }
+    }
+    if (cfg->ip_per_device) {
+        for (uint32_t i = 0; i < cfg->threads; i++) {
+            struct worker *w = &fleet->workers[i];
+            if ((w->snmp.fd = open_udp(0, (uint16_t)cfg->snmp_starting_port, 1, err, err_len)) < 0) {
+                return FLEET_ERR_SYS;
+            }
+            if ((cfg->ip >> 24) == 127 && setsockopt(w->snmp.fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0) {
+                log_warn(
+                    "cannot restrict SNMP to the loopback interface (%m); datagrams to addresses outside "
+                    "the fleet are ignored");
+            }
+            if (loop_watch(w->loop, w->snmp.fd, LOOP_READ, on_shared_readable, w)) {
+                snprintf(err, err_len, "cannot watch an SNMP socket: %m");
+                return FLEET_ERR_SYS;
+            }
+        }
+        attach_steering(fleet, fleet->workers[0].snmp.fd);
+        return FLEET_OK;
+    }
+    for (uint32_t i = 0; i < cfg->device_count; i++) {
+        struct device *dev = &fleet->devices[i];
+        if ((dev->snmp_fd = open_udp(dev->addr, (uint16_t)(cfg->snmp_starting_port + i), 0, err, err_len)) <
+            0) {
+            return FLEET_ERR_SYS;
+        }
+        if (loop_watch(dev->worker->loop, dev->snmp_fd, LOOP_READ, on_device_readable, dev)) {
+            snprintf(err, err_len, "cannot watch the SNMP socket of device %u: %m", (unsigned)i);
+            return FLEET_ERR_SYS;
+        }
+    }
+    return FLEET_OK;
+}
+
+void
+agent_close_all(struct fleet *fleet)
+{
+    for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
+        struct device *dev = &fleet->devices[i];
+        if (dev->snmp_fd >= 0) {
+            if (dev->worker && dev->worker->loop) {
+                loop_unwatch(dev->worker->loop, dev->snmp_fd);
+            }
+            close(dev->snmp_fd);
+            dev->snmp_fd = -1;
+        }
+    }
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        struct worker *w = &fleet->workers[i];
+        struct agent_worker *aw = &w->snmp;
+        while (aw->delayed) {
+            struct agent_delayed *d = aw->delayed;
+            aw->delayed = d->next;
+            if (w->loop) {
+                loop_timer_stop(w->loop, &d->timer);
+            }
+            free(d);
+        }
+        if (aw->fd >= 0) {
+            if (w->loop) {
+                loop_unwatch(w->loop, aw->fd);
+            }
+            close(aw->fd);
+            aw->fd = -1;
+        }
+        free(aw->in_bufs);
+        free(aw->out_bufs);
+        free(aw->scratch);
+        aw->in_bufs = aw->out_bufs = NULL;
+        aw->scratch = NULL;
+    }
+}
+
+static const char *const status_names[] = {
+    "noError",
+    "tooBig",
+    "noSuchName",
+    "badValue",
+    "readOnly",
+    "genErr",
+    "noAccess",
+    "wrongType",
+    "wrongLength",
+    "wrongEncoding",
+    "wrongValue",
+    "noCreation",
+    "inconsistentValue",
+    "resourceUnavailable",
+    "commitFailed",
+    "undoFailed",
+    "authorizationError",
+    "notWritable",
+    "inconsistentName",
+};
+
+enum fleet_err
+agent_fault_parse(const char *text, struct agent_fault *fault, char *err, size_t err_len)
+{
+    char buf[128], *kind, *arg, *end;
+    double share;
+
+    snprintf(buf, sizeof buf, "%s", text);
+    kind = strchr(buf, ':');
+    if (!kind) {
+        goto bad;
+    }
+    *kind++ = '\0';
+    arg = strchr(kind, ':');
+    if (arg) {
+        *arg++ = '\0';
+    }
+    share = strtod(buf, &end);
+    if (end == buf || *end || !(share > 0 && share <= 1)) {
+        snprintf(err, err_len, "--snmp-fault \"%s\": the share of devices must be in (0, 1]", text);
+        return FLEET_ERR_INVAL;
+    }
+    memset(fault, 0, sizeof *fault);
+    fault->share = share;
+    if (!strcmp(kind, "timeout") && !arg) {
+        fault->kind = AGENT_FAULT_TIMEOUT;
+        return FLEET_OK;
+    }
+    if (!strcmp(kind, "delay") && arg) {
+        uint32_t lo, hi;
+        if (agent_latency_parse(arg, &lo, &hi) || lo != hi) {
+            snprintf(err, err_len, "--snmp-fault \"%s\": the delay must be one duration such as 5s or 1500ms",
+                     text);
+            return FLEET_ERR_INVAL;
+        }
+        fault->kind = AGENT_FAULT_DELAY;
+        fault->delay_ms = lo;
+        return FLEET_OK;
+    }
+    if (!strcmp(kind, "error") && arg) {
+        fault->kind = AGENT_FAULT_ERROR;
+        for (int i = 1; i < (int)(sizeof status_names / sizeof status_names[0]); i++) {
+            if (!strcasecmp(arg, status_names[i])) {
+                fault->error_status = i;
+                return FLEET_OK;
+            }
+        }
+        long v = strtol(arg, &end, 10);
+        if (end != arg && !*end && v >= 1 && v <= 18) {
+            fault->error_status = (int)v;
+            return FLEET_OK;
+        }
+        snprintf(err, err_len,
+                 "--snmp-fault \"%s\": unknown error-status \"%s\" (use a name such as genErr or "
+                 "a number 1-18)",
+                 text, arg);
+        return FLEET_ERR_INVAL;
+    }
+bad:
+    snprintf(err, err_len,
+             "--snmp-fault \"%s\": expected SHARE:timeout, SHARE:delay:DURATION or SHARE:error:STATUS", text);
+    return FLEET_ERR_INVAL;
+}
+
+/* One duration: a number with unit ms or s. */
+static int
+parse_duration_ms(const char *s, size_t len, const char *unit, double *ms)
+{
+    char buf[64], *end;
+    double v;
+
+    if (len == 0 || len >= sizeof buf) {
+        return -1;
+    }
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    v = strtod(buf, &end);
+    if (end == buf || v < 0 || v > 3600e3) {
+        return -1;
+    }
+    if (*end) {
+        unit = end;
+    }
+    if (!strcmp(unit, "ms")) {
+        *ms = v;
+    } else if (!strcmp(unit, "s")) {
+        *ms = v * 1000;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+enum fleet_err
+agent_latency_parse(const char *text, uint32_t *min_ms, uint32_t *max_ms)
+{
+    const char *dash = strchr(text, '-');
+    const char *unit = text + strlen(text);
+    double lo, hi;
+
+    /* The unit written once at the end applies to both ends: "50-100ms". */
+    while (unit > text && (unit[-1] == 'm' || unit[-1] == 's')) {
+        unit--;
+    }
+    if (!*unit) {
+        return FLEET_ERR_INVAL;
+    }
+    if (dash) {
+        if (parse_duration_ms(text, (size_t)(dash - text), unit, &lo) ||
+            parse_duration_ms(dash + 1, strlen(dash + 1), unit, &hi) || hi < lo) {
+            return FLEET_ERR_INVAL;
+        }
+    } else {
+        if (parse_duration_ms(text, strlen(text), unit, &lo)) {
+            return FLEET_ERR_INVAL;
+        }
+        hi = lo;
+    }
+    *min_ms = (uint32_t)(lo + 0.5);
+    *max_ms = (uint32_t)(hi + 0.5);
+    return FLEET_OK;
+}

@@ -1,0 +1,183 @@
+/*
+ * GET and GETNEXT over the sorted objects. A GETNEXT finds, by binary
+ * search, the first object that is after the name or contains it, then asks
+ * that object's table for its next row; an object without one passes to the
+ * next object. Objects never contain each other (they are leaves of the OID
+ * tree), which is what makes the search a plain ordering.
+ */
+#include "mib.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+
+static struct mib_object *objects;
+static uint32_t object_count;
+
+static int
+object_order(const void *a, const void *b)
+{
+    return ber_oid_cmp(&((const struct mib_object *)a)->oid, &((const struct mib_object *)b)->oid);
+}
+
+void
+mib_init(void)
+{
+    objects = mib_objects(&object_count);
+    qsort(objects, object_count, sizeof *objects, object_order);
+}
+
+enum fleet_err
+mib_req_init(struct mib_req *rq, struct device *dev, uint64_t now_ms, int v1)
+{
+    rq->dev = dev;
+    rq->now_ms = now_ms;
+    rq->v1 = v1;
+    rq->counters_pos = -1;
+    rq->cfg = devview_cfg(dev);
+    return rq->cfg ? FLEET_OK : FLEET_ERR_NOMEM;
+}
+
+uint32_t
+mib_rows(const struct mib_req *rq, enum mib_table table)
+{
+    const struct profile *p = rq->dev->worker->fleet->profile;
+
+    switch (table) {
+    case MIB_SCALAR:
+        return 1;
+    case MIB_IF_TABLE:
+        return p->if_count;
+    case MIB_HR_PROC:
+        return p->cpu_count;
+    case MIB_HR_STORAGE:
+        return p->storage_count;
+    }
+    return 0;
+}
+
+/*
+ * Compare an object's OID with a name cut to the object's length: 0 when the object contains the
+ * name (is a prefix of it), else the order of the two.
+ */
+static int
+prefix_cmp(const struct ber_oid *obj, const struct ber_oid *name)
+{
+    uint32_t n = obj->len < name->len ? obj->len : name->len;
+
+    for (uint32_t i = 0; i < n; i++) {
+        if (obj->sub[i] != name->sub[i]) {
+            return obj->sub[i] < name->sub[i] ? -1 : 1;
+        }
+    }
+    return obj->len <= name->len ? 0 : 1;
+}
+
+/* Index of the first object that contains @p name or sorts after it. */
+static uint32_t
+first_candidate(const struct ber_oid *name)
+{
+    uint32_t lo = 0, hi = object_count;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (prefix_cmp(&objects[mid].oid, name) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+static int
+visible(const struct mib_req *rq, const struct mib_object *o)
+{
+    return !(rq->v1 && o->tag == BER_COUNTER64);
+}
+
+const struct mib_object *
+mib_find(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, int *is_object)
+{
+    uint32_t i = first_candidate(name);
+    const struct mib_object *o;
+    uint32_t suffix_len;
+
+    *is_object = 0;
+    if (i >= object_count || prefix_cmp(&objects[i].oid, name) != 0 || !visible(rq, &objects[i])) {
+        return NULL;
+    }
+    o = &objects[i];
+    *is_object = 1;
+    suffix_len = name->len - o->oid.len;
+    if (o->table == MIB_SCALAR) {
+        if (suffix_len != 1 || name->sub[o->oid.len] != 0) {
+            return NULL;
+        }
+        *row = 0;
+        return o;
+    }
+    if (suffix_len != 1) {
+        return NULL;
+    }
+    *row = name->sub[o->oid.len];
+    if (*row < 1 || *row > mib_rows(rq, (enum mib_table)o->table)) {
+        return NULL;
+    }
+    return o;
+}
+
+void
+mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *value)
+{
+    uint32_t row;
+    int is_object;
+    const struct mib_object *o = mib_find(rq, name, &row, &is_object);
+
+    if (!o) {
+        value->tag = is_object ? BER_NO_SUCH_INSTANCE : BER_NO_SUCH_OBJECT;
+        return;
+    }
+    mib_value(rq, o, row, value);
+}
+
+/* The first row of object @p o after the name's suffix, or 0 when it has none. */
+static uint32_t
+next_row(const struct mib_req *rq, const struct mib_object *o, const struct ber_oid *name, int contains)
+{
+    uint32_t rows = mib_rows(rq, (enum mib_table)o->table);
+    uint64_t next;
+
+    if (!contains || name->len == o->oid.len) {
+        return rows ? 1 : 0; /* the name is before the object, or is the object itself */
+    }
+    if (o->table == MIB_SCALAR) {
+        return 0; /* any suffix is at or past .0 */
+    }
+    /* [r] and [r, ...] are both followed by row r + 1. */
+    next = (uint64_t)name->sub[o->oid.len] + 1;
+    return next <= rows ? (uint32_t)next : 0;
+}
+
+void
+mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value)
+{
+    for (uint32_t i = first_candidate(name); i < object_count; i++) {
+        const struct mib_object *o = &objects[i];
+        uint32_t row;
+        if (!visible(rq, o)) {
+            continue;
+        }
+        row = next_row(rq, o, name, prefix_cmp(&o->oid, name) == 0);
+        if (!row) {
+            continue;
+        }
+        *next = o->oid;
+        next->sub[next->len++] = o->table == MIB_SCALAR ? 0 : row;
+        mib_value(rq, o, o->table == MIB_SCALAR ? 0 : row, value);
+        return;
+    }
+    *next = *name;
+    value->tag = BER_END_OF_MIB_VIEW;
+}

@@ -1,0 +1,91 @@
+/*
+ * The SNMP view of a device: the objects a profile serves (SNMPv2-MIB
+ * system group, IF-MIB ifNumber/ifTable/ifXTable, HOST-RESOURCES-MIB
+ * processor load and storage), sorted by OID once per fleet, and the GET /
+ * GETNEXT resolution over them. Tables are indexed by one integer with
+ * dense rows 1..N, so "next row" is arithmetic, not a search. Values are
+ * computed for the request's instant (mib_values.c) and never stored.
+ */
+#ifndef FLEET_MIB_H
+#define FLEET_MIB_H
+
+#include <stdint.h>
+
+#include "ber.h"
+#include "devview.h"
+#include "spdu.h"
+
+struct device;
+struct fleet;
+
+/* Which table an object belongs to: decides its rows. */
+enum mib_table {
+    MIB_SCALAR,     /* one instance, .0 */
+    MIB_IF_TABLE,   /* ifTable and ifXTable: rows 1..interfaces */
+    MIB_HR_PROC,    /* hrProcessorTable: rows 1..processors */
+    MIB_HR_STORAGE, /* hrStorageTable: rows 1..storage entries */
+};
+
+/* One scalar or column. */
+struct mib_object {
+    struct ber_oid oid; /* the object's OID (without instance) */
+    uint8_t table;      /* enum mib_table */
+    uint8_t id;         /* which object, enum mib_id in mib_values.c */
+    uint8_t tag;        /* its SNMP type (enum ber_tag) */
+    uint8_t writable;   /* 1 when SET may change it */
+};
+
+/* Largest string value the agent produces (sysDescr and the like are cut here). */
+#define MIB_VALUE_MAX_BYTES 1024
+
+/* One request's context: the device, the instant, and caches valid for this request only. */
+struct mib_req {
+    struct device *dev;              /* the device asked */
+    uint64_t now_ms;                 /* the request's instant (fleet clock) */
+    int v1;                          /* 1 for SNMPv1: Counter64 objects are invisible (RFC 3584 4.2.2.1) */
+    const struct devview_cfg *cfg;   /* the device's configuration view */
+    int32_t counters_pos;            /* interface whose counters are in counters, -1 none */
+    struct dyn_if_counters counters; /* counters of counters_pos at now_ms */
+    uint8_t scratch[MIB_VALUE_MAX_BYTES]; /* bytes of a value built for one varbind */
+    struct ber_oid oid_scratch;           /* an OID value built for one varbind */
+};
+
+/** @brief Sort the fleet's objects. Call once at start. */
+void mib_init(void);
+
+/** @brief Start a request on @p dev at @p now_ms. @return FLEET_ERR_NOMEM when the view cannot be built. */
+enum fleet_err mib_req_init(struct mib_req *rq, struct device *dev, uint64_t now_ms, int v1);
+
+/**
+ * @brief GET one instance.
+ * @param[out] value The value, or noSuchObject / noSuchInstance.
+ */
+void mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *value);
+
+/**
+ * @brief GETNEXT: the first instance after @p name.
+ * @param[out] next Its OID (unchanged name on endOfMibView).
+ * @param[out] value Its value, or endOfMibView.
+ */
+void mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value);
+
+/**
+ * @brief Find the object and row of an instance.
+ * @return The object, or NULL (then *is_object tells whether the OID names an object without a valid
+ * instance).
+ */
+const struct mib_object *mib_find(struct mib_req *rq, const struct ber_oid *name, uint32_t *row,
+                                  int *is_object);
+
+/** @return Rows of @p table on the request's device. */
+uint32_t mib_rows(const struct mib_req *rq, enum mib_table table);
+
+/* mib_values.c */
+
+/** @brief Objects served, in any order; @p count set to their number. */
+struct mib_object *mib_objects(uint32_t *count);
+
+/** @brief Value of object @p o at @p row (1-based; 0 for scalars), computed at rq->now_ms. */
+void mib_value(struct mib_req *rq, const struct mib_object *o, uint32_t row, struct spdu_value *value);
+
+#endif
