@@ -251,7 +251,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     } else if (!strcmp(argv[1], "snmp")) {
         o->mode = STRESS_SNMP;
     } else {
-        BAD("unknown subcommand \"%s\": use edit or mount (see --help)", argv[1]);
+        BAD("unknown subcommand \"%s\": use edit, mount or snmp (see --help)", argv[1]);
     }
 
     opterr = 0;

@@ -1,0 +1,416 @@
+"""The SNMP view of every device, checked with net-snmp's own tools (snmpget, snmpbulkwalk,
+snmpwalk, snmpset) and a raw UDP client, against the NETCONF view of the same device.
+
+Run: /usr/bin/python3 test_snmp.py <path to fleetsim>. Every agent is on 127.0.0.0/8, every call
+has a time limit.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+import fleetsim_harness as h
+
+IF_HC_IN_OCTETS = "1.3.6.1.2.1.31.1.1.1.6"
+IF_IN_OCTETS = "1.3.6.1.2.1.2.2.1.10"
+IF_ADMIN = "1.3.6.1.2.1.2.2.1.7"
+IF_OPER = "1.3.6.1.2.1.2.2.1.8"
+IF_LAST_CHANGE = "1.3.6.1.2.1.2.2.1.9"
+IF_ALIAS = "1.3.6.1.2.1.31.1.1.1.18"
+IF_DESCR = "1.3.6.1.2.1.2.2.1.2"
+SYS_DESCR = "1.3.6.1.2.1.1.1.0"
+SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
+SYS_CONTACT = "1.3.6.1.2.1.1.4.0"
+SYS_NAME = "1.3.6.1.2.1.1.5.0"
+# 2026-01-01T00:00:00Z, for runs with the devices' clock stopped.
+FIXED_CLOCK = 1767225600
+TOOL_TIMEOUT_S = 10
+
+
+def tool(args, check=True):
+    """Run a net-snmp command; return its stdout (values printed with -On -Oe)."""
+    p = subprocess.run(args, capture_output=True, text=True, timeout=h.scaled(TOOL_TIMEOUT_S))
+    if check and p.returncode != 0:
+        raise AssertionError("%s failed (%d): %s %s" % (" ".join(args), p.returncode, p.stdout, p.stderr))
+    return p.stdout + p.stderr
+
+
+def target(addr):
+    return "%s:%d" % addr
+
+
+def snmp(cmd, addr, oids, community="public", version="2c", extra=(), check=True):
+    return tool([cmd, "-v", version, "-c", community, "-On", "-Oe", "-t", "1", "-r", "1"] + list(extra)
+                + [target(addr)] + list(oids), check)
+
+
+def values(output):
+    """{oid: (type, value)} from -On output lines."""
+    out = {}
+    for line in output.splitlines():
+        m = re.match(r"^(\.[\d.]+) = (\w[\w-]*): ?(.*)$", line)
+        if m:
+            out[m.group(1).lstrip(".")] = (m.group(2), m.group(3).strip('"'))
+    return out
+
+
+# ---- a raw SNMPv2c client: just enough BER for GET/GETBULK and for reading a response's header
+
+def ber_len(n):
+    if n < 0x80:
+        return bytes([n])
+    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(b)]) + b
+
+
+def tlv(tag, body):
+    return bytes([tag]) + ber_len(len(body)) + body
+
+
+def ber_int(v):
+    return tlv(0x02, v.to_bytes(max(1, (v.bit_length() + 8) // 8), "big", signed=True))
+
+
+def ber_oid(text):
+    arcs = [int(a) for a in text.split(".")]
+    body = bytearray([40 * arcs[0] + arcs[1]])
+    for a in arcs[2:]:
+        chunk = [a & 0x7f]
+        a >>= 7
+        while a:
+            chunk.insert(0, 0x80 | (a & 0x7f))
+            a >>= 7
+        body += bytes(chunk)
+    return tlv(0x06, bytes(body))
+
+
+def request(pdu_type, request_id, oids, community=b"public", a=0, b=0):
+    binds = b"".join(tlv(0x30, ber_oid(o) + b"\x05\x00") for o in oids)
+    pdu = tlv(pdu_type, ber_int(request_id) + ber_int(a) + ber_int(b) + tlv(0x30, binds))
+    return tlv(0x30, ber_int(1) + tlv(0x04, community) + pdu)
+
+
+def read_tlv(data, pos):
+    tag = data[pos]
+    n = data[pos + 1]
+    pos += 2
+    if n & 0x80:
+        k = n & 0x7f
+        n = int.from_bytes(data[pos:pos + k], "big")
+        pos += k
+    return tag, pos, pos + n
+
+
+def response_header(data):
+    """(request-id, error-status, error-index, number of varbinds) of a v1/v2c response."""
+    _, p, _ = read_tlv(data, 0)
+    _, _, p = read_tlv(data, p)  # version
+    _, _, p = read_tlv(data, p)  # community
+    tag, p, _ = read_tlv(data, p)
+    assert tag == 0xa2, "not a response: tag %#x" % tag
+    fields = []
+    for _ in range(3):
+        _, s, e = read_tlv(data, p)
+        fields.append(int.from_bytes(data[s:e], "big", signed=True))
+        p = e
+    _, p, end = read_tlv(data, p)
+    count = 0
+    while p < end:
+        _, _, p = read_tlv(data, p)
+        count += 1
+    return fields[0], fields[1], fields[2], count
+
+
+class SnmpTests(unittest.TestCase):
+    def fleet(self, **kw):
+        f = h.Fleet(**kw).start()
+        self.addCleanup(f.stop)
+        return f
+
+    def agent(self, f, i):
+        host, port = f.addr(i)
+        return host, (port if f.ip_per_device else f.port + i)
+
+    # ------------------------------------------------------------ reads
+
+    def test_bulkwalk_counters_move_between_walks_and_loopback_stays(self):
+        f = self.fleet(devices=2)
+        a = self.agent(f, 1)
+        first = values(snmp("snmpbulkwalk", a, [IF_HC_IN_OCTETS]))
+        time.sleep(1.2)
+        second = values(snmp("snmpbulkwalk", a, [IF_HC_IN_OCTETS]))
+        names = values(snmp("snmpbulkwalk", a, [IF_DESCR]))
+        self.assertEqual(len(first), len(h.PROFILE_INTERFACES), first)
+        for oid, (typ, v) in first.items():
+            self.assertEqual(typ, "Counter64", oid)
+            name = names[IF_DESCR + "." + oid.rsplit(".", 1)[1]][1]
+            if name.startswith("Loopback"):
+                self.assertEqual(int(second[oid][1]), int(v), "a loopback of speed 0 carries nothing")
+            else:
+                self.assertGreater(int(second[oid][1]), int(v), "%s (%s) did not move in 1.2 s" % (oid, name))
+
+    def test_devices_differ(self):
+        f = self.fleet(devices=2, extra=["--clock-fixed", str(FIXED_CLOCK)])
+        one = values(snmp("snmpget", self.agent(f, 0), [IF_HC_IN_OCTETS + ".1", SYS_UPTIME, SYS_NAME]))
+        two = values(snmp("snmpget", self.agent(f, 1), [IF_HC_IN_OCTETS + ".1", SYS_UPTIME, SYS_NAME]))
+        for oid in one:
+            self.assertNotEqual(one[oid], two[oid], oid)
+        self.assertEqual(one[SYS_NAME][1], "device-0")
+        self.assertEqual(two[SYS_NAME][1], "device-1")
+
+    def test_v1_walk_leaves_out_counter64(self):
+        f = self.fleet(devices=1)
+        out = values(snmp("snmpwalk", self.agent(f, 0), ["1.3.6.1.2.1.31.1.1.1"], version="1"))
+        types = {t for t, _ in out.values()}
+        self.assertNotIn("Counter64", types)
+        self.assertIn("Counter32", types)
+        self.assertTrue(any(o.startswith("1.3.6.1.2.1.31.1.1.1.1.") for o in out), "ifName is there")
+
+    def test_v1_get_of_a_missing_object_is_nosuchname(self):
+        f = self.fleet(devices=1)
+        out = snmp("snmpget", self.agent(f, 0), ["1.3.6.1.2.1.1.99.0"], version="1", check=False)
+        self.assertIn("noSuchName", out)
+
+    def test_v2c_get_missing_instance_and_object(self):
+        f = self.fleet(devices=1)
+        out = snmp("snmpget", self.agent(f, 0), [IF_DESCR + ".999", "1.3.6.1.2.1.1.99.0"])
+        self.assertIn("No Such Instance", out)
+        self.assertIn("No Such Object", out)
+
+    def test_crs_x_collection_yields_1738_samples(self):
+        f = self.fleet(devices=1, extra=["--profile", "crs-x"])
+        objects = ["1.3.6.1.2.1.1.3.0"] + ["1.3.6.1.2.1.31.1.1.1.%d" % c for c in range(6, 14)] + \
+                  ["1.3.6.1.2.1.2.2.1.%d" % c for c in (13, 14, 19, 20)] + \
+                  ["1.3.6.1.2.1.25.3.3.1.2", "1.3.6.1.2.1.25.2.3.1.5", "1.3.6.1.2.1.25.2.3.1.6"]
+        numeric = 0
+        for o in objects:
+            cmd = "snmpget" if o.endswith(".3.0") else "snmpbulkwalk"
+            for typ, _ in values(snmp(cmd, self.agent(f, 0), [o], extra=["-Cr25"] if cmd != "snmpget" else [])).values():
+                numeric += typ in ("INTEGER", "Counter32", "Gauge32", "Timeticks", "Counter64")
+        self.assertEqual(numeric, 1738)
+
+    # ------------------------------------------------------------ one model, two views
+
+    def netconf_get(self, f, i, filt):
+        with h.RawClient(f.addr(i)).hello() as c:
+            reply = c.rpc('<get><filter type="subtree">%s</filter></get>' % filt)
+        return h.assert_data(reply, "get")
+
+    def test_netconf_get_and_snmp_get_agree_with_the_clock_stopped(self):
+        f = self.fleet(devices=3, extra=["--clock-fixed", str(FIXED_CLOCK)])
+        filt = ('<interfaces-state xmlns="%s"><interface><name>GigabitEthernet0/0/0/1</name></interface>'
+                '</interfaces-state>' % h.IF_NS)
+        data = self.netconf_get(f, 2, filt)
+        stats = {el.tag.split("}")[1]: el.text for el in data.iter() if el.text and el.tag.startswith("{%s}" % h.IF_NS)}
+        got = values(snmp("snmpget", self.agent(f, 2), [IF_HC_IN_OCTETS + ".2", IF_IN_OCTETS + ".2",
+                                                        "1.3.6.1.2.1.31.1.1.1.10.2", "1.3.6.1.2.1.2.2.1.14.2"]))
+        self.assertEqual(int(got[IF_HC_IN_OCTETS + ".2"][1]), int(stats["in-octets"]))
+        self.assertEqual(int(got[IF_IN_OCTETS + ".2"][1]), int(stats["in-octets"]) & 0xffffffff,
+                         "ifInOctets is the low 32 bits of the 64-bit counter")
+        self.assertEqual(int(got["1.3.6.1.2.1.31.1.1.1.10.2"][1]), int(stats["out-octets"]))
+        self.assertEqual(int(got["1.3.6.1.2.1.2.2.1.14.2"][1]), int(stats["in-errors"]))
+        self.assertEqual(stats["oper-status"], "up")
+        self.assertEqual(stats["if-index"], "2")
+
+    def test_snmp_set_admin_down_shows_in_netconf_and_oper_follows(self):
+        f = self.fleet(devices=2)
+        a = self.agent(f, 1)
+        snmp("snmpset", a, [IF_ADMIN + ".3", "i", "2"], community="private")
+        with h.RawClient(f.addr(1)).hello() as c:
+            data = h.assert_data(c.get_config(), "get-config")
+        entry = [e for e in data.iter("{%s}interface" % h.IF_NS)
+                 if e.findtext("{%s}name" % h.IF_NS) == "GigabitEthernet0/0/0/2"][0]
+        self.assertEqual(entry.findtext("{%s}enabled" % h.IF_NS), "false")
+        state = self.netconf_get(f, 1, '<interfaces-state xmlns="%s"><interface><name>GigabitEthernet0/0/0/2'
+                                       '</name></interface></interfaces-state>' % h.IF_NS)
+        self.assertEqual(state.findtext(".//{%s}oper-status" % h.IF_NS), "down")
+        self.assertEqual(state.findtext(".//{%s}admin-status" % h.IF_NS), "down")
+        got = values(snmp("snmpget", a, [IF_ADMIN + ".3", IF_OPER + ".3", IF_LAST_CHANGE + ".3", IF_OPER + ".2"]))
+        self.assertEqual(got[IF_ADMIN + ".3"][1], "2")
+        self.assertEqual(got[IF_OPER + ".3"][1], "2")
+        self.assertEqual(got[IF_OPER + ".2"][1], "1", "the other interfaces stay up")
+        self.assertGreater(int(re.search(r"\((\d+)\)", got[IF_LAST_CHANGE + ".3"][1]).group(1)), 0)
+        # the counters of a down interface stand still
+        before = values(snmp("snmpget", a, [IF_HC_IN_OCTETS + ".3"]))[IF_HC_IN_OCTETS + ".3"][1]
+        time.sleep(0.3)
+        after = values(snmp("snmpget", a, [IF_HC_IN_OCTETS + ".3"]))[IF_HC_IN_OCTETS + ".3"][1]
+        self.assertEqual(before, after)
+        # the other device is untouched
+        other = values(snmp("snmpget", self.agent(f, 0), [IF_ADMIN + ".3"]))
+        self.assertEqual(other[IF_ADMIN + ".3"][1], "1")
+
+    def test_netconf_edit_shows_over_snmp_at_once(self):
+        f = self.fleet(devices=1)
+        with h.RawClient(f.addr(0)).hello() as c:
+            h.assert_ok(c.edit_config(
+                '<interfaces xmlns="%s"><interface><name>GigabitEthernet0/0/0/0</name>'
+                '<description>uplink to core</description><enabled>false</enabled></interface></interfaces>'
+                '<system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact>noc@example.org</contact>'
+                '<hostname>edge-7</hostname></system>' % h.IF_NS), "edit-config")
+        got = values(snmp("snmpget", self.agent(f, 0), [IF_ALIAS + ".1", IF_ADMIN + ".1", IF_OPER + ".1",
+                                                         SYS_CONTACT, SYS_NAME]))
+        self.assertEqual(got[IF_ALIAS + ".1"][1], "uplink to core")
+        self.assertEqual(got[IF_ADMIN + ".1"][1], "2")
+        self.assertEqual(got[IF_OPER + ".1"][1], "2")
+        self.assertEqual(got[SYS_CONTACT][1], "noc@example.org")
+        self.assertEqual(got[SYS_NAME][1], "edge-7")
+
+    def test_snmp_set_of_system_leaves_lands_in_running(self):
+        f = self.fleet(devices=1)
+        snmp("snmpset", self.agent(f, 0), [SYS_NAME, "s", "core-1", SYS_CONTACT, "s", "ops <ops@x>",
+                                           IF_ALIAS + ".2", "s", "to peer"], community="private")
+        with h.RawClient(f.addr(0)).hello() as c:
+            reply = c.get_config()
+        self.assertIn("<hostname>core-1</hostname>", reply)
+        self.assertIn("<contact>ops &lt;ops@x&gt;</contact>", reply)
+        self.assertIn("<description>to peer</description>", reply)
+
+    def test_set_is_atomic_and_reports_the_failing_varbind(self):
+        f = self.fleet(devices=1)
+        a = self.agent(f, 0)
+        before = values(snmp("snmpget", a, [SYS_CONTACT]))[SYS_CONTACT][1]
+        out = snmp("snmpset", a, [SYS_CONTACT, "s", "changed", IF_ADMIN + ".1", "i", "7"], community="private",
+                   check=False)
+        self.assertIn("wrongValue", out)
+        self.assertIn("Failed object: .1.3.6.1.2.1.2.2.1.7.1", out)
+        self.assertEqual(values(snmp("snmpget", a, [SYS_CONTACT]))[SYS_CONTACT][1], before, "nothing was set")
+        out = snmp("snmpset", a, [SYS_DESCR, "s", "x"], community="private", check=False)
+        self.assertIn("notWritable", out)
+        out = snmp("snmpset", a, [IF_ALIAS + ".1", "i", "3"], community="private", check=False)
+        self.assertIn("wrongType", out)
+
+    def test_set_is_refused_while_netconf_holds_the_lock(self):
+        f = self.fleet(devices=1)
+        with h.RawClient(f.addr(0)).hello() as c:
+            h.assert_ok(c.rpc("<lock><target><running/></target></lock>"), "lock")
+            out = snmp("snmpset", self.agent(f, 0), [SYS_CONTACT, "s", "x"], community="private", check=False)
+            self.assertIn("resourceUnavailable", out)
+
+    # ------------------------------------------------------------ bad input
+
+    def test_wrong_community_gets_no_answer_and_read_community_cannot_set(self):
+        f = self.fleet(devices=1)
+        a = self.agent(f, 0)
+        out = snmp("snmpget", a, [SYS_DESCR], community="nope", extra=["-r", "0"], check=False)
+        self.assertIn("Timeout", out)
+        out = snmp("snmpset", a, [SYS_CONTACT, "s", "x"], community="public", extra=["-r", "0"], check=False)
+        self.assertIn("Timeout", out)
+        self.assertIn("fleetsim simulated router", snmp("snmpget", a, [SYS_DESCR]))
+
+    def test_garbage_and_truncated_datagrams_are_dropped_and_the_agent_keeps_serving(self):
+        f = self.fleet(devices=1)
+        a = self.agent(f, 0)
+        good = request(0xa0, 77, [SYS_DESCR])
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(h.scaled(2))
+            for n in range(len(good)):
+                s.sendto(good[:n], a)
+            s.sendto(b"\x30\x84\xff\xff\xff\xff", a)
+            s.sendto(os.urandom(300), a)
+            s.sendto(good, a)
+            data, _ = s.recvfrom(65535)
+        self.assertEqual(response_header(data)[0], 77, "only the whole request is answered")
+
+    # ------------------------------------------------------------ sizes
+
+    def test_getbulk_is_cut_to_the_message_size_and_get_answers_toobig(self):
+        f = self.fleet(devices=1, extra=["--profile", "crs-x", "--snmp-max-message-size", "484"])
+        a = self.agent(f, 0)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(h.scaled(2))
+            s.sendto(request(0xa5, 5, [IF_DESCR], a=0, b=200), a)
+            data, _ = s.recvfrom(65535)
+            rid, status, _, count = response_header(data)
+            self.assertEqual((rid, status), (5, 0))
+            self.assertLessEqual(len(data), 484)
+            self.assertGreater(count, 5)
+            self.assertLess(count, 144)
+            s.sendto(request(0xa0, 6, [SYS_DESCR] * 40), a)
+            data, _ = s.recvfrom(65535)
+            rid, status, index, count = response_header(data)
+            self.assertEqual((rid, status, index, count), (6, 1, 0, 0), "tooBig, no varbinds (RFC 3416 4.2.1)")
+
+    # ------------------------------------------------------------ addressing, latency and faults
+
+    def test_ip_per_device_agents_answer_from_their_own_address(self):
+        f = self.fleet(devices=5, ip_per_device=True)
+        for i in range(5):
+            host, _ = f.addr(i)
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.settimeout(h.scaled(2))
+                s.sendto(request(0xa0, 100 + i, [SYS_NAME]), (host, f.port))
+                data, src = s.recvfrom(65535)
+            self.assertEqual(src, (host, f.port), "answered from the address asked")
+            self.assertEqual(response_header(data)[0], 100 + i)
+            self.assertIn(b"device-%d" % i, data)
+
+    def timed_gets(self, f, devices, rounds=1, timeout=5.0):
+        """Send a GET to every device at once; return {device: [seconds to answer or None]}."""
+        out = {d: [] for d in devices}
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for r in range(rounds):
+                sent = {}
+                for d in devices:
+                    rid = 1000 * r + d
+                    s.sendto(request(0xa0, rid, [SYS_UPTIME]), self.agent(f, d))
+                    sent[rid] = (d, time.monotonic())
+                deadline = time.monotonic() + h.scaled(timeout)
+                while sent and time.monotonic() < deadline:
+                    s.settimeout(max(0.01, deadline - time.monotonic()))
+                    try:
+                        data, _ = s.recvfrom(65535)
+                    except socket.timeout:
+                        break
+                    rid = response_header(data)[0]
+                    d, t0 = sent.pop(rid)
+                    out[d].append(time.monotonic() - t0)
+                for d, _ in sent.values():
+                    out[d].append(None)
+        return out
+
+    def test_latency_is_inside_the_range_asked(self):
+        f = self.fleet(devices=4, extra=["--snmp-latency", "50-100ms"])
+        times = self.timed_gets(f, range(4), rounds=5)
+        flat = [t for ts in times.values() for t in ts]
+        self.assertNotIn(None, flat)
+        self.assertGreaterEqual(min(flat), 0.050)
+        self.assertLess(max(flat), 0.100 + h.scaled(0.05))
+        self.assertGreater(max(flat) - min(flat), 0.005, "drawn per answer, not one fixed delay")
+
+    def test_a_slow_or_silent_device_never_delays_the_others(self):
+        f = self.fleet(devices=16, extra=["--snmp-fault", "0.25:delay:2s", "--snmp-fault", "0.25:timeout"])
+        times = self.timed_gets(f, range(16), timeout=4)
+        slow = [d for d, ts in times.items() if ts[0] is not None and ts[0] >= 2.0]
+        silent = [d for d, ts in times.items() if ts[0] is None]
+        fast = [d for d, ts in times.items() if ts[0] is not None and ts[0] < 2.0]
+        self.assertTrue(slow and silent and fast, times)
+        self.assertLess(max(times[d][0] for d in fast), h.scaled(0.5), times)
+
+
+    # ------------------------------------------------------------ the poller against the fleet
+
+    def test_stress_snmp_collects_the_fleet_within_the_injected_latency(self):
+        import json
+        import tempfile
+        stress = os.path.join(os.path.dirname(h.BINARY), "fleetsim-stress")
+        f = self.fleet(devices=20, ip_per_device=True, extra=["--snmp-latency", "50-100ms"])
+        with tempfile.NamedTemporaryFile(suffix=".json") as manifest:
+            p = subprocess.run([stress, "snmp", "--ip", f.ip, "--port", str(f.port), "--ip-per-device",
+                                "--device-count", "20", "--concurrency", "20", "--rounds", "2",
+                                "--json", manifest.name], capture_output=True, text=True, timeout=h.scaled(30))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            r = json.load(open(manifest.name))["results"]
+        self.assertEqual((r["completed"], r["failed"], r["timeouts"]), (40, 0, 0), p.stdout)
+        self.assertEqual(r["samples_per_collection"]["min"], 66, "the minimal profile's collection")
+        self.assertEqual(r["samples_per_collection"]["max"], 66)
+        rt = r["response_time_ms"]
+        self.assertGreaterEqual(rt["p50"], 50.0, p.stdout)
+        self.assertLess(rt["p99"], 100.0 + h.scaled(50), p.stdout)
+
+if __name__ == "__main__":
+    h.BINARY = h.take_binary_argument()
+    unittest.main(verbosity=2)
