@@ -33,6 +33,7 @@ enum {
     OPT_SNMP_WRITE_COMMUNITY,
     OPT_SNMP_MAX_MESSAGE,
     OPT_SNMP_LATENCY,
+    OPT_NETCONF_LATENCY,
     OPT_SNMP_DROP_RATE,
     OPT_SNMP_FAULT,
     OPT_SEED,
@@ -62,6 +63,7 @@ static const struct option options[] = {
     {"snmp-write-community", required_argument, NULL, OPT_SNMP_WRITE_COMMUNITY},
     {"snmp-max-message-size", required_argument, NULL, OPT_SNMP_MAX_MESSAGE},
     {"snmp-latency", required_argument, NULL, OPT_SNMP_LATENCY},
+    {"netconf-latency", required_argument, NULL, OPT_NETCONF_LATENCY},
     {"snmp-drop-rate", required_argument, NULL, OPT_SNMP_DROP_RATE},
     {"snmp-fault", required_argument, NULL, OPT_SNMP_FAULT},
     {"seed", required_argument, NULL, OPT_SEED},
@@ -94,6 +96,7 @@ static const char usage[] =
     "  --snmp-write-community C     write community, also reads (default private)\n"
     "  --snmp-max-message-size B    largest response in bytes (default 1472)\n"
     "  --snmp-latency T[-T]         delay every answer, e.g. 50ms or 50-100ms (uniform per answer)\n"
+    "  --netconf-latency T[-T]      delay every NETCONF reply the same way (replies keep their order)\n"
     "  --snmp-drop-rate R           leave a share R of requests unanswered (0..1)\n"
     "  --snmp-fault SHARE:KIND      a share of devices misbehaves: SHARE:timeout, SHARE:delay:5s,\n"
     "                               SHARE:error:genErr (repeatable)\n"
@@ -234,6 +237,15 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
                     err, err_len,
                     "--snmp-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not \"%s\"",
                     optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_NETCONF_LATENCY:
+            if (agent_latency_parse(optarg, &cfg->netconf_latency_min_ms, &cfg->netconf_latency_max_ms)) {
+                snprintf(err, err_len,
+                         "--netconf-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not "
+                         "\"%s\"",
+                         optarg);
                 return CLI_ERROR;
             }
             break;

@@ -49,6 +49,8 @@ struct fleet_config {
     uint32_t snmp_max_msg_bytes;      /* largest response */
     uint32_t snmp_latency_min_ms;     /* injected latency range; max 0 = none */
     uint32_t snmp_latency_max_ms;
+    uint32_t netconf_latency_min_ms; /* injected NETCONF reply latency range; max 0 = none */
+    uint32_t netconf_latency_max_ms;
     double snmp_drop_rate;                            /* share of requests left unanswered */
     struct agent_fault snmp_faults[AGENT_MAX_FAULTS]; /* misbehaving shares of the fleet */
     uint32_t snmp_fault_count;                        /* entries used in snmp_faults */

@@ -391,6 +391,22 @@ class SnmpTests(unittest.TestCase):
         self.assertLess(max(times[d][0] for d in fast), h.scaled(0.5), times)
 
 
+    def test_netconf_latency_delays_replies_and_keeps_their_order(self):
+        f = self.fleet(devices=1, extra=["--netconf-latency", "50-100ms"])
+        with h.RawClient(f.addr(0)).hello() as c:
+            t0 = time.monotonic()
+            for i in range(1, 9):
+                c.send_msg('<rpc xmlns="%s" message-id="%d"><get-config><source><running/></source>'
+                           '</get-config></rpc>' % (h.NC_NS, i))
+            ids = [re.search(r'message-id="(\d+)"', c.recv_msg()).group(1) for _ in range(8)]
+            elapsed = time.monotonic() - t0
+            self.assertEqual(ids, [str(i) for i in range(1, 9)], "replies in request order")
+            self.assertGreaterEqual(elapsed, 0.050)
+            self.assertLess(elapsed, 8 * 0.100 + h.scaled(0.5))
+            c.send_msg('<rpc xmlns="%s" message-id="9"><close-session/></rpc>' % h.NC_NS)
+            self.assertIn("<ok/>", c.recv_msg(), "close-session is answered before the session closes")
+            c.expect_closed()
+
     # ------------------------------------------------------------ the poller against the fleet
 
     def test_stress_snmp_collects_the_fleet_within_the_injected_latency(self):

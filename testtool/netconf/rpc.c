@@ -199,6 +199,11 @@ send_reply(struct session *s, const char *attrs, size_t attrs_len, struct rpc_ca
     if (b.failed) {
         log_error("device %u session %u: out of memory printing a reply, closing", s->dev->index, s->id);
         sess_close(s, 0);
+    } else if (s->dev->worker->fleet->cfg.netconf_latency_max_ms) {
+        const struct fleet_config *cfg = &s->dev->worker->fleet->cfg;
+        uint32_t span = cfg->netconf_latency_max_ms - cfg->netconf_latency_min_ms + 1;
+        uint64_t draw = dyn_hash(devview_seed(s->dev), ++s->replies_delayed, 0x1a7e2c);
+        sess_send_delayed(s, b.buf, b.len, cfg->netconf_latency_min_ms + (uint32_t)(draw % span));
     } else {
         sess_send(s, b.buf, b.len);
     }
@@ -463,7 +468,7 @@ reply:
         sbuf_free(&attrs);
         if (call.close_after_reply) {
             s->terminated = 1;
-            sess_close(s, 1);
+            sess_close_after_replies(s);
         }
     }
     sbuf_free(&call.data);

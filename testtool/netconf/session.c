@@ -7,6 +7,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -20,6 +21,14 @@
 #include "sbuf.h"
 
 static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
+
+/* A reply held back by injected latency (--netconf-latency). */
+struct sess_delayed {
+    struct sess_delayed *next; /* later replies */
+    monotime_us due_us;        /* when it may go out; never before an earlier reply's */
+    size_t len;                /* bytes in xml */
+    char xml[];                /* the reply, unframed */
+};
 
 static void
 hello_timeout(struct loop *loop, struct loop_timer *timer)
@@ -77,6 +86,7 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
                                     ? w->fleet->cfg.max_msg_bytes
                                     : SESSION_HELLO_MAX_BYTES);
     loop_timer_init(&s->hello_timer);
+    loop_timer_init(&s->delay_timer);
     if (loop_watch(w->loop, fd, LOOP_READ, on_io, s)) {
         log_error("device %u: cannot watch a new connection: %m", dev->index);
         frame_decoder_close(&s->dec);
@@ -133,6 +143,67 @@ sess_send(struct session *s, const char *xml, size_t len)
 }
 
 static void
+on_delay_due(struct loop *loop, struct loop_timer *timer)
+{
+    struct session *s = (struct session *)((char *)timer - offsetof(struct session, delay_timer));
+    monotime_us now = loop_now_us(loop);
+    struct sess_delayed *d;
+
+    while ((d = s->delayed_head) && d->due_us <= now && s->state < SESS_DEAD) {
+        s->delayed_head = d->next;
+        sess_send(s, d->xml, d->len);
+        free(d);
+    }
+    if (s->state >= SESS_DEAD) {
+        return; /* the rest is freed with the session */
+    }
+    if (s->delayed_head) {
+        loop_timer_start(loop, &s->delay_timer, s->delayed_head->due_us, on_delay_due);
+    } else if (s->close_when_sent) {
+        sess_close(s, 1);
+    }
+}
+
+void
+sess_send_delayed(struct session *s, const char *xml, size_t len, uint32_t delay_ms)
+{
+    struct sess_delayed *d;
+    monotime_us due = loop_now_us(s->worker->loop) + (monotime_us)delay_ms * 1000;
+
+    if (s->state >= SESS_DEAD) {
+        return;
+    }
+    if (!(d = malloc(sizeof *d + len))) {
+        sess_send(s, xml, len); /* out of memory: late is better than lost */
+        return;
+    }
+    if (s->delayed_head && due < s->delayed_tail->due_us) {
+        due = s->delayed_tail->due_us; /* never overtake an earlier reply */
+    }
+    d->next = NULL;
+    d->due_us = due;
+    d->len = len;
+    memcpy(d->xml, xml, len);
+    if (s->delayed_head) {
+        s->delayed_tail->next = d;
+    } else {
+        s->delayed_head = d;
+        loop_timer_start(s->worker->loop, &s->delay_timer, due, on_delay_due);
+    }
+    s->delayed_tail = d;
+}
+
+void
+sess_close_after_replies(struct session *s)
+{
+    if (s->delayed_head) {
+        s->close_when_sent = 1;
+    } else {
+        sess_close(s, 1);
+    }
+}
+
+static void
 unlink_from_device(struct session *s)
 {
     if (s->dev_prev) {
@@ -160,6 +231,7 @@ close_now(struct session *s)
     }
     s->state = SESS_DEAD;
     loop_timer_stop(w->loop, &s->hello_timer);
+    loop_timer_stop(w->loop, &s->delay_timer);
     loop_unwatch(w->loop, s->fd);
     close(s->fd);
     s->fd = -1;
@@ -362,6 +434,11 @@ sess_worker_before_sleep(struct loop *loop, void *data)
     }
     while ((s = w->closing)) {
         w->closing = s->closing_next;
+        while (s->delayed_head) {
+            struct sess_delayed *d = s->delayed_head;
+            s->delayed_head = d->next;
+            free(d);
+        }
         frame_decoder_close(&s->dec);
         outq_free(&s->out);
         free(s);

@@ -53,9 +53,14 @@ struct session {
     uint32_t in_bad_rpcs;
     uint32_t out_rpc_errors;
     uint32_t out_notifications;
-    uint8_t in_pending;  /* 1 while on the worker's flush list */
-    uint8_t read_paused; /* 1 while reading is off for back-pressure */
-    uint8_t terminated;  /* 1 when ended by close-session (not a drop) */
+    struct sess_delayed *delayed_head; /* replies held by injected latency, oldest first */
+    struct sess_delayed *delayed_tail; /* newest held reply; valid when delayed_head */
+    struct loop_timer delay_timer;     /* fires when the oldest held reply is due */
+    uint8_t close_when_sent;           /* 1: close gracefully once every held reply went out */
+    uint32_t replies_delayed;          /* replies given a latency draw; drives the next draw */
+    uint8_t in_pending;                /* 1 while on the worker's flush list */
+    uint8_t read_paused;               /* 1 while reading is off for back-pressure */
+    uint8_t terminated;                /* 1 when ended by close-session (not a drop) */
 };
 
 /**
@@ -69,6 +74,15 @@ void sess_start(struct device *dev, int fd, uint32_t peer_addr);
  * The copy is taken, @p xml stays the caller's.
  */
 void sess_send(struct session *s, const char *xml, size_t len);
+
+/**
+ * @brief Queue a reply after @p delay_ms (injected latency). Replies keep their order: one is never
+ * sent before an earlier one, whatever their delays.
+ */
+void sess_send_delayed(struct session *s, const char *xml, size_t len, uint32_t delay_ms);
+
+/** @brief Close gracefully once every held reply was sent (close-session, kill-session of self). */
+void sess_close_after_replies(struct session *s);
 
 /**
  * @brief End the session: after queued output is flushed (graceful) or at once.
