@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "agent.h"
+#include "respond.h"
 #include "textarg.h"
 
 #include <arpa/inet.h>
@@ -36,6 +37,9 @@ enum {
     OPT_NETCONF_LATENCY,
     OPT_SNMP_DROP_RATE,
     OPT_SNMP_FAULT,
+    OPT_SNMP_V3_USER,
+    OPT_SNMP_RECORDING,
+    OPT_EXPORT_SNMPREC,
     OPT_SEED,
     OPT_CLOCK_FIXED,
     OPT_HELP,
@@ -66,6 +70,9 @@ static const struct option options[] = {
     {"netconf-latency", required_argument, NULL, OPT_NETCONF_LATENCY},
     {"snmp-drop-rate", required_argument, NULL, OPT_SNMP_DROP_RATE},
     {"snmp-fault", required_argument, NULL, OPT_SNMP_FAULT},
+    {"snmp-v3-user", required_argument, NULL, OPT_SNMP_V3_USER},
+    {"snmp-recording", required_argument, NULL, OPT_SNMP_RECORDING},
+    {"export-snmprec", required_argument, NULL, OPT_EXPORT_SNMPREC},
     {"seed", required_argument, NULL, OPT_SEED},
     {"clock-fixed", required_argument, NULL, OPT_CLOCK_FIXED},
     {"help", no_argument, NULL, OPT_HELP},
@@ -100,6 +107,11 @@ static const char usage[] =
     "  --snmp-drop-rate R           leave a share R of requests unanswered (0..1)\n"
     "  --snmp-fault SHARE:KIND      a share of devices misbehaves: SHARE:timeout, SHARE:delay:5s,\n"
     "                               SHARE:error:genErr (repeatable)\n"
+    "  --snmp-recording FILE        serve a recorded walk (.snmprec or snmpwalk -On output) for every\n"
+    "                               OID the simulator does not compute itself\n"
+    "  --export-snmprec FILE        write device 0's SNMP view to FILE as .snmprec and exit\n"
+    "  --snmp-v3-user N:A:K:P:K     SNMPv3 user: name, auth (none, md5, sha, sha224, sha256, sha384,\n"
+    "                               sha512) and password, priv (none, aes) and password (repeatable)\n"
     "  --seed N                     fleet seed: devices' counters, uptimes and draws (default 1)\n"
     "  --clock-fixed SECONDS        freeze the devices' clock at this Unix time (for tests)\n"
     "  --help, --version\n";
@@ -267,6 +279,22 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
                 return CLI_ERROR;
             }
             cfg->snmp_fault_count++;
+            break;
+        case OPT_SNMP_RECORDING:
+            cfg->snmp_recording = optarg;
+            break;
+        case OPT_EXPORT_SNMPREC:
+            cfg->export_snmprec = optarg;
+            break;
+        case OPT_SNMP_V3_USER:
+            if (cfg->snmp_v3_user_count == RESPOND_MAX_V3_USERS) {
+                snprintf(err, err_len, "at most %d --snmp-v3-user options", RESPOND_MAX_V3_USERS);
+                return CLI_ERROR;
+            }
+            if (respond_v3_user_parse(optarg, &cfg->snmp_v3_users[cfg->snmp_v3_user_count], err, err_len)) {
+                return CLI_ERROR;
+            }
+            cfg->snmp_v3_user_count++;
             break;
         case OPT_SEED:
             if (textarg_u64(optarg, 0, UINT64_MAX, &cfg->seed)) {

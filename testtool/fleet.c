@@ -337,6 +337,16 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         dev->port = (uint16_t)(cfg->ip_per_device ? cfg->starting_port : cfg->starting_port + i);
     }
     mib_init();
+    if (cfg->snmp_recording) {
+        uint32_t dropped;
+        if ((rc = rec_load(cfg->snmp_recording, &fleet->recording, err, err_len))) {
+            return rc;
+        }
+        /* The live objects own their columns, so the device stays consistent with NETCONF. */
+        dropped = mib_attach_recording(fleet->recording);
+        log_info("%s: serving %u recorded OIDs (%u more left to the live objects)", cfg->snmp_recording,
+                 (unsigned)fleet->recording->count, (unsigned)dropped);
+    }
     if ((rc = listen_open_all(fleet, err, err_len))) {
         return rc;
     }
@@ -400,6 +410,7 @@ fleet_close(struct fleet *fleet)
     free(fleet->devices);
     devview_fleet_close(fleet);
     profile_free(fleet->profile);
+    rec_free(fleet->recording);
     lyd_free_all(fleet->template_tree);
     lyd_free_all(fleet->yanglib_tree);
     schema_set_free(&fleet->schemas);

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
+#include "recording.h"
 #include "respond.h"
 #include "schema.h"
 
@@ -51,9 +52,13 @@ struct fleet_config {
     uint32_t snmp_latency_max_ms;
     uint32_t netconf_latency_min_ms; /* injected NETCONF reply latency range; max 0 = none */
     uint32_t netconf_latency_max_ms;
-    double snmp_drop_rate;                            /* share of requests left unanswered */
-    struct agent_fault snmp_faults[AGENT_MAX_FAULTS]; /* misbehaving shares of the fleet */
-    uint32_t snmp_fault_count;                        /* entries used in snmp_faults */
+    double snmp_drop_rate;                                      /* share of requests left unanswered */
+    struct agent_fault snmp_faults[AGENT_MAX_FAULTS];           /* misbehaving shares of the fleet */
+    uint32_t snmp_fault_count;                                  /* entries used in snmp_faults */
+    struct respond_v3_user snmp_v3_users[RESPOND_MAX_V3_USERS]; /* SNMPv3 users */
+    uint32_t snmp_v3_user_count;                                /* entries used in snmp_v3_users */
+    const char *snmp_recording; /* .snmprec or snmpwalk -On file served, or NULL */
+    const char *export_snmprec; /* write device 0's view here and exit, or NULL */
 };
 
 /* Counters of ietf-netconf-monitoring's statistics container, per device. */
@@ -115,6 +120,7 @@ struct fleet {
     uint64_t start_ms;                    /* fleet clock when it started (ms since the epoch) */
     uint64_t clock_base_ms;               /* wall clock at clock_base_us */
     monotime_us clock_base_us;            /* monotonic clock when the fleet started */
+    struct rec_table *recording;          /* recorded OIDs beside the live ones, read-only; NULL if none */
 };
 
 /**

@@ -4,6 +4,7 @@
  * 2 for anything wrong with the plan (found before anything listens),
  * 1 for a failure at run time.
  */
+#include <errno.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "cli.h"
 #include "fleet.h"
 #include "log.h"
+#include "recording.h"
 
 static void
 report_ready(const struct fleet *fleet, monotime_us started_us)
@@ -38,6 +40,26 @@ report_ready(const struct fleet *fleet, monotime_us started_us)
     log_info("connect with a NETCONF client over TCP, e.g. to %u.%u.%u.%u port %u; stop with Ctrl-C",
              first->addr >> 24, (first->addr >> 16) & 255, (first->addr >> 8) & 255, first->addr & 255,
              (unsigned)first->port);
+}
+
+/* --export-snmprec: device 0's view, written before any worker runs. @return The exit code. */
+static int
+export_snmprec(struct fleet *fleet, const char *path)
+{
+    FILE *out = fopen(path, "w");
+    enum fleet_err rc;
+
+    if (!out) {
+        log_error("%s: %s", path, strerror(errno));
+        return 1;
+    }
+    rc = rec_export(&fleet->devices[0], devview_now_ms(fleet), out);
+    if (fclose(out) || rc) {
+        log_error("%s: cannot write the export", path);
+        return 1;
+    }
+    log_info("wrote device 0's SNMP view to %s", path);
+    return 0;
 }
 
 int
@@ -79,6 +101,11 @@ main(int argc, char **argv)
         log_error("%s", err);
         fleet_close(&fleet);
         return 2;
+    }
+    if (cfg.export_snmprec) {
+        int rc = export_snmprec(&fleet, cfg.export_snmprec);
+        fleet_close(&fleet);
+        return rc;
     }
     if (fleet_start(&fleet)) {
         log_error("cannot start the worker threads");

@@ -290,6 +290,57 @@ class SnmpTests(unittest.TestCase):
             out = snmp("snmpset", self.agent(f, 0), [SYS_CONTACT, "s", "x"], community="private", check=False)
             self.assertIn("resourceUnavailable", out)
 
+    # ------------------------------------------------------------ SNMPv3
+
+    V3_USERS = ["--snmp-v3-user", "ops:sha:authpass1:aes:privpass1", "--snmp-v3-user", "adm:sha256:authpass2:none:x",
+                "--snmp-v3-user", "mon:none:x:none:x"]
+
+    def v3(self, cmd, addr, oids, user, level, auth=(), priv=(), check=True):
+        args = [cmd, "-v", "3", "-u", user, "-l", level, "-On", "-Oe", "-t", "1", "-r", "0"]
+        if auth:
+            args += ["-a", auth[0], "-A", auth[1]]
+        if priv:
+            args += ["-x", priv[0], "-X", priv[1]]
+        return tool(args + [target(addr)] + list(oids), check)
+
+    def test_v3_authpriv_sha_aes_and_sha256_walks_match_v2c(self):
+        f = self.fleet(devices=2, extra=self.V3_USERS + ["--clock-fixed", str(FIXED_CLOCK)])
+        a = self.agent(f, 1)
+        v2 = values(snmp("snmpbulkwalk", a, [IF_HC_IN_OCTETS]))
+        priv = values(self.v3("snmpbulkwalk", a, [IF_HC_IN_OCTETS], "ops", "authPriv", ("SHA", "authpass1"),
+                              ("AES", "privpass1")))
+        sha256 = values(self.v3("snmpbulkwalk", a, [IF_HC_IN_OCTETS], "adm", "authNoPriv", ("SHA-256", "authpass2")))
+        noauth = values(self.v3("snmpget", a, [SYS_NAME], "mon", "noAuthNoPriv"))
+        self.assertEqual(priv, v2)
+        self.assertEqual(sha256, v2)
+        self.assertEqual(noauth[SYS_NAME][1], "device-1")
+
+    def test_v3_wrong_password_unknown_user_and_wrong_level_are_refused(self):
+        f = self.fleet(devices=1, extra=self.V3_USERS)
+        a = self.agent(f, 0)
+        out = self.v3("snmpget", a, [SYS_NAME], "ops", "authPriv", ("SHA", "wrongpass1"), ("AES", "privpass1"),
+                      check=False)
+        self.assertIn("Authentication failure", out)
+        out = self.v3("snmpget", a, [SYS_NAME], "nobody", "noAuthNoPriv", check=False)
+        self.assertIn("Unknown user name", out)
+        out = self.v3("snmpget", a, [SYS_NAME], "mon", "authNoPriv", ("SHA", "whatever12"), check=False)
+        self.assertIn("Unsupported security level", out)
+        self.assertIn("device-0", self.v3("snmpget", a, [SYS_NAME], "mon", "noAuthNoPriv"))
+
+    def test_v3_set_needs_authentication(self):
+        f = self.fleet(devices=1, extra=self.V3_USERS)
+        a = self.agent(f, 0)
+        self.v3("snmpset", a, [SYS_NAME, "s", "v3-set"], "ops", "authPriv", ("SHA", "authpass1"), ("AES", "privpass1"))
+        self.assertEqual(values(snmp("snmpget", a, [SYS_NAME]))[SYS_NAME][1], "v3-set")
+        out = self.v3("snmpset", a, [SYS_NAME, "s", "anon"], "mon", "noAuthNoPriv", check=False)
+        self.assertIn("Timeout", out)
+        self.assertEqual(values(snmp("snmpget", a, [SYS_NAME]))[SYS_NAME][1], "v3-set")
+
+    def test_v3_is_refused_without_users(self):
+        f = self.fleet(devices=1)
+        out = self.v3("snmpget", self.agent(f, 0), [SYS_NAME], "mon", "noAuthNoPriv", check=False)
+        self.assertIn("Timeout", out)
+
     # ------------------------------------------------------------ bad input
 
     def test_wrong_community_gets_no_answer_and_read_community_cannot_set(self):

@@ -43,7 +43,7 @@ struct default_module {
 static const struct default_module default_modules[] = {
     {"ietf-netconf", "2011-06-01", netconf_features}, {"ietf-netconf-with-defaults", "2011-06-01", NULL},
     {"ietf-netconf-monitoring", "2010-10-04", NULL},  {"iana-if-type", NULL, NULL},
-    {"ietf-interfaces", "2018-02-20", all_features}, {"ietf-system", "2014-08-06", NULL},
+    {"ietf-interfaces", "2018-02-20", all_features},  {"ietf-system", "2014-08-06", NULL},
 };
 
 static void

@@ -205,7 +205,7 @@ delay_answer(struct worker *w, int fd, const struct sockaddr_in *peer, uint32_t 
 /* Answer one request for @p dev; the answer joins @p batch or waits on a timer. */
 static void
 handle_request(struct worker *w, struct device *dev, int fd, const struct sockaddr_in *peer,
-               uint32_t dst_addr, const uint8_t *req, size_t len, struct agent_batch *batch)
+               uint32_t dst_addr, uint8_t *req, size_t len, struct agent_batch *batch)
 {
     const struct fleet_config *cfg = &w->fleet->cfg;
     struct agent_worker *aw = &w->snmp;
@@ -282,7 +282,7 @@ read_batch(struct worker *w, int fd, struct device *own_dev)
     for (int i = 0; i < n; i++) {
         struct device *dev = own_dev;
         uint32_t dst = 0;
-        const uint8_t *data = iov[i].iov_base;
+        uint8_t *data = iov[i].iov_base;
         size_t len = msgs[i].msg_len;
         if (!own_dev) {
             struct cmsghdr *c;

@@ -3,7 +3,10 @@
  * search, the first object that is after the name or contains it, then asks
  * that object's table for its next row; an object without one passes to the
  * next object. Objects never contain each other (they are leaves of the OID
- * tree), which is what makes the search a plain ordering.
+ * tree), which is what makes the search a plain ordering. With a
+ * recording loaded, its entries fill in every OID outside the live
+ * objects: GET falls back to it, GETNEXT returns the smaller of the live and
+ * the recorded candidate.
  */
 #include "mib.h"
 
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "recording.h"
 
 static struct mib_object *objects;
 static uint32_t object_count;
@@ -97,6 +101,23 @@ visible(const struct mib_req *rq, const struct mib_object *o)
     return !(rq->v1 && o->tag == BER_COUNTER64);
 }
 
+/* Recorded Counter64 values are invisible to SNMPv1 like live ones (RFC 3584 4.2.2.1). */
+static int
+rec_visible(const struct mib_req *rq, const struct rec_table *rec, uint32_t i)
+{
+    return !(rq->v1 && rec->entries[i].tag == BER_COUNTER64);
+}
+
+/* Recorded entry @p i as served to this request's device at its instant. */
+static void
+rec_served(struct mib_req *rq, const struct rec_table *rec, uint32_t i, struct spdu_value *value)
+{
+    uint64_t start_ms = rq->dev->worker->fleet->start_ms;
+
+    rec_value(rec, i, devview_seed(rq->dev), rq->now_ms > start_ms ? rq->now_ms - start_ms : 0,
+              &rq->oid_scratch, value);
+}
+
 const struct mib_object *
 mib_find(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, int *is_object)
 {
@@ -135,11 +156,20 @@ mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *value
     int is_object;
     const struct mib_object *o = mib_find(rq, name, &row, &is_object);
 
-    if (!o) {
-        value->tag = is_object ? BER_NO_SUCH_INSTANCE : BER_NO_SUCH_OBJECT;
+    const struct rec_table *rec = rq->dev->worker->fleet->recording;
+    uint32_t ri;
+
+    if (o) {
+        mib_value(rq, o, row, value);
         return;
     }
-    mib_value(rq, o, row, value);
+    /* Not a live instance: a live object's column is never served from the recording (mib_attach_recording).
+     */
+    if (!is_object && rec && (ri = rec_find(rec, name)) < rec->count && rec_visible(rq, rec, ri)) {
+        rec_served(rq, rec, ri, value);
+        return;
+    }
+    value->tag = is_object ? BER_NO_SUCH_INSTANCE : BER_NO_SUCH_OBJECT;
 }
 
 /* The first row of object @p o after the name's suffix, or 0 when it has none. */
@@ -160,24 +190,68 @@ next_row(const struct mib_req *rq, const struct mib_object *o, const struct ber_
     return next <= rows ? (uint32_t)next : 0;
 }
 
-void
-mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value)
+/* The first live instance after @p name: its object (NULL at the end) and @p row. */
+static const struct mib_object *
+live_next(struct mib_req *rq, const struct ber_oid *name, uint32_t *row)
 {
     for (uint32_t i = first_candidate(name); i < object_count; i++) {
         const struct mib_object *o = &objects[i];
-        uint32_t row;
         if (!visible(rq, o)) {
             continue;
         }
-        row = next_row(rq, o, name, prefix_cmp(&o->oid, name) == 0);
-        if (!row) {
-            continue;
+        if ((*row = next_row(rq, o, name, prefix_cmp(&o->oid, name) == 0))) {
+            return o;
         }
+    }
+    return NULL;
+}
+
+/*
+ * The merged view: the smaller of the next live instance and the next recorded one. @p name and
+ * @p next may be the same OID (GETBULK walks in place), so the recorded candidate is found before
+ * @p next is written.
+ */
+void
+mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value)
+{
+    const struct rec_table *rec = rq->dev->worker->fleet->recording;
+    uint32_t ri = rec ? rec_find_next(rec, name) : 0;
+    uint32_t row = 0;
+    const struct mib_object *o;
+
+    while (rec && ri < rec->count && !rec_visible(rq, rec, ri)) {
+        ri++;
+    }
+    o = live_next(rq, name, &row);
+    if (o) {
         *next = o->oid;
         next->sub[next->len++] = o->table == MIB_SCALAR ? 0 : row;
+    }
+    if (rec && ri < rec->count && (!o || rec_entry_cmp(rec, ri, next) < 0)) {
+        rec_entry_oid(rec, ri, next);
+        rec_served(rq, rec, ri, value);
+        return;
+    }
+    if (o) {
         mib_value(rq, o, o->table == MIB_SCALAR ? 0 : row, value);
         return;
     }
     *next = *name;
     value->tag = BER_END_OF_MIB_VIEW;
+}
+
+/* A recorded OID inside a live object's column (or equal to a live scalar's instance) is the live view's. */
+static int
+live_owns(const struct ber_oid *oid, void *ctx)
+{
+    uint32_t i = first_candidate(oid);
+
+    (void)ctx;
+    return i < object_count && prefix_cmp(&objects[i].oid, oid) == 0;
+}
+
+uint32_t
+mib_attach_recording(struct rec_table *rec)
+{
+    return rec_drop(rec, live_owns, NULL);
 }

@@ -80,6 +80,15 @@ const struct mib_object *mib_find(struct mib_req *rq, const struct ber_oid *name
 /** @return Rows of @p table on the request's device. */
 uint32_t mib_rows(const struct mib_req *rq, enum mib_table table);
 
+struct rec_table;
+
+/**
+ * @brief Let the live objects own their OIDs: drop every recorded entry inside a live object's column
+ * or at a live scalar. Call after mib_init() and before the recording is shared; the fleet then serves
+ * the rest of it from every device (fleet->recording). @return Entries dropped.
+ */
+uint32_t mib_attach_recording(struct rec_table *rec);
+
 /* mib_values.c */
 
 /** @brief Objects served, in any order; @p count set to their number. */

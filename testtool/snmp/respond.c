@@ -13,6 +13,7 @@
 #include "mib.h"
 #include "mib_set.h"
 #include "spdu.h"
+#include "susm.h"
 
 /* SNMPv1 has six error-status values; map the SNMPv2 ones onto them (RFC 3584 section 4.4). */
 static int
@@ -147,25 +148,202 @@ getbulk(struct mib_req *rq, struct respond_scratch *scratch, struct spdu_encoder
     }
 }
 
+/*
+ * The operation itself, the same for every version: fills the encoder and returns the error-status
+ * (SNMPv2 numbering) and error-index to answer with.
+ */
+static int
+answer_pdu(struct device *dev, struct respond_scratch *scratch, struct spdu_encoder *e, struct spdu_pdu *pdu,
+           int v1, int forced_error, uint32_t *index)
+{
+    struct respond_stats *st = &dev->snmp_stats;
+    struct mib_req rq;
+    int status = SPDU_NO_ERROR;
+
+    *index = 0;
+    if (mib_req_init(&rq, dev, devview_now_ms(dev->worker->fleet), v1)) {
+        echo_error(e, pdu, SPDU_GEN_ERR, 0);
+        return SPDU_GEN_ERR;
+    }
+    if (forced_error) {
+        *index = pdu->binding_count ? 1 : 0;
+        echo_error(e, pdu, forced_error, *index);
+        return forced_error;
+    }
+    switch (pdu->type) {
+    case SPDU_GET:
+    case SPDU_GETNEXT:
+        pdu->type == SPDU_GET ? st->in_get_requests++ : st->in_get_nexts++;
+        status = get_or_next(&rq, e, pdu, pdu->type == SPDU_GETNEXT, index);
+        if (status == SPDU_TOO_BIG) {
+            /* RFC 3416 4.2.1: an empty varbind list; SNMPv1 (RFC 1157) echoes the request's. */
+            spdu_enc_reset(e);
+            if (v1) {
+                echo_error(e, pdu, status, 0);
+            }
+        } else if (status) {
+            echo_error(e, pdu, status, *index);
+        }
+        break;
+    case SPDU_GETBULK:
+        st->in_get_bulks++;
+        getbulk(&rq, scratch, e, pdu);
+        break;
+    case SPDU_SET:
+        st->in_set_requests++;
+        status = mib_set(&rq, pdu, index);
+        echo_error(e, pdu, status, *index);
+        break;
+    }
+    return status;
+}
+
+static int
+answerable(const struct spdu_pdu *pdu, int version)
+{
+    return pdu->type == SPDU_GET || pdu->type == SPDU_GETNEXT || pdu->type == SPDU_SET ||
+           (pdu->type == SPDU_GETBULK && version != SPDU_V1);
+}
+
+/* This device's SNMPv3 engine ID: RFC 3411 format 5 (octets), "fleet" and the device index. */
+static size_t
+engine_id(const struct device *dev, uint8_t *id)
+{
+    static const uint8_t head[] = {0x80, 0x00, 0x00, 0x00, 0x05, 'f', 'l', 'e', 'e', 't'};
+    memcpy(id, head, sizeof head);
+    id[10] = (uint8_t)(dev->index >> 24);
+    id[11] = (uint8_t)(dev->index >> 16);
+    id[12] = (uint8_t)(dev->index >> 8);
+    id[13] = (uint8_t)dev->index;
+    return 14;
+}
+
+/* Lookup for susm_agent_receive(): a configured user with keys localized for this device's engine. */
+struct v3_lookup {
+    const struct fleet_config *cfg; /* the users */
+    const uint8_t *engine_id;       /* this device's engine */
+    size_t engine_id_len;
+    struct susm_user user; /* the user found, localized */
+};
+
+static const struct susm_user *
+find_v3_user(void *arg, const uint8_t *name, size_t name_len)
+{
+    struct v3_lookup *l = arg;
+
+    for (uint32_t i = 0; i < l->cfg->snmp_v3_user_count; i++) {
+        const struct respond_v3_user *u = &l->cfg->snmp_v3_users[i];
+        if (u->name_len != name_len || memcmp(u->name, name, name_len)) {
+            continue;
+        }
+        memset(&l->user, 0, sizeof l->user);
+        memcpy(l->user.name, u->name, u->name_len);
+        l->user.name_len = u->name_len;
+        l->user.auth = (enum susm_auth)u->auth;
+        l->user.priv = (enum susm_priv)u->priv;
+        if (u->auth != SUSM_AUTH_NONE &&
+            (susm_localize_key(l->user.auth, u->auth_ku, l->engine_id, l->engine_id_len, l->user.auth_key) ||
+             (u->priv != SUSM_PRIV_NONE && susm_localize_key(l->user.auth, u->priv_ku, l->engine_id,
+                                                             l->engine_id_len, l->user.priv_key)))) {
+            return NULL;
+        }
+        return &l->user;
+    }
+    return NULL;
+}
+
+static size_t
+respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len, uint8_t *out,
+           size_t out_cap, int forced_error, uint8_t **reply)
+{
+    struct fleet *fleet = dev->worker->fleet;
+    struct respond_stats *st = &dev->snmp_stats;
+    uint8_t id[SUSM_ENGINE_ID_MAX_BYTES];
+    struct v3_lookup lookup = {.cfg = &fleet->cfg};
+    struct susm_engine engine;
+    struct susm_msg msg;
+    struct susm_out o;
+    struct spdu_encoder e;
+    enum susm_report_kind report = SUSM_REPORT_NONE;
+    enum fleet_err rc;
+    uint64_t now_ms = devview_now_ms(fleet);
+    size_t len = 0, max_msg = fleet->cfg.snmp_max_msg_bytes, pdu_len;
+    uint8_t *pdu_bytes;
+    uint32_t index = 0;
+    int status;
+
+    engine.id = id;
+    engine.id_len = engine_id(dev, id);
+    engine.boots = 1;
+    engine.time_s = (uint32_t)((now_ms - devview_boot_ms(dev)) / 1000);
+    engine.max_msg_bytes = (int32_t)(max_msg < out_cap ? max_msg : out_cap);
+    lookup.engine_id = engine.id;
+    lookup.engine_id_len = engine.id_len;
+
+    rc = susm_agent_receive(req, req_len, &engine, find_v3_user, &lookup, &msg, &report);
+    if (rc == FLEET_ERR_PROTO || (rc && rc != FLEET_ERR_LIMIT)) {
+        st->in_asn_parse_errs++;
+        return 0;
+    }
+    if (report != SUSM_REPORT_NONE) {
+        uint32_t counter = ++st->usm_stats[report];
+        if (!msg.report_wanted || susm_encode_report(&msg, &engine, report, counter, out, out_cap, &len)) {
+            return 0;
+        }
+        *reply = out;
+        st->out_pkts++;
+        return len;
+    }
+    if (!answerable(&msg.pdu, SPDU_V3) || (msg.pdu.type == SPDU_SET && !(msg.flags & SUSM_FLAG_AUTH))) {
+        /* Reads for every user; writes only for authenticated ones. */
+        st->silent_drops++;
+        return 0;
+    }
+    if (msg.max_size > 0 && (size_t)msg.max_size < max_msg) {
+        max_msg = (size_t)msg.max_size;
+    }
+    if (max_msg > out_cap) {
+        max_msg = out_cap;
+    }
+    susm_response_out(&msg, &engine, dyn_hash(devview_seed(dev), ++st->out_pkts, now_ms), &o);
+    spdu_enc_init(&e, scratch->v3_pdu, sizeof scratch->v3_pdu, 64,
+                  susm_bindings_budget(max_msg, &o, msg.pdu.request_id));
+    if (rc == FLEET_ERR_LIMIT) {
+        status = SPDU_TOO_BIG;
+    } else {
+        status = answer_pdu(dev, scratch, &e, &msg.pdu, 0, forced_error, &index);
+    }
+    st->out_too_bigs += status == SPDU_TOO_BIG;
+    spdu_enc_finish_pdu(&e, SPDU_RESPONSE, msg.pdu.request_id, status, (int32_t)index, &pdu_bytes, &pdu_len);
+    if (susm_encode(&o, pdu_bytes, pdu_len, out, out_cap, &len)) {
+        st->out_pkts--;
+        return 0;
+    }
+    *reply = out;
+    return len;
+}
+
 size_t
-respond(struct device *dev, struct respond_scratch *scratch, const uint8_t *req, size_t req_len, uint8_t *out,
+respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len, uint8_t *out,
         size_t out_cap, int forced_error, uint8_t **reply)
 {
     struct fleet *fleet = dev->worker->fleet;
     struct respond_stats *st = &dev->snmp_stats;
     struct spdu_message m;
     struct spdu_encoder e;
-    struct mib_req rq;
     enum fleet_err rc;
     size_t max_msg = fleet->cfg.snmp_max_msg_bytes, headroom, len;
-    int status = SPDU_NO_ERROR;
+    int status;
     uint32_t index = 0;
 
     st->in_pkts++;
     rc = spdu_message_decode(req, req_len, &m);
     if (rc == FLEET_ERR_NOTFOUND) {
-        st->in_bad_versions++; /* SNMPv3 goes elsewhere before this */
-        return 0;
+        if (!fleet->cfg.snmp_v3_user_count) {
+            st->in_bad_versions++;
+            return 0;
+        }
+        return respond_v3(dev, scratch, req, req_len, out, out_cap, forced_error, reply);
     }
     if (rc) {
         st->in_asn_parse_errs++;
@@ -184,8 +362,7 @@ respond(struct device *dev, struct respond_scratch *scratch, const uint8_t *req,
         st->in_bad_community_uses++;
         return 0;
     }
-    if (m.pdu.type != SPDU_GET && m.pdu.type != SPDU_GETNEXT && m.pdu.type != SPDU_SET &&
-        !(m.pdu.type == SPDU_GETBULK && m.version == SPDU_V2C)) {
+    if (!answerable(&m.pdu, m.version)) {
         st->silent_drops++;
         return 0;
     }
@@ -199,46 +376,8 @@ respond(struct device *dev, struct respond_scratch *scratch, const uint8_t *req,
     }
     spdu_enc_init(&e, out, out_cap, headroom,
                   spdu_bindings_budget(max_msg, m.community_len, m.pdu.request_id));
-    if (mib_req_init(&rq, dev, devview_now_ms(fleet), m.version == SPDU_V1)) {
-        status = SPDU_GEN_ERR;
-        echo_error(&e, &m.pdu, status, 0);
-        goto finish;
-    }
-    if (forced_error) {
-        status = forced_error;
-        index = m.pdu.binding_count ? 1 : 0;
-        echo_error(&e, &m.pdu, status, index);
-        goto finish;
-    }
-
-    switch (m.pdu.type) {
-    case SPDU_GET:
-    case SPDU_GETNEXT:
-        m.pdu.type == SPDU_GET ? st->in_get_requests++ : st->in_get_nexts++;
-        status = get_or_next(&rq, &e, &m.pdu, m.pdu.type == SPDU_GETNEXT, &index);
-        if (status == SPDU_TOO_BIG) {
-            /* RFC 3416 4.2.1: an empty varbind list; SNMPv1 (RFC 1157) echoes the request's. */
-            spdu_enc_reset(&e);
-            if (rq.v1) {
-                echo_error(&e, &m.pdu, status, 0);
-            }
-        } else if (status) {
-            echo_error(&e, &m.pdu, status, index);
-        }
-        break;
-    case SPDU_GETBULK:
-        st->in_get_bulks++;
-        getbulk(&rq, scratch, &e, &m.pdu);
-        break;
-    case SPDU_SET:
-        st->in_set_requests++;
-        status = mib_set(&rq, &m.pdu, &index);
-        echo_error(&e, &m.pdu, status, index);
-        break;
-    }
-
-finish:
-    if (rq.v1 || m.version == SPDU_V1) {
+    status = answer_pdu(dev, scratch, &e, &m.pdu, m.version == SPDU_V1, forced_error, &index);
+    if (m.version == SPDU_V1) {
         status = v1_status(status);
     }
     st->out_too_bigs += status == SPDU_TOO_BIG;
@@ -246,4 +385,67 @@ finish:
                             status, (int32_t)index, reply, &len);
     st->out_pkts++;
     return len;
+}
+
+static int
+parse_auth(const char *s, int *auth)
+{
+    static const char *const names[] = {"none", "md5", "sha", "sha224", "sha256", "sha384", "sha512"};
+    for (int i = 0; i < 7; i++) {
+        if (!strcmp(s, names[i])) {
+            *auth = i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+enum fleet_err
+respond_v3_user_parse(const char *text, struct respond_v3_user *user, char *err, size_t err_len)
+{
+    char buf[512], *field[5], *save = NULL;
+    int n = 0;
+
+    snprintf(buf, sizeof buf, "%s", text);
+    /* strtok would merge empty fields ("mon:none::none:"); split by hand. */
+    field[n++] = buf;
+    for (char *p = buf; *p && n < 5; p++) {
+        if (*p == ':') {
+            *p = '\0';
+            field[n++] = p + 1;
+        }
+    }
+    (void)save;
+    memset(user, 0, sizeof *user);
+    if (n != 5 || !*field[0] || strlen(field[0]) > sizeof user->name || parse_auth(field[1], &user->auth) ||
+        (strcmp(field[3], "none") && strcmp(field[3], "aes"))) {
+        snprintf(err, err_len,
+                 "--snmp-v3-user \"%s\": expected NAME:AUTH:AUTHPASS:PRIV:PRIVPASS with AUTH none, md5, sha, "
+                 "sha224, sha256, sha384 or sha512 and PRIV none or aes",
+                 text);
+        return FLEET_ERR_INVAL;
+    }
+    user->priv = strcmp(field[3], "aes") ? SUSM_PRIV_NONE : SUSM_PRIV_AES128;
+    if (user->priv != SUSM_PRIV_NONE && user->auth == SUSM_AUTH_NONE) {
+        snprintf(err, err_len, "--snmp-v3-user \"%s\": privacy needs authentication", text);
+        return FLEET_ERR_INVAL;
+    }
+    /* RFC 3414 A.2 / net-snmp: passwords shorter than 8 characters are refused. */
+    if ((user->auth != SUSM_AUTH_NONE && strlen(field[2]) < 8) ||
+        (user->priv != SUSM_PRIV_NONE && strlen(field[4]) < 8)) {
+        snprintf(err, err_len, "--snmp-v3-user \"%s\": passwords need at least 8 characters", text);
+        return FLEET_ERR_INVAL;
+    }
+    user->name_len = strlen(field[0]);
+    memcpy(user->name, field[0], user->name_len);
+    if ((user->auth != SUSM_AUTH_NONE &&
+         susm_password_to_key((enum susm_auth)user->auth, (const uint8_t *)field[2], strlen(field[2]),
+                              user->auth_ku)) ||
+        (user->priv != SUSM_PRIV_NONE &&
+         susm_password_to_key((enum susm_auth)user->auth, (const uint8_t *)field[4], strlen(field[4]),
+                              user->priv_ku))) {
+        snprintf(err, err_len, "--snmp-v3-user \"%s\": cannot derive the keys", text);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
 }

@@ -29,6 +29,20 @@ struct respond_stats {
     uint32_t out_too_bigs;           /* responses that were tooBig */
     uint32_t silent_drops;           /* snmpSilentDrops: other PDUs dropped (responses, traps, reports) */
     uint32_t injected_drops;         /* requests left unanswered on purpose (--snmp-drop-rate, faults) */
+    uint32_t usm_stats[7];           /* usmStats counters (RFC 3414), indexed by enum susm_report_kind */
+};
+
+/* Most SNMPv3 users one fleet takes (--snmp-v3-user). */
+#define RESPOND_MAX_V3_USERS 8
+
+/* A configured SNMPv3 user: keys from the passwords (Ku), localized per device when a request comes. */
+struct respond_v3_user {
+    uint8_t name[32];    /* usmUserName */
+    size_t name_len;     /* bytes in name */
+    int auth;            /* enum susm_auth */
+    int priv;            /* enum susm_priv */
+    uint8_t auth_ku[64]; /* Ku of the auth password (RFC 3414 A.2) */
+    uint8_t priv_ku[64]; /* Ku of the privacy password, with the auth hash */
 };
 
 /* Most GETBULK repeaters answered; further ones are answered once, like non-repeaters. */
@@ -39,16 +53,25 @@ struct respond_stats {
 /* The scratch a worker lends to request processing (large: never on a device). */
 struct respond_scratch {
     struct ber_oid repeaters[RESPOND_MAX_REPEATERS]; /* GETBULK: where each repeater stands */
+    uint8_t v3_pdu[65536 + 64];                      /* SNMPv3: the response PDU before USM wraps it */
 };
 
 /**
- * @brief Answer one datagram addressed to @p dev.
+ * @brief Parse "NAME:AUTH:AUTHPASS:PRIV:PRIVPASS" (AUTH none, md5, sha, sha224, sha256, sha384 or sha512;
+ * PRIV none or aes) and derive the keys (a few milliseconds).
+ * @return FLEET_OK or FLEET_ERR_INVAL with @p err set.
+ */
+enum fleet_err respond_v3_user_parse(const char *text, struct respond_v3_user *user, char *err,
+                                     size_t err_len);
+
+/**
+ * @brief Answer one datagram addressed to @p dev. An SNMPv3 datagram is decrypted in place.
  * @param[in] out Buffer for the response; @p out_cap its size (the size limit plus SPDU_HEADROOM).
  * @param[out] reply Where the response starts in @p out.
  * @param[in] forced_error If not 0, answer with this error-status (fault injection) instead.
  * @return Length of the response, or 0 when nothing is to be sent.
  */
-size_t respond(struct device *dev, struct respond_scratch *scratch, const uint8_t *req, size_t req_len,
+size_t respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len,
                uint8_t *out, size_t out_cap, int forced_error, uint8_t **reply);
 
 #endif
