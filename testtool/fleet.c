@@ -18,6 +18,7 @@
 #include "mib.h"
 #include "sbuf.h"
 #include "session.h"
+#include "smiv2.h"
 #include "validate.h"
 
 uint32_t
@@ -194,6 +195,33 @@ load_profile_config(struct fleet *fleet, char *err, size_t err_len)
 }
 
 /*
+ * The profile's state data (config false nodes, such as the tables of MIB-derived modules), shared
+ * read-only by every device: NETCONF get shows it and SNMP serves what carries smiv2:oid.
+ */
+static enum fleet_err
+load_profile_state(struct fleet *fleet, char *err, size_t err_len)
+{
+    const struct profile *p = fleet->profile;
+    struct ly_ctx *ctx = fleet->schemas.ctx;
+    char *text;
+    enum fleet_err rc = FLEET_OK;
+
+    if (!p->state_data_file) {
+        return FLEET_OK;
+    }
+    if (!(text = read_file(p->state_data_file, err, err_len))) {
+        return FLEET_ERR_INVAL;
+    }
+    if (lyd_parse_data_mem(ctx, text, LYD_XML, LYD_PARSE_STRICT, LYD_VALIDATE_PRESENT, &fleet->state_tree)) {
+        snprintf(err, err_len, "profile \"%s\": state data \"%s\" is not valid: %s", p->name,
+                 p->state_data_file, ly_errmsg(ctx));
+        rc = FLEET_ERR_INVAL;
+    }
+    free(text);
+    return rc;
+}
+
+/*
  * The initial configuration: bare data, or data wrapped in <config> or
  * <data> (as saved from a get-config reply). Validated like a copy-config.
  */
@@ -274,8 +302,21 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
                            &fleet->profile, err, err_len))) {
         return rc;
     }
-    if ((rc = schema_set_load(&fleet->schemas, cfg->schemas_dir, err, err_len)) ||
-        (rc = load_initial_config(fleet, err, err_len))) {
+    {
+        /* A profile's own modules are looked up beside it too. */
+        char *profile_dir = strdup(fleet->profile->path ? fleet->profile->path : ".");
+        char *slash = profile_dir ? strrchr(profile_dir, '/') : NULL;
+        if (slash) {
+            *slash = '\0';
+        }
+        rc = profile_dir
+                 ? schema_set_load_with(&fleet->schemas, cfg->schemas_dir, slash ? profile_dir : ".",
+                                        fleet->profile->schemas, fleet->profile->schema_count, err, err_len)
+                 : FLEET_ERR_NOMEM;
+        free(profile_dir);
+    }
+    if (rc || (rc = load_initial_config(fleet, err, err_len)) ||
+        (rc = load_profile_state(fleet, err, err_len))) {
         return rc;
     }
     /* The user's initial configuration wins over the profile's where both set a node. */
@@ -337,13 +378,25 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         dev->port = (uint16_t)(cfg->ip_per_device ? cfg->starting_port : cfg->starting_port + i);
     }
     mib_init();
+    if (fleet->state_tree) {
+        uint32_t shadowed;
+        if ((rc = smiv2_build(fleet->state_tree, &fleet->smiv2_table, err, err_len))) {
+            return rc;
+        }
+        if (fleet->smiv2_table) {
+            shadowed = mib_attach_recording(fleet->smiv2_table);
+            log_info("profile %s: serving %u instances of MIB-derived modules (%u left to the live objects)",
+                     fleet->profile->name, (unsigned)fleet->smiv2_table->count, (unsigned)shadowed);
+        }
+    }
     if (cfg->snmp_recording) {
         uint32_t dropped;
         if ((rc = rec_load(cfg->snmp_recording, &fleet->recording, err, err_len))) {
             return rc;
         }
         /* The live objects own their columns, so the device stays consistent with NETCONF. */
-        dropped = mib_attach_recording(fleet->recording);
+        dropped =
+            mib_attach_recording(fleet->recording) + mib_attach_below(fleet->recording, fleet->smiv2_table);
         log_info("%s: serving %u recorded OIDs (%u more left to the live objects)", cfg->snmp_recording,
                  (unsigned)fleet->recording->count, (unsigned)dropped);
     }
@@ -411,6 +464,8 @@ fleet_close(struct fleet *fleet)
     devview_fleet_close(fleet);
     profile_free(fleet->profile);
     rec_free(fleet->recording);
+    lyd_free_all(fleet->state_tree);
+    rec_free(fleet->smiv2_table);
     lyd_free_all(fleet->template_tree);
     lyd_free_all(fleet->yanglib_tree);
     schema_set_free(&fleet->schemas);

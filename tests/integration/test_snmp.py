@@ -290,6 +290,59 @@ class SnmpTests(unittest.TestCase):
             out = snmp("snmpset", self.agent(f, 0), [SYS_CONTACT, "s", "x"], community="private", check=False)
             self.assertIn("resourceUnavailable", out)
 
+    # ------------------------------------------------------------ MIB-derived modules
+
+    def smiv2_profile(self, extra_leaves=""):
+        """A profile (minimal's, plus a MIB-derived module and its state data) in a temporary folder."""
+        import shutil
+        import tempfile
+        d = tempfile.mkdtemp(prefix="fleetsim-smiv2-")
+        self.addCleanup(shutil.rmtree, d)
+        data = os.path.join(h.SOURCE_DIR, "tests", "integration", "data", "smiv2")
+        for name in os.listdir(data):
+            shutil.copy(os.path.join(data, name), d)
+        with open(os.path.join(h.SOURCE_DIR, "schemas", "profiles", "minimal.xml")) as f:
+            text = f.read()
+        text = text.replace("<name>minimal</name>", "<name>smiv2-test</name>")
+        text = text.replace("</profile>", "<schema>FLEETSIM-TEST-MIB</schema><state-data>state.xml</state-data>"
+                                          "%s</profile>" % extra_leaves)
+        path = os.path.join(d, "test-profile.xml")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_a_mib_derived_module_is_served_over_snmp_with_no_code(self):
+        f = self.fleet(devices=2, extra=["--profile", self.smiv2_profile()])
+        a = self.agent(f, 1)
+        walk = snmp("snmpbulkwalk", a, ["1.3.6.1.4.1.99991"])
+        got = values(walk)
+        base = "1.3.6.1.4.1.99991.1."
+        self.assertEqual(got[base + "1.1.0"], ("STRING", "bench rack 7"))
+        self.assertEqual(got[base + "1.3.0"], ("INTEGER", "2"), "an enumeration is its value")
+        self.assertEqual(got[base + "2.1.2.1"], ("STRING", "first"))
+        self.assertEqual(got[base + "2.1.3.2"], ("Gauge32", "20"))
+        self.assertEqual(got[base + "3.1.2.2.97.98"], ("INTEGER", "-5"), "a string index is length + bytes")
+        self.assertNotIn(base + "2.1.1.1", got, "not-accessible index columns are not served")
+        oids = [l.split(" ")[0] for l in walk.splitlines() if l.startswith(".")]
+        self.assertEqual(oids, sorted(oids, key=lambda o: [int(x) for x in o.strip(".").split(".")]),
+                         "rows come in OID order, not file order")
+        first = int(got[base + "1.2.0"][1])
+        self.assertGreaterEqual(first, 1000)
+        time.sleep(0.3)
+        second = int(values(snmp("snmpget", a, [base + "1.2.0"]))[base + "1.2.0"][1])
+        self.assertGreater(second, first, "a Counter32 of the state data moves")
+        # the live objects are still there, and NETCONF shows the same state data
+        self.assertIn("fleetsim simulated router", snmp("snmpget", a, [SYS_DESCR]))
+        data = self.netconf_get(f, 1, '<fleetsimTestMIB xmlns="urn:ietf:params:xml:ns:yang:smiv2:FLEETSIM-TEST-MIB"/>')
+        labels = [e.text for e in data.iter("{urn:ietf:params:xml:ns:yang:smiv2:FLEETSIM-TEST-MIB}testLabel")]
+        self.assertEqual(sorted(labels), ["first", "second"])
+
+    def test_a_profile_naming_a_missing_module_is_refused(self):
+        path = self.smiv2_profile("<schema>NO-SUCH-MIB</schema>")
+        code, out = h.run_fleetsim(["--profile", path, "--starting-port", "20000"])
+        self.assertEqual(code, 2, out)
+        self.assertIn("NO-SUCH-MIB", out)
+
     # ------------------------------------------------------------ SNMPv3
 
     V3_USERS = ["--snmp-v3-user", "ops:sha:authpass1:aes:privpass1", "--snmp-v3-user", "adm:sha256:authpass2:none:x",

@@ -261,6 +261,13 @@ fnv1a(uint32_t h, const char *s)
 enum fleet_err
 schema_set_load(struct schema_set *set, const char *schemas_dir, char *err, size_t err_len)
 {
+    return schema_set_load_with(set, schemas_dir, NULL, NULL, 0, err, err_len);
+}
+
+enum fleet_err
+schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char *extra_dir,
+                     char *const *extra_modules, size_t extra_count, char *err, size_t err_len)
+{
     enum fleet_err rc = FLEET_OK;
     const struct lys_module *mod;
     uint32_t idx = 0;
@@ -297,6 +304,20 @@ schema_set_load(struct schema_set *set, const char *schemas_dir, char *err, size
     }
     if (schemas_dir && (rc = load_dir(set->ctx, schemas_dir, err, err_len))) {
         goto cleanup;
+    }
+    /* Modules a profile names, found in its folder or any folder above. */
+    if (extra_dir) {
+        ly_ctx_set_searchdir(set->ctx, extra_dir);
+    }
+    for (size_t i = 0; i < extra_count; i++) {
+        if (!ly_ctx_load_module(set->ctx, extra_modules[i], NULL, NULL)) {
+            set_err(err, err_len, set->ctx,
+                    "cannot load the profile's module (put it in --schemas-dir or "
+                    "beside the profile)",
+                    extra_modules[i]);
+            rc = FLEET_ERR_INVAL;
+            goto cleanup;
+        }
     }
 
     /* Advertise every module but libyang's own "yang" (its extensions are libyang's, not the device's). */

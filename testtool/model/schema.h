@@ -51,6 +51,14 @@ struct schema_set {
  */
 enum fleet_err schema_set_load(struct schema_set *set, const char *schemas_dir, char *err, size_t err_len);
 
+/**
+ * @brief schema_set_load(), then also the modules @p extra_modules (a profile's), looked up in
+ * @p extra_dir as well as the usual folders.
+ */
+enum fleet_err schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char *extra_dir,
+                                    char *const *extra_modules, size_t extra_count, char *err,
+                                    size_t err_len);
+
 /** @brief Free the set and its context. Accepts a zeroed set. */
 void schema_set_free(struct schema_set *set);
 

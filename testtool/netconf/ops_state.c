@@ -161,6 +161,16 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
     }
     lyd_insert_sibling(ifs, ifs_state, NULL);
     lyd_insert_sibling(ifs, sys, NULL);
-    *tree = ifs;
+    if (fleet->state_tree) {
+        /* The profile's own state data (MIB-derived modules and the like), the same for every device. */
+        struct lyd_node *more = NULL;
+        if (lyd_dup_siblings(fleet->state_tree, NULL, LYD_DUP_RECURSIVE, &more)) {
+            lyd_free_all(ifs);
+            return FLEET_ERR_NOMEM;
+        }
+        lyd_insert_sibling(ifs, more, NULL);
+    }
+    /* Top-level siblings are kept in module order: the first is not necessarily ifs. */
+    *tree = lyd_first_sibling(ifs);
     return FLEET_OK;
 }

@@ -149,6 +149,16 @@ mib_find(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, int *is_
     return o;
 }
 
+/* The tables beside the live objects, in precedence order: the profile's smiv2 data, then the recording. */
+#define MIB_DATA_TABLES 2
+
+static const struct rec_table *
+data_table(const struct mib_req *rq, int i)
+{
+    const struct fleet *fleet = rq->dev->worker->fleet;
+    return i == 0 ? fleet->smiv2_table : fleet->recording;
+}
+
 void
 mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *value)
 {
@@ -156,18 +166,18 @@ mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *value
     int is_object;
     const struct mib_object *o = mib_find(rq, name, &row, &is_object);
 
-    const struct rec_table *rec = rq->dev->worker->fleet->recording;
-    uint32_t ri;
-
     if (o) {
         mib_value(rq, o, row, value);
         return;
     }
-    /* Not a live instance: a live object's column is never served from the recording (mib_attach_recording).
-     */
-    if (!is_object && rec && (ri = rec_find(rec, name)) < rec->count && rec_visible(rq, rec, ri)) {
-        rec_served(rq, rec, ri, value);
-        return;
+    /* Not a live instance: a live object's column is never served from data tables (mib_attach_recording). */
+    for (int t = 0; !is_object && t < MIB_DATA_TABLES; t++) {
+        const struct rec_table *rec = data_table(rq, t);
+        uint32_t ri;
+        if (rec && (ri = rec_find(rec, name)) < rec->count && rec_visible(rq, rec, ri)) {
+            rec_served(rq, rec, ri, value);
+            return;
+        }
     }
     value->tag = is_object ? BER_NO_SUCH_INSTANCE : BER_NO_SUCH_OBJECT;
 }
@@ -214,25 +224,41 @@ live_next(struct mib_req *rq, const struct ber_oid *name, uint32_t *row)
 void
 mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value)
 {
-    const struct rec_table *rec = rq->dev->worker->fleet->recording;
-    uint32_t ri = rec ? rec_find_next(rec, name) : 0;
-    uint32_t row = 0;
-    const struct mib_object *o;
+    const struct rec_table *best = NULL;
+    uint32_t best_i = 0, row = 0;
+    const struct mib_object *o = live_next(rq, name, &row);
+    struct ber_oid live;
 
-    while (rec && ri < rec->count && !rec_visible(rq, rec, ri)) {
-        ri++;
-    }
-    o = live_next(rq, name, &row);
     if (o) {
-        *next = o->oid;
-        next->sub[next->len++] = o->table == MIB_SCALAR ? 0 : row;
+        live = o->oid;
+        live.sub[live.len++] = o->table == MIB_SCALAR ? 0 : row;
     }
-    if (rec && ri < rec->count && (!o || rec_entry_cmp(rec, ri, next) < 0)) {
-        rec_entry_oid(rec, ri, next);
-        rec_served(rq, rec, ri, value);
+    for (int t = 0; t < MIB_DATA_TABLES; t++) {
+        const struct rec_table *rec = data_table(rq, t);
+        uint32_t ri = rec ? rec_find_next(rec, name) : 0;
+        while (rec && ri < rec->count && !rec_visible(rq, rec, ri)) {
+            ri++;
+        }
+        if (!rec || ri >= rec->count || (o && rec_entry_cmp(rec, ri, &live) >= 0)) {
+            continue;
+        }
+        if (best) {
+            struct ber_oid cand;
+            rec_entry_oid(rec, ri, &cand);
+            if (rec_entry_cmp(best, best_i, &cand) <= 0) {
+                continue;
+            }
+        }
+        best = rec;
+        best_i = ri;
+    }
+    if (best) {
+        rec_entry_oid(best, best_i, next);
+        rec_served(rq, best, best_i, value);
         return;
     }
     if (o) {
+        *next = live;
         mib_value(rq, o, o->table == MIB_SCALAR ? 0 : row, value);
         return;
     }
@@ -254,4 +280,18 @@ uint32_t
 mib_attach_recording(struct rec_table *rec)
 {
     return rec_drop(rec, live_owns, NULL);
+}
+
+/* An OID the profile's smiv2 data serves is not the recording's. */
+static int
+smiv2_owns(const struct ber_oid *oid, void *ctx)
+{
+    const struct rec_table *smiv2 = ctx;
+    return rec_find(smiv2, oid) < smiv2->count;
+}
+
+uint32_t
+mib_attach_below(struct rec_table *rec, const struct rec_table *above)
+{
+    return above ? rec_drop(rec, smiv2_owns, (void *)above) : 0;
 }

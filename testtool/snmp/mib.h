@@ -89,6 +89,10 @@ struct rec_table;
  */
 uint32_t mib_attach_recording(struct rec_table *rec);
 
+/** @brief Drop from @p rec every OID that @p above (a table of higher precedence) serves. @return How many.
+ */
+uint32_t mib_attach_below(struct rec_table *rec, const struct rec_table *above);
+
 /* mib_values.c */
 
 /** @brief Objects served, in any order; @p count set to their number. */
