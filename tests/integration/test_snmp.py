@@ -216,6 +216,42 @@ class SnmpTests(unittest.TestCase):
         self.assertEqual(stats["oper-status"], "up")
         self.assertEqual(stats["if-index"], "2")
 
+    NMDA = ('<get-data xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-nmda" '
+            'xmlns:ds="urn:ietf:params:xml:ns:yang:ietf-datastores"><datastore>ds:%s</datastore>%s</get-data>')
+
+    @staticmethod
+    def nmda_data(reply):
+        import xml.etree.ElementTree as ET
+        data = ET.fromstring(reply).find("{urn:ietf:params:xml:ns:yang:ietf-netconf-nmda}data")
+        if data is None:
+            raise AssertionError("expected NMDA <data>, got:\n%s" % reply)
+        return data
+
+    def test_nmda_operational_view_agrees_with_snmp_and_edit_data_reaches_it(self):
+        f = self.fleet(devices=2, extra=["--clock-fixed", str(FIXED_CLOCK)])
+        one = '<interfaces xmlns="%s"><interface><name>GigabitEthernet0/0/0/2</name></interface></interfaces>' % h.IF_NS
+        with h.RawClient(f.addr(1)).hello() as c:
+            data = self.nmda_data(c.rpc(self.NMDA % ("operational", "<subtree-filter>%s</subtree-filter>" % one)))
+            self.assertEqual(data.findtext(".//{%s}oper-status" % h.IF_NS), "up")
+            octets = int(data.findtext(".//{%s}in-octets" % h.IF_NS))
+            self.assertEqual(data.findtext(".//{%s}description" % h.IF_NS), "port 2", "configuration is there too")
+            state_only = self.nmda_data(c.rpc(self.NMDA % ("operational", "<subtree-filter>%s</subtree-filter>"
+                                                          "<config-filter>false</config-filter>" % one)))
+            self.assertIsNone(state_only.find(".//{%s}description" % h.IF_NS), "config-filter false drops config")
+            self.assertIsNotNone(state_only.find(".//{%s}in-octets" % h.IF_NS))
+            running = self.nmda_data(c.rpc(self.NMDA % ("running", "<subtree-filter>%s</subtree-filter>" % one)))
+            self.assertIsNone(running.find(".//{%s}oper-status" % h.IF_NS), "running holds no state")
+            h.assert_ok(c.rpc('<edit-data xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-nmda" '
+                              'xmlns:ds="urn:ietf:params:xml:ns:yang:ietf-datastores"><datastore>ds:running'
+                              '</datastore><config><interfaces xmlns="%s"><interface><name>GigabitEthernet0/0/0/2'
+                              '</name><enabled>false</enabled></interface></interfaces></config></edit-data>'
+                              % h.IF_NS), "edit-data")
+            after = self.nmda_data(c.rpc(self.NMDA % ("operational", "<subtree-filter>%s</subtree-filter>" % one)))
+            self.assertEqual(after.findtext(".//{%s}oper-status" % h.IF_NS), "down")
+        got = values(snmp("snmpget", self.agent(f, 1), [IF_HC_IN_OCTETS + ".3", IF_ADMIN + ".3"]))
+        self.assertEqual(int(got[IF_HC_IN_OCTETS + ".3"][1]), octets)
+        self.assertEqual(got[IF_ADMIN + ".3"][1], "2")
+
     def test_snmp_set_admin_down_shows_in_netconf_and_oper_follows(self):
         f = self.fleet(devices=2)
         a = self.agent(f, 1)

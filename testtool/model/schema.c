@@ -18,6 +18,7 @@
 static const char *const netconf_features[] = {
     "writable-running", "candidate", "rollback-on-error", "validate", "xpath", "startup", NULL};
 static const char *const all_features[] = {"*", NULL};
+static const char *const nmda_features[] = {"with-defaults", NULL};
 
 /* Protocol capabilities, before the module ones. */
 static const char *const protocol_caps[] = {
@@ -41,9 +42,10 @@ struct default_module {
 };
 
 static const struct default_module default_modules[] = {
-    {"ietf-netconf", "2011-06-01", netconf_features}, {"ietf-netconf-with-defaults", "2011-06-01", NULL},
-    {"ietf-netconf-monitoring", "2010-10-04", NULL},  {"iana-if-type", NULL, NULL},
-    {"ietf-interfaces", "2018-02-20", all_features},  {"ietf-system", "2014-08-06", NULL},
+    {"ietf-netconf", "2011-06-01", netconf_features},   {"ietf-netconf-with-defaults", "2011-06-01", NULL},
+    {"ietf-netconf-monitoring", "2010-10-04", NULL},    {"iana-if-type", NULL, NULL},
+    {"ietf-interfaces", "2018-02-20", all_features},    {"ietf-system", "2014-08-06", NULL},
+    {"ietf-netconf-nmda", "2019-01-07", nmda_features},
 };
 
 static void

@@ -20,7 +20,22 @@ struct ops_edit_params {
 /** @brief Apply an edit-config to the calling device (locks, copy-on-write, edit, candidate state). */
 void ops_edit_config_apply(struct rpc_call *call, const struct ops_edit_params *params);
 
+/** @brief Print @p tree into the reply, through a subtree filter (anydata node) or an XPath, or whole. */
+void ops_filter_print(struct rpc_call *call, const struct lyd_node *subtree, const char *xpath,
+                      const struct lyd_node *tree, uint32_t wd);
+
+/** @brief Running merged with the device's state at one instant (get, and NMDA's operational datastore). */
+enum fleet_err ops_operational_view(struct rpc_call *call, struct lyd_node **view);
+
+/** @return The tree datastore @p id of the calling device shows. */
+const struct lyd_node *ops_read_ds(struct rpc_call *call, enum ds_id id);
+
+/** @brief The with-defaults parameter as print options; -1 after replying with an error. */
+int ops_wd_option(struct rpc_call *call, uint32_t *opts);
+
 void op_get(struct rpc_call *call);
+void op_get_data(struct rpc_call *call);
+void op_edit_data(struct rpc_call *call);
 void op_get_config(struct rpc_call *call);
 void op_edit_config(struct rpc_call *call);
 void op_copy_config(struct rpc_call *call);

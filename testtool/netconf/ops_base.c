@@ -228,6 +228,66 @@ filter_and_print(struct rpc_call *call, const struct lyd_node *filter, const str
 }
 
 void
+ops_filter_print(struct rpc_call *call, const struct lyd_node *subtree, const char *xpath,
+                 const struct lyd_node *tree, uint32_t wd)
+{
+    struct lyd_node *result = NULL;
+    enum fleet_err rc;
+
+    if (!subtree && !xpath) {
+        print_into_reply(call, tree, wd);
+        return;
+    }
+    if (xpath) {
+        rc = filter_xpath(tree, xpath, &result);
+        if (rc == FLEET_ERR_INVAL) {
+            rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "Invalid XPath filter \"%s\": %s", xpath,
+                                               ly_errmsg(call->fleet->schemas.ctx)));
+        }
+    } else {
+        const struct lyd_node_any *any = (const struct lyd_node_any *)subtree;
+        const struct lyd_node *spec = any->value_type == LYD_ANYDATA_DATATREE ? any->value.tree : NULL;
+        rc = filter_subtree(tree, spec, &result);
+    }
+    if (rc == FLEET_ERR_NOMEM) {
+        rpc_fail(call, NULL);
+    } else if (!rc) {
+        print_into_reply(call, result, wd);
+    }
+    lyd_free_all(result);
+}
+
+enum fleet_err
+ops_operational_view(struct rpc_call *call, struct lyd_node **view)
+{
+    const struct lyd_node *running = read_ds(call, DS_RUNNING);
+    struct lyd_node *dstate = NULL;
+
+    *view = NULL;
+    if (device_state(call, running, &dstate) ||
+        (running && lyd_dup_siblings(running, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, view)) ||
+        (dstate && lyd_merge_siblings(view, dstate, LYD_MERGE_DESTRUCT))) {
+        lyd_free_all(dstate);
+        lyd_free_all(*view);
+        *view = NULL;
+        return FLEET_ERR_NOMEM;
+    }
+    return FLEET_OK;
+}
+
+const struct lyd_node *
+ops_read_ds(struct rpc_call *call, enum ds_id id)
+{
+    return read_ds(call, id);
+}
+
+int
+ops_wd_option(struct rpc_call *call, uint32_t *opts)
+{
+    return wd_print_option(call, opts);
+}
+
+void
 op_get_config(struct rpc_call *call)
 {
     struct ds_ref src;
@@ -251,13 +311,8 @@ op_get(struct rpc_call *call)
     }
     {
         /* Configuration and the device's state as one tree: interfaces carry both. */
-        const struct lyd_node *running = read_ds(call, DS_RUNNING);
-        struct lyd_node *view = NULL, *dstate = NULL;
-        if (device_state(call, running, &dstate) ||
-            (running && lyd_dup_siblings(running, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, &view)) ||
-            (dstate && lyd_merge_siblings(&view, dstate, LYD_MERGE_DESTRUCT))) {
-            lyd_free_all(dstate);
-            lyd_free_all(view);
+        struct lyd_node *view = NULL;
+        if (ops_operational_view(call, &view)) {
             rpc_fail(call, NULL);
             return;
         }

@@ -38,6 +38,8 @@ static const struct rpc_entry rpc_table[] = {
     {"ietf-netconf", "close-session", op_close_session},
     {"ietf-netconf", "kill-session", op_kill_session},
     {"ietf-netconf-monitoring", "get-schema", op_get_schema},
+    {"ietf-netconf-nmda", "get-data", op_get_data},
+    {"ietf-netconf-nmda", "edit-data", op_edit_data},
 };
 
 static int
