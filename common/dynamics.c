@@ -2,12 +2,12 @@
  * Values that move, as pure functions (see dynamics.h). An interface's
  * utilisation is
  *
- *     u(t) = mid + a1 sin(2 pi t / P1 + p1) + a2 sin(2 pi t / P2 + p2) + a3 sin(2 pi t / P3 + p3)
+ *     u(t) = mid + a1 sin(2 pi t / P1 + p1) + a2 sin(2 pi t / P2 + p2)
  *
- * with P1 the profile's period, P2 (a few hours for a daily P1) and P3 (tens
- * of seconds: the jitter) and the phases drawn from (seed, interface,
- * direction), and a1 + a2 + a3 a little below the half-band, so u stays in
- * [util_min, util_max]. The octet counter is base + speed/8 times the
+ * with P1 the profile's period, P2 tens of seconds (the jitter, its share of
+ * the amplitude the profile's jitter) and the phases drawn from (seed,
+ * interface, direction), and a1 + a2 a little below the half-band, so u
+ * stays in [util_min, util_max]. The octet counter is base + speed/8 times the
  * integral of u, in closed form, so a read costs the same after ten years as
  * after ten seconds.
  *
@@ -26,6 +26,7 @@
 #include "dynamics.h"
 
 #include <math.h>
+#include <pthread.h>
 
 /* splitmix64 increment (the golden ratio in 64 bits). */
 #define DYN_GAMMA UINT64_C(0x9e3779b97f4a7c15)
@@ -57,14 +58,32 @@ enum dyn_salt {
     DYN_SALT_GAUGE_JITTER,
 };
 
-/* Waves of one counter; 1 is the profile's period, 2 the medium one, 3 the jitter. */
-#define DYN_WAVES 3
+/* Waves of one counter: the profile's period and the jitter (each costs one sincos per read). */
+#define DYN_WAVES 2
 
 struct dyn_wave {
     uint64_t period_ms; /* >= 1 */
-    double phase;       /* radians */
+    uint32_t phase_k;   /* phase = 2 pi phase_k / DYN_PHASE_STEPS */
     double amp;         /* share of speed, >= 0 */
 };
+
+/*
+ * Phases come in DYN_PHASE_STEPS steps, so their sine and cosine are a table
+ * lookup: a counter then costs one sincos per wave instead of two cosines.
+ */
+#define DYN_PHASE_STEPS 4096u
+
+static double phase_cos[DYN_PHASE_STEPS];
+static double phase_sin[DYN_PHASE_STEPS];
+static pthread_once_t phase_once = PTHREAD_ONCE_INIT;
+
+static void
+phase_table_init(void)
+{
+    for (uint32_t k = 0; k < DYN_PHASE_STEPS; k++) {
+        sincos(DYN_TWO_PI * (double)k / DYN_PHASE_STEPS, &phase_sin[k], &phase_cos[k]);
+    }
+}
 
 /* splitmix64's finaliser, after its increment. */
 static uint64_t
@@ -121,34 +140,28 @@ dyn_margin(double half, uint64_t p1_ms)
 
 /* The waves of one counter: periods, phases and amplitudes from (seed, key), inside @p half minus margin. */
 static void
-dyn_waves(const struct profile_traffic *tr, uint64_t seed, uint64_t key, double half,
+dyn_waves(const struct profile_traffic *tr, uint64_t h_wave, uint64_t h_base, double half,
           struct dyn_wave w[DYN_WAVES])
 {
     uint64_t p1 = (uint64_t)(tr->period_s ? tr->period_s : 1) * 1000u;
     double jitter = dyn_clamp(tr->jitter, 0.0, 1.0);
     double total = half - dyn_margin(half, p1);
-    double f2 = dyn_unit(dyn_hash(seed, key, DYN_SALT_WAVE + 2));
-    double f3 = dyn_unit(dyn_hash(seed, key, DYN_SALT_WAVE + 4));
+    /* Two hashes feed everything (they are a good part of a read's cost): bits 11-30 of h_wave are the
+     * jitter's period, the top 12 bits of h_wave and of h_base the phases. */
+    double f2 = (double)((h_wave >> 11) & 0xfffff) * 0x1.0p-20;
 
     if (total < 0) {
         total = 0;
     }
     w[0].period_ms = p1;
-    /* The medium wave: between a 24th and a 6th of the main one (one to four hours for a day). */
-    w[1].period_ms = (uint64_t)((double)p1 * (1.0 / 24 + f2 * (1.0 / 6 - 1.0 / 24)));
-    w[2].period_ms = DYN_JITTER_MIN_MS + (uint64_t)(f3 * DYN_JITTER_SPAN_MS);
-    if (w[1].period_ms < 1) {
-        w[1].period_ms = 1;
+    w[1].period_ms = DYN_JITTER_MIN_MS + (uint64_t)(f2 * DYN_JITTER_SPAN_MS);
+    if (w[1].period_ms > p1) {
+        w[1].period_ms = p1;
     }
-    if (w[2].period_ms > w[1].period_ms) {
-        w[2].period_ms = w[1].period_ms;
-    }
-    w[0].amp = total * (1.0 - jitter) * 0.75;
-    w[1].amp = total * (1.0 - jitter) * 0.25;
-    w[2].amp = total * jitter;
-    for (int i = 0; i < DYN_WAVES; i++) {
-        w[i].phase = DYN_TWO_PI * dyn_unit(dyn_hash(seed, key, DYN_SALT_WAVE + 2 * (uint64_t)i + 1));
-    }
+    w[0].amp = total * (1.0 - jitter);
+    w[1].amp = total * jitter;
+    w[0].phase_k = (uint32_t)(h_wave >> 52);
+    w[1].phase_k = (uint32_t)(h_base >> 52);
 }
 
 /*
@@ -159,7 +172,8 @@ static unsigned __int128
 dyn_octets(const struct profile_traffic *tr, uint64_t seed, uint64_t key, uint64_t speed_bps, uint64_t t_ms)
 {
     const unsigned __int128 den = (unsigned __int128)DYN_BITS_MS * DYN_PPB;
-    uint64_t base = dyn_hash(seed, key, DYN_SALT_BASE) & DYN_BASE_OCTETS_MASK;
+    uint64_t h_base = dyn_hash(seed, key, DYN_SALT_BASE);
+    uint64_t base = h_base & DYN_BASE_OCTETS_MASK;
     double lo, hi, mid, half, c, wave = 0;
     uint64_t mid_ppb;
     unsigned __int128 s, sq, sr, x, xq, q;
@@ -189,12 +203,15 @@ dyn_octets(const struct profile_traffic *tr, uint64_t seed, uint64_t key, uint64
     /* Waves: each integral is periodic, so only t mod P enters the double arithmetic. */
     if (half > 0) {
         c = (double)speed_bps / DYN_BITS_MS;
-        dyn_waves(tr, seed, key, half, w);
+        dyn_waves(tr, dyn_hash(seed, key, DYN_SALT_WAVE), h_base, half, w);
+        pthread_once(&phase_once, phase_table_init);
         for (int i = 0; i < DYN_WAVES; i++) {
             double p = (double)w[i].period_ms;
             double k = c * w[i].amp * p / DYN_TWO_PI;
-            double theta = DYN_TWO_PI * (double)(t_ms % w[i].period_ms) / p + w[i].phase;
-            wave += k * (cos(w[i].phase) - cos(theta));
+            double alpha = DYN_TWO_PI * (double)(t_ms % w[i].period_ms) / p, sa, ca;
+            /* cos(ph) - cos(alpha + ph), expanded so that only alpha needs a trigonometric call */
+            sincos(alpha, &sa, &ca);
+            wave += k * (phase_cos[w[i].phase_k] * (1.0 - ca) + phase_sin[w[i].phase_k] * sa);
         }
     }
     wave = floor((double)(x - xq * den) / (double)den + wave);
@@ -232,19 +249,41 @@ dyn_direction(const struct profile_traffic *tr, unsigned __int128 octets, uint64
 }
 
 void
+dyn_if_direction(const struct profile_traffic *tr, uint64_t seed, uint32_t if_pos, uint64_t speed_bps,
+                 uint64_t traffic_ms, int out, struct dyn_direction_counters *d)
+{
+    uint64_t key = ((uint64_t)if_pos << 1) | (out ? 1u : 0u);
+    unsigned __int128 pkts;
+
+    dyn_direction(tr, dyn_octets(tr, seed, key, speed_bps, traffic_ms), &d->octets, &d->ucast, &d->multicast,
+                  &d->broadcast, &d->discards, &d->errors, &pkts);
+    /* Unknown protocols: a quarter of the error rate, inbound only. */
+    d->unknown_protos = out ? 0 : dyn_share(pkts, tr->error_ppm / 4e6);
+}
+
+void
 dyn_if_counters(const struct profile_traffic *tr, uint64_t seed, uint32_t if_pos, uint64_t speed_bps,
                 uint64_t traffic_ms, struct dyn_if_counters *out)
 {
-    uint64_t key_in = (uint64_t)if_pos << 1;
-    uint64_t key_out = key_in | 1;
-    unsigned __int128 in_pkts, out_pkts;
+    struct dyn_direction_counters in, o;
 
-    dyn_direction(tr, dyn_octets(tr, seed, key_in, speed_bps, traffic_ms), &out->in_octets, &out->in_ucast,
-                  &out->in_multicast, &out->in_broadcast, &out->in_discards, &out->in_errors, &in_pkts);
-    dyn_direction(tr, dyn_octets(tr, seed, key_out, speed_bps, traffic_ms), &out->out_octets, &out->out_ucast,
-                  &out->out_multicast, &out->out_broadcast, &out->out_discards, &out->out_errors, &out_pkts);
-    /* Unknown protocols: a quarter of the error rate, inbound only. */
-    out->in_unknown_protos = dyn_share(in_pkts, tr->error_ppm / 4e6);
+    dyn_if_direction(tr, seed, if_pos, speed_bps, traffic_ms, 0, &in);
+    dyn_if_direction(tr, seed, if_pos, speed_bps, traffic_ms, 1, &o);
+    *out = (struct dyn_if_counters){
+        .in_octets = in.octets,
+        .in_ucast = in.ucast,
+        .in_multicast = in.multicast,
+        .in_broadcast = in.broadcast,
+        .in_discards = in.discards,
+        .in_errors = in.errors,
+        .in_unknown_protos = in.unknown_protos,
+        .out_octets = o.octets,
+        .out_ucast = o.ucast,
+        .out_multicast = o.multicast,
+        .out_broadcast = o.broadcast,
+        .out_discards = o.discards,
+        .out_errors = o.errors,
+    };
 }
 
 uint32_t

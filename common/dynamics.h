@@ -29,6 +29,24 @@ struct dyn_if_counters {
     uint64_t out_errors;
 };
 
+/* One direction of an interface's counters. */
+struct dyn_direction_counters {
+    uint64_t octets;
+    uint64_t ucast;
+    uint64_t multicast;
+    uint64_t broadcast;
+    uint64_t discards;
+    uint64_t errors;
+    uint64_t unknown_protos; /* inbound only; 0 for the outbound direction */
+};
+
+/**
+ * @brief One direction (@p out 0: inbound, 1: outbound) of dyn_if_counters(), the same numbers at
+ * half the cost, for readers that need only one.
+ */
+void dyn_if_direction(const struct profile_traffic *tr, uint64_t seed, uint32_t if_pos, uint64_t speed_bps,
+                      uint64_t traffic_ms, int out, struct dyn_direction_counters *d);
+
 /** @return The seed of device @p index in a fleet seeded with @p fleet_seed (well mixed, never 0). */
 uint64_t dyn_device_seed(uint64_t fleet_seed, uint32_t index);
 

@@ -376,6 +376,7 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         dev->worker = &fleet->workers[i % cfg->threads];
         dev->addr = cfg->ip_per_device ? cfg->ip + i : cfg->ip;
         dev->port = (uint16_t)(cfg->ip_per_device ? cfg->starting_port : cfg->starting_port + i);
+        devview_device_init(dev, fleet);
     }
     mib_init();
     if (fleet->state_tree) {

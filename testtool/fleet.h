@@ -87,6 +87,8 @@ struct device {
     int snmp_fd;                     /* own SNMP socket (port per device), -1 otherwise */
     struct respond_stats snmp_stats; /* SNMP agent counters */
     struct devview_state *view; /* interface status changes and config cache; NULL until running is written */
+    uint64_t seed;              /* the device's seed (counters, draws) */
+    uint64_t boot_ms;           /* when the device booted (fleet clock, ms since the epoch) */
 };
 
 struct worker {

@@ -171,14 +171,20 @@ devview_now_ms(const struct fleet *fleet)
 uint64_t
 devview_seed(const struct device *dev)
 {
-    return dyn_device_seed(dev->worker->fleet->cfg.seed, dev->index);
+    return dev->seed;
 }
 
 uint64_t
 devview_boot_ms(const struct device *dev)
 {
-    const struct fleet *fleet = dev->worker->fleet;
-    return fleet->start_ms - dyn_hash(devview_seed(dev), 0xb007, 0) % DEVVIEW_MAX_BOOT_SPREAD_MS;
+    return dev->boot_ms;
+}
+
+void
+devview_device_init(struct device *dev, const struct fleet *fleet)
+{
+    dev->seed = dyn_device_seed(fleet->cfg.seed, dev->index);
+    dev->boot_ms = fleet->start_ms - dyn_hash(dev->seed, 0xb007, 0) % DEVVIEW_MAX_BOOT_SPREAD_MS;
 }
 
 /* Oper status from configuration alone: admin up and the profile's link up. */
@@ -307,6 +313,14 @@ devview_counters(const struct device *dev, uint32_t pos, uint64_t now_ms, struct
     const struct profile *p = dev->worker->fleet->profile;
     dyn_if_counters(&p->traffic, devview_seed(dev), pos, p->ifs[pos].speed_bps, traffic_ms(dev, pos, now_ms),
                     out);
+}
+
+void
+devview_direction(const struct device *dev, uint64_t seed, uint32_t pos, uint64_t now_ms, int out,
+                  struct dyn_direction_counters *d)
+{
+    const struct profile *p = dev->worker->fleet->profile;
+    dyn_if_direction(&p->traffic, seed, pos, p->ifs[pos].speed_bps, traffic_ms(dev, pos, now_ms), out, d);
 }
 
 void

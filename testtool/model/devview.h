@@ -68,6 +68,9 @@ void devview_fleet_close(struct fleet *fleet);
 /** @brief Free a device's view state; NULL is fine. */
 void devview_state_free(struct devview_state *st);
 
+/** @brief Set a device's seed and boot time (from the fleet's seed and start). */
+void devview_device_init(struct device *dev, const struct fleet *fleet);
+
 /** @return The fleet clock: wall-clock milliseconds that never go back (or the fixed clock). */
 uint64_t devview_now_ms(const struct fleet *fleet);
 
@@ -98,6 +101,11 @@ uint64_t devview_last_change_ms(const struct device *dev, uint32_t pos);
 
 /** @brief Counters of interface @p pos at @p now_ms. */
 void devview_counters(const struct device *dev, uint32_t pos, uint64_t now_ms, struct dyn_if_counters *out);
+
+/** @brief One direction (@p out 0 in, 1 out) of interface @p pos's counters at @p now_ms; @p seed is
+ * devview_seed(dev), passed in because a request computes it once. */
+void devview_direction(const struct device *dev, uint64_t seed, uint32_t pos, uint64_t now_ms, int out,
+                       struct dyn_direction_counters *d);
 
 /** @return The device's seed. */
 uint64_t devview_seed(const struct device *dev);

@@ -372,6 +372,15 @@ open_udp(uint32_t addr, uint16_t port, int shared, char *err, size_t err_len)
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
         setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
     }
+    /*
+     * A poller's burst must not overflow the queue while the worker is busy (the kernel's default,
+     * about 208 KiB, dropped requests in a 10,000-device collection). The kernel caps the value at
+     * net.core.rmem_max; memory is used only while datagrams wait.
+     */
+    {
+        int bytes = shared ? AGENT_SHARED_RCVBUF_BYTES : AGENT_DEVICE_RCVBUF_BYTES;
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+    }
     if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
         char text[INET_ADDRSTRLEN];
         struct in_addr a = {.s_addr = htonl(addr)};

@@ -22,6 +22,9 @@ struct worker;
 #define AGENT_BATCH 32
 /* Largest request read; longer datagrams are counted as parse errors. */
 #define AGENT_MAX_REQUEST_BYTES 8192
+/* Receive queue asked for a worker's shared socket (address per device) and a device's own socket. */
+#define AGENT_SHARED_RCVBUF_BYTES (8 * 1024 * 1024)
+#define AGENT_DEVICE_RCVBUF_BYTES (256 * 1024)
 /* Most injected faults (--snmp-fault) one fleet takes. */
 #define AGENT_MAX_FAULTS 8
 

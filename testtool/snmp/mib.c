@@ -19,6 +19,13 @@
 static struct mib_object *objects;
 static uint32_t object_count;
 
+static void
+oid_copy(struct ber_oid *dst, const struct ber_oid *src)
+{
+    dst->len = src->len;
+    memcpy(dst->sub, src->sub, src->len * sizeof *src->sub);
+}
+
 static int
 object_order(const void *a, const void *b)
 {
@@ -38,7 +45,8 @@ mib_req_init(struct mib_req *rq, struct device *dev, uint64_t now_ms, int v1)
     rq->dev = dev;
     rq->now_ms = now_ms;
     rq->v1 = v1;
-    rq->counters_pos = -1;
+    rq->dir_pos[0] = rq->dir_pos[1] = -1;
+    rq->seed = devview_seed(dev);
     rq->cfg = devview_cfg(dev);
     return rq->cfg ? FLEET_OK : FLEET_ERR_NOMEM;
 }
@@ -114,8 +122,7 @@ rec_served(struct mib_req *rq, const struct rec_table *rec, uint32_t i, struct s
 {
     uint64_t start_ms = rq->dev->worker->fleet->start_ms;
 
-    rec_value(rec, i, devview_seed(rq->dev), rq->now_ms > start_ms ? rq->now_ms - start_ms : 0,
-              &rq->oid_scratch, value);
+    rec_value(rec, i, rq->seed, rq->now_ms > start_ms ? rq->now_ms - start_ms : 0, &rq->oid_scratch, value);
 }
 
 const struct mib_object *
@@ -200,16 +207,27 @@ next_row(const struct mib_req *rq, const struct mib_object *o, const struct ber_
     return next <= rows ? (uint32_t)next : 0;
 }
 
-/* The first live instance after @p name: its object (NULL at the end) and @p row. */
+/*
+ * The first live instance after @p name: its object (NULL at the end) and @p row. @p hint, if not
+ * NULL, is the object the previous step of the same walk ended in: when the name is still inside it
+ * (the usual GETBULK column walk) the binary search is skipped.
+ */
 static const struct mib_object *
-live_next(struct mib_req *rq, const struct ber_oid *name, uint32_t *row)
+live_next(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, uint32_t *hint)
 {
-    for (uint32_t i = first_candidate(name); i < object_count; i++) {
+    uint32_t i = hint && *hint < object_count && prefix_cmp(&objects[*hint].oid, name) == 0
+                     ? *hint
+                     : first_candidate(name);
+
+    for (; i < object_count; i++) {
         const struct mib_object *o = &objects[i];
         if (!visible(rq, o)) {
             continue;
         }
         if ((*row = next_row(rq, o, name, prefix_cmp(&o->oid, name) == 0))) {
+            if (hint) {
+                *hint = i;
+            }
             return o;
         }
     }
@@ -224,14 +242,22 @@ live_next(struct mib_req *rq, const struct ber_oid *name, uint32_t *row)
 void
 mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value)
 {
+    mib_next_hinted(rq, name, next, value, NULL);
+}
+
+void
+mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next,
+                struct spdu_value *value, uint32_t *hint)
+{
     const struct rec_table *best = NULL;
     uint32_t best_i = 0, row = 0;
-    const struct mib_object *o = live_next(rq, name, &row);
-    struct ber_oid live;
+    const struct mib_object *o = live_next(rq, name, &row, hint);
+    struct ber_oid *live = &rq->next_scratch;
 
     if (o) {
-        live = o->oid;
-        live.sub[live.len++] = o->table == MIB_SCALAR ? 0 : row;
+        /* Only the arcs in use are copied: a whole struct ber_oid is half a kilobyte. */
+        oid_copy(live, &o->oid);
+        live->sub[live->len++] = o->table == MIB_SCALAR ? 0 : row;
     }
     for (int t = 0; t < MIB_DATA_TABLES; t++) {
         const struct rec_table *rec = data_table(rq, t);
@@ -239,7 +265,7 @@ mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, s
         while (rec && ri < rec->count && !rec_visible(rq, rec, ri)) {
             ri++;
         }
-        if (!rec || ri >= rec->count || (o && rec_entry_cmp(rec, ri, &live) >= 0)) {
+        if (!rec || ri >= rec->count || (o && rec_entry_cmp(rec, ri, live) >= 0)) {
             continue;
         }
         if (best) {
@@ -258,11 +284,13 @@ mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, s
         return;
     }
     if (o) {
-        *next = live;
+        oid_copy(next, live);
         mib_value(rq, o, o->table == MIB_SCALAR ? 0 : row, value);
         return;
     }
-    *next = *name;
+    if (next != name) {
+        oid_copy(next, name);
+    }
     value->tag = BER_END_OF_MIB_VIEW;
 }
 

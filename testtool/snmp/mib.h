@@ -40,14 +40,16 @@ struct mib_object {
 
 /* One request's context: the device, the instant, and caches valid for this request only. */
 struct mib_req {
-    struct device *dev;              /* the device asked */
-    uint64_t now_ms;                 /* the request's instant (fleet clock) */
-    int v1;                          /* 1 for SNMPv1: Counter64 objects are invisible (RFC 3584 4.2.2.1) */
-    const struct devview_cfg *cfg;   /* the device's configuration view */
-    int32_t counters_pos;            /* interface whose counters are in counters, -1 none */
-    struct dyn_if_counters counters; /* counters of counters_pos at now_ms */
+    struct device *dev;            /* the device asked */
+    uint64_t now_ms;               /* the request's instant (fleet clock) */
+    int v1;                        /* 1 for SNMPv1: Counter64 objects are invisible (RFC 3584 4.2.2.1) */
+    const struct devview_cfg *cfg; /* the device's configuration view */
+    int32_t dir_pos[2]; /* interface whose inbound [0] / outbound [1] counters are cached, -1 none */
+    struct dyn_direction_counters dir[2]; /* those counters at now_ms */
     uint8_t scratch[MIB_VALUE_MAX_BYTES]; /* bytes of a value built for one varbind */
     struct ber_oid oid_scratch;           /* an OID value built for one varbind */
+    struct ber_oid next_scratch;          /* GETNEXT: the live candidate while data tables are compared */
+    uint64_t seed;                        /* the device's seed */
 };
 
 /** @brief Sort the fleet's objects. Call once at start. */
@@ -68,6 +70,13 @@ void mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *
  * @param[out] value Its value, or endOfMibView.
  */
 void mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value);
+
+/**
+ * @brief mib_next() for a walk: @p hint (start it at UINT32_MAX) remembers the object the walk is in,
+ * so the next step of the same walk needs no search.
+ */
+void mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next,
+                     struct spdu_value *value, uint32_t *hint);
 
 /**
  * @brief Find the object and row of an instance.

@@ -204,14 +204,15 @@ set_oid(struct mib_req *rq, struct spdu_value *v, const uint32_t *arcs, uint32_t
     v->v.oid = &rq->oid_scratch;
 }
 
-static const struct dyn_if_counters *
-counters(struct mib_req *rq, uint32_t pos)
+/* One direction's counters of interface @p pos, computed once per request and direction. */
+static const struct dyn_direction_counters *
+direction(struct mib_req *rq, uint32_t pos, int out)
 {
-    if (rq->counters_pos != (int32_t)pos) {
-        devview_counters(rq->dev, pos, rq->now_ms, &rq->counters);
-        rq->counters_pos = (int32_t)pos;
+    if (rq->dir_pos[out] != (int32_t)pos) {
+        devview_direction(rq->dev, rq->seed, pos, rq->now_ms, out, &rq->dir[out]);
+        rq->dir_pos[out] = (int32_t)pos;
     }
-    return &rq->counters;
+    return &rq->dir[out];
 }
 
 static void
@@ -329,61 +330,52 @@ if_value(struct mib_req *rq, const struct mib_object *o, uint32_t pos, struct sp
         return;
     }
 
-    const struct dyn_if_counters *c = counters(rq, pos);
+    const struct dyn_direction_counters *c;
     uint64_t value = 0;
     switch (o->id) {
     case ID_IF_IN_OCTETS:
     case ID_IF_HC_IN_OCTETS:
-        value = c->in_octets;
+    case ID_IF_OUT_OCTETS:
+    case ID_IF_HC_OUT_OCTETS:
+        c = direction(rq, pos, o->id == ID_IF_OUT_OCTETS || o->id == ID_IF_HC_OUT_OCTETS);
+        value = c->octets;
         break;
     case ID_IF_IN_UCAST:
     case ID_IF_HC_IN_UCAST:
-        value = c->in_ucast;
+    case ID_IF_OUT_UCAST:
+    case ID_IF_HC_OUT_UCAST:
+        c = direction(rq, pos, o->id == ID_IF_OUT_UCAST || o->id == ID_IF_HC_OUT_UCAST);
+        value = c->ucast;
         break;
     case ID_IF_IN_NUCAST:
-        value = c->in_multicast + c->in_broadcast;
+    case ID_IF_OUT_NUCAST:
+        c = direction(rq, pos, o->id == ID_IF_OUT_NUCAST);
+        value = c->multicast + c->broadcast;
         break;
     case ID_IF_IN_MCAST:
     case ID_IF_HC_IN_MCAST:
-        value = c->in_multicast;
+    case ID_IF_OUT_MCAST:
+    case ID_IF_HC_OUT_MCAST:
+        c = direction(rq, pos, o->id == ID_IF_OUT_MCAST || o->id == ID_IF_HC_OUT_MCAST);
+        value = c->multicast;
         break;
     case ID_IF_IN_BCAST:
     case ID_IF_HC_IN_BCAST:
-        value = c->in_broadcast;
-        break;
-    case ID_IF_IN_DISCARDS:
-        value = c->in_discards;
-        break;
-    case ID_IF_IN_ERRORS:
-        value = c->in_errors;
-        break;
-    case ID_IF_IN_UNKNOWN_PROTOS:
-        value = c->in_unknown_protos;
-        break;
-    case ID_IF_OUT_OCTETS:
-    case ID_IF_HC_OUT_OCTETS:
-        value = c->out_octets;
-        break;
-    case ID_IF_OUT_UCAST:
-    case ID_IF_HC_OUT_UCAST:
-        value = c->out_ucast;
-        break;
-    case ID_IF_OUT_NUCAST:
-        value = c->out_multicast + c->out_broadcast;
-        break;
-    case ID_IF_OUT_MCAST:
-    case ID_IF_HC_OUT_MCAST:
-        value = c->out_multicast;
-        break;
     case ID_IF_OUT_BCAST:
     case ID_IF_HC_OUT_BCAST:
-        value = c->out_broadcast;
+        c = direction(rq, pos, o->id == ID_IF_OUT_BCAST || o->id == ID_IF_HC_OUT_BCAST);
+        value = c->broadcast;
         break;
+    case ID_IF_IN_DISCARDS:
     case ID_IF_OUT_DISCARDS:
-        value = c->out_discards;
+        value = direction(rq, pos, o->id == ID_IF_OUT_DISCARDS)->discards;
         break;
+    case ID_IF_IN_ERRORS:
     case ID_IF_OUT_ERRORS:
-        value = c->out_errors;
+        value = direction(rq, pos, o->id == ID_IF_OUT_ERRORS)->errors;
+        break;
+    case ID_IF_IN_UNKNOWN_PROTOS:
+        value = direction(rq, pos, 0)->unknown_protos;
         break;
     }
     set_uint(v, o->tag, o->tag == BER_COUNTER64 ? value : (value & 0xffffffffu));
@@ -394,7 +386,7 @@ host_value(struct mib_req *rq, const struct mib_object *o, uint32_t row, struct 
 {
     const struct profile *p = rq->dev->worker->fleet->profile;
     static const uint32_t zero_dot_zero[] = {0, 0};
-    uint64_t seed = devview_seed(rq->dev);
+    uint64_t seed = rq->seed;
 
     if (o->table == MIB_HR_PROC) {
         const struct profile_processor *cpu = &p->cpus[row - 1];

@@ -128,6 +128,7 @@ getbulk(struct mib_req *rq, struct respond_scratch *scratch, struct spdu_encoder
             }
             continue;
         }
+        scratch->hints[repeaters] = UINT32_MAX;
         scratch->repeaters[repeaters++] = b.name;
     }
     /* Repeaters, round by round, until the budget, the bindings limit or the end of every column. */
@@ -136,7 +137,7 @@ getbulk(struct mib_req *rq, struct respond_scratch *scratch, struct spdu_encoder
         for (uint32_t r = 0; r < repeaters; r++) {
             struct spdu_value v;
             struct ber_oid *pos = &scratch->repeaters[r];
-            mib_next(rq, pos, pos, &v);
+            mib_next_hinted(rq, pos, pos, &v, &scratch->hints[r]);
             ended += v.tag == BER_END_OF_MIB_VIEW;
             if (e->count >= RESPOND_MAX_BINDINGS || spdu_enc_binding(e, pos, &v)) {
                 return;
