@@ -116,11 +116,12 @@ static const char usage[] =
     "  --on-mount none|get-schema|get-config  what a mount does after the hello (default none)\n"
     "  --hold S                   keep every session open S seconds afterwards (default 0)\n"
     "\n"
-    "snmp: poll every device's SNMP agent like a collector (GETBULK walks, SNMPv2c)\n"
+    "snmp: poll every device's SNMP agent like a collector (GETBULK walks, SNMPv2c or SNMPv3)\n"
     "  --concurrency C            collections at once (default 100)\n"
     "  --community S              community (default public)\n"
-    "  --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY  SNMPv3 USM user; AUTH none|sha|sha256, PRIV none|aes\n"
-    "                             (not yet supported)\n"
+    "  --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY  poll with SNMPv3 (USM) as this user instead of v2c;\n"
+    "                             AUTH none|md5|sha|sha224|sha256|sha384|sha512, PRIV none|aes (the\n"
+    "                             security level follows); each device's engine is discovered once\n"
     "  --oids OID,OID,...         dotted OIDs of columns, tables, subtrees or scalars (x.0) to walk\n"
     "  --profile NAME|FILE        walk the collection the profile lists (default minimal; not with --oids)\n"
     "  --max-repetitions M        GETBULK max-repetitions (default 25)\n"
@@ -141,14 +142,20 @@ static const char usage[] =
         return STRESS_PARSE_ERROR;                                                                           \
     } while (0)
 
-/* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY; @return NULL when well-formed, else what is wrong. */
+/* AUTH names of --v3-user, indexed by enum susm_auth; the same names as fleetsim's --snmp-v3-user. */
+static const char *const v3_auth_names[] = {"none", "md5", "sha", "sha224", "sha256", "sha384", "sha512"};
+
+/* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY into @p u (pointing into @p text); @return NULL when well-formed, else what
+ * is wrong. The last field takes the rest of the text, so only PRIVKEY may hold a colon. */
 static const char *
-check_v3_user(const char *text)
+parse_v3_user(const char *text, struct stress_v3_user *u)
 {
     const char *field[5];
     size_t len[5];
     const char *p = text;
+    int auth = -1;
 
+    memset(u, 0, sizeof *u);
     for (int i = 0; i < 5; i++) {
         field[i] = p;
         len[i] = i < 4 ? strcspn(p, ":") : strlen(p);
@@ -160,21 +167,37 @@ check_v3_user(const char *text)
     if (!len[0]) {
         return "the user NAME is empty";
     }
-    if (!((len[1] == 4 && !strncmp(field[1], "none", 4)) || (len[1] == 3 && !strncmp(field[1], "sha", 3)) ||
-          (len[1] == 6 && !strncmp(field[1], "sha256", 6)))) {
-        return "AUTH must be none, sha or sha256";
+    if (len[0] > SUSM_USER_NAME_MAX_BYTES) {
+        return "the user NAME has more than 32 characters (RFC 3414)";
+    }
+    for (int i = 0; i < (int)(sizeof v3_auth_names / sizeof v3_auth_names[0]); i++) {
+        if (len[1] == strlen(v3_auth_names[i]) && !strncmp(field[1], v3_auth_names[i], len[1])) {
+            auth = i;
+        }
+    }
+    if (auth < 0) {
+        return "AUTH must be none, md5, sha, sha224, sha256, sha384 or sha512";
     }
     if (!((len[3] == 4 && !strncmp(field[3], "none", 4)) || (len[3] == 3 && !strncmp(field[3], "aes", 3)))) {
         return "PRIV must be none or aes";
     }
-    if (strncmp(field[1], "none", 4) && len[2] < 8) {
+    u->name = field[0];
+    u->name_len = len[0];
+    u->auth = (enum susm_auth)auth;
+    u->auth_name = v3_auth_names[auth];
+    u->auth_password = field[2];
+    u->auth_password_len = len[2];
+    u->priv = len[3] == 3 ? SUSM_PRIV_AES128 : SUSM_PRIV_NONE;
+    u->priv_password = field[4];
+    u->priv_password_len = len[4];
+    if (u->auth != SUSM_AUTH_NONE && u->auth_password_len < 8) {
         return "AUTHKEY must have at least 8 characters (RFC 3414)";
     }
-    if (strncmp(field[3], "none", 4) && len[4] < 8) {
+    if (u->priv != SUSM_PRIV_NONE && u->priv_password_len < 8) {
         return "PRIVKEY must have at least 8 characters (RFC 3414)";
     }
-    if (!strncmp(field[1], "none", 4) && strncmp(field[3], "none", 4)) {
-        return "privacy (PRIV aes) needs authentication (AUTH sha or sha256)";
+    if (u->auth == SUSM_AUTH_NONE && u->priv != SUSM_PRIV_NONE) {
+        return "privacy (PRIV aes) needs authentication (an AUTH other than none)";
     }
     return NULL;
 }
@@ -368,7 +391,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             o->community = optarg;
             break;
         case OPT_V3_USER:
-            if ((why = check_v3_user(optarg))) {
+            if ((why = parse_v3_user(optarg, &o->v3))) {
                 BAD("--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: %s", why);
             }
             o->v3_user = optarg;
@@ -440,9 +463,6 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         }
         if (!o->oids && !o->profile) {
             o->profile = "minimal";
-        }
-        if (o->v3_user) {
-            BAD("--v3-user: SNMPv3 (USM) is not yet supported by fleetsim-stress snmp; use --community");
         }
     }
     if (o->ssh) {

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "susm.h"
+
 enum stress_mode {
     STRESS_EDIT,  /* edit-config throughput */
     STRESS_MOUNT, /* mount storm */
@@ -22,6 +24,19 @@ enum mount_action {
     MOUNT_NONE,       /* hello only */
     MOUNT_GET_SCHEMA, /* fetch every advertised module */
     MOUNT_GET_CONFIG, /* read the running configuration */
+};
+
+/* --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY, split; the pointers point into the option's text (argv). */
+struct stress_v3_user {
+    const char *name;          /* usmUserName, name_len bytes, not NUL-terminated */
+    size_t name_len;           /* 1..SUSM_USER_NAME_MAX_BYTES */
+    enum susm_auth auth;       /* authentication protocol */
+    const char *auth_name;     /* its name as given ("sha256"), static */
+    const char *auth_password; /* AUTHKEY, auth_password_len bytes; unused with SUSM_AUTH_NONE */
+    size_t auth_password_len;  /* >= 8 unless auth is SUSM_AUTH_NONE */
+    enum susm_priv priv;       /* privacy protocol; SUSM_PRIV_AES128 needs auth */
+    const char *priv_password; /* PRIVKEY, NUL-terminated (the last field); unused with SUSM_PRIV_NONE */
+    size_t priv_password_len;  /* >= 8 unless priv is SUSM_PRIV_NONE */
 };
 
 struct stress_options {
@@ -52,6 +67,7 @@ struct stress_options {
     /* snmp (concurrency above: collections at once) */
     const char *community;    /* v2c community */
     const char *v3_user;      /* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY as given, or NULL for v2c */
+    struct stress_v3_user v3; /* v3_user split; valid when v3_user is set */
     const char *oids;         /* --oids text: comma-separated dotted OIDs (checked), or NULL */
     const char *profile;      /* profile name or file whose collection is walked when oids is NULL */
     uint32_t max_repetitions; /* GETBULK max-repetitions */

@@ -18,8 +18,8 @@ int mount_run(const struct stress_options *opts);
 
 /**
  * @brief SNMP collection: GETBULK walks of every device like a poller (snmp_run.c). Returns 1 when any
- * collection failed (timeout after retries, error-status, unusable response), 2 when the plan (profile
- * or --oids) or the sockets cannot be set up.
+ * collection failed (timeout after retries, error-status, unusable response, v3 usmStats Report), 2 when the
+ * plan (profile or --oids) or the sockets cannot be set up.
  */
 int snmprun_run(const struct stress_options *opts);
 

@@ -24,6 +24,18 @@
  * Measured: collection time T (first send to last response), requests P,
  * response time of every answered request, numeric samples, and how well
  * T = P x R + c describes the collections (snmp_walk.h).
+ *
+ * With --v3-user the same GETBULKs go out as SNMPv3 messages at the user's
+ * level (wire/susm.h). Every device is its own engine: the first collection
+ * of a device starts with a discovery request (counted as one of its
+ * requests, P), whose Report gives the engine ID, boots and time, kept per
+ * device for the rest of the run. The msgID equals the request-id and is
+ * matched the same way (a Report to an encrypted request carries request-id
+ * 0). A message that fails verification (digest, decryption, level, time
+ * window) is counted as malformed and left to the timeout; notInTimeWindow
+ * resynchronizes the engine's clock and sends the request once more; any
+ * other usmStats Report ends the collection and is counted by name under
+ * the error responses. v3 adds 64 bytes a device and 176 a slot.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -41,6 +54,7 @@
 #include "snmp_walk.h"
 #include "spdu.h"
 #include "stats.h"
+#include "susm.h"
 
 /* In-flight collections that share one UDP socket: 10,000 at once take 40 descriptors. */
 #define SNMPRUN_SLOTS_PER_SOCKET 256
@@ -58,6 +72,8 @@
 #define SNMPRUN_RESERVE_MAX (1u << 20)
 /* error-status values with a name (RFC 3416: 0..18); anything above is counted as "other". */
 #define SNMPRUN_ERROR_STATUS_NAMED 19
+/* usmStats counters a Report may name (enum susm_report_kind 1..6), counted under the error responses. */
+#define SNMPRUN_USM_REPORTS (SUSM_REPORT_DECRYPTION_ERRORS + 1)
 
 enum snmprun_failure {
     SNMPRUN_OK = 0,            /* completed */
@@ -65,11 +81,12 @@ enum snmprun_failure {
     SNMPRUN_FAIL_ERROR_STATUS, /* a response with a non-zero error-status */
     SNMPRUN_FAIL_PROTOCOL,     /* a response the walk cannot use (OID not increasing, ...) */
     SNMPRUN_FAIL_REQUEST,      /* the next request cannot be encoded (too big) */
+    SNMPRUN_FAIL_USM,          /* v3: a usmStats Report (unknown user, wrong digest, ...) */
     SNMPRUN_FAIL_COUNT,
 };
 
-static const char *const failure_names[SNMPRUN_FAIL_COUNT] = {"none", "timeout", "error-status", "protocol",
-                                                              "request-too-big"};
+static const char *const failure_names[SNMPRUN_FAIL_COUNT] = {"none",     "timeout",         "error-status",
+                                                              "protocol", "request-too-big", "usm-report"};
 
 static const char *const error_status_names[SNMPRUN_ERROR_STATUS_NAMED] = {
     "noError",
@@ -106,7 +123,9 @@ struct snmprun_slot {
     struct sockaddr_in target; /* the device's agent; valid while busy */
     int busy;                  /* 1 while a collection runs */
     int in_flight;             /* 1 while a request waits for its response */
-    int32_t request_id;        /* request-id of that request; valid while in_flight */
+    int discovering;           /* v3: 1 while the collection's request is the engine discovery */
+    int resynced;              /* v3: 1 once the current request was sent again after notInTimeWindow */
+    int32_t request_id;        /* request-id (and v3 msgID) of that request; valid while in_flight */
     uint32_t seq;              /* requests this slot has sent, for unique request-ids */
     uint32_t attempt;          /* retries of the current request so far, 0..--retries */
     uint32_t requests;         /* distinct requests of this collection (P) */
@@ -175,6 +194,16 @@ struct snmprun {
     int progress;                                          /* 1 when stdout is a terminal */
     struct loop_timer progress_timer;                      /* refreshes the progress line */
     char first_failure[256];                               /* for the report */
+    /* SNMPv3, with --v3-user */
+    int v3;                                    /* 1 with --v3-user: the fields below are used */
+    struct walk_v3_user v3_user;               /* the user, its keys derived from the passwords */
+    struct walk_v3_engine *engines;            /* per device, its engine once discovered */
+    struct susm_user *slot_keys;               /* per slot, keys localized for the device it collects */
+    uint8_t *v3_tx;                            /* the whole message, SNMPRUN_DATAGRAM_MAX_BYTES */
+    uint64_t salt;                             /* AES salt of the next message; random start, counts */
+    uint64_t discoveries;                      /* engines discovered */
+    uint64_t time_resyncs;                     /* requests sent again after notInTimeWindow */
+    uint64_t usm_reports[SNMPRUN_USM_REPORTS]; /* Reports received (not discovery) by usmStats kind */
 };
 
 static void start_more(struct snmprun *run);
@@ -261,10 +290,12 @@ finish(struct snmprun_slot *s, enum snmprun_failure why, const char *detail)
 
 static void on_timeout(struct loop *loop, struct loop_timer *timer);
 
-/* Encode and send the walk's next GETBULK under a new request-id. @return 0, or -1 when it cannot
- * be encoded (the caller fails the collection). A failed sendto() is left to the timeout. */
-static int
-send_request(struct snmprun_slot *s)
+/* Why a request cannot be sent: a GETBULK of the window's OIDs passes the datagram size. */
+#define SNMPRUN_TOO_BIG "the next GETBULK does not fit in a datagram"
+
+/* Encode the walk's next GETBULK as a v2c message. @return NULL, or why it cannot be. */
+static const char *
+encode_v2c(struct snmprun_slot *s, uint8_t **out, size_t *out_len)
 {
     struct snmprun *run = s->run;
     const struct stress_options *o = run->o;
@@ -272,39 +303,96 @@ send_request(struct snmprun_slot *s)
     uint32_t n = walk_request(&s->walk, run->names);
     struct spdu_value null_value = {.tag = BER_NULL};
     struct spdu_encoder e;
+
+    spdu_enc_init(&e, run->tx, run->tx_cap, SPDU_HEADROOM(community_len),
+                  spdu_bindings_budget(SNMPRUN_DATAGRAM_MAX_BYTES, community_len, s->request_id));
+    for (uint32_t i = 0; i < n; i++) {
+        if (spdu_enc_binding(&e, run->names[i], &null_value) != FLEET_OK) {
+            return SNMPRUN_TOO_BIG;
+        }
+    }
+    spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)o->community, community_len, SPDU_GETBULK,
+                            s->request_id, 0, (int32_t)o->max_repetitions, out, out_len);
+    return NULL;
+}
+
+/* Encode the collection's next v3 message, the discovery or a GETBULK at the user's level, into
+ * run->v3_tx; msgID and request-id are both s->request_id. @return NULL, or why it cannot be. */
+static const char *
+encode_v3(struct snmprun_slot *s, uint8_t **out, size_t *out_len)
+{
+    struct snmprun *run = s->run;
+    uint32_t n;
+    struct spdu_value null_value = {.tag = BER_NULL};
+    struct spdu_encoder e;
+    struct susm_out v3;
+    enum fleet_err rc;
+    uint8_t *pdu;
+    size_t pdu_len;
+
+    *out = run->v3_tx;
+    if (s->discovering) {
+        return susm_client_discovery(s->request_id, s->request_id, SNMPRUN_DATAGRAM_MAX_BYTES, run->v3_tx,
+                                     SNMPRUN_DATAGRAM_MAX_BYTES, out_len)
+                   ? "the discovery request cannot be encoded"
+                   : NULL;
+    }
+    walk_v3_request_out(&run->engines[s->device], &run->v3_user, &run->slot_keys[s->index], s->request_id,
+                        SNMPRUN_DATAGRAM_MAX_BYTES, run->salt++, loop_clock_monotonic(), &v3);
+    n = walk_request(&s->walk, run->names);
+    spdu_enc_init(&e, run->tx, run->tx_cap, SPDU_HEADROOM(0),
+                  susm_bindings_budget(SNMPRUN_DATAGRAM_MAX_BYTES, &v3, s->request_id));
+    for (uint32_t i = 0; i < n; i++) {
+        if (spdu_enc_binding(&e, run->names[i], &null_value) != FLEET_OK) {
+            return SNMPRUN_TOO_BIG;
+        }
+    }
+    spdu_enc_finish_pdu(&e, SPDU_GETBULK, s->request_id, 0, (int32_t)run->o->max_repetitions, &pdu, &pdu_len);
+    rc = susm_encode(&v3, pdu, pdu_len, run->v3_tx, SNMPRUN_DATAGRAM_MAX_BYTES, out_len);
+    if (rc == FLEET_ERR_LIMIT) {
+        return SNMPRUN_TOO_BIG;
+    }
+    return rc ? "the request cannot be signed or encrypted (libcrypto failed)" : NULL;
+}
+
+/* Encode and send the collection's next request under a new request-id. @return NULL, or why it cannot
+ * be encoded (the caller fails the collection). A failed sendto() is left to the timeout. */
+static const char *
+send_request(struct snmprun_slot *s)
+{
+    struct snmprun *run = s->run;
+    const char *why;
     uint8_t *out;
     size_t out_len;
 
     s->seq++;
     s->request_id = (int32_t)((((uint64_t)s->seq << run->slot_bits) | s->index) & 0x7fffffffu);
-    spdu_enc_init(&e, run->tx, run->tx_cap, SPDU_HEADROOM(community_len),
-                  spdu_bindings_budget(SNMPRUN_DATAGRAM_MAX_BYTES, community_len, s->request_id));
-    for (uint32_t i = 0; i < n; i++) {
-        if (spdu_enc_binding(&e, run->names[i], &null_value) != FLEET_OK) {
-            return -1;
-        }
+    why = run->v3 ? encode_v3(s, &out, &out_len) : encode_v2c(s, &out, &out_len);
+    if (why) {
+        return why;
     }
-    spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)o->community, community_len, SPDU_GETBULK,
-                            s->request_id, 0, (int32_t)o->max_repetitions, &out, &out_len);
     s->sent_us = loop_clock_monotonic();
     s->in_flight = 1;
     run->attempts++;
     if (sendto(s->fd, out, out_len, 0, (const struct sockaddr *)&s->target, sizeof s->target) < 0) {
         run->send_errors++;
     }
-    loop_timer_start(run->loop, &s->timer, s->sent_us + (monotime_us)o->timeout_ms * 1000u, on_timeout);
-    return 0;
+    loop_timer_start(run->loop, &s->timer, s->sent_us + (monotime_us)run->o->timeout_ms * 1000u, on_timeout);
+    return NULL;
 }
 
 /* Send the next distinct request of the collection, or fail it. */
 static void
 next_request(struct snmprun_slot *s)
 {
+    const char *why;
+
     s->requests++;
     s->attempt = 0;
+    s->resynced = 0;
     s->run->requests++;
-    if (send_request(s)) {
-        finish(s, SNMPRUN_FAIL_REQUEST, "the next GETBULK does not fit in a datagram");
+    if ((why = send_request(s))) {
+        finish(s, SNMPRUN_FAIL_REQUEST, why);
     }
 }
 
@@ -313,6 +401,7 @@ on_timeout(struct loop *loop, struct loop_timer *timer)
 {
     struct snmprun_slot *s = (struct snmprun_slot *)((char *)timer - offsetof(struct snmprun_slot, timer));
     struct snmprun *run = s->run;
+    const char *why;
     char detail[64];
 
     (void)loop;
@@ -322,8 +411,8 @@ on_timeout(struct loop *loop, struct loop_timer *timer)
         s->attempt++;
         s->retries++;
         run->retries++;
-        if (send_request(s)) {
-            finish(s, SNMPRUN_FAIL_REQUEST, "the next GETBULK does not fit in a datagram");
+        if ((why = send_request(s))) {
+            finish(s, SNMPRUN_FAIL_REQUEST, why);
         }
         return;
     }
@@ -331,45 +420,38 @@ on_timeout(struct loop *loop, struct loop_timer *timer)
     finish(s, SNMPRUN_FAIL_TIMEOUT, detail);
 }
 
-/* One datagram from @p fd: match it to its slot, then advance or end that collection. */
+/* The request in flight of @p s is answered: measure it and stop its timer. */
 static void
-on_datagram(struct snmprun *run, int fd, const struct sockaddr_in *from, const uint8_t *buf, size_t len)
+answered(struct snmprun_slot *s)
 {
-    struct spdu_message m;
-    struct snmprun_slot *s;
-    const char *why = NULL;
-    char detail[96];
-    uint64_t rt;
-    uint32_t index;
+    struct snmprun *run = s->run;
+    uint64_t rt = loop_clock_monotonic() - s->sent_us;
 
-    if (spdu_message_decode(buf, len, &m) != FLEET_OK) {
-        run->malformed++;
-        return;
-    }
-    index = (uint32_t)m.pdu.request_id & ((1u << run->slot_bits) - 1);
-    s = &run->slots[index < run->slot_count ? index : 0];
-    if (m.version != SPDU_V2C || m.pdu.type != SPDU_RESPONSE || m.pdu.request_id < 0 ||
-        index >= run->slot_count || !s->in_flight || s->request_id != m.pdu.request_id || s->fd != fd ||
-        from->sin_addr.s_addr != s->target.sin_addr.s_addr || from->sin_port != s->target.sin_port) {
-        run->stray++;
-        return;
-    }
-    rt = loop_clock_monotonic() - s->sent_us;
     latency_add(&run->resp_time, rt > UINT32_MAX ? UINT32_MAX : (uint32_t)rt);
     run->resp_sum_us += (double)rt;
     run->responses++;
     s->in_flight = 0;
     loop_timer_stop(run->loop, &s->timer);
-    if (m.pdu.error_status != SPDU_NO_ERROR) {
-        int32_t es = m.pdu.error_status;
+}
+
+/* A Response PDU to the GETBULK of @p s: advance the walk, or end the collection. */
+static void
+use_response(struct snmprun_slot *s, const struct spdu_pdu *pdu)
+{
+    struct snmprun *run = s->run;
+    const char *why = NULL;
+    char detail[96];
+
+    if (pdu->error_status != SPDU_NO_ERROR) {
+        int32_t es = pdu->error_status;
         run->error_status[es > 0 && es < SNMPRUN_ERROR_STATUS_NAMED ? es : SNMPRUN_ERROR_STATUS_NAMED]++;
         snprintf(detail, sizeof detail, "error-status %s (%d), error-index %d",
                  es > 0 && es < SNMPRUN_ERROR_STATUS_NAMED ? error_status_names[es] : "other", (int)es,
-                 (int)m.pdu.error_index);
+                 (int)pdu->error_index);
         finish(s, SNMPRUN_FAIL_ERROR_STATUS, detail);
         return;
     }
-    if (walk_response(&s->walk, &m.pdu, &why) != FLEET_OK) {
+    if (walk_response(&s->walk, pdu, &why) != FLEET_OK) {
         snprintf(detail, sizeof detail, "unusable response: %s", why);
         finish(s, SNMPRUN_FAIL_PROTOCOL, detail);
         return;
@@ -379,6 +461,141 @@ on_datagram(struct snmprun *run, int fd, const struct sockaddr_in *from, const u
         return;
     }
     next_request(s);
+}
+
+/* @return The slot whose request in flight @p id (request-id or msgID) answers from @p from on @p fd,
+ * or NULL: a stray. */
+static struct snmprun_slot *
+match_slot(struct snmprun *run, int fd, const struct sockaddr_in *from, int32_t id)
+{
+    uint32_t index = (uint32_t)id & ((1u << run->slot_bits) - 1);
+    struct snmprun_slot *s = &run->slots[index < run->slot_count ? index : 0];
+
+    if (id < 0 || index >= run->slot_count || !s->in_flight || s->request_id != id || s->fd != fd ||
+        from->sin_addr.s_addr != s->target.sin_addr.s_addr || from->sin_port != s->target.sin_port) {
+        return NULL;
+    }
+    return s;
+}
+
+/* One datagram from @p fd: match it to its slot, then advance or end that collection. */
+static void
+on_datagram(struct snmprun *run, int fd, const struct sockaddr_in *from, const uint8_t *buf, size_t len)
+{
+    struct spdu_message m;
+    struct snmprun_slot *s;
+
+    if (spdu_message_decode(buf, len, &m) != FLEET_OK) {
+        run->malformed++;
+        return;
+    }
+    if (m.version != SPDU_V2C || m.pdu.type != SPDU_RESPONSE ||
+        !(s = match_slot(run, fd, from, m.pdu.request_id))) {
+        run->stray++;
+        return;
+    }
+    answered(s);
+    use_response(s, &m.pdu);
+}
+
+/* What a usmStats Report that ends a collection says about the setup. */
+static const char *
+usm_report_hint(enum susm_report_kind kind)
+{
+    switch (kind) {
+    case SUSM_REPORT_UNSUPPORTED_SEC_LEVELS:
+        return "the agent's user does not allow this security level";
+    case SUSM_REPORT_NOT_IN_TIME_WINDOWS:
+        return "the engine's clock is out of the time window even after resynchronizing";
+    case SUSM_REPORT_UNKNOWN_USER_NAMES:
+        return "the agent has no such user";
+    case SUSM_REPORT_UNKNOWN_ENGINE_IDS:
+        return "the engine ID changed; the next collection discovers it again";
+    case SUSM_REPORT_WRONG_DIGESTS:
+        return "the authentication password or protocol differs from the agent's";
+    case SUSM_REPORT_DECRYPTION_ERRORS:
+        return "the privacy password differs from the agent's";
+    case SUSM_REPORT_NONE:
+        break;
+    }
+    return "";
+}
+
+/*
+ * One SNMPv3 datagram: match it by msgID (keys and request-id are known only then), verify and decrypt
+ * it with the keys of its slot, then act on what it means (walk_v3_classify()). Modifies @p buf.
+ */
+static void
+on_datagram_v3(struct snmprun *run, int fd, const struct sockaddr_in *from, uint8_t *buf, size_t len)
+{
+    enum susm_report_kind failure, kind;
+    enum walk_v3_verdict verdict;
+    struct snmprun_slot *s;
+    struct susm_msg msg;
+    const char *why;
+    char detail[192];
+    int32_t msg_id;
+
+    if (walk_v3_peek_msg_id(buf, len, &msg_id) != FLEET_OK) {
+        run->malformed++;
+        return;
+    }
+    if (!(s = match_slot(run, fd, from, msg_id))) {
+        run->stray++;
+        return;
+    }
+    if (susm_client_receive(buf, len, s->discovering ? NULL : &run->slot_keys[s->index], &msg, &failure) !=
+        FLEET_OK) {
+        run->malformed++;
+        return;
+    }
+    verdict = walk_v3_classify(&run->engines[s->device], s->discovering,
+                               s->discovering ? SUSM_FLAG_REPORTABLE : run->v3_user.flags, &msg, failure,
+                               loop_clock_monotonic(), &kind, &why);
+    if (verdict == WALK_V3_UNVERIFIED) {
+        run->malformed++; /* like any datagram we cannot trust: the request waits for its timeout */
+        return;
+    }
+    if (verdict == WALK_V3_RESPONSE && msg.pdu.request_id != s->request_id) {
+        run->stray++;
+        return;
+    }
+    answered(s);
+
+    /* Discovered: localize the keys for this engine, then the walk starts. */
+    if (verdict == WALK_V3_DISCOVERED) {
+        run->discoveries++;
+        s->discovering = 0;
+        if (walk_v3_localize(&run->v3_user, &run->engines[s->device], &run->slot_keys[s->index]) !=
+            FLEET_OK) {
+            finish(s, SNMPRUN_FAIL_REQUEST, "the user's keys cannot be localized (libcrypto failed)");
+            return;
+        }
+        next_request(s);
+        return;
+    }
+    if (verdict == WALK_V3_RESPONSE) {
+        use_response(s, &msg.pdu);
+        return;
+    }
+    if (verdict == WALK_V3_UNUSABLE) {
+        snprintf(detail, sizeof detail, "unusable response: %s", why);
+        finish(s, SNMPRUN_FAIL_PROTOCOL, detail);
+        return;
+    }
+
+    /* A usmStats Report. notInTimeWindow updated the engine's clock: the same request once more. */
+    run->usm_reports[kind]++;
+    if (verdict == WALK_V3_RESYNC && !s->resynced) {
+        s->resynced = 1;
+        run->time_resyncs++;
+        if ((why = send_request(s))) {
+            finish(s, SNMPRUN_FAIL_REQUEST, why);
+        }
+        return;
+    }
+    snprintf(detail, sizeof detail, "Report %s: %s", walk_v3_report_name(kind), usm_report_hint(kind));
+    finish(s, SNMPRUN_FAIL_USM, detail);
 }
 
 static void
@@ -401,10 +618,12 @@ on_readable(struct loop *loop, int fd, uint32_t events, void *data)
             }
             break; /* EAGAIN, or an ICMP error queued on the socket: nothing to read */
         }
-        if (from_len == sizeof from && from.sin_family == AF_INET) {
-            on_datagram(run, fd, &from, run->rx, (size_t)got);
-        } else {
+        if (from_len != sizeof from || from.sin_family != AF_INET) {
             run->stray++;
+        } else if (run->v3) {
+            on_datagram_v3(run, fd, &from, run->rx, (size_t)got);
+        } else {
+            on_datagram(run, fd, &from, run->rx, (size_t)got);
         }
     }
 }
@@ -441,6 +660,13 @@ start_more(struct snmprun *run)
         s->retries = 0;
         walk_start(&s->walk, &run->plan, run->cols + (size_t)s->index * run->plan.max_vars);
         s->started_us = loop_clock_monotonic();
+        /* v3: discover the device's engine first, or localize the keys for the one already known. */
+        s->discovering = run->v3 && !run->engines[device].peer.engine_id_len;
+        if (run->v3 && !s->discovering &&
+            walk_v3_localize(&run->v3_user, &run->engines[device], &run->slot_keys[s->index]) != FLEET_OK) {
+            finish(s, SNMPRUN_FAIL_REQUEST, "the user's keys cannot be localized (libcrypto failed)");
+            continue;
+        }
         next_request(s);
     }
     run->starting = 0;
@@ -552,6 +778,12 @@ report(struct snmprun *run, const struct snmprun_summary *sum)
     } else {
         printf("rounds %u\n", (unsigned)o->rounds);
     }
+    if (run->v3) {
+        printf("SNMPv3 user %.*s, %s (auth %s, priv %s): %" PRIu64 " engines discovered, %" PRIu64
+               " requests resent after notInTimeWindow\n",
+               (int)o->v3.name_len, o->v3.name, walk_v3_level_name(run->v3_user.flags), o->v3.auth_name,
+               o->v3.priv == SUSM_PRIV_NONE ? "none" : "aes", run->discoveries, run->time_resyncs);
+    }
     printf("collections: %" PRIu64 " completed, %" PRIu64 " failed in %.3f s (%.1f/s)\n", run->completed,
            run->failed, sum->elapsed_s, sum->elapsed_s > 0 ? run->collections / sum->elapsed_s : 0.0);
     printf("collection time ms: p50 %.3f p99 %.3f max %.3f\n", latency_percentile(&run->coll_time, 50) / 1e3,
@@ -570,6 +802,12 @@ report(struct snmprun *run, const struct snmprun_summary *sum)
         if (run->error_status[i]) {
             printf(" %s %" PRIu64, i < SNMPRUN_ERROR_STATUS_NAMED ? error_status_names[i] : "other",
                    run->error_status[i]);
+            any = 1;
+        }
+    }
+    for (int i = 1; i < SNMPRUN_USM_REPORTS; i++) {
+        if (run->usm_reports[i]) {
+            printf(" %s %" PRIu64, walk_v3_report_name((enum susm_report_kind)i), run->usm_reports[i]);
             any = 1;
         }
     }
@@ -641,11 +879,22 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     json_string(&b, FLEETSIM_VERSION);
     sbuf_printf(&b,
                 ",\"mode\":\"snmp\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
-                "\"ip_per_device\":%s,\"snmp_version\":\"2c\",\"community\":",
+                "\"ip_per_device\":%s,\"snmp_version\":\"%s\",\"community\":",
                 o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
-                (unsigned)o->device_count, o->ip_per_device ? "true" : "false");
-    json_string(&b, o->community);
-    sbuf_adds(&b, ",\"v3_user\":null,\"profile\":");
+                (unsigned)o->device_count, o->ip_per_device ? "true" : "false", run->v3 ? "3" : "2c");
+    json_string_or_null(&b, run->v3 ? NULL : o->community);
+    sbuf_adds(&b, ",\"v3_user\":");
+    if (run->v3) {
+        /* The passwords stay out of the manifest. */
+        snprintf(text, sizeof text, "%.*s", (int)o->v3.name_len, o->v3.name);
+        sbuf_adds(&b, "{\"name\":");
+        json_string(&b, text);
+        sbuf_printf(&b, ",\"auth\":\"%s\",\"priv\":\"%s\",\"level\":\"%s\"}", o->v3.auth_name,
+                    o->v3.priv == SUSM_PRIV_NONE ? "none" : "aes", walk_v3_level_name(run->v3_user.flags));
+    } else {
+        sbuf_adds(&b, "null");
+    }
+    sbuf_adds(&b, ",\"profile\":");
     json_string_or_null(&b, o->oids ? NULL : o->profile);
     sbuf_adds(&b, ",\"profile_path\":");
     json_string_or_null(&b, run->profile ? run->profile->path : NULL);
@@ -680,12 +929,17 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
                 "\"requests\":%" PRIu64 ",\"requests_sent\":%" PRIu64 ",\"responses\":%" PRIu64
                 ",\"timeouts\":%" PRIu64 ",\"request_timeouts\":%" PRIu64 ",\"retries\":%" PRIu64
                 ",\"stray\":%" PRIu64 ",\"malformed\":%" PRIu64 ",\"send_errors\":%" PRIu64
-                ",\"error_responses\":{",
+                ",\"engines_discovered\":%" PRIu64 ",\"time_resyncs\":%" PRIu64 ",\"error_responses\":{",
                 run->requests, run->attempts, run->responses, run->failures[SNMPRUN_FAIL_TIMEOUT],
-                run->request_timeouts, run->retries, run->stray, run->malformed, run->send_errors);
+                run->request_timeouts, run->retries, run->stray, run->malformed, run->send_errors,
+                run->discoveries, run->time_resyncs);
     for (int i = 1; i <= SNMPRUN_ERROR_STATUS_NAMED; i++) {
         sbuf_printf(&b, "%s\"%s\":%" PRIu64, i > 1 ? "," : "",
                     i < SNMPRUN_ERROR_STATUS_NAMED ? error_status_names[i] : "other", run->error_status[i]);
+    }
+    for (int i = 1; i < SNMPRUN_USM_REPORTS; i++) {
+        sbuf_printf(&b, ",\"%s\":%" PRIu64, walk_v3_report_name((enum susm_report_kind)i),
+                    run->usm_reports[i]);
     }
     sbuf_adds(&b, "},\"failures\":{");
     for (int i = 1; i < SNMPRUN_FAIL_COUNT; i++) {
@@ -795,6 +1049,38 @@ cleanup:
     return rc;
 }
 
+/* v3: the user's keys (the slow part, before the clock starts), engines, per-slot keys, the message
+ * buffer and the first salt. @return 0, or -1 with a message printed. */
+static int
+setup_v3(struct snmprun *run)
+{
+    const struct stress_options *o = run->o;
+    const struct stress_v3_user *u = &o->v3;
+
+    run->v3 = 1;
+    run->engines = calloc(o->device_count, sizeof *run->engines);
+    run->slot_keys = calloc(run->slot_count, sizeof *run->slot_keys);
+    run->v3_tx = malloc(SNMPRUN_DATAGRAM_MAX_BYTES);
+    if (!run->engines || !run->slot_keys || !run->v3_tx) {
+        fprintf(stderr, "fleetsim-stress: out of memory for the SNMPv3 engines of %u devices\n",
+                (unsigned)o->device_count);
+        return -1;
+    }
+    if (walk_v3_user_init(&run->v3_user, u->name, u->name_len, u->auth, u->auth_password,
+                          u->auth_password_len, u->priv, u->priv_password,
+                          u->priv_password_len) != FLEET_OK) {
+        fprintf(stderr, "fleetsim-stress: --v3-user: cannot derive the keys of user %.*s\n", (int)u->name_len,
+                u->name);
+        return -1;
+    }
+    /* RFC 3826 section 3.1.2.1: the salt is a counter; a random start keeps two runs from repeating one
+     * under the same key, engine boots and time. */
+    if (getrandom(&run->salt, sizeof run->salt, 0) != (ssize_t)sizeof run->salt) {
+        run->salt = loop_clock_monotonic() ^ ((uint64_t)getpid() << 32);
+    }
+    return 0;
+}
+
 /* Sockets, slots and queues. @return 0, or -1 with a message printed. */
 static int
 setup(struct snmprun *run, int fd_limit)
@@ -835,6 +1121,9 @@ setup(struct snmprun *run, int fd_limit)
     }
     for (uint32_t i = 0; i < run->fd_count; i++) {
         run->fds[i] = -1;
+    }
+    if (o->v3_user && setup_v3(run)) {
+        return -1;
     }
     for (uint32_t i = 0; i < run->fd_count; i++) {
         run->fds[i] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -894,6 +1183,9 @@ teardown(struct snmprun *run)
     free(run->device_failure);
     free(run->rx);
     free(run->tx);
+    free(run->engines);
+    free(run->slot_keys);
+    free(run->v3_tx);
     free(run->records);
     latency_free(&run->coll_time);
     latency_free(&run->resp_time);

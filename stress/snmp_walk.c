@@ -239,3 +239,226 @@ walk_fit_compute(const double *t_us, const uint32_t *requests, size_t n, double 
         }
     }
 }
+
+/* RFC 3411 SnmpEngineID: a discovered engine ID has 5..32 bytes. */
+#define WALK_V3_ENGINE_ID_MIN_BYTES 5
+
+enum fleet_err
+walk_v3_user_init(struct walk_v3_user *u, const char *name, size_t name_len, enum susm_auth auth,
+                  const char *auth_password, size_t auth_password_len, enum susm_priv priv,
+                  const char *priv_password, size_t priv_password_len)
+{
+    enum fleet_err rc = FLEET_ERR_INVAL;
+
+    memset(u, 0, sizeof *u);
+    if (!name_len || name_len > SUSM_USER_NAME_MAX_BYTES ||
+        (priv != SUSM_PRIV_NONE && auth == SUSM_AUTH_NONE)) {
+        goto cleanup;
+    }
+    memcpy(u->name, name, name_len);
+    u->name_len = name_len;
+    u->auth = auth;
+    u->priv = priv;
+    u->flags = SUSM_FLAG_REPORTABLE;
+    if (auth != SUSM_AUTH_NONE) {
+        rc = susm_password_to_key(auth, (const uint8_t *)auth_password, auth_password_len, u->auth_ku);
+        if (rc) {
+            goto cleanup;
+        }
+        u->flags |= SUSM_FLAG_AUTH;
+    }
+    if (priv != SUSM_PRIV_NONE) {
+        /* RFC 3826 section 1.2: the privacy key comes from its password through the auth protocol's hash. */
+        rc = susm_password_to_key(auth, (const uint8_t *)priv_password, priv_password_len, u->priv_ku);
+        if (rc) {
+            goto cleanup;
+        }
+        u->flags |= SUSM_FLAG_PRIV;
+    }
+    rc = FLEET_OK;
+
+cleanup:
+    return rc;
+}
+
+const char *
+walk_v3_level_name(uint8_t flags)
+{
+    if (flags & SUSM_FLAG_PRIV) {
+        return "authPriv";
+    }
+    return (flags & SUSM_FLAG_AUTH) ? "authNoPriv" : "noAuthNoPriv";
+}
+
+const char *
+walk_v3_report_name(enum susm_report_kind kind)
+{
+    static const char *const names[] = {"usmStats",
+                                        "usmStatsUnsupportedSecLevels",
+                                        "usmStatsNotInTimeWindows",
+                                        "usmStatsUnknownUserNames",
+                                        "usmStatsUnknownEngineIDs",
+                                        "usmStatsWrongDigests",
+                                        "usmStatsDecryptionErrors"};
+
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : names[0];
+}
+
+enum fleet_err
+walk_v3_localize(const struct walk_v3_user *u, const struct walk_v3_engine *e, struct susm_user *out)
+{
+    const struct susm_peer *peer = &e->peer;
+    enum fleet_err rc = FLEET_ERR_INVAL;
+
+    memset(out, 0, sizeof *out);
+    if (peer->engine_id_len < WALK_V3_ENGINE_ID_MIN_BYTES) {
+        goto cleanup;
+    }
+    memcpy(out->name, u->name, u->name_len);
+    out->name_len = u->name_len;
+    out->auth = u->auth;
+    out->priv = u->priv;
+    rc = FLEET_OK;
+    if (u->auth != SUSM_AUTH_NONE) {
+        rc = susm_localize_key(u->auth, u->auth_ku, peer->engine_id, peer->engine_id_len, out->auth_key);
+    }
+    if (!rc && u->priv != SUSM_PRIV_NONE) {
+        rc = susm_localize_key(u->auth, u->priv_ku, peer->engine_id, peer->engine_id_len, out->priv_key);
+    }
+
+cleanup:
+    return rc;
+}
+
+void
+walk_v3_request_out(struct walk_v3_engine *e, const struct walk_v3_user *u, const struct susm_user *user,
+                    int32_t msg_id, int32_t max_size, uint64_t salt, uint64_t now_us, struct susm_out *out)
+{
+    uint64_t elapsed_s = now_us > e->synced_us ? (now_us - e->synced_us) / 1000000u : 0;
+    uint64_t t = (uint64_t)e->peer.latest_time_s + elapsed_s;
+
+    /* RFC 3414 section 2.2.2: our notion of the engine's clock runs on with ours since we learned it. */
+    e->peer.time_s = t < SUSM_MAX_ENGINE_BOOTS ? (uint32_t)t : SUSM_MAX_ENGINE_BOOTS;
+    susm_request_out(&e->peer, user, u->flags, msg_id, max_size, salt, out);
+}
+
+enum fleet_err
+walk_v3_peek_msg_id(const uint8_t *buf, size_t len, int32_t *msg_id)
+{
+    struct ber_reader r = {buf, buf + len}, seq, global;
+    int64_t v;
+
+    if (ber_read_enter(&r, BER_SEQUENCE, &seq) || ber_read_int(&seq, BER_INTEGER, &v) || v != SPDU_V3 ||
+        ber_read_enter(&seq, BER_SEQUENCE, &global) || ber_read_int(&global, BER_INTEGER, &v) || v < 0 ||
+        v > INT32_MAX) {
+        return FLEET_ERR_PROTO;
+    }
+    *msg_id = (int32_t)v;
+    return FLEET_OK;
+}
+
+static int
+walk_v3_same_engine(const struct walk_v3_engine *e, const struct susm_msg *msg)
+{
+    return msg->engine_id_len == e->peer.engine_id_len &&
+           !memcmp(msg->engine_id, e->peer.engine_id, e->peer.engine_id_len);
+}
+
+enum walk_v3_verdict
+walk_v3_classify(struct walk_v3_engine *e, int discovering, uint8_t flags_sent, const struct susm_msg *msg,
+                 enum susm_report_kind failure, uint64_t now_us, enum susm_report_kind *kind,
+                 const char **why)
+{
+    enum walk_v3_verdict verdict = WALK_V3_UNVERIFIED;
+    uint32_t boots = e->peer.boots;
+    uint32_t latest = e->peer.latest_time_s;
+
+    *kind = SUSM_REPORT_NONE;
+    *why = NULL;
+    if (failure == SUSM_REPORT_WRONG_DIGESTS) {
+        *why = "its digest does not verify";
+        goto cleanup;
+    }
+    if (failure == SUSM_REPORT_DECRYPTION_ERRORS) {
+        *why = "it does not decrypt";
+        goto cleanup;
+    }
+    if (failure != SUSM_REPORT_NONE) {
+        *why = "it is protected at a level the request was not sent at";
+        goto cleanup;
+    }
+    if (!msg->scoped_ok) {
+        *why = "it has no scoped PDU";
+        goto cleanup;
+    }
+
+    /* Discovery (RFC 3414 section 4): a Report names the engine, with its boots and time. */
+    if (discovering) {
+        verdict = WALK_V3_UNUSABLE;
+        if (msg->pdu.type != SPDU_REPORT) {
+            *why = "the discovery request was answered without a Report";
+        } else if (msg->engine_id_len < WALK_V3_ENGINE_ID_MIN_BYTES ||
+                   msg->engine_id_len > SUSM_ENGINE_ID_MAX_BYTES) {
+            *why = "the discovery Report carries no valid engine ID";
+        } else {
+            susm_peer_discovered(&e->peer, msg);
+            e->synced_us = now_us;
+            verdict = WALK_V3_DISCOVERED;
+        }
+        goto cleanup;
+    }
+
+    /* A Report: most are sent noAuthNoPriv (the agent could not check us), so they are taken as they come,
+     * except notInTimeWindow, whose clock we only trust when the agent authenticated it (step 7a). */
+    if (msg->pdu.type == SPDU_REPORT) {
+        *kind = susm_report_kind_of(&msg->pdu, NULL);
+        verdict = WALK_V3_REPORT;
+        if (*kind == SUSM_REPORT_NONE) {
+            verdict = WALK_V3_UNUSABLE;
+            *why = "a Report without a usmStats counter";
+        } else if (*kind == SUSM_REPORT_NOT_IN_TIME_WINDOWS && (flags_sent & SUSM_FLAG_AUTH)) {
+            if (!msg->authenticated || !walk_v3_same_engine(e, msg)) {
+                *kind = SUSM_REPORT_NONE;
+                verdict = WALK_V3_UNVERIFIED;
+                *why = "a notInTimeWindow Report that is not authenticated by the engine";
+                goto cleanup;
+            }
+            e->peer.boots = msg->engine_boots;
+            e->peer.time_s = msg->engine_time;
+            e->peer.latest_time_s = msg->engine_time;
+            e->synced_us = now_us;
+            verdict = WALK_V3_RESYNC;
+        } else if (*kind == SUSM_REPORT_UNKNOWN_ENGINE_IDS) {
+            e->peer.engine_id_len = 0; /* the engine changed: its next collection discovers it again */
+        }
+        goto cleanup;
+    }
+    if (msg->pdu.type != SPDU_RESPONSE) {
+        *why = "neither a Response nor a Report";
+        goto cleanup;
+    }
+
+    /* A Response must come at the level asked for, from the engine asked, in its time window (step 7b). */
+    if (((flags_sent & SUSM_FLAG_AUTH) && !msg->authenticated) ||
+        ((flags_sent & SUSM_FLAG_PRIV) && !(msg->flags & SUSM_FLAG_PRIV))) {
+        *why = "a Response below the security level of its request";
+        goto cleanup;
+    }
+    if (!walk_v3_same_engine(e, msg)) {
+        *why = "a Response from another engine";
+        goto cleanup;
+    }
+    if (flags_sent & SUSM_FLAG_AUTH) {
+        if (susm_peer_update(&e->peer, msg) != FLEET_OK) {
+            *why = "a Response outside the engine's time window";
+            goto cleanup;
+        }
+        if (e->peer.boots != boots || e->peer.latest_time_s != latest) {
+            e->synced_us = now_us;
+        }
+    }
+    verdict = WALK_V3_RESPONSE;
+
+cleanup:
+    return verdict;
+}

@@ -10,6 +10,12 @@
  * scalars. Up to max_vars roots are walked together, one varbind each per
  * GETBULK; the window of roots being walked keeps only their cursors, so
  * an in-flight collection costs max_vars cursors however many roots it has.
+ *
+ * With SNMPv3 the same walk travels inside USM messages (wire/susm.h). The
+ * second half of this file is the client's security state, also without
+ * sockets or clocks (the caller passes the time): the user's keys, what is
+ * known of each device's engine, and what a verified message means for the
+ * collection (use it, learn the engine, resynchronize, or give up).
  */
 #ifndef STRESS_SNMP_WALK_H
 #define STRESS_SNMP_WALK_H
@@ -20,6 +26,7 @@
 #include "ber.h"
 #include "err.h"
 #include "spdu.h"
+#include "susm.h"
 
 /* What every collection walks; read-only once built, shared by every collection. */
 struct walk_plan {
@@ -121,5 +128,98 @@ struct walk_fit {
  */
 void walk_fit_compute(const double *t_us, const uint32_t *requests, size_t n, double r_us,
                       struct walk_fit *fit);
+
+/*
+ * SNMPv3. RFC 3414 A.2 turns a password into a key (Ku) by hashing 1 MiB, a few milliseconds: that is
+ * done once per run. Each engine then needs the key localized for its engine ID, one hash: that is done
+ * when a collection of the device starts, into the collection's slot, so a device keeps only its engine
+ * (64 bytes) and not its keys (176 more); a collection costs two more hashes, against the HMAC of every
+ * message it sends and receives.
+ */
+
+/* The user every request is sent as, keys not yet localized; read-only once made. */
+struct walk_v3_user {
+    uint8_t name[SUSM_USER_NAME_MAX_BYTES]; /* usmUserName, not NUL-terminated */
+    size_t name_len;                        /* bytes in name, 1..32 */
+    enum susm_auth auth;                    /* authentication protocol */
+    enum susm_priv priv;                    /* privacy protocol; NONE unless auth */
+    uint8_t auth_ku[SUSM_KEY_MAX_BYTES];    /* Ku of the auth password, susm_auth_key_bytes(auth) used */
+    uint8_t priv_ku[SUSM_KEY_MAX_BYTES];    /* Ku of the priv password (with the auth hash); priv only */
+    uint8_t flags;                          /* msgFlags of every request: the level, and reportable */
+};
+
+/* What the poller knows of one device's engine. */
+struct walk_v3_engine {
+    struct susm_peer peer; /* engine ID, boots and time; peer.engine_id_len 0 until discovered */
+    uint64_t synced_us;    /* local monotonic clock (us) when peer.latest_time_s was learned */
+};
+
+/* What a received v3 message means for the collection waiting for it. */
+enum walk_v3_verdict {
+    WALK_V3_RESPONSE,   /* a Response at the level asked for, in the time window: msg->pdu is for the walk */
+    WALK_V3_DISCOVERED, /* the discovery Report: the engine is known, its keys can be localized */
+    WALK_V3_RESYNC,     /* an authentic notInTimeWindow Report: the engine's clock is updated, send again */
+    WALK_V3_REPORT,     /* a usmStats Report that ends the collection (its kind in *kind) */
+    WALK_V3_UNUSABLE,   /* a well-formed message the walk cannot use (*why says why): ends the collection */
+    WALK_V3_UNVERIFIED, /* it fails verification (digest, decryption, level, time window): drop it */
+};
+
+/**
+ * @brief Derive the user's keys (the slow step, once per run) and the level of its requests.
+ * @param[in] auth_password Ignored with SUSM_AUTH_NONE.
+ * @param[in] priv_password Ignored with SUSM_PRIV_NONE.
+ * @return FLEET_OK; FLEET_ERR_INVAL for a name of 0 or more than 32 bytes, privacy without
+ * authentication or an empty password; FLEET_ERR_SYS if libcrypto fails.
+ */
+enum fleet_err walk_v3_user_init(struct walk_v3_user *u, const char *name, size_t name_len,
+                                 enum susm_auth auth, const char *auth_password, size_t auth_password_len,
+                                 enum susm_priv priv, const char *priv_password, size_t priv_password_len);
+
+/** @return The level of @p flags: "authPriv", "authNoPriv" or "noAuthNoPriv". */
+const char *walk_v3_level_name(uint8_t flags);
+
+/** @return The usmStats counter's name ("usmStatsWrongDigests"), "usmStats" for SUSM_REPORT_NONE. */
+const char *walk_v3_report_name(enum susm_report_kind kind);
+
+/**
+ * @brief The user's keys localized for a discovered engine (two hashes at most).
+ * @param[out] out The keys for susm_request_out() and susm_client_receive().
+ * @return FLEET_OK; FLEET_ERR_INVAL before discovery; FLEET_ERR_SYS if libcrypto fails.
+ */
+enum fleet_err walk_v3_localize(const struct walk_v3_user *u, const struct walk_v3_engine *e,
+                                struct susm_user *out);
+
+/**
+ * @brief The susm_out of a request to a discovered engine: its clock advanced by the local one since it
+ * was learned (RFC 3414 section 2.2.2), at the user's level.
+ * @param[in,out] e The engine; e->peer.time_s is set to the advanced time.
+ * @param[in] user Keys from walk_v3_localize(); must outlive @p out.
+ * @param[in] salt AES salt; unique per message for the run.
+ * @param[in] now_us Local monotonic clock, microseconds, not before e->synced_us.
+ */
+void walk_v3_request_out(struct walk_v3_engine *e, const struct walk_v3_user *u, const struct susm_user *user,
+                         int32_t msg_id, int32_t max_size, uint64_t salt, uint64_t now_us,
+                         struct susm_out *out);
+
+/**
+ * @brief The msgID of a v3 message, read without decoding the rest, to find the request it answers
+ * before its keys are known (a Report to an encrypted request has request-id 0).
+ * @return FLEET_OK; FLEET_ERR_PROTO when it does not start like a v3 message.
+ */
+enum fleet_err walk_v3_peek_msg_id(const uint8_t *buf, size_t len, int32_t *msg_id);
+
+/**
+ * @brief What a message from susm_client_receive() (returning FLEET_OK) means for the request it answers.
+ * @param[in,out] e The device's engine: learned on discovery, its clock moved by authentic messages.
+ * @param[in] discovering 1 when the request was the discovery request.
+ * @param[in] flags_sent msgFlags of the request.
+ * @param[in] failure What susm_client_receive() found wrong, or SUSM_REPORT_NONE.
+ * @param[in] now_us Local monotonic clock, microseconds.
+ * @param[out] kind The Report's usmStats counter with WALK_V3_REPORT and WALK_V3_RESYNC, else NONE.
+ * @param[out] why A static description with WALK_V3_UNUSABLE and WALK_V3_UNVERIFIED, else NULL.
+ */
+enum walk_v3_verdict walk_v3_classify(struct walk_v3_engine *e, int discovering, uint8_t flags_sent,
+                                      const struct susm_msg *msg, enum susm_report_kind failure,
+                                      uint64_t now_us, enum susm_report_kind *kind, const char **why);
 
 #endif

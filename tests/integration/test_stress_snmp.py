@@ -55,8 +55,9 @@ MANIFEST_RESULTS = ["collections", "completed", "failed", "elapsed_s", "collecti
                     "collection_time_ms", "requests_per_collection", "response_time_ms",
                     "samples_per_collection", "samples", "values_per_collection", "values", "samples_per_second",
                     "requests", "requests_sent", "responses", "timeouts", "request_timeouts", "retries", "stray",
-                    "malformed", "send_errors", "error_responses", "failures", "fit", "client_cpu_s",
-                    "client_cpu_us_per_request", "failed_devices", "failed_device_count", "first_failure"]
+                    "malformed", "send_errors", "engines_discovered", "time_resyncs", "error_responses", "failures",
+                    "fit", "client_cpu_s", "client_cpu_us_per_request", "failed_devices", "failed_device_count",
+                    "first_failure"]
 
 
 def random_port(span=1):
@@ -477,7 +478,7 @@ class StressSnmpTest(unittest.TestCase):
 
     def test_usage_errors_exit_2(self):
         cases = [
-            (["--v3-user", "admin:sha:authpass1:aes:privpass1"], "not yet supported"),
+            (["--v3-user", "admin:sha1:authpass1:aes:privpass1"], "AUTH must be none, md5, sha, sha224"),
             (["--oids", "1.3.6.1,ifTable"], "--oids takes dotted OIDs"),
             (["--rounds", 2, "--duration", 2], "exclude each other"),
             (["--profile", "no-such-profile-here"], "no-such-profile-here"),

@@ -442,10 +442,40 @@ test_snmp_options_are_understood(void **state)
 }
 
 static void
+test_v3_user_is_split_for_every_auth_protocol(void **state)
+{
+    static const char *const auths[] = {"none", "md5", "sha", "sha224", "sha256", "sha384", "sha512"};
+    const char *argv[] = {"fleetsim-stress", "snmp", "--v3-user", NULL};
+    struct stress_options o;
+    char text[128];
+    char err[256];
+
+    (void)state;
+    for (int i = 0; i < 7; i++) {
+        snprintf(text, sizeof text, "ops:%s:authpass1:%s:priv:pass:1", auths[i], i ? "aes" : "none");
+        argv[3] = text;
+        assert_int_equal(parse(&o, err, sizeof err, 4, argv), STRESS_PARSE_RUN);
+        assert_string_equal(o.v3_user, text);
+        assert_int_equal(o.v3.name_len, 3);
+        assert_memory_equal(o.v3.name, "ops", 3);
+        assert_int_equal(o.v3.auth, (enum susm_auth)i);
+        assert_string_equal(o.v3.auth_name, auths[i]);
+        assert_int_equal(o.v3.auth_password_len, 9);
+        assert_memory_equal(o.v3.auth_password, "authpass1", 9);
+        assert_int_equal(o.v3.priv, i ? SUSM_PRIV_AES128 : SUSM_PRIV_NONE);
+        /* Only the last field may hold a colon. */
+        assert_string_equal(o.v3.priv_password, "priv:pass:1");
+        assert_int_equal(o.v3.priv_password_len, 11);
+    }
+}
+
+static void
 test_snmp_bad_usage_is_refused_with_a_message(void **state)
 {
-    const char *v3[] = {"fleetsim-stress", "snmp", "--v3-user", "u:sha:authpass1:aes:privpass1"};
-    const char *v3_bad[] = {"fleetsim-stress", "snmp", "--v3-user", "u:md5:authpass1:none:"};
+    const char *v3_bad[] = {"fleetsim-stress", "snmp", "--v3-user", "u:sha1:authpass1:none:"};
+    const char *v3_priv[] = {"fleetsim-stress", "snmp", "--v3-user", "u:none::aes:privpass1"};
+    const char *v3_short[] = {"fleetsim-stress", "snmp", "--v3-user", "u:sha384:short:none:"};
+    const char *v3_fields[] = {"fleetsim-stress", "snmp", "--v3-user", "u:sha:authpass1"};
     const char *oids[] = {"fleetsim-stress", "snmp", "--oids", "1.3.6.1,ifTable"};
     const char *both[] = {"fleetsim-stress", "snmp", "--rounds", "2", "--duration", "3"};
     const char *choose[] = {"fleetsim-stress", "snmp", "--oids", "1.3.6", "--profile", "minimal"};
@@ -454,11 +484,20 @@ test_snmp_bad_usage_is_refused_with_a_message(void **state)
     char err[256];
 
     (void)state;
-    assert_int_equal(parse(&o, err, sizeof err, 4, v3), STRESS_PARSE_ERROR);
-    assert_string_equal(
-        err, "--v3-user: SNMPv3 (USM) is not yet supported by fleetsim-stress snmp; use --community");
     assert_int_equal(parse(&o, err, sizeof err, 4, v3_bad), STRESS_PARSE_ERROR);
-    assert_string_equal(err, "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: AUTH must be none, sha or sha256");
+    assert_string_equal(err, "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: AUTH must be none, md5, sha, sha224, "
+                             "sha256, sha384 or sha512");
+    assert_int_equal(parse(&o, err, sizeof err, 4, v3_priv), STRESS_PARSE_ERROR);
+    assert_string_equal(err,
+                        "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: privacy (PRIV aes) needs authentication "
+                        "(an AUTH other than none)");
+    assert_int_equal(parse(&o, err, sizeof err, 4, v3_short), STRESS_PARSE_ERROR);
+    assert_string_equal(err,
+                        "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: AUTHKEY must have at least 8 characters "
+                        "(RFC 3414)");
+    assert_int_equal(parse(&o, err, sizeof err, 4, v3_fields), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: it needs five fields "
+                             "NAME:AUTH:AUTHKEY:PRIV:PRIVKEY");
     assert_int_equal(parse(&o, err, sizeof err, 4, oids), STRESS_PARSE_ERROR);
     assert_string_equal(
         err, "--oids takes dotted OIDs (at most 10000) separated by commas; \"ifTable\" is not one");
@@ -490,6 +529,7 @@ main(void)
         cmocka_unit_test(test_fit_with_equal_requests_has_no_line),
         cmocka_unit_test(test_snmp_defaults_follow_the_issue),
         cmocka_unit_test(test_snmp_options_are_understood),
+        cmocka_unit_test(test_v3_user_is_split_for_every_auth_protocol),
         cmocka_unit_test(test_snmp_bad_usage_is_refused_with_a_message),
     };
 
