@@ -641,7 +641,8 @@ profile_load(const char *name_or_path, const char *profiles_dir, const char *sch
     profile_fill_traffic(p, top);
     if ((rc = profile_fill_host(p, top)) || (rc = profile_fill_lists(p, top, &ld)) ||
         (rc = profile_ref_file(top, "initial-config", &ld, &p->initial_config_file)) ||
-        (rc = profile_ref_file(top, "state-data", &ld, &p->state_data_file))) {
+        (rc = profile_ref_file(top, "state-data", &ld, &p->state_data_file)) ||
+        (rc = profile_ref_file(top, "recording", &ld, &p->recording_file))) {
         goto cleanup;
     }
     *out = p;
@@ -689,5 +690,6 @@ profile_free(struct profile *p)
     free(p->schemas);
     free(p->initial_config_file);
     free(p->state_data_file);
+    free(p->recording_file);
     free(p);
 }

@@ -81,6 +81,7 @@ struct profile {
     uint32_t schema_count;            /* entries in schemas */
     char *initial_config_file;        /* absolute path of extra initial configuration (XML), or NULL */
     char *state_data_file;            /* absolute path of state data (XML, config false nodes), or NULL */
+    char *recording_file;             /* absolute path of an SNMP recording to serve, or NULL */
 };
 
 /**

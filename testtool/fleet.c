@@ -390,15 +390,16 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
                      fleet->profile->name, (unsigned)fleet->smiv2_table->count, (unsigned)shadowed);
         }
     }
-    if (cfg->snmp_recording) {
+    if (cfg->snmp_recording || fleet->profile->recording_file) {
+        const char *path = cfg->snmp_recording ? cfg->snmp_recording : fleet->profile->recording_file;
         uint32_t dropped;
-        if ((rc = rec_load(cfg->snmp_recording, &fleet->recording, err, err_len))) {
+        if ((rc = rec_load(path, &fleet->recording, err, err_len))) {
             return rc;
         }
         /* The live objects own their columns, so the device stays consistent with NETCONF. */
         dropped =
             mib_attach_recording(fleet->recording) + mib_attach_below(fleet->recording, fleet->smiv2_table);
-        log_info("%s: serving %u recorded OIDs (%u more left to the live objects)", cfg->snmp_recording,
+        log_info("%s: serving %u recorded OIDs (%u more left to the live objects)", path,
                  (unsigned)fleet->recording->count, (unsigned)dropped);
     }
     if ((rc = listen_open_all(fleet, err, err_len))) {

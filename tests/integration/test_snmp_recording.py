@@ -133,6 +133,20 @@ class RecordingTests(unittest.TestCase):
         self.assertEqual(got["1.3.6.1.4.1.99998.3.0"][0], "Timeticks")
         self.assertEqual(values(snmp("snmpget", a, [SYS_DESCR]))[SYS_DESCR][0], "STRING")
 
+    def test_a_profile_brings_its_own_recording(self):
+        self.write("lab.snmprec", "1.3.6.1.4.1.99992.1.0|4|from the profile\n1.3.6.1.4.1.99992.2.0|65|5\n")
+        with open(os.path.join(h.SOURCE_DIR, "schemas", "profiles", "minimal.xml")) as f:
+            text = f.read()
+        text = text.replace("<name>minimal</name>", "<name>lab</name>")
+        text = text.replace("</profile>", "<recording>lab.snmprec</recording></profile>")
+        profile = self.write("lab.xml", text)
+        f = h.Fleet(devices=1, extra=["--profile", profile]).start()
+        self.addCleanup(f.stop)
+        a = (f.ip, f.port)
+        got = values(snmp("snmpbulkwalk", a, ["1.3.6.1.4.1.99992"]))
+        self.assertEqual(got["1.3.6.1.4.1.99992.1.0"], ("STRING", "from the profile"))
+        self.assertEqual(got["1.3.6.1.4.1.99992.2.0"][0], "Counter32")
+
     def test_bad_recording_refused_naming_the_line(self):
         path = self.write("bad.snmprec", "1.3.6.1.4.1.9.1.0|4|ok\n1.3.6.1.4.1.9.2.0|4:numeric|x\n")
         code, log = self.run_on_free_port(["--snmp-recording", path])
