@@ -36,9 +36,9 @@
 #define DYN_PPB 1000000000u
 /* Bits per octet times milliseconds per second: speed_bps / 8000 = octets per millisecond at full speed. */
 #define DYN_BITS_MS 8000u
-/* Shares and per-million rates are quantised to parts per 10^12: the profile gives them in decimal
- * (percent and ppm with 3 fraction digits), so floor(n * share) is exact, as the profile says. */
-#define DYN_PPT UINT64_C(1000000000000)
+/* Shares and per-million rates are quantised to 2^-40 (a relative error below 1e-12): floor(n * share)
+ * is then a multiply and a shift, exact and non-decreasing in n, with no 128-bit division. */
+#define DYN_SHARE_BITS 40
 /* Jitter of a gauge changes this often. */
 #define DYN_GAUGE_STEP_MS 5000u
 /* Share of a gauge's half-band given to the jitter; the slow wave gets the rest. */
@@ -46,6 +46,10 @@
 /* The jitter wave of counters has a period in [DYN_JITTER_MIN_MS, DYN_JITTER_MIN_MS + DYN_JITTER_SPAN_MS). */
 #define DYN_JITTER_MIN_MS  20000u
 #define DYN_JITTER_SPAN_MS 100000u
+/* Distinct jitter periods. */
+#define DYN_JITTER_PERIODS 16u
+/* Slots of the per-thread cache of wave angles (a prime, indexed by period). */
+#define DYN_ANGLE_SLOTS 61u
 
 #define DYN_TWO_PI 6.283185307179586476925286766559
 
@@ -154,7 +158,9 @@ dyn_waves(const struct profile_traffic *tr, uint64_t h_wave, uint64_t h_base, do
         total = 0;
     }
     w[0].period_ms = p1;
-    w[1].period_ms = DYN_JITTER_MIN_MS + (uint64_t)(f2 * DYN_JITTER_SPAN_MS);
+    /* Jitter periods come in DYN_JITTER_PERIODS steps, so one request's interfaces share a few sincos. */
+    w[1].period_ms =
+        DYN_JITTER_MIN_MS + (uint64_t)(f2 * DYN_JITTER_PERIODS) * (DYN_JITTER_SPAN_MS / DYN_JITTER_PERIODS);
     if (w[1].period_ms > p1) {
         w[1].period_ms = p1;
     }
@@ -162,6 +168,30 @@ dyn_waves(const struct profile_traffic *tr, uint64_t h_wave, uint64_t h_base, do
     w[1].amp = total * jitter;
     w[0].phase_k = (uint32_t)(h_wave >> 52);
     w[1].phase_k = (uint32_t)(h_base >> 52);
+}
+
+/*
+ * sin and cos of 2 pi tmod / period. Every interface of a device shares the main period and the
+ * instant, and jitter periods come in a few steps, so a per-thread cache answers most calls of one
+ * request; the values are the same as computing them, so caching changes no result.
+ */
+static void
+dyn_angle(uint64_t period_ms, uint64_t tmod, double *s, double *c)
+{
+    static _Thread_local struct {
+        uint64_t period_ms; /* 0: empty */
+        uint64_t tmod;
+        double s, c;
+    } cache[DYN_ANGLE_SLOTS];
+    uint32_t slot = (uint32_t)(period_ms % DYN_ANGLE_SLOTS);
+
+    if (cache[slot].period_ms != period_ms || cache[slot].tmod != tmod) {
+        cache[slot].period_ms = period_ms;
+        cache[slot].tmod = tmod;
+        sincos(DYN_TWO_PI * (double)tmod / (double)period_ms, &cache[slot].s, &cache[slot].c);
+    }
+    *s = cache[slot].s;
+    *c = cache[slot].c;
 }
 
 /*
@@ -208,9 +238,9 @@ dyn_octets(const struct profile_traffic *tr, uint64_t seed, uint64_t key, uint64
         for (int i = 0; i < DYN_WAVES; i++) {
             double p = (double)w[i].period_ms;
             double k = c * w[i].amp * p / DYN_TWO_PI;
-            double alpha = DYN_TWO_PI * (double)(t_ms % w[i].period_ms) / p, sa, ca;
+            double sa, ca;
             /* cos(ph) - cos(alpha + ph), expanded so that only alpha needs a trigonometric call */
-            sincos(alpha, &sa, &ca);
+            dyn_angle(w[i].period_ms, t_ms % w[i].period_ms, &sa, &ca);
             wave += k * (phase_cos[w[i].phase_k] * (1.0 - ca) + phase_sin[w[i].phase_k] * sa);
         }
     }
@@ -221,13 +251,13 @@ dyn_octets(const struct profile_traffic *tr, uint64_t seed, uint64_t key, uint64
     return total > 0 ? (unsigned __int128)total : 0;
 }
 
-/* floor(n * share) with the share in parts per 10^12: exact, and non-decreasing in n (n < 2^88). */
+/* floor(n * share) with the share in steps of 2^-40: exact, and non-decreasing in n (n < 2^88). */
 static uint64_t
 dyn_share(unsigned __int128 n, double share)
 {
-    uint64_t ppt = (uint64_t)llround(dyn_clamp(share, 0.0, 1.0) * (double)DYN_PPT);
+    uint64_t q = (uint64_t)llround(dyn_clamp(share, 0.0, 1.0) * 0x1.0p40);
 
-    return (uint64_t)(n * ppt / DYN_PPT);
+    return (uint64_t)((n * q) >> DYN_SHARE_BITS);
 }
 
 /* One direction's counters from its octets. */

@@ -254,6 +254,13 @@ mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *
     const struct mib_object *o = live_next(rq, name, &row, hint);
     struct ber_oid *live = &rq->next_scratch;
 
+    if (o && !rq->dev->worker->fleet->smiv2_table && !rq->dev->worker->fleet->recording) {
+        /* No data tables (the usual case): the live instance is the answer, written in place. */
+        oid_copy(next, &o->oid);
+        next->sub[next->len++] = o->table == MIB_SCALAR ? 0 : row;
+        mib_value(rq, o, o->table == MIB_SCALAR ? 0 : row, value);
+        return;
+    }
     if (o) {
         /* Only the arcs in use are copied: a whole struct ber_oid is half a kilobyte. */
         oid_copy(live, &o->oid);
