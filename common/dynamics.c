@@ -27,6 +27,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <string.h>
 
 /* splitmix64 increment (the golden ratio in 64 bits). */
 #define DYN_GAMMA UINT64_C(0x9e3779b97f4a7c15)
@@ -142,32 +143,63 @@ dyn_margin(double half, uint64_t p1_ms)
     return half * 1e-13 * (double)p1_ms + 2e-9;
 }
 
-/* The waves of one counter: periods, phases and amplitudes from (seed, key), inside @p half minus margin. */
+/* The waves of one counter: periods and phases from its two hashes, amplitudes from the prepared band. */
 static void
-dyn_waves(const struct profile_traffic *tr, uint64_t h_wave, uint64_t h_base, double half,
-          struct dyn_wave w[DYN_WAVES])
+dyn_waves(const struct dyn_traffic *dt, uint64_t h_wave, uint64_t h_base, struct dyn_wave w[DYN_WAVES])
 {
-    uint64_t p1 = (uint64_t)(tr->period_s ? tr->period_s : 1) * 1000u;
-    double jitter = dyn_clamp(tr->jitter, 0.0, 1.0);
-    double total = half - dyn_margin(half, p1);
     /* Two hashes feed everything (they are a good part of a read's cost): bits 11-30 of h_wave are the
      * jitter's period, the top 12 bits of h_wave and of h_base the phases. */
     double f2 = (double)((h_wave >> 11) & 0xfffff) * 0x1.0p-20;
 
-    if (total < 0) {
-        total = 0;
-    }
-    w[0].period_ms = p1;
+    w[0].period_ms = dt->p1_ms;
     /* Jitter periods come in DYN_JITTER_PERIODS steps, so one request's interfaces share a few sincos. */
     w[1].period_ms =
         DYN_JITTER_MIN_MS + (uint64_t)(f2 * DYN_JITTER_PERIODS) * (DYN_JITTER_SPAN_MS / DYN_JITTER_PERIODS);
-    if (w[1].period_ms > p1) {
-        w[1].period_ms = p1;
+    if (w[1].period_ms > dt->p1_ms) {
+        w[1].period_ms = dt->p1_ms;
     }
-    w[0].amp = total * (1.0 - jitter);
-    w[1].amp = total * jitter;
+    w[0].amp = dt->amp[0];
+    w[1].amp = dt->amp[1];
     w[0].phase_k = (uint32_t)(h_wave >> 52);
     w[1].phase_k = (uint32_t)(h_base >> 52);
+}
+
+/* A share (0..1) in steps of 2^-40. */
+static uint64_t
+dyn_share_q(double share)
+{
+    return (uint64_t)llround(dyn_clamp(share, 0.0, 1.0) * 0x1.0p40);
+}
+
+void
+dyn_traffic_prepare(const struct profile_traffic *tr, struct dyn_traffic *dt)
+{
+    double lo = dyn_clamp(tr->util_min, 0.0, 1.0);
+    double hi = dyn_clamp(tr->util_max, lo, 1.0);
+    double mid, half, total, jitter = dyn_clamp(tr->jitter, 0.0, 1.0);
+    double m = dyn_clamp(tr->multicast_share, 0.0, 1.0);
+    double b = dyn_clamp(tr->broadcast_share, 0.0, 1.0 - m);
+
+    memset(dt, 0, sizeof *dt);
+    dt->moving = hi > 0;
+    dt->mid_ppb = (uint64_t)llround((lo + hi) / 2 * DYN_PPB);
+    mid = (double)dt->mid_ppb / DYN_PPB;
+    half = fmin(mid - lo, hi - mid);
+    dt->p1_ms = (uint64_t)(tr->period_s ? tr->period_s : 1) * 1000u;
+    total = half > 0 ? half - dyn_margin(half, dt->p1_ms) : 0;
+    if (total < 0) {
+        total = 0;
+    }
+    dt->waves = half > 0;
+    dt->amp[0] = total * (1.0 - jitter);
+    dt->amp[1] = total * jitter;
+    dt->packet_bytes = tr->packet_bytes ? tr->packet_bytes : 1;
+    dt->q_mcast = dyn_share_q(m);
+    dt->q_bcast = dyn_share_q(b);
+    dt->q_ucast = dyn_share_q(1.0 - m - b);
+    dt->q_errors = dyn_share_q(tr->error_ppm / 1e6);
+    dt->q_discards = dyn_share_q(tr->discard_ppm / 1e6);
+    dt->q_unknown = dyn_share_q(tr->error_ppm / 4e6);
 }
 
 /*
@@ -199,31 +231,24 @@ dyn_angle(uint64_t period_ms, uint64_t tmod, double *s, double *c)
  * (interface position, direction).
  */
 static unsigned __int128
-dyn_octets(const struct profile_traffic *tr, uint64_t seed, uint64_t key, uint64_t speed_bps, uint64_t t_ms)
+dyn_octets(const struct dyn_traffic *dt, uint64_t seed, uint64_t key, uint64_t speed_bps, uint64_t t_ms)
 {
     const unsigned __int128 den = (unsigned __int128)DYN_BITS_MS * DYN_PPB;
     uint64_t h_base = dyn_hash(seed, key, DYN_SALT_BASE);
     uint64_t base = h_base & DYN_BASE_OCTETS_MASK;
-    double lo, hi, mid, half, c, wave = 0;
-    uint64_t mid_ppb;
+    double c, wave = 0;
     unsigned __int128 s, sq, sr, x, xq, q;
     struct dyn_wave w[DYN_WAVES];
     __int128 total;
 
-    lo = dyn_clamp(tr->util_min, 0.0, 1.0);
-    hi = dyn_clamp(tr->util_max, lo, 1.0);
-    if (!speed_bps || hi <= 0) {
+    if (!speed_bps || !dt->moving) {
         return base;
     }
-    mid_ppb = (uint64_t)llround((lo + hi) / 2 * DYN_PPB);
-    mid = (double)mid_ppb / DYN_PPB;
-    half = fmin(mid - lo, hi - mid);
-
     /*
      * Linear part: floor(speed * mid_ppb * t / (8000 * 10^9)) exactly. Split speed * mid_ppb
      * (< 2^94) by the denominator so no product exceeds 2^115: q = sq t + floor(sr t / den).
      */
-    s = (unsigned __int128)speed_bps * mid_ppb;
+    s = (unsigned __int128)speed_bps * dt->mid_ppb;
     sq = s / den;
     sr = s - sq * den;
     x = sr * t_ms;
@@ -231,9 +256,9 @@ dyn_octets(const struct profile_traffic *tr, uint64_t seed, uint64_t key, uint64
     q = sq * t_ms + xq;
 
     /* Waves: each integral is periodic, so only t mod P enters the double arithmetic. */
-    if (half > 0) {
+    if (dt->waves) {
         c = (double)speed_bps / DYN_BITS_MS;
-        dyn_waves(tr, dyn_hash(seed, key, DYN_SALT_WAVE), h_base, half, w);
+        dyn_waves(dt, dyn_hash(seed, key, DYN_SALT_WAVE), h_base, w);
         pthread_once(&phase_once, phase_table_init);
         for (int i = 0; i < DYN_WAVES; i++) {
             double p = (double)w[i].period_ms;
@@ -253,42 +278,42 @@ dyn_octets(const struct profile_traffic *tr, uint64_t seed, uint64_t key, uint64
 
 /* floor(n * share) with the share in steps of 2^-40: exact, and non-decreasing in n (n < 2^88). */
 static uint64_t
-dyn_share(unsigned __int128 n, double share)
+dyn_share(uint64_t n, uint64_t q)
 {
-    uint64_t q = (uint64_t)llround(dyn_clamp(share, 0.0, 1.0) * 0x1.0p40);
-
-    return (uint64_t)((n * q) >> DYN_SHARE_BITS);
+    return (uint64_t)(((unsigned __int128)n * q) >> DYN_SHARE_BITS);
 }
 
-/* One direction's counters from its octets. */
-static void
-dyn_direction(const struct profile_traffic *tr, unsigned __int128 octets, uint64_t *oct, uint64_t *ucast,
-              uint64_t *mcast, uint64_t *bcast, uint64_t *discards, uint64_t *errors, unsigned __int128 *pkts)
+uint64_t
+dyn_prep_octets(const struct dyn_traffic *dt, uint64_t seed, uint32_t if_pos, uint64_t speed_bps,
+                uint64_t traffic_ms, int out)
 {
-    double m = dyn_clamp(tr->multicast_share, 0.0, 1.0);
-    double b = dyn_clamp(tr->broadcast_share, 0.0, 1.0 - m);
+    return (uint64_t)dyn_octets(dt, seed, ((uint64_t)if_pos << 1) | (out ? 1u : 0u), speed_bps, traffic_ms);
+}
 
-    *pkts = octets / (tr->packet_bytes ? tr->packet_bytes : 1);
-    *oct = (uint64_t)octets;
+void
+dyn_prep_derive(const struct dyn_traffic *dt, uint64_t octets, int out, struct dyn_direction_counters *d)
+{
+    uint64_t pkts = octets / dt->packet_bytes;
+
+    d->octets = octets;
     /* Each a floor of its own non-decreasing function; their sum may trail pkts by up to 2. */
-    *mcast = dyn_share(*pkts, m);
-    *bcast = dyn_share(*pkts, b);
-    *ucast = dyn_share(*pkts, 1.0 - m - b);
-    *errors = dyn_share(*pkts, tr->error_ppm / 1e6);
-    *discards = dyn_share(*pkts, tr->discard_ppm / 1e6);
+    d->multicast = dyn_share(pkts, dt->q_mcast);
+    d->broadcast = dyn_share(pkts, dt->q_bcast);
+    d->ucast = dyn_share(pkts, dt->q_ucast);
+    d->errors = dyn_share(pkts, dt->q_errors);
+    d->discards = dyn_share(pkts, dt->q_discards);
+    /* Unknown protocols: a quarter of the error rate, inbound only. */
+    d->unknown_protos = out ? 0 : dyn_share(pkts, dt->q_unknown);
 }
 
 void
 dyn_if_direction(const struct profile_traffic *tr, uint64_t seed, uint32_t if_pos, uint64_t speed_bps,
                  uint64_t traffic_ms, int out, struct dyn_direction_counters *d)
 {
-    uint64_t key = ((uint64_t)if_pos << 1) | (out ? 1u : 0u);
-    unsigned __int128 pkts;
+    struct dyn_traffic dt;
 
-    dyn_direction(tr, dyn_octets(tr, seed, key, speed_bps, traffic_ms), &d->octets, &d->ucast, &d->multicast,
-                  &d->broadcast, &d->discards, &d->errors, &pkts);
-    /* Unknown protocols: a quarter of the error rate, inbound only. */
-    d->unknown_protos = out ? 0 : dyn_share(pkts, tr->error_ppm / 4e6);
+    dyn_traffic_prepare(tr, &dt);
+    dyn_prep_derive(&dt, dyn_prep_octets(&dt, seed, if_pos, speed_bps, traffic_ms, out), out, d);
 }
 
 void
@@ -296,9 +321,11 @@ dyn_if_counters(const struct profile_traffic *tr, uint64_t seed, uint32_t if_pos
                 uint64_t traffic_ms, struct dyn_if_counters *out)
 {
     struct dyn_direction_counters in, o;
+    struct dyn_traffic dt;
 
-    dyn_if_direction(tr, seed, if_pos, speed_bps, traffic_ms, 0, &in);
-    dyn_if_direction(tr, seed, if_pos, speed_bps, traffic_ms, 1, &o);
+    dyn_traffic_prepare(tr, &dt);
+    dyn_prep_derive(&dt, dyn_prep_octets(&dt, seed, if_pos, speed_bps, traffic_ms, 0), 0, &in);
+    dyn_prep_derive(&dt, dyn_prep_octets(&dt, seed, if_pos, speed_bps, traffic_ms, 1), 1, &o);
     *out = (struct dyn_if_counters){
         .in_octets = in.octets,
         .in_ucast = in.ucast,

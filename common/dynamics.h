@@ -47,6 +47,29 @@ struct dyn_direction_counters {
 void dyn_if_direction(const struct profile_traffic *tr, uint64_t seed, uint32_t if_pos, uint64_t speed_bps,
                       uint64_t traffic_ms, int out, struct dyn_direction_counters *d);
 
+/* A profile's traffic with everything that does not depend on the device, interface or time worked out
+ * once (dyn_traffic_prepare()); what the fast readers below take. */
+struct dyn_traffic {
+    int moving;            /* 0: counters stay at their base (no band) */
+    int waves;             /* 1 when the band leaves room for waves */
+    uint64_t mid_ppb;      /* mid-band utilisation, parts per billion */
+    uint64_t p1_ms;        /* main period */
+    double amp[2];         /* wave amplitudes, share of speed: main and jitter */
+    uint32_t packet_bytes; /* >= 1 */
+    uint64_t q_mcast, q_bcast, q_ucast, q_errors, q_discards, q_unknown; /* shares in steps of 2^-40 */
+};
+
+/** @brief Work out @p tr's constants once. */
+void dyn_traffic_prepare(const struct profile_traffic *tr, struct dyn_traffic *dt);
+
+/** @return One direction's octet counter (the same as dyn_if_direction()'s), from prepared traffic. */
+uint64_t dyn_prep_octets(const struct dyn_traffic *dt, uint64_t seed, uint32_t if_pos, uint64_t speed_bps,
+                         uint64_t traffic_ms, int out);
+
+/** @brief The packet, error and discard counters that follow from an octet counter. */
+void dyn_prep_derive(const struct dyn_traffic *dt, uint64_t octets, int out,
+                     struct dyn_direction_counters *d);
+
 /** @return The seed of device @p index in a fleet seeded with @p fleet_seed (well mixed, never 0). */
 uint64_t dyn_device_seed(uint64_t fleet_seed, uint32_t index);
 

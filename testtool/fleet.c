@@ -302,6 +302,7 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
                            &fleet->profile, err, err_len))) {
         return rc;
     }
+    dyn_traffic_prepare(&fleet->profile->traffic, &fleet->traffic);
     {
         /* A profile's own modules are looked up beside it too. */
         char *profile_dir = strdup(fleet->profile->path ? fleet->profile->path : ".");

@@ -118,6 +118,7 @@ struct fleet {
     time_t start_time;                    /* netconf-start-time */
     int max_fds;                          /* RLIMIT_NOFILE after raising it */
     struct profile *profile;              /* what every device is, read-only */
+    struct dyn_traffic traffic;           /* the profile's traffic, prepared for fast reads */
     struct lyd_node *state_tree;          /* the profile's state data (config false), shared read-only */
     struct rec_table *smiv2_table;        /* SNMP instances of state_tree's smiv2:oid nodes, or NULL */
     struct devview_fleet view;            /* the profile's view of an untouched device */

@@ -315,12 +315,12 @@ devview_counters(const struct device *dev, uint32_t pos, uint64_t now_ms, struct
                     out);
 }
 
-void
-devview_direction(const struct device *dev, uint64_t seed, uint32_t pos, uint64_t now_ms, int out,
-                  struct dyn_direction_counters *d)
+uint64_t
+devview_octets(const struct device *dev, uint64_t seed, uint32_t pos, uint64_t now_ms, int out)
 {
-    const struct profile *p = dev->worker->fleet->profile;
-    dyn_if_direction(&p->traffic, seed, pos, p->ifs[pos].speed_bps, traffic_ms(dev, pos, now_ms), out, d);
+    const struct fleet *fleet = dev->worker->fleet;
+    return dyn_prep_octets(&fleet->traffic, seed, pos, fleet->profile->ifs[pos].speed_bps,
+                           traffic_ms(dev, pos, now_ms), out);
 }
 
 void

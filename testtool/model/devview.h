@@ -102,10 +102,9 @@ uint64_t devview_last_change_ms(const struct device *dev, uint32_t pos);
 /** @brief Counters of interface @p pos at @p now_ms. */
 void devview_counters(const struct device *dev, uint32_t pos, uint64_t now_ms, struct dyn_if_counters *out);
 
-/** @brief One direction (@p out 0 in, 1 out) of interface @p pos's counters at @p now_ms; @p seed is
- * devview_seed(dev), passed in because a request computes it once. */
-void devview_direction(const struct device *dev, uint64_t seed, uint32_t pos, uint64_t now_ms, int out,
-                       struct dyn_direction_counters *d);
+/** @return One direction's octet counter (@p out 0 in, 1 out) of interface @p pos at @p now_ms; @p seed
+ * is devview_seed(dev), passed in because a request computes it once. dyn_prep_derive() gives the rest. */
+uint64_t devview_octets(const struct device *dev, uint64_t seed, uint32_t pos, uint64_t now_ms, int out);
 
 /** @return The device's seed. */
 uint64_t devview_seed(const struct device *dev);

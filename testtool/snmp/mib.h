@@ -44,7 +44,8 @@ struct mib_req {
     uint64_t now_ms;               /* the request's instant (fleet clock) */
     int v1;                        /* 1 for SNMPv1: Counter64 objects are invisible (RFC 3584 4.2.2.1) */
     const struct devview_cfg *cfg; /* the device's configuration view */
-    int32_t dir_pos[2]; /* interface whose inbound [0] / outbound [1] counters are cached, -1 none */
+    int32_t dir_pos[2];            /* interface whose inbound [0] / outbound [1] octets are cached, -1 none */
+    uint8_t dir_derived[2];        /* 1 when dir[] also holds the packet counters */
     struct dyn_direction_counters dir[2]; /* those counters at now_ms */
     uint8_t scratch[MIB_VALUE_MAX_BYTES]; /* bytes of a value built for one varbind */
     struct ber_oid oid_scratch;           /* an OID value built for one varbind */

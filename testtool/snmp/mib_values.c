@@ -204,13 +204,21 @@ set_oid(struct mib_req *rq, struct spdu_value *v, const uint32_t *arcs, uint32_t
     v->v.oid = &rq->oid_scratch;
 }
 
-/* One direction's counters of interface @p pos, computed once per request and direction. */
+/*
+ * One direction's counters of interface @p pos, computed once per request and direction; the packet
+ * counters only when asked (@p packets), since a walk of an octet column needs none.
+ */
 static const struct dyn_direction_counters *
-direction(struct mib_req *rq, uint32_t pos, int out)
+direction(struct mib_req *rq, uint32_t pos, int out, int packets)
 {
     if (rq->dir_pos[out] != (int32_t)pos) {
-        devview_direction(rq->dev, rq->seed, pos, rq->now_ms, out, &rq->dir[out]);
+        rq->dir[out].octets = devview_octets(rq->dev, rq->seed, pos, rq->now_ms, out);
         rq->dir_pos[out] = (int32_t)pos;
+        rq->dir_derived[out] = 0;
+    }
+    if (packets && !rq->dir_derived[out]) {
+        dyn_prep_derive(&rq->dev->worker->fleet->traffic, rq->dir[out].octets, out, &rq->dir[out]);
+        rq->dir_derived[out] = 1;
     }
     return &rq->dir[out];
 }
@@ -337,45 +345,45 @@ if_value(struct mib_req *rq, const struct mib_object *o, uint32_t pos, struct sp
     case ID_IF_HC_IN_OCTETS:
     case ID_IF_OUT_OCTETS:
     case ID_IF_HC_OUT_OCTETS:
-        c = direction(rq, pos, o->id == ID_IF_OUT_OCTETS || o->id == ID_IF_HC_OUT_OCTETS);
+        c = direction(rq, pos, o->id == ID_IF_OUT_OCTETS || o->id == ID_IF_HC_OUT_OCTETS, 0);
         value = c->octets;
         break;
     case ID_IF_IN_UCAST:
     case ID_IF_HC_IN_UCAST:
     case ID_IF_OUT_UCAST:
     case ID_IF_HC_OUT_UCAST:
-        c = direction(rq, pos, o->id == ID_IF_OUT_UCAST || o->id == ID_IF_HC_OUT_UCAST);
+        c = direction(rq, pos, o->id == ID_IF_OUT_UCAST || o->id == ID_IF_HC_OUT_UCAST, 1);
         value = c->ucast;
         break;
     case ID_IF_IN_NUCAST:
     case ID_IF_OUT_NUCAST:
-        c = direction(rq, pos, o->id == ID_IF_OUT_NUCAST);
+        c = direction(rq, pos, o->id == ID_IF_OUT_NUCAST, 1);
         value = c->multicast + c->broadcast;
         break;
     case ID_IF_IN_MCAST:
     case ID_IF_HC_IN_MCAST:
     case ID_IF_OUT_MCAST:
     case ID_IF_HC_OUT_MCAST:
-        c = direction(rq, pos, o->id == ID_IF_OUT_MCAST || o->id == ID_IF_HC_OUT_MCAST);
+        c = direction(rq, pos, o->id == ID_IF_OUT_MCAST || o->id == ID_IF_HC_OUT_MCAST, 1);
         value = c->multicast;
         break;
     case ID_IF_IN_BCAST:
     case ID_IF_HC_IN_BCAST:
     case ID_IF_OUT_BCAST:
     case ID_IF_HC_OUT_BCAST:
-        c = direction(rq, pos, o->id == ID_IF_OUT_BCAST || o->id == ID_IF_HC_OUT_BCAST);
+        c = direction(rq, pos, o->id == ID_IF_OUT_BCAST || o->id == ID_IF_HC_OUT_BCAST, 1);
         value = c->broadcast;
         break;
     case ID_IF_IN_DISCARDS:
     case ID_IF_OUT_DISCARDS:
-        value = direction(rq, pos, o->id == ID_IF_OUT_DISCARDS)->discards;
+        value = direction(rq, pos, o->id == ID_IF_OUT_DISCARDS, 1)->discards;
         break;
     case ID_IF_IN_ERRORS:
     case ID_IF_OUT_ERRORS:
-        value = direction(rq, pos, o->id == ID_IF_OUT_ERRORS)->errors;
+        value = direction(rq, pos, o->id == ID_IF_OUT_ERRORS, 1)->errors;
         break;
     case ID_IF_IN_UNKNOWN_PROTOS:
-        value = direction(rq, pos, 0)->unknown_protos;
+        value = direction(rq, pos, 0, 1)->unknown_protos;
         break;
     }
     set_uint(v, o->tag, o->tag == BER_COUNTER64 ? value : (value & 0xffffffffu));
