@@ -189,11 +189,12 @@ struct snmprun {
     uint64_t error_status[SNMPRUN_ERROR_STATUS_NAMED + 1]; /* responses by error-status; last: others */
     uint64_t samples;                                      /* numeric values of completed collections */
     uint64_t values;                                       /* all values of completed collections */
-    double cpu_start_s;                                    /* client CPU at the start */
-    double cpu_end_s;                                      /* at the end */
-    int progress;                                          /* 1 when stdout is a terminal */
-    struct loop_timer progress_timer;                      /* refreshes the progress line */
-    char first_failure[256];                               /* for the report */
+    uint64_t varbinds;  /* varbinds in the responses of completed collections (what agents encoded) */
+    double cpu_start_s; /* client CPU at the start */
+    double cpu_end_s;   /* at the end */
+    int progress;       /* 1 when stdout is a terminal */
+    struct loop_timer progress_timer; /* refreshes the progress line */
+    char first_failure[256];          /* for the report */
     /* SNMPv3, with --v3-user */
     int v3;                                    /* 1 with --v3-user: the fields below are used */
     struct walk_v3_user v3_user;               /* the user, its keys derived from the passwords */
@@ -262,6 +263,7 @@ finish(struct snmprun_slot *s, enum snmprun_failure why, const char *detail)
         run->completed++;
         run->samples += s->walk.samples;
         run->values += s->walk.values;
+        run->varbinds += s->walk.varbinds;
         latency_add(&run->coll_time, t_us);
         record_completed(run, s, t_us);
     } else {
@@ -922,8 +924,9 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
                 latency_percentile(&run->resp_time, 100) / 1e3, sum->r_mean_us / 1e3);
     sbuf_printf(&b,
                 "\"samples_per_collection\":{\"mean\":%.3f,\"min\":%.0f,\"max\":%.0f},\"samples\":%" PRIu64
-                ",\"values_per_collection\":%.3f,\"values\":%" PRIu64 ",\"samples_per_second\":%.3f,",
-                sum->s_mean, sum->s_min, sum->s_max, run->samples, sum->v_mean, run->values,
+                ",\"values_per_collection\":%.3f,\"values\":%" PRIu64 ",\"varbinds_received\":%" PRIu64
+                ",\"samples_per_second\":%.3f,",
+                sum->s_mean, sum->s_min, sum->s_max, run->samples, sum->v_mean, run->values, run->varbinds,
                 sum->samples_per_s);
     sbuf_printf(&b,
                 "\"requests\":%" PRIu64 ",\"requests_sent\":%" PRIu64 ",\"responses\":%" PRIu64

@@ -67,6 +67,7 @@ walk_start(struct walk *w, const struct walk_plan *plan, struct walk_column *col
     w->active = 0;
     w->next_root = 0;
     w->values = 0;
+    w->varbinds = 0;
     w->samples = 0;
     fill_window(w);
 }
@@ -132,6 +133,8 @@ walk_response(struct walk *w, const struct spdu_pdu *pdu, const char **why)
     while ((err = spdu_binding_next(&it, &b)) == FLEET_OK) {
         uint32_t col = (uint32_t)(k++ % n);
         struct walk_column *c = &w->cols[col];
+
+        w->varbinds++;
         const struct ber_oid *root = &w->plan->roots[c->root];
 
         if (ended_bits[col / 64] & (1ull << (col % 64))) {

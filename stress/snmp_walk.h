@@ -50,6 +50,7 @@ struct walk {
     uint32_t active;              /* roots being walked, in plan order; 0 when the walk is finished */
     uint32_t next_root;           /* first root not yet taken into the window */
     uint64_t values;              /* varbinds received inside a walked subtree */
+    uint64_t varbinds;            /* varbinds received, those past a column's end included */
     uint64_t samples;             /* those with a numeric value (INTEGER, Counter32, Gauge32, TimeTicks,
                                      Counter64) */
 };

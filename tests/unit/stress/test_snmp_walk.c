@@ -194,6 +194,7 @@ test_end_of_mib_view_ends_a_column_and_later_padding_is_ignored(void **state)
                      FLEET_OK);
     assert_true(walk_finished(&f->w));
     assert_int_equal(f->w.samples, 1);
+    assert_int_equal(f->w.varbinds, 4); /* what the agent encoded, padding included */
     stop(f);
 }
 
