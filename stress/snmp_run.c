@@ -88,27 +88,13 @@ enum snmprun_failure {
 static const char *const failure_names[SNMPRUN_FAIL_COUNT] = {"none",     "timeout",         "error-status",
                                                               "protocol", "request-too-big", "usm-report"};
 
-static const char *const error_status_names[SNMPRUN_ERROR_STATUS_NAMED] = {
-    "noError",
-    "tooBig",
-    "noSuchName",
-    "badValue",
-    "readOnly",
-    "genErr",
-    "noAccess",
-    "wrongType",
-    "wrongLength",
-    "wrongEncoding",
-    "wrongValue",
-    "noCreation",
-    "inconsistentValue",
-    "resourceUnavailable",
-    "commitFailed",
-    "undoFailed",
-    "authorizationError",
-    "notWritable",
-    "inconsistentName",
-};
+/* The name of a named error-status (below SNMPRUN_ERROR_STATUS_NAMED), "other" beyond. */
+static const char *
+status_name(uint64_t es)
+{
+    const char *name = es < SNMPRUN_ERROR_STATUS_NAMED ? spdu_error_status_name((int)es) : NULL;
+    return name ? name : "other";
+}
 
 struct snmprun;
 
@@ -448,8 +434,7 @@ use_response(struct snmprun_slot *s, const struct spdu_pdu *pdu)
         int32_t es = pdu->error_status;
         run->error_status[es > 0 && es < SNMPRUN_ERROR_STATUS_NAMED ? es : SNMPRUN_ERROR_STATUS_NAMED]++;
         snprintf(detail, sizeof detail, "error-status %s (%d), error-index %d",
-                 es > 0 && es < SNMPRUN_ERROR_STATUS_NAMED ? error_status_names[es] : "other", (int)es,
-                 (int)pdu->error_index);
+                 es > 0 ? status_name((uint64_t)es) : "other", (int)es, (int)pdu->error_index);
         finish(s, SNMPRUN_FAIL_ERROR_STATUS, detail);
         return;
     }
@@ -802,8 +787,7 @@ report(struct snmprun *run, const struct snmprun_summary *sum)
     printf("error responses:");
     for (int i = 1; i <= SNMPRUN_ERROR_STATUS_NAMED; i++) {
         if (run->error_status[i]) {
-            printf(" %s %" PRIu64, i < SNMPRUN_ERROR_STATUS_NAMED ? error_status_names[i] : "other",
-                   run->error_status[i]);
+            printf(" %s %" PRIu64, status_name(i), run->error_status[i]);
             any = 1;
         }
     }
@@ -937,8 +921,7 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
                 run->request_timeouts, run->retries, run->stray, run->malformed, run->send_errors,
                 run->discoveries, run->time_resyncs);
     for (int i = 1; i <= SNMPRUN_ERROR_STATUS_NAMED; i++) {
-        sbuf_printf(&b, "%s\"%s\":%" PRIu64, i > 1 ? "," : "",
-                    i < SNMPRUN_ERROR_STATUS_NAMED ? error_status_names[i] : "other", run->error_status[i]);
+        sbuf_printf(&b, "%s\"%s\":%" PRIu64, i > 1 ? "," : "", status_name(i), run->error_status[i]);
     }
     for (int i = 1; i < SNMPRUN_USM_REPORTS; i++) {
         sbuf_printf(&b, ",\"%s\":%" PRIu64, walk_v3_report_name((enum susm_report_kind)i),

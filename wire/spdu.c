@@ -464,3 +464,33 @@ spdu_enc_finish_message(struct spdu_encoder *e, int32_t version, const uint8_t *
     *out = start;
     *out_len = (size_t)(e->buf + e->pos - start);
 }
+
+static const char *const error_status_names[] = {
+    "noError",
+    "tooBig",
+    "noSuchName",
+    "badValue",
+    "readOnly",
+    "genErr",
+    "noAccess",
+    "wrongType",
+    "wrongLength",
+    "wrongEncoding",
+    "wrongValue",
+    "noCreation",
+    "inconsistentValue",
+    "resourceUnavailable",
+    "commitFailed",
+    "undoFailed",
+    "authorizationError",
+    "notWritable",
+    "inconsistentName",
+};
+
+const char *
+spdu_error_status_name(int status)
+{
+    return status >= 0 && status < (int)(sizeof error_status_names / sizeof error_status_names[0])
+               ? error_status_names[status]
+               : NULL;
+}

@@ -58,6 +58,9 @@ enum spdu_error_status {
     SPDU_INCONSISTENT_NAME = 18,
 };
 
+/** @return The RFC 3416 name of an error-status ("genErr"), or NULL outside 0..18. */
+const char *spdu_error_status_name(int status);
+
 /* RFC 3416: max-repetitions and non-repeaters are INTEGER (0..2147483647). */
 #define SPDU_MAX_BINDINGS_DECODED 2048 /* varbinds accepted in one request */
 

@@ -192,13 +192,7 @@ filter_and_print(struct rpc_call *call, const struct lyd_node *filter, const str
                  uint32_t wd)
 {
     struct lyd_meta *type = filter ? lyd_find_meta(filter->meta, NULL, "ietf-netconf:type") : NULL;
-    struct lyd_node *result = NULL;
-    enum fleet_err rc;
 
-    if (!filter) {
-        print_into_reply(call, tree, wd);
-        return;
-    }
     if (type && !strcmp(lyd_get_meta_value(type), "xpath")) {
         struct lyd_meta *select = lyd_find_meta(filter->meta, NULL, "ietf-netconf:select");
         char *xpath;
@@ -206,25 +200,15 @@ filter_and_print(struct rpc_call *call, const struct lyd_node *filter, const str
             rpc_fail(call, ncerr_missing_attribute(NCERR_PROTOCOL, "select", "filter"));
             return;
         }
-        xpath = xpath_to_module_prefixes(call, lyd_get_meta_value(select));
-        rc = xpath ? filter_xpath(tree, xpath, &result) : FLEET_ERR_NOMEM;
-        if (rc == FLEET_ERR_INVAL) {
-            rpc_fail(call,
-                     ncerr_invalid_value(NCERR_PROTOCOL, NULL, "Invalid XPath filter \"%s\": %s",
-                                         lyd_get_meta_value(select), ly_errmsg(call->fleet->schemas.ctx)));
+        if (!(xpath = xpath_to_module_prefixes(call, lyd_get_meta_value(select)))) {
+            rpc_fail(call, NULL);
+            return;
         }
+        ops_filter_print(call, NULL, xpath, tree, wd);
         free(xpath);
-    } else {
-        const struct lyd_node_any *any = (const struct lyd_node_any *)filter;
-        const struct lyd_node *spec = any->value_type == LYD_ANYDATA_DATATREE ? any->value.tree : NULL;
-        rc = filter_subtree(tree, spec, &result);
+        return;
     }
-    if (rc == FLEET_ERR_NOMEM) {
-        rpc_fail(call, NULL);
-    } else if (!rc) {
-        print_into_reply(call, result, wd);
-    }
-    lyd_free_all(result);
+    ops_filter_print(call, filter, NULL, tree, wd);
 }
 
 void

@@ -508,28 +508,6 @@ agent_close_all(struct fleet *fleet)
     }
 }
 
-static const char *const status_names[] = {
-    "noError",
-    "tooBig",
-    "noSuchName",
-    "badValue",
-    "readOnly",
-    "genErr",
-    "noAccess",
-    "wrongType",
-    "wrongLength",
-    "wrongEncoding",
-    "wrongValue",
-    "noCreation",
-    "inconsistentValue",
-    "resourceUnavailable",
-    "commitFailed",
-    "undoFailed",
-    "authorizationError",
-    "notWritable",
-    "inconsistentName",
-};
-
 enum fleet_err
 agent_fault_parse(const char *text, struct agent_fault *fault, char *err, size_t err_len)
 {
@@ -570,8 +548,8 @@ agent_fault_parse(const char *text, struct agent_fault *fault, char *err, size_t
     }
     if (!strcmp(kind, "error") && arg) {
         fault->kind = AGENT_FAULT_ERROR;
-        for (int i = 1; i < (int)(sizeof status_names / sizeof status_names[0]); i++) {
-            if (!strcasecmp(arg, status_names[i])) {
+        for (int i = 1; spdu_error_status_name(i); i++) {
+            if (!strcasecmp(arg, spdu_error_status_name(i))) {
                 fault->error_status = i;
                 return FLEET_OK;
             }
