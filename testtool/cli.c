@@ -40,6 +40,7 @@ enum {
     OPT_SNMP_V3_USER,
     OPT_SNMP_RECORDING,
     OPT_EXPORT_SNMPREC,
+    OPT_EXPORT_DEVICE,
     OPT_SEED,
     OPT_CLOCK_FIXED,
     OPT_HELP,
@@ -73,6 +74,7 @@ static const struct option options[] = {
     {"snmp-v3-user", required_argument, NULL, OPT_SNMP_V3_USER},
     {"snmp-recording", required_argument, NULL, OPT_SNMP_RECORDING},
     {"export-snmprec", required_argument, NULL, OPT_EXPORT_SNMPREC},
+    {"export-device", required_argument, NULL, OPT_EXPORT_DEVICE},
     {"seed", required_argument, NULL, OPT_SEED},
     {"clock-fixed", required_argument, NULL, OPT_CLOCK_FIXED},
     {"help", no_argument, NULL, OPT_HELP},
@@ -109,7 +111,8 @@ static const char usage[] =
     "                               SHARE:error:genErr (repeatable)\n"
     "  --snmp-recording FILE        serve a recorded walk (.snmprec or snmpwalk -On output) for every\n"
     "                               OID the simulator does not compute itself\n"
-    "  --export-snmprec FILE        write device 0's SNMP view to FILE as .snmprec and exit\n"
+    "  --export-snmprec FILE        write a device's SNMP view to FILE as .snmprec and exit\n"
+    "  --export-device N            the device --export-snmprec writes (default 0)\n"
     "  --snmp-v3-user N:A:K:P:K     SNMPv3 user: name, auth (none, md5, sha, sha224, sha256, sha384,\n"
     "                               sha512) and password, priv (none, aes) and password (repeatable)\n"
     "  --seed N                     fleet seed: devices' counters, uptimes and draws (default 1)\n"
@@ -285,6 +288,12 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             break;
         case OPT_EXPORT_SNMPREC:
             cfg->export_snmprec = optarg;
+            break;
+        case OPT_EXPORT_DEVICE:
+            if (textarg_u32(optarg, 0, 999999, &cfg->export_device)) {
+                snprintf(err, err_len, "--export-device must be a device index, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
             break;
         case OPT_SNMP_V3_USER:
             if (cfg->snmp_v3_user_count == RESPOND_MAX_V3_USERS) {

@@ -58,7 +58,8 @@ struct fleet_config {
     struct respond_v3_user snmp_v3_users[RESPOND_MAX_V3_USERS]; /* SNMPv3 users */
     uint32_t snmp_v3_user_count;                                /* entries used in snmp_v3_users */
     const char *snmp_recording; /* .snmprec or snmpwalk -On file served, or NULL */
-    const char *export_snmprec; /* write device 0's view here and exit, or NULL */
+    const char *export_snmprec; /* write a device's view here and exit, or NULL */
+    uint32_t export_device;     /* the device export_snmprec writes */
 };
 
 /* Counters of ietf-netconf-monitoring's statistics container, per device. */

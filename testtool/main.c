@@ -42,23 +42,28 @@ report_ready(const struct fleet *fleet, monotime_us started_us)
              (unsigned)first->port);
 }
 
-/* --export-snmprec: device 0's view, written before any worker runs. @return The exit code. */
+/* --export-snmprec: one device's view, written before any worker runs. @return The exit code. */
 static int
-export_snmprec(struct fleet *fleet, const char *path)
+export_snmprec(struct fleet *fleet, const char *path, uint32_t device)
 {
-    FILE *out = fopen(path, "w");
+    FILE *out;
     enum fleet_err rc;
 
-    if (!out) {
+    if (device >= fleet->cfg.device_count) {
+        log_error("--export-device %u: the fleet has devices 0 to %u", (unsigned)device,
+                  (unsigned)fleet->cfg.device_count - 1);
+        return 2;
+    }
+    if (!(out = fopen(path, "w"))) {
         log_error("%s: %s", path, strerror(errno));
         return 1;
     }
-    rc = rec_export(&fleet->devices[0], devview_now_ms(fleet), out);
+    rc = rec_export(&fleet->devices[device], devview_now_ms(fleet), out);
     if (fclose(out) || rc) {
         log_error("%s: cannot write the export", path);
         return 1;
     }
-    log_info("wrote device 0's SNMP view to %s", path);
+    log_info("wrote device %u's SNMP view to %s", (unsigned)device, path);
     return 0;
 }
 
@@ -103,7 +108,7 @@ main(int argc, char **argv)
         return 2;
     }
     if (cfg.export_snmprec) {
-        int rc = export_snmprec(&fleet, cfg.export_snmprec);
+        int rc = export_snmprec(&fleet, cfg.export_snmprec, cfg.export_device);
         fleet_close(&fleet);
         return rc;
     }

@@ -414,6 +414,10 @@ class SnmpTests(unittest.TestCase):
         self.assertIn("Unknown user name", out)
         out = self.v3("snmpget", a, [SYS_NAME], "mon", "authNoPriv", ("SHA", "whatever12"), check=False)
         self.assertIn("Unsupported security level", out)
+        usm = values(snmp("snmpget", a, ["1.3.6.1.6.3.15.1.1.%d.0" % i for i in (1, 3, 5)]))
+        self.assertEqual(usm["1.3.6.1.6.3.15.1.1.1.0"][1], "1", "usmStatsUnsupportedSecLevels")
+        self.assertEqual(usm["1.3.6.1.6.3.15.1.1.3.0"][1], "1", "usmStatsUnknownUserNames")
+        self.assertEqual(usm["1.3.6.1.6.3.15.1.1.5.0"][1], "1", "usmStatsWrongDigests")
         self.assertIn("device-0", self.v3("snmpget", a, [SYS_NAME], "mon", "noAuthNoPriv"))
 
     def test_v3_set_needs_authentication(self):
@@ -440,6 +444,9 @@ class SnmpTests(unittest.TestCase):
         out = snmp("snmpset", a, [SYS_CONTACT, "s", "x"], community="public", extra=["-r", "0"], check=False)
         self.assertIn("Timeout", out)
         self.assertIn("fleetsim simulated router", snmp("snmpget", a, [SYS_DESCR]))
+        counters = values(snmp("snmpget", a, ["1.3.6.1.2.1.11.4.0", "1.3.6.1.2.1.11.5.0"]))
+        self.assertEqual(counters["1.3.6.1.2.1.11.4.0"], ("Counter32", "1"), "snmpInBadCommunityNames")
+        self.assertEqual(counters["1.3.6.1.2.1.11.5.0"], ("Counter32", "1"), "snmpInBadCommunityUses")
 
     def test_garbage_and_truncated_datagrams_are_dropped_and_the_agent_keeps_serving(self):
         f = self.fleet(devices=1)
@@ -454,6 +461,8 @@ class SnmpTests(unittest.TestCase):
             s.sendto(good, a)
             data, _ = s.recvfrom(65535)
         self.assertEqual(response_header(data)[0], 77, "only the whole request is answered")
+        parse_errs = int(values(snmp("snmpget", a, ["1.3.6.1.2.1.11.6.0"]))["1.3.6.1.2.1.11.6.0"][1])
+        self.assertGreaterEqual(parse_errs, len(good), "every bad datagram is counted as snmpInASNParseErrs")
 
     # ------------------------------------------------------------ sizes
 

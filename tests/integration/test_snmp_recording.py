@@ -147,6 +147,17 @@ class RecordingTests(unittest.TestCase):
         self.assertEqual(got["1.3.6.1.4.1.99992.1.0"], ("STRING", "from the profile"))
         self.assertEqual(got["1.3.6.1.4.1.99992.2.0"][0], "Counter32")
 
+    def test_export_of_another_device_is_that_device(self):
+        out = os.path.join(self.dir.name, "dev3.snmprec")
+        code, log = self.run_on_free_port(["--export-snmprec", out, "--export-device", "3", "--device-count", "4"])
+        self.assertEqual(code, 0, log)
+        with open(out) as exported:
+            text = exported.read()
+        self.assertIn("1.3.6.1.2.1.1.5.0|4|device-3\n", text)
+        code, log = self.run_on_free_port(["--export-snmprec", out, "--export-device", "4", "--device-count", "4"])
+        self.assertEqual(code, 2, log)
+        self.assertIn("devices 0 to 3", log)
+
     def test_bad_recording_refused_naming_the_line(self):
         path = self.write("bad.snmprec", "1.3.6.1.4.1.9.1.0|4|ok\n1.3.6.1.4.1.9.2.0|4:numeric|x\n")
         code, log = self.run_on_free_port(["--snmp-recording", path])

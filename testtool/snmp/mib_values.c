@@ -13,6 +13,7 @@
 #include "fleet.h"
 #include "mib.h"
 #include "mib_set.h"
+#include "respond.h"
 
 enum mib_id {
     ID_SYS_DESCR,
@@ -75,6 +76,20 @@ enum mib_id {
     ID_HR_STORAGE_SIZE,
     ID_HR_STORAGE_USED,
     ID_HR_STORAGE_FAILURES,
+    ID_SNMP_IN_PKTS,
+    ID_SNMP_OUT_PKTS,
+    ID_SNMP_IN_BAD_VERSIONS,
+    ID_SNMP_IN_BAD_COMMUNITY_NAMES,
+    ID_SNMP_IN_BAD_COMMUNITY_USES,
+    ID_SNMP_IN_ASN_PARSE_ERRS,
+    ID_SNMP_ENABLE_AUTHEN_TRAPS,
+    ID_SNMP_SILENT_DROPS,
+    ID_SNMP_PROXY_DROPS,
+    ID_ENGINE_ID,
+    ID_ENGINE_BOOTS,
+    ID_ENGINE_TIME,
+    ID_ENGINE_MAX_MSG,
+    ID_USM_STATS, /* ID_USM_STATS + 1..6: usmStats counters in enum susm_report_kind order */
 };
 
 /* OIDs written as the arcs below a base, so the table stays readable. */
@@ -83,6 +98,9 @@ enum mib_id {
 #define IFX_ENTRY        1, 3, 6, 1, 2, 1, 31, 1, 1, 1
 #define HR_PROC_ENTRY    1, 3, 6, 1, 2, 1, 25, 3, 3, 1
 #define HR_STORAGE_ENTRY 1, 3, 6, 1, 2, 1, 25, 2, 3, 1
+#define SNMP_GROUP       1, 3, 6, 1, 2, 1, 11
+#define SNMP_ENGINE      1, 3, 6, 1, 6, 3, 10, 2, 1
+#define USM_STATS        1, 3, 6, 1, 6, 3, 15, 1, 1
 #define OBJ(tbl, ident, type, wr, ...)                                                                       \
     {                                                                                                        \
         .oid = {.len = sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t), .sub = {__VA_ARGS__}},          \
@@ -150,6 +168,25 @@ static struct mib_object object_table[] = {
     OBJ(MIB_HR_STORAGE, ID_HR_STORAGE_FAILURES, BER_COUNTER32, 0, HR_STORAGE_ENTRY, 7),
     OBJ(MIB_HR_PROC, ID_HR_PROC_FRW_ID, BER_OID, 0, HR_PROC_ENTRY, 1),
     OBJ(MIB_HR_PROC, ID_HR_PROC_LOAD, BER_INTEGER, 0, HR_PROC_ENTRY, 2),
+    OBJ(MIB_SCALAR, ID_SNMP_IN_PKTS, BER_COUNTER32, 0, SNMP_GROUP, 1),
+    OBJ(MIB_SCALAR, ID_SNMP_OUT_PKTS, BER_COUNTER32, 0, SNMP_GROUP, 2),
+    OBJ(MIB_SCALAR, ID_SNMP_IN_BAD_VERSIONS, BER_COUNTER32, 0, SNMP_GROUP, 3),
+    OBJ(MIB_SCALAR, ID_SNMP_IN_BAD_COMMUNITY_NAMES, BER_COUNTER32, 0, SNMP_GROUP, 4),
+    OBJ(MIB_SCALAR, ID_SNMP_IN_BAD_COMMUNITY_USES, BER_COUNTER32, 0, SNMP_GROUP, 5),
+    OBJ(MIB_SCALAR, ID_SNMP_IN_ASN_PARSE_ERRS, BER_COUNTER32, 0, SNMP_GROUP, 6),
+    OBJ(MIB_SCALAR, ID_SNMP_ENABLE_AUTHEN_TRAPS, BER_INTEGER, 0, SNMP_GROUP, 30),
+    OBJ(MIB_SCALAR, ID_SNMP_SILENT_DROPS, BER_COUNTER32, 0, SNMP_GROUP, 31),
+    OBJ(MIB_SCALAR, ID_SNMP_PROXY_DROPS, BER_COUNTER32, 0, SNMP_GROUP, 32),
+    OBJ(MIB_SCALAR, ID_ENGINE_ID, BER_OCTET_STRING, 0, SNMP_ENGINE, 1),
+    OBJ(MIB_SCALAR, ID_ENGINE_BOOTS, BER_INTEGER, 0, SNMP_ENGINE, 2),
+    OBJ(MIB_SCALAR, ID_ENGINE_TIME, BER_INTEGER, 0, SNMP_ENGINE, 3),
+    OBJ(MIB_SCALAR, ID_ENGINE_MAX_MSG, BER_INTEGER, 0, SNMP_ENGINE, 4),
+    OBJ(MIB_SCALAR, ID_USM_STATS + 1, BER_COUNTER32, 0, USM_STATS, 1),
+    OBJ(MIB_SCALAR, ID_USM_STATS + 2, BER_COUNTER32, 0, USM_STATS, 2),
+    OBJ(MIB_SCALAR, ID_USM_STATS + 3, BER_COUNTER32, 0, USM_STATS, 3),
+    OBJ(MIB_SCALAR, ID_USM_STATS + 4, BER_COUNTER32, 0, USM_STATS, 4),
+    OBJ(MIB_SCALAR, ID_USM_STATS + 5, BER_COUNTER32, 0, USM_STATS, 5),
+    OBJ(MIB_SCALAR, ID_USM_STATS + 6, BER_COUNTER32, 0, USM_STATS, 6),
 };
 
 /* Gauge identities for dyn_gauge(): processor and storage rows must not move together. */
@@ -223,6 +260,62 @@ direction(struct mib_req *rq, uint32_t pos, int out, int packets)
     return &rq->dir[out];
 }
 
+/* The agent's own counters and engine (SNMPv2-MIB snmp group, SNMP-FRAMEWORK-MIB, SNMP-USER-BASED-SM-MIB). */
+static void
+agent_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v)
+{
+    const struct respond_stats *st = &rq->dev->snmp_stats;
+
+    switch (o->id) {
+    case ID_SNMP_IN_PKTS:
+        set_uint(v, BER_COUNTER32, st->in_pkts);
+        return;
+    case ID_SNMP_OUT_PKTS:
+        set_uint(v, BER_COUNTER32, st->out_pkts);
+        return;
+    case ID_SNMP_IN_BAD_VERSIONS:
+        set_uint(v, BER_COUNTER32, st->in_bad_versions);
+        return;
+    case ID_SNMP_IN_BAD_COMMUNITY_NAMES:
+        set_uint(v, BER_COUNTER32, st->in_bad_community_names);
+        return;
+    case ID_SNMP_IN_BAD_COMMUNITY_USES:
+        set_uint(v, BER_COUNTER32, st->in_bad_community_uses);
+        return;
+    case ID_SNMP_IN_ASN_PARSE_ERRS:
+        set_uint(v, BER_COUNTER32, st->in_asn_parse_errs);
+        return;
+    case ID_SNMP_ENABLE_AUTHEN_TRAPS:
+        set_int(v, BER_INTEGER, 2); /* disabled */
+        return;
+    case ID_SNMP_SILENT_DROPS:
+        set_uint(v, BER_COUNTER32, st->silent_drops);
+        return;
+    case ID_SNMP_PROXY_DROPS:
+        set_uint(v, BER_COUNTER32, 0);
+        return;
+    case ID_ENGINE_ID:
+        v->tag = BER_OCTET_STRING;
+        v->v.bytes.ptr = rq->scratch;
+        v->v.bytes.len = respond_engine_id(rq->dev, rq->scratch);
+        return;
+    case ID_ENGINE_BOOTS:
+        set_int(v, BER_INTEGER, 1);
+        return;
+    case ID_ENGINE_TIME:
+        set_int(v, BER_INTEGER, (int64_t)((rq->now_ms - devview_boot_ms(rq->dev)) / 1000) & 0x7fffffff);
+        return;
+    case ID_ENGINE_MAX_MSG:
+        set_int(v, BER_INTEGER, rq->dev->worker->fleet->cfg.snmp_max_msg_bytes);
+        return;
+    default:
+        if (o->id > ID_USM_STATS && o->id <= ID_USM_STATS + 6) {
+            set_uint(v, BER_COUNTER32, st->usm_stats[o->id - ID_USM_STATS]);
+        }
+        return;
+    }
+}
+
 static void
 system_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v)
 {
@@ -263,6 +356,9 @@ system_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *
         break;
     case ID_IF_NUMBER:
         set_int(v, BER_INTEGER, p->if_count);
+        break;
+    default:
+        agent_value(rq, o, v);
         break;
     }
 }

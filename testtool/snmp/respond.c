@@ -206,9 +206,8 @@ answerable(const struct spdu_pdu *pdu, int version)
            (pdu->type == SPDU_GETBULK && version != SPDU_V1);
 }
 
-/* This device's SNMPv3 engine ID: RFC 3411 format 5 (octets), "fleet" and the device index. */
-static size_t
-engine_id(const struct device *dev, uint8_t *id)
+size_t
+respond_engine_id(const struct device *dev, uint8_t *id)
 {
     static const uint8_t head[] = {0x80, 0x00, 0x00, 0x00, 0x05, 'f', 'l', 'e', 'e', 't'};
     memcpy(id, head, sizeof head);
@@ -274,7 +273,7 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
     int status;
 
     engine.id = id;
-    engine.id_len = engine_id(dev, id);
+    engine.id_len = respond_engine_id(dev, id);
     engine.boots = 1;
     engine.time_s = (uint32_t)((now_ms - devview_boot_ms(dev)) / 1000);
     engine.max_msg_bytes = (int32_t)(max_msg < out_cap ? max_msg : out_cap);

@@ -58,6 +58,12 @@ struct respond_scratch {
 };
 
 /**
+ * @brief This device's SNMPv3 engine ID: RFC 3411 format 5 (octets), "fleet" and the device index.
+ * @param[out] id At least 14 bytes. @return Its length.
+ */
+size_t respond_engine_id(const struct device *dev, uint8_t *id);
+
+/**
  * @brief Parse "NAME:AUTH:AUTHPASS:PRIV:PRIVPASS" (AUTH none, md5, sha, sha224, sha256, sha384 or sha512;
  * PRIV none or aes) and derive the keys (a few milliseconds).
  * @return FLEET_OK or FLEET_ERR_INVAL with @p err set.
