@@ -1,8 +1,9 @@
 /*
  * fleetsim-stress: load for NETCONF servers and SNMP agents. "edit" measures edit-config
  * throughput (OpenDaylight stress-client compatible), "mount" a controller's
- * mount of a fleet, "snmp" an SNMP collector's polling. Exit codes: 0 complete, 1 the run failed, 2 bad
- * usage.
+ * mount of a fleet, "snmp" an SNMP collector's polling, "notify" a subscriber to a fleet's
+ * notifications, and "reconcile" joins what the simulator sent with what notify received. Exit codes: 0
+ * complete, 1 the run failed, 2 bad usage.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +34,10 @@ main(int argc, char **argv)
         return mount_run(&opts);
     case STRESS_SNMP:
         return snmprun_run(&opts);
+    case STRESS_NOTIFY:
+        return notify_run(&opts);
+    case STRESS_RECONCILE:
+        return recon_run(&opts);
     }
     return 2;
 }

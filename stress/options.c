@@ -46,6 +46,17 @@ enum {
     OPT_RETRIES,
     OPT_ROUNDS,
     OPT_DURATION,
+    OPT_STREAM,
+    OPT_FILTER_XPATH,
+    OPT_FILTER_SUBTREE,
+    OPT_START_TIME,
+    OPT_STOP_TIME,
+    OPT_COUNT,
+    OPT_IDLE_TIMEOUT,
+    OPT_SEQ_ELEMENT,
+    OPT_SENT,
+    OPT_RECEIVED,
+    OPT_TOLERANCE,
     OPT_HELP,
 };
 
@@ -81,12 +92,24 @@ static const struct option options[] = {
     {"retries", required_argument, NULL, OPT_RETRIES},
     {"rounds", required_argument, NULL, OPT_ROUNDS},
     {"duration", required_argument, NULL, OPT_DURATION},
+    {"stream", required_argument, NULL, OPT_STREAM},
+    {"filter-xpath", required_argument, NULL, OPT_FILTER_XPATH},
+    {"filter-subtree", required_argument, NULL, OPT_FILTER_SUBTREE},
+    {"start-time", required_argument, NULL, OPT_START_TIME},
+    {"stop-time", required_argument, NULL, OPT_STOP_TIME},
+    {"count", required_argument, NULL, OPT_COUNT},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+    {"seq-element", required_argument, NULL, OPT_SEQ_ELEMENT},
+    {"sent", required_argument, NULL, OPT_SENT},
+    {"received", required_argument, NULL, OPT_RECEIVED},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
 static const char usage[] =
-    "Usage: fleetsim-stress edit|mount|snmp [options]\n"
+    "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
+    "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T]\n"
     "\n"
     "Common options:\n"
     "  --ip ADDR                  server address (default 127.0.0.1)\n"
@@ -129,7 +152,24 @@ static const char usage[] =
     "  --timeout MS               wait for a response before retrying, ms (default 1500)\n"
     "  --retries N                retransmissions before a collection fails (default 2)\n"
     "  --rounds N                 collect every device N times (default 1)\n"
-    "  --duration S               keep collecting for S seconds instead of --rounds\n";
+    "  --duration S               keep collecting for S seconds instead of --rounds\n"
+    "\n"
+    "notify: subscribe to every device (RFC 5277 create-subscription) and count notifications\n"
+    "  --concurrency C            subscriptions being set up at once (default 100)\n"
+    "  --stream NAME              stream to subscribe to (default NETCONF)\n"
+    "  --filter-xpath XPATH       an xpath filter, or\n"
+    "  --filter-subtree FILE      a subtree filter: the XML inside <filter type=\"subtree\">\n"
+    "  --start-time T, --stop-time T  replay from T / end the subscription at T (RFC 3339)\n"
+    "  --duration S               stop S seconds after every subscription is up\n"
+    "  --count N                  stop when every device delivered N notifications\n"
+    "  --idle-timeout S           stop when nothing arrived for S seconds (default 5, 0: never)\n"
+    "  --seq-element NAME         element whose integer text numbers each device's notifications:\n"
+    "                             gaps, duplicates and reordering are checked\n"
+    "\n"
+    "reconcile: join fleetsim's --report with notify's --json, device by device\n"
+    "  --sent FILE                the simulator's report\n"
+    "  --received FILE            notify's manifest\n"
+    "  --tolerance T              allowed |sent - received| as a share of sent: 0.5% or 0.005 (default 0)\n";
 
 /* Limits of the snmp options: a GETBULK request and its window of columns stay bounded. */
 #define OPTIONS_MAX_REPETITIONS_MAX 10000 /* max-repetitions accepted */
@@ -227,6 +267,30 @@ check_oids(const char *text, char *bad, size_t bad_len)
     return 0;
 }
 
+/* "0.5%" (a percentage) or "0.005" (a share) into a share from 0 to 1; @return 0 or -1. */
+static int
+parse_tolerance(const char *text, double *out)
+{
+    char *end = NULL;
+    double v;
+
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || errno || !(v >= 0)) {
+        return -1;
+    }
+    if (*end == '%' && !end[1]) {
+        v /= 100.0;
+    } else if (*end) {
+        return -1;
+    }
+    if (v > 1.0) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 enum stress_parse
 stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
 {
@@ -255,11 +319,13 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     o->timeout_ms = 1500;
     o->retries = 2;
     o->rounds = 1;
+    o->stream = "NETCONF";
+    o->idle_timeout_s = 5;
 
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         if (argc < 2) {
-            BAD("a subcommand is needed: edit, mount or snmp");
+            BAD("a subcommand is needed: edit, mount, snmp, notify or reconcile");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -273,8 +339,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         o->mode = STRESS_MOUNT;
     } else if (!strcmp(argv[1], "snmp")) {
         o->mode = STRESS_SNMP;
+    } else if (!strcmp(argv[1], "notify")) {
+        o->mode = STRESS_NOTIFY;
+    } else if (!strcmp(argv[1], "reconcile")) {
+        o->mode = STRESS_RECONCILE;
     } else {
-        BAD("unknown subcommand \"%s\": use edit, mount or snmp (see --help)", argv[1]);
+        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify or reconcile (see --help)", argv[1]);
     }
 
     opterr = 0;
@@ -439,6 +509,52 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
                 BAD("--duration must be seconds from 1, not \"%s\"", optarg);
             }
             break;
+        case OPT_STREAM:
+            if (!*optarg) {
+                BAD("--stream needs a stream name");
+            }
+            o->stream = optarg;
+            break;
+        case OPT_FILTER_XPATH:
+            o->filter_xpath = optarg;
+            break;
+        case OPT_FILTER_SUBTREE:
+            o->filter_subtree = optarg;
+            break;
+        case OPT_START_TIME:
+            o->start_time = optarg;
+            break;
+        case OPT_STOP_TIME:
+            o->stop_time = optarg;
+            break;
+        case OPT_COUNT:
+            if (textarg_u64(optarg, 1, UINT64_MAX, &o->count)) {
+                BAD("--count must be a number from 1, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_IDLE_TIMEOUT:
+            if (textarg_u32(optarg, 0, 86400, &o->idle_timeout_s)) {
+                BAD("--idle-timeout must be seconds from 0 to 86400, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_SEQ_ELEMENT:
+            if (!*optarg || strpbrk(optarg, "<>/: \t\r\n\"'=")) {
+                BAD("--seq-element takes the local name of an element, not \"%s\"", optarg);
+            }
+            o->seq_element = optarg;
+            break;
+        case OPT_SENT:
+            o->sent_path = optarg;
+            break;
+        case OPT_RECEIVED:
+            o->received_path = optarg;
+            break;
+        case OPT_TOLERANCE:
+            if (parse_tolerance(optarg, &o->tolerance)) {
+                BAD("--tolerance takes a share of sent like 0.5%% or 0.005 (at most 100%%), not \"%s\"",
+                    optarg);
+            }
+            break;
         case OPT_HELP:
             fputs(usage, stdout);
             return STRESS_PARSE_EXIT;
@@ -464,6 +580,17 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (!o->oids && !o->profile) {
             o->profile = "minimal";
         }
+    }
+    if (o->mode == STRESS_NOTIFY) {
+        if (o->filter_xpath && o->filter_subtree) {
+            BAD("--filter-xpath and --filter-subtree exclude each other");
+        }
+        if (o->duration_s && o->count) {
+            BAD("--duration and --count exclude each other");
+        }
+    }
+    if (o->mode == STRESS_RECONCILE && (!o->sent_path || !o->received_path)) {
+        BAD("reconcile needs --sent REPORT and --received JSON");
     }
     if (o->ssh) {
         BAD("NETCONF over SSH (--ssh true) is not available in this version; use --ssh false");

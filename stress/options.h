@@ -12,9 +12,11 @@
 #include "susm.h"
 
 enum stress_mode {
-    STRESS_EDIT,  /* edit-config throughput */
-    STRESS_MOUNT, /* mount storm */
-    STRESS_SNMP,  /* SNMP collection (GETBULK walks) */
+    STRESS_EDIT,      /* edit-config throughput */
+    STRESS_MOUNT,     /* mount storm */
+    STRESS_SNMP,      /* SNMP collection (GETBULK walks) */
+    STRESS_NOTIFY,    /* subscribe to every device and count notifications */
+    STRESS_RECONCILE, /* join the simulator's report with notify's manifest */
 };
 
 /* Default first agent port of "snmp" (fleetsim's first device); NETCONF's is 17830. */
@@ -76,6 +78,20 @@ struct stress_options {
     uint32_t retries;         /* retransmissions of a request before the collection fails */
     uint32_t rounds;          /* collections of every device (when duration_s is 0) */
     uint32_t duration_s;      /* keep collecting this long instead of rounds; 0: use rounds */
+    /* notify (concurrency above: subscriptions being set up at once; duration_s: run this long once all
+     * subscriptions are up, 0: no limit) */
+    const char *stream;         /* create-subscription <stream> */
+    const char *filter_xpath;   /* <filter type="xpath" select=...>, or NULL */
+    const char *filter_subtree; /* file whose XML goes inside <filter type="subtree">, or NULL */
+    const char *start_time;     /* <startTime> (RFC 5277 replay), or NULL */
+    const char *stop_time;      /* <stopTime>, or NULL */
+    uint64_t count;             /* stop when every device delivered this many; 0: no such limit */
+    uint32_t idle_timeout_s;    /* stop when nothing arrived this long; 0: never */
+    const char *seq_element;    /* local name of the per-device sequence number element, or NULL */
+    /* reconcile */
+    const char *sent_path;     /* the simulator's --report file */
+    const char *received_path; /* notify's --json file */
+    double tolerance;          /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
 };
 
 enum stress_parse {

@@ -23,6 +23,16 @@ int mount_run(const struct stress_options *opts);
  */
 int snmprun_run(const struct stress_options *opts);
 
+/**
+ * @brief Notification subscriber: create-subscription on every device, count what arrives (notify_run.c).
+ * Returns 1 when a device failed (connect, hello, no notification capability, subscription refused, lost),
+ * order problems were found (--seq-element), or the run did not end as asked.
+ */
+int notify_run(const struct stress_options *opts);
+
+/** @brief Sent against received: the simulator's report joined with notify's manifest (reconcile.c). */
+int recon_run(const struct stress_options *opts);
+
 /** @brief Address and port of device @p device under the options' addressing. */
 void run_target(const struct stress_options *opts, uint32_t device, uint32_t *addr, uint16_t *port);
 

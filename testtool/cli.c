@@ -6,6 +6,7 @@
 #include "agent.h"
 #include "respond.h"
 #include "textarg.h"
+#include "trap.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,6 +42,14 @@ enum {
     OPT_SNMP_RECORDING,
     OPT_EXPORT_SNMPREC,
     OPT_EXPORT_DEVICE,
+    OPT_NOTIFICATION_FILE,
+    OPT_NOTIFICATION_RATE,
+    OPT_REPLAY_LOG,
+    OPT_REPORT,
+    OPT_FLAP_RATE,
+    OPT_TRAP_SINK,
+    OPT_TRAP_INFORM,
+    OPT_TRAP_COMMUNITY,
     OPT_SEED,
     OPT_CLOCK_FIXED,
     OPT_HELP,
@@ -75,6 +84,14 @@ static const struct option options[] = {
     {"snmp-recording", required_argument, NULL, OPT_SNMP_RECORDING},
     {"export-snmprec", required_argument, NULL, OPT_EXPORT_SNMPREC},
     {"export-device", required_argument, NULL, OPT_EXPORT_DEVICE},
+    {"notification-file", required_argument, NULL, OPT_NOTIFICATION_FILE},
+    {"notification-rate", required_argument, NULL, OPT_NOTIFICATION_RATE},
+    {"replay-log", required_argument, NULL, OPT_REPLAY_LOG},
+    {"report", required_argument, NULL, OPT_REPORT},
+    {"flap-rate", required_argument, NULL, OPT_FLAP_RATE},
+    {"trap-sink", required_argument, NULL, OPT_TRAP_SINK},
+    {"trap-inform", required_argument, NULL, OPT_TRAP_INFORM},
+    {"trap-community", required_argument, NULL, OPT_TRAP_COMMUNITY},
     {"seed", required_argument, NULL, OPT_SEED},
     {"clock-fixed", required_argument, NULL, OPT_CLOCK_FIXED},
     {"help", no_argument, NULL, OPT_HELP},
@@ -115,6 +132,16 @@ static const char usage[] =
     "  --export-device N            the device --export-snmprec writes (default 0)\n"
     "  --snmp-v3-user N:A:K:P:K     SNMPv3 user: name, auth (none, md5, sha, sha224, sha256, sha384,\n"
     "                               sha512) and password, priv (none, aes) and password (repeatable)\n"
+    "  --notification-file F        what devices stream once subscribed: OpenDaylight's format or ours\n"
+    "                               (schemas/fleetsim-notifications.yang)\n"
+    "  --notification-rate R        pace any notification file at R per device per second\n"
+    "  --replay-log N               notifications a streaming device keeps for replay (default 16)\n"
+    "  --report FILE                JSON counts per device and subscriber, at exit and on SIGUSR1\n"
+    "  --flap-rate R                interface flaps per device per second (Poisson): oper status in both\n"
+    "                               views, if-state-change to subscribers, linkDown/linkUp to trap sinks\n"
+    "  --trap-sink HOST:PORT        where traps go (repeatable, numeric IPv4)\n"
+    "  --trap-inform true|false     send informs (acknowledged, retried) instead of traps\n"
+    "  --trap-community C           community of traps and informs (default public)\n"
     "  --seed N                     fleet seed: devices' counters, uptimes and draws (default 1)\n"
     "  --clock-fixed SECONDS        freeze the devices' clock at this Unix time (for tests)\n"
     "  --help, --version\n";
@@ -142,6 +169,8 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->snmp_write_community = "private";
     cfg->snmp_max_msg_bytes = 1472;
     cfg->seed = 1;
+    cfg->replay_log = STREAM_DEFAULT_REPLAY_ENTRIES;
+    cfg->trap_community = "public";
 
     opterr = 0;
     optind = 1;
@@ -304,6 +333,59 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
                 return CLI_ERROR;
             }
             cfg->snmp_v3_user_count++;
+            break;
+        case OPT_NOTIFICATION_FILE:
+            cfg->notification_file = optarg;
+            break;
+        case OPT_NOTIFICATION_RATE: {
+            char *end;
+            cfg->notification_rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(cfg->notification_rate >= 0.01 && cfg->notification_rate <= 1e6)) {
+                snprintf(err, err_len,
+                         "--notification-rate must be from 0.01 to 1000000 per second, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        }
+        case OPT_REPLAY_LOG:
+            if (textarg_u32(optarg, 0, 100000, &cfg->replay_log)) {
+                snprintf(err, err_len,
+                         "--replay-log must be a number of notifications from 0 to 100000, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_REPORT:
+            cfg->report_path = optarg;
+            break;
+        case OPT_FLAP_RATE: {
+            char *end;
+            cfg->flap_rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(cfg->flap_rate >= 0 && cfg->flap_rate <= 1e5)) {
+                snprintf(err, err_len,
+                         "--flap-rate must be from 0 to 100000 per device per second, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        }
+        case OPT_TRAP_SINK:
+            if (cfg->trap_sink_count == 8) {
+                snprintf(err, err_len, "at most 8 --trap-sink options");
+                return CLI_ERROR;
+            }
+            if (trap_sink_parse(optarg, &cfg->trap_sinks[cfg->trap_sink_count], err, err_len)) {
+                return CLI_ERROR;
+            }
+            cfg->trap_sink_count++;
+            break;
+        case OPT_TRAP_INFORM:
+            if (textarg_bool(optarg, &cfg->trap_inform)) {
+                snprintf(err, err_len, "--trap-inform takes true or false, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_TRAP_COMMUNITY:
+            cfg->trap_community = optarg;
             break;
         case OPT_SEED:
             if (textarg_u64(optarg, 0, UINT64_MAX, &cfg->seed)) {

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "flap.h"
 #include "listen.h"
 #include "mib.h"
+#include "notif_file.h"
 #include "sbuf.h"
 #include "session.h"
 #include "smiv2.h"
@@ -195,6 +197,56 @@ load_profile_config(struct fleet *fleet, char *err, size_t err_len)
 }
 
 /*
+ * The notification file, and for a weighted mix the order of its items: a smooth weighted round robin
+ * laid out once, so that every window of the sequence keeps the weights and a send is a table lookup.
+ */
+static enum fleet_err
+load_notifications(struct fleet *fleet, char *err, size_t err_len)
+{
+    struct notif_plan *p;
+    uint64_t total = 0;
+    int64_t *current;
+    enum fleet_err rc;
+
+    if ((rc = notif_plan_load(fleet->cfg.notification_file, fleet->schemas.ctx, &fleet->notif_plan, err,
+                              err_len))) {
+        return rc;
+    }
+    p = fleet->notif_plan;
+    if (p->kind != NOTIF_PLAN_RATE) {
+        return FLEET_OK;
+    }
+    for (uint32_t i = 0; i < p->item_count; i++) {
+        total += p->items[i].weight;
+    }
+    if (total > FLEET_NOTIF_MIX_MAX) {
+        snprintf(err, err_len, "%s: the weights add up to %llu, more than %u", p->path,
+                 (unsigned long long)total, FLEET_NOTIF_MIX_MAX);
+        return FLEET_ERR_INVAL;
+    }
+    fleet->notif_mix = malloc(total * sizeof *fleet->notif_mix);
+    current = calloc(p->item_count, sizeof *current);
+    if (!fleet->notif_mix || !current) {
+        free(current);
+        return FLEET_ERR_NOMEM;
+    }
+    for (uint64_t k = 0; k < total; k++) {
+        uint32_t best = 0;
+        for (uint32_t i = 0; i < p->item_count; i++) {
+            current[i] += p->items[i].weight;
+            if (current[i] > current[best]) {
+                best = i;
+            }
+        }
+        current[best] -= (int64_t)total;
+        fleet->notif_mix[k] = best;
+    }
+    fleet->notif_mix_len = (uint32_t)total;
+    free(current);
+    return FLEET_OK;
+}
+
+/*
  * The profile's state data (config false nodes, such as the tables of MIB-derived modules), shared
  * read-only by every device: NETCONF get shows it and SNMP serves what carries smiv2:oid.
  */
@@ -320,6 +372,9 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         (rc = load_profile_state(fleet, err, err_len))) {
         return rc;
     }
+    if (cfg->notification_file && (rc = load_notifications(fleet, err, err_len))) {
+        return rc;
+    }
     /* The user's initial configuration wins over the profile's where both set a node. */
     {
         struct lyd_node *user = fleet->template_tree;
@@ -378,6 +433,8 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         dev->addr = cfg->ip_per_device ? cfg->ip + i : cfg->ip;
         dev->port = (uint16_t)(cfg->ip_per_device ? cfg->starting_port : cfg->starting_port + i);
         devview_device_init(dev, fleet);
+        loop_timer_init(&dev->flap_timer);
+        dev->flap_down_pos = -1;
     }
     mib_init();
     if (fleet->state_tree) {
@@ -421,6 +478,12 @@ worker_main(void *arg)
 enum fleet_err
 fleet_start(struct fleet *fleet)
 {
+    char err[256];
+
+    if (flap_start_all(fleet, err, sizeof err)) {
+        log_error("%s", err);
+        return FLEET_ERR_SYS;
+    }
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
         if (pthread_create(&w->thread, NULL, worker_main, w)) {
@@ -432,7 +495,7 @@ fleet_start(struct fleet *fleet)
 }
 
 void
-fleet_close(struct fleet *fleet)
+fleet_stop(struct fleet *fleet)
 {
     for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
         if (fleet->workers[i].started) {
@@ -443,7 +506,17 @@ fleet_close(struct fleet *fleet)
         struct worker *w = &fleet->workers[i];
         if (w->started) {
             pthread_join(w->thread, NULL);
+            w->started = 0;
         }
+    }
+}
+
+void
+fleet_close(struct fleet *fleet)
+{
+    fleet_stop(fleet);
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        struct worker *w = &fleet->workers[i];
         /* Threads are gone: the main thread may now touch every worker's state. */
         if (w->loop) {
             /* Connections handed over to this worker but not yet adopted become sessions, then close. */
@@ -454,17 +527,23 @@ fleet_close(struct fleet *fleet)
     }
     listen_close_all(fleet);
     agent_close_all(fleet);
+    flap_close_all(fleet);
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
+        struct device *dev = &fleet->devices[i];
+        stream_free(dev->stream, dev->worker ? dev->worker->loop : NULL);
         ds_close(&fleet->devices[i].ds);
         devview_state_free(fleet->devices[i].view);
     }
     for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
         loop_free(fleet->workers[i].loop);
+        sbuf_free(&fleet->workers[i].notif_buf);
         free(fleet->workers[i].read_buf);
     }
     free(fleet->workers);
     free(fleet->devices);
     devview_fleet_close(fleet);
+    notif_plan_free(fleet->notif_plan);
+    free(fleet->notif_mix);
     profile_free(fleet->profile);
     rec_free(fleet->recording);
     lyd_free_all(fleet->state_tree);

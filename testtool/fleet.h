@@ -22,10 +22,15 @@
 #include "profile.h"
 #include "recording.h"
 #include "respond.h"
+#include "sbuf.h"
 #include "schema.h"
+#include "stream.h"
+#include "trap.h"
 
 /* Descriptors kept free for sessions and internals beyond the listening sockets. */
 #define FLEET_FD_RESERVE 256
+/* Most entries of a rate plan's send order (the sum of the weights). */
+#define FLEET_NOTIF_MIX_MAX 1000000u
 /* Default largest NETCONF message accepted from a client. */
 #define FLEET_DEFAULT_MAX_MSG_BYTES (64u * 1024u * 1024u)
 
@@ -57,9 +62,18 @@ struct fleet_config {
     uint32_t snmp_fault_count;                                  /* entries used in snmp_faults */
     struct respond_v3_user snmp_v3_users[RESPOND_MAX_V3_USERS]; /* SNMPv3 users */
     uint32_t snmp_v3_user_count;                                /* entries used in snmp_v3_users */
-    const char *snmp_recording; /* .snmprec or snmpwalk -On file served, or NULL */
-    const char *export_snmprec; /* write a device's view here and exit, or NULL */
-    uint32_t export_device;     /* the device export_snmprec writes */
+    const char *notification_file;                              /* what devices stream, or NULL */
+    double notification_rate;       /* > 0: notifications per device per second, whatever the file says */
+    uint32_t replay_log;            /* notifications each streaming device keeps for replay */
+    const char *report_path;        /* JSON report at exit and on SIGUSR1, or NULL */
+    double flap_rate;               /* interface flaps per device per second (Poisson), 0: none */
+    struct trap_sink trap_sinks[8]; /* where link traps go (--trap-sink) */
+    uint32_t trap_sink_count;       /* entries used in trap_sinks */
+    int trap_inform;                /* 1: informs (acknowledged, retried) instead of traps */
+    const char *trap_community;     /* community of traps and informs */
+    const char *snmp_recording;     /* .snmprec or snmpwalk -On file served, or NULL */
+    const char *export_snmprec;     /* write a device's view here and exit, or NULL */
+    uint32_t export_device;         /* the device export_snmprec writes */
 };
 
 /* Counters of ietf-netconf-monitoring's statistics container, per device. */
@@ -90,6 +104,12 @@ struct device {
     struct devview_state *view; /* interface status changes and config cache; NULL until running is written */
     uint64_t seed;              /* the device's seed (counters, draws) */
     uint64_t boot_ms;           /* when the device booted (fleet clock, ms since the epoch) */
+    struct notif_stream *stream;      /* notification stream, NULL until the first subscription */
+    struct notif_counts notif_closed; /* counts of the device's subscriptions that ended */
+    struct loop_timer flap_timer;     /* the next flap (--flap-rate) */
+    uint32_t flap_count;              /* flaps so far: draws the next delay and interface */
+    int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
+    struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
 };
 
 struct worker {
@@ -105,6 +125,8 @@ struct worker {
     char *read_buf;                 /* read buffer lent to whichever session is reading */
     uint32_t session_count;         /* open sessions on this worker */
     struct agent_worker snmp;       /* SNMP socket (address per device), buffers, delayed answers */
+    struct sbuf notif_buf;          /* builds one notification at a time */
+    struct trap_sender *traps;      /* traps and informs of this worker's devices, or NULL */
 };
 
 struct fleet {
@@ -120,13 +142,16 @@ struct fleet {
     int max_fds;                          /* RLIMIT_NOFILE after raising it */
     struct profile *profile;              /* what every device is, read-only */
     struct dyn_traffic traffic;           /* the profile's traffic, prepared for fast reads */
-    struct lyd_node *state_tree;          /* the profile's state data (config false), shared read-only */
-    struct rec_table *smiv2_table;        /* SNMP instances of state_tree's smiv2:oid nodes, or NULL */
-    struct devview_fleet view;            /* the profile's view of an untouched device */
-    uint64_t start_ms;                    /* fleet clock when it started (ms since the epoch) */
-    uint64_t clock_base_ms;               /* wall clock at clock_base_us */
-    monotime_us clock_base_us;            /* monotonic clock when the fleet started */
-    struct rec_table *recording;          /* recorded OIDs beside the live ones, read-only; NULL if none */
+    struct notif_plan *notif_plan;        /* the notification file, or NULL */
+    uint32_t *notif_mix;           /* rate plan: item of each send, by sequence number modulo notif_mix_len */
+    uint32_t notif_mix_len;        /* entries in notif_mix */
+    struct lyd_node *state_tree;   /* the profile's state data (config false), shared read-only */
+    struct rec_table *smiv2_table; /* SNMP instances of state_tree's smiv2:oid nodes, or NULL */
+    struct devview_fleet view;     /* the profile's view of an untouched device */
+    uint64_t start_ms;             /* fleet clock when it started (ms since the epoch) */
+    uint64_t clock_base_ms;        /* wall clock at clock_base_us */
+    monotime_us clock_base_us;     /* monotonic clock when the fleet started */
+    struct rec_table *recording;   /* recorded OIDs beside the live ones, read-only; NULL if none */
 };
 
 /**
@@ -137,6 +162,9 @@ enum fleet_err fleet_init(struct fleet *fleet, const struct fleet_config *cfg, c
 
 /** @brief Start the worker threads. */
 enum fleet_err fleet_start(struct fleet *fleet);
+
+/** @brief Stop the worker threads (sessions and counts stay for a last report). Safe to call twice. */
+void fleet_stop(struct fleet *fleet);
 
 /** @brief Stop the workers, close every session and free everything. Accepts a fleet that never started. */
 void fleet_close(struct fleet *fleet);

@@ -14,6 +14,7 @@
 #include "fleet.h"
 #include "log.h"
 #include "recording.h"
+#include "report.h"
 
 static void
 report_ready(const struct fleet *fleet, monotime_us started_us)
@@ -99,6 +100,7 @@ main(int argc, char **argv)
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
@@ -118,8 +120,26 @@ main(int argc, char **argv)
         return 1;
     }
     report_ready(&fleet, started_us);
-    sigwait(&signals, &sig);
+    for (;;) {
+        sigwait(&signals, &sig);
+        if (sig != SIGUSR1) {
+            break;
+        }
+        if (!cfg.report_path) {
+            log_warn("SIGUSR1: no --report file to write");
+        } else if (report_write(&fleet, cfg.report_path, 1)) {
+            log_error("%s: cannot write the report", cfg.report_path);
+        } else {
+            log_info("report written to %s", cfg.report_path);
+        }
+    }
     log_info("signal %d: closing sessions and exiting", sig);
+    fleet_stop(&fleet);
+    if (cfg.report_path && report_write(&fleet, cfg.report_path, 0)) {
+        log_error("%s: cannot write the report", cfg.report_path);
+        fleet_close(&fleet);
+        return 1;
+    }
     fleet_close(&fleet);
     return 0;
 }

@@ -154,6 +154,7 @@ devview_state_free(struct devview_state *st)
     if (!st) {
         return;
     }
+    free(st->link_down);
     cfg_free(&st->cfg);
     free(st->changes);
     free(st);
@@ -196,6 +197,20 @@ profile_up(const struct fleet *fleet, const struct devview_cfg *cfg, uint32_t po
 
 static uint64_t traffic_ms(const struct device *dev, uint32_t pos, uint64_t now_ms);
 
+int
+devview_link_up(const struct device *dev, uint32_t pos)
+{
+    const struct devview_state *st = dev->view;
+    return dev->worker->fleet->profile->ifs[pos].link_up && !(st && st->link_down && st->link_down[pos]);
+}
+
+/* Oper status from configuration and the link: enabled and the link up. */
+static int
+device_up(const struct device *dev, const struct devview_cfg *cfg, uint32_t pos)
+{
+    return cfg->enabled[pos] && devview_link_up(dev, pos);
+}
+
 /*
  * Record the status changes between what the interfaces were and what the freshly read @p cfg says,
  * as happening at @p when_ms.
@@ -210,7 +225,7 @@ apply_transitions(struct device *dev, const struct devview_cfg *cfg, uint64_t wh
     if (!st->changes) {
         uint32_t pos;
         for (pos = 0;
-             pos < count && profile_up(fleet, cfg, pos) == profile_up(fleet, &fleet->view.template_cfg, pos);
+             pos < count && device_up(dev, cfg, pos) == profile_up(fleet, &fleet->view.template_cfg, pos);
              pos++) {
         }
         if (pos == count) {
@@ -229,7 +244,7 @@ apply_transitions(struct device *dev, const struct devview_cfg *cfg, uint64_t wh
     }
     for (uint32_t pos = 0; pos < count; pos++) {
         struct devview_if_change *c = &st->changes[pos];
-        int up = profile_up(fleet, cfg, pos);
+        int up = device_up(dev, cfg, pos);
         if (up != c->up) {
             c->traffic_ms = traffic_ms(dev, pos, when_ms);
             c->changed_ms = when_ms;
@@ -339,6 +354,27 @@ devview_running_changed(struct device *dev, uint64_t now_ms)
         st->dirty = 1;
         st->dirty_ms = now_ms;
     }
+}
+
+int
+devview_set_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
+{
+    struct fleet *fleet = dev->worker->fleet;
+    struct devview_state *st = dev->view;
+    const struct devview_cfg *cfg;
+
+    if (!st && !(st = dev->view = calloc(1, sizeof *st))) {
+        return -1;
+    }
+    if (!st->link_down && !(st->link_down = calloc(fleet->profile->if_count, 1))) {
+        return -1;
+    }
+    if (!(cfg = devview_cfg(dev))) {
+        return -1;
+    }
+    st->link_down[pos] = (uint8_t)!up;
+    apply_transitions(dev, cfg, now_ms);
+    return 0;
 }
 
 void

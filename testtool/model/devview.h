@@ -45,8 +45,9 @@ struct devview_state {
     struct devview_cfg cfg;            /* cache of the device's running tree (valid when cfg_valid) */
     int cfg_valid;                     /* 1 once cfg was read from the device's own tree */
     struct devview_if_change *changes; /* per profile interface, NULL until one changes status */
-    int dirty;                         /* 1 when running was written since cfg was last read */
-    uint64_t dirty_ms;                 /* when the first of those writes happened; valid when dirty */
+    uint8_t *link_down; /* per profile interface: 1 while a flap holds its link down; NULL: none */
+    int dirty;          /* 1 when running was written since cfg was last read */
+    uint64_t dirty_ms;  /* when the first of those writes happened; valid when dirty */
 };
 
 /* The fleet-wide part: the profile's view of an untouched device, and the name index. */
@@ -92,6 +93,16 @@ const struct devview_cfg *devview_cfg(struct device *dev);
  * such write since the previous read (ifLastChange, counters stop or resume).
  */
 void devview_running_changed(struct device *dev, uint64_t now_ms);
+
+/**
+ * @brief Take interface @p pos's link down (@p up 0) or back up at @p now_ms (a flap): its oper status
+ * follows when it is enabled.
+ * @return 0, or -1 when memory ran out (nothing changed).
+ */
+int devview_set_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms);
+
+/** @return 1 while interface @p pos's link is up (the profile's, unless a flap took it down). */
+int devview_link_up(const struct device *dev, uint32_t pos);
 
 /** @return Oper status of profile interface @p pos. */
 enum devview_oper devview_oper(struct device *dev, uint32_t pos);

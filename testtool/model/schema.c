@@ -31,9 +31,16 @@ static const char *const protocol_caps[] = {
     "urn:ietf:params:netconf:capability:validate:1.1",
     "urn:ietf:params:netconf:capability:startup:1.0",
     "urn:ietf:params:netconf:capability:xpath:1.0",
+    "urn:ietf:params:netconf:capability:notification:1.0",
+    "urn:ietf:params:netconf:capability:interleave:1.0",
     ("urn:ietf:params:netconf:capability:with-defaults:1.0?basic-mode=explicit&also-supported=report-all,"
      "report-all-tagged,trim"),
 };
+
+/* The project's device modules: transport identities for netconf-state, and the notifications of the
+ * example notification files in notifications/. */
+static const char *const project_modules[] = {"fleetsim-netconf-transport", "fleetsim-if-events",
+                                              "fleetsim-route-events"};
 
 struct default_module {
     const char *name;            /* module name */
@@ -45,7 +52,8 @@ static const struct default_module default_modules[] = {
     {"ietf-netconf", "2011-06-01", netconf_features},   {"ietf-netconf-with-defaults", "2011-06-01", NULL},
     {"ietf-netconf-monitoring", "2010-10-04", NULL},    {"iana-if-type", NULL, NULL},
     {"ietf-interfaces", "2018-02-20", all_features},    {"ietf-system", "2014-08-06", NULL},
-    {"ietf-netconf-nmda", "2019-01-07", nmda_features},
+    {"ietf-netconf-nmda", "2019-01-07", nmda_features}, {"notifications", "2008-07-14", NULL},
+    {"nc-notifications", "2008-07-14", NULL},           {"ietf-netconf-notifications", "2012-02-06", NULL},
 };
 
 static void
@@ -286,6 +294,8 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char
     }
     ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_NMDA_DIR);
     ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_IETF_DIR);
+    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_DERIVED_DIR);
+    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_NCX_DIR);
     for (size_t i = 0; i < sizeof default_modules / sizeof default_modules[0]; i++) {
         const struct default_module *d = &default_modules[i];
         if (!ly_ctx_load_module(set->ctx, d->name, d->revision, (const char **)d->features)) {
@@ -298,11 +308,13 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char
     /* The project's own modules (transport identities for netconf-state). */
     project_dir = getenv("FLEETSIM_SCHEMA_DIR");
     ly_ctx_set_searchdir(set->ctx, project_dir ? project_dir : FLEETSIM_SCHEMA_DIR);
-    if (!ly_ctx_load_module(set->ctx, "fleetsim-netconf-transport", NULL, NULL)) {
-        set_err(err, err_len, set->ctx, "cannot load the project's module (set FLEETSIM_SCHEMA_DIR)",
-                "fleetsim-netconf-transport");
-        rc = FLEET_ERR_INVAL;
-        goto cleanup;
+    for (size_t i = 0; i < sizeof project_modules / sizeof project_modules[0]; i++) {
+        if (!ly_ctx_load_module(set->ctx, project_modules[i], NULL, NULL)) {
+            set_err(err, err_len, set->ctx, "cannot load the project's module (set FLEETSIM_SCHEMA_DIR)",
+                    project_modules[i]);
+            rc = FLEET_ERR_INVAL;
+            goto cleanup;
+        }
     }
     if (schemas_dir && (rc = load_dir(set->ctx, schemas_dir, err, err_len))) {
         goto cleanup;

@@ -18,6 +18,9 @@
 /* Debian's libyuma-base: standard IETF modules, and the NMDA revisions. */
 #define SCHEMA_YUMA_IETF_DIR "/usr/share/yuma/modules/ietf"
 #define SCHEMA_YUMA_NMDA_DIR "/usr/share/yuma/nmda-modules/ietf"
+/* RFC 5277's modules (notifications, nc-notifications) as yuma ships them, and yuma-ncx they import. */
+#define SCHEMA_YUMA_DERIVED_DIR "/usr/share/yuma/modules/ietf-derived"
+#define SCHEMA_YUMA_NCX_DIR     "/usr/share/yuma/modules/netconfcentral"
 
 struct schema_module {
     const struct lys_module *mod; /* the module in the context */

@@ -35,6 +35,13 @@ int ops_wd_option(struct rpc_call *call, uint32_t *opts);
 
 void op_get(struct rpc_call *call);
 void op_get_data(struct rpc_call *call);
+void op_create_subscription(struct rpc_call *call);
+
+/** @brief After create-subscription's ok: replay what was asked, then start (or join) the stream. */
+void ops_subscription_after_reply(struct session *s);
+
+/** @brief An XPath filter's prefixes turned into module names (from the message's xmlns). Malloc'd. */
+char *ops_xpath_to_module_prefixes(struct rpc_call *call, const char *xpath);
 void op_edit_data(struct rpc_call *call);
 void op_get_config(struct rpc_call *call);
 void op_edit_config(struct rpc_call *call);

@@ -142,8 +142,8 @@ xmlns_lookup(const char *raw, const char *prefix, size_t plen, size_t *ns_len)
  * JSON-style prefixes). Prefixes are looked up in the message's xmlns
  * declarations; a prefix that already is a module name stays.
  */
-static char *
-xpath_to_module_prefixes(struct rpc_call *call, const char *xpath)
+char *
+ops_xpath_to_module_prefixes(struct rpc_call *call, const char *xpath)
 {
     struct sbuf b = {0};
     const struct ly_ctx *ctx = call->fleet->schemas.ctx;
@@ -200,7 +200,7 @@ filter_and_print(struct rpc_call *call, const struct lyd_node *filter, const str
             rpc_fail(call, ncerr_missing_attribute(NCERR_PROTOCOL, "select", "filter"));
             return;
         }
-        if (!(xpath = xpath_to_module_prefixes(call, lyd_get_meta_value(select)))) {
+        if (!(xpath = ops_xpath_to_module_prefixes(call, lyd_get_meta_value(select)))) {
             rpc_fail(call, NULL);
             return;
         }

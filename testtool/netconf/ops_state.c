@@ -161,6 +161,24 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
     }
     lyd_insert_sibling(ifs, ifs_state, NULL);
     lyd_insert_sibling(ifs, sys, NULL);
+    {
+        /* RFC 5277 netconf/streams: the one stream a device has. */
+        const struct lys_module *ncn = ly_ctx_get_module_implemented(ctx, "nc-notifications");
+        struct lyd_node *nc = NULL, *streams = NULL, *one = NULL;
+        if (ncn && !lyd_new_inner(NULL, ncn, "netconf", 0, &nc) &&
+            !lyd_new_inner(nc, NULL, "streams", 0, &streams) &&
+            !lyd_new_list(streams, NULL, "stream", 0, &one, "NETCONF")) {
+            bad |= term(one, "description", "The device's notifications (RFC 5277 NETCONF stream)");
+            bad |= term(one, "replaySupport", fleet->cfg.replay_log ? "true" : "false");
+            if (fleet->cfg.replay_log) {
+                format_datetime(fleet->start_ms, buf, sizeof buf);
+                bad |= term(one, "replayLogCreationTime", buf);
+            }
+            lyd_insert_sibling(ifs, nc, NULL);
+        } else {
+            lyd_free_all(nc);
+        }
+    }
     if (fleet->state_tree) {
         /* The profile's own state data (MIB-derived modules and the like), the same for every device. */
         struct lyd_node *more = NULL;

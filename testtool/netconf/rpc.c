@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "log.h"
+#include "notif_file.h"
 #include "ops.h"
 #include "rpc_fast.h"
+#include "stream.h"
 #include "xmlguard.h"
 
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
@@ -40,6 +42,7 @@ static const struct rpc_entry rpc_table[] = {
     {"ietf-netconf-monitoring", "get-schema", op_get_schema},
     {"ietf-netconf-nmda", "get-data", op_get_data},
     {"ietf-netconf-nmda", "edit-data", op_edit_data},
+    {"notifications", "create-subscription", op_create_subscription},
 };
 
 static int
@@ -366,12 +369,36 @@ cleanup:
     return err;
 }
 
-/* Tell the device view when an operation wrote running (interface statuses may have changed). */
+/*
+ * After an operation wrote running: tell the device view (interface statuses may have changed) and the
+ * device's subscribers (RFC 6470 netconf-config-change).
+ */
 static void
-note_running_write(struct device *dev, uint32_t gen_before)
+note_running_write(struct session *s, uint32_t gen_before)
 {
-    if (dev->ds.running_gen != gen_before) {
-        devview_running_changed(dev, devview_now_ms(dev->worker->fleet));
+    struct device *dev = s->dev;
+    uint64_t now_ms;
+
+    if (dev->ds.running_gen == gen_before) {
+        return;
+    }
+    now_ms = devview_now_ms(dev->worker->fleet);
+    devview_running_changed(dev, now_ms);
+    if (stream_has_subscribers(dev)) {
+        char time_text[40], xml[512];
+        int n;
+        notif_format_time(now_ms, time_text, sizeof time_text);
+        n = snprintf(
+            xml, sizeof xml,
+            "<notification "
+            "xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"><eventTime>%s</eventTime>"
+            "<netconf-config-change xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-notifications\">"
+            "<changed-by><username>anonymous</username><session-id>%u</session-id>"
+            "<source-host>%u.%u.%u.%u</source-host></changed-by><datastore>running</datastore>"
+            "</netconf-config-change></notification>",
+            time_text, (unsigned)s->id, s->peer_addr >> 24, (s->peer_addr >> 16) & 255,
+            (s->peer_addr >> 8) & 255, s->peer_addr & 255);
+        stream_emit(dev, xml, (size_t)n, now_ms);
     }
 }
 
@@ -395,7 +422,7 @@ process_fast_edit(struct session *s, const char *msg)
     {
         uint32_t gen = s->dev->ds.running_gen;
         ops_edit_config_apply(&call, &params);
-        note_running_write(s->dev, gen);
+        note_running_write(s, gen);
     }
     send_reply(s, fe.reply_attrs.buf, fe.reply_attrs.len, &call);
     rc = 0;
@@ -459,7 +486,7 @@ rpc_process(struct session *s, const char *msg, size_t len)
     } else {
         uint32_t gen = s->dev->ds.running_gen;
         handler(&call);
-        note_running_write(s->dev, gen);
+        note_running_write(s, gen);
     }
 
 reply:
@@ -471,6 +498,8 @@ reply:
         if (call.close_after_reply) {
             s->terminated = 1;
             sess_close_after_replies(s);
+        } else if (call.after_reply && !call.errs) {
+            ops_subscription_after_reply(s);
         }
     }
     sbuf_free(&call.data);

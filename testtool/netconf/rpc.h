@@ -25,6 +25,7 @@ struct rpc_call {
     const char *data_ns;       /* namespace of <data> (get-schema's differs), NULL for the base one */
     struct ncerr *errs;        /* when set, the reply is these rpc-errors */
     int close_after_reply;     /* 1: end the session once the reply is sent */
+    int after_reply;           /* 1: a subscription starts once the reply is queued */
 };
 
 /* All handlers share this signature; they never fail, they answer. */

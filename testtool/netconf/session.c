@@ -6,7 +6,9 @@
  */
 #include "session.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "outq.h"
 #include "rpc.h"
 #include "sbuf.h"
+#include "stream.h"
 
 static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
 
@@ -81,6 +84,13 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     s->out_mode = FRAME_EOM;
     s->login_time = time(NULL);
     s->peer_addr = peer_addr;
+    {
+        struct sockaddr_in sa;
+        socklen_t sa_len = sizeof sa;
+        if (!getpeername(fd, (struct sockaddr *)&sa, &sa_len) && sa.sin_family == AF_INET) {
+            s->peer_port = ntohs(sa.sin_port);
+        }
+    }
     /* Until the hello is done the peer is unknown: it gets a small message limit. */
     frame_decoder_init(&s->dec, w->fleet->cfg.max_msg_bytes < SESSION_HELLO_MAX_BYTES
                                     ? w->fleet->cfg.max_msg_bytes
@@ -232,6 +242,7 @@ close_now(struct session *s)
     s->state = SESS_DEAD;
     loop_timer_stop(w->loop, &s->hello_timer);
     loop_timer_stop(w->loop, &s->delay_timer);
+    stream_unsubscribed(s);
     loop_unwatch(w->loop, s->fd);
     close(s->fd);
     s->fd = -1;

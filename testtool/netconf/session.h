@@ -49,6 +49,7 @@ struct session {
     struct loop_timer hello_timer; /* hello deadline; armed in SESS_HELLO */
     time_t login_time;             /* when the connection was accepted */
     uint32_t peer_addr;            /* client IPv4, host order */
+    uint16_t peer_port;            /* client port */
     uint32_t in_rpcs;              /* per-session monitoring counters */
     uint32_t in_bad_rpcs;
     uint32_t out_rpc_errors;
@@ -57,6 +58,9 @@ struct session {
     struct sess_delayed *delayed_tail; /* newest held reply; valid when delayed_head */
     struct loop_timer delay_timer;     /* fires when the oldest held reply is due */
     uint8_t close_when_sent;           /* 1: close gracefully once every held reply went out */
+    struct notif_sub *sub;             /* the session's subscription (RFC 5277), or NULL */
+    uint64_t sub_replay_start_ms;      /* startTime of a replay subscription */
+    uint8_t sub_replay;                /* 1 when the subscription asked for a replay */
     uint32_t replies_delayed;          /* replies given a latency draw; drives the next draw */
     uint8_t in_pending;                /* 1 while on the worker's flush list */
     uint8_t read_paused;               /* 1 while reading is off for back-pressure */

@@ -1,0 +1,279 @@
+/*
+ * Reconciling sent and received notifications; see reconcile.h. notify's
+ * devices are sorted by address:port once, so each report device finds
+ * its partner by binary search: 10k devices join in milliseconds.
+ */
+#include "reconcile.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+static const char *const class_names[RECON_CLASS_COUNT] = {"OK", "LOSS", "DUP", "MISSING", "PHANTOM"};
+
+const char *
+recon_class_name(enum recon_class c)
+{
+    return class_names[c];
+}
+
+enum recon_class
+recon_classify(const struct recon_facts *f, double tolerance)
+{
+    double allowed = tolerance * (double)f->sent;
+
+    if (!f->in_report) {
+        return RECON_PHANTOM;
+    }
+    if (!f->in_received) {
+        return f->sent ? RECON_MISSING : RECON_OK;
+    }
+    if (!f->subscriber_known) {
+        return f->received ? RECON_PHANTOM : f->sent ? RECON_MISSING : RECON_OK;
+    }
+    if (f->sent && !f->received) {
+        return RECON_MISSING;
+    }
+    if (f->duplicates) {
+        return RECON_DUP;
+    }
+    if (f->received > f->sent && (double)(f->received - f->sent) > allowed) {
+        return RECON_DUP;
+    }
+    if (f->received < f->sent && (double)(f->sent - f->received) > allowed) {
+        return RECON_LOSS;
+    }
+    return RECON_OK;
+}
+
+/* One of notify's devices, keyed for the join. */
+struct recv_entry {
+    uint64_t key;                    /* address << 16 | port */
+    const struct jsonr_value *value; /* its object */
+    int matched;                     /* 1 once a report device took it */
+};
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+    uint64_t x = ((const struct recv_entry *)a)->key;
+    uint64_t y = ((const struct recv_entry *)b)->key;
+
+    return (x > y) - (x < y);
+}
+
+/* address:port of a device object into a key; @return 0 or -1. */
+static int
+device_key(const struct jsonr_value *d, uint64_t *key)
+{
+    const char *addr = jsonr_get_str(d, "address");
+    uint64_t port;
+    struct in_addr a;
+
+    if (!addr || inet_pton(AF_INET, addr, &a) != 1 || jsonr_get_u64(d, "port", &port) || port > 65535) {
+        return -1;
+    }
+    *key = (uint64_t)ntohl(a.s_addr) << 16 | port;
+    return 0;
+}
+
+/* Check emitted = sent + send_failures + dropped + suppressed of one row; print it when broken. @return 1
+ * when broken. */
+static int
+check_identity(const struct jsonr_value *row, FILE *out, const char *where)
+{
+    uint64_t v[5] = {0};
+    static const char *const names[5] = {"emitted", "sent", "send_failures", "dropped", "suppressed"};
+    int present = 0;
+
+    for (int i = 0; i < 5; i++) {
+        present += !jsonr_get_u64(row, names[i], &v[i]);
+    }
+    if (present == 5 && v[0] == v[1] + v[2] + v[3] + v[4]) {
+        return 0;
+    }
+    if (present < 5) {
+        fprintf(out,
+                "BROKEN  %s: counters missing (needs emitted, sent, send_failures, dropped, suppressed)\n",
+                where);
+        return 1;
+    }
+    fprintf(out,
+            "BROKEN  %s: emitted %" PRIu64 " != sent %" PRIu64 " + send_failures %" PRIu64
+            " + dropped %" PRIu64 " + suppressed %" PRIu64 "\n",
+            where, v[0], v[1], v[2], v[3], v[4]);
+    return 1;
+}
+
+int
+recon_compare(const struct jsonr_value *report, const struct jsonr_value *received, double tolerance,
+              FILE *out, char *err, size_t err_len)
+{
+    const struct jsonr_value *rdevs = jsonr_get(report, "devices");
+    const struct jsonr_value *ndevs = jsonr_get(received, "devices");
+    struct recv_entry *entries = NULL;
+    uint64_t counts[RECON_CLASS_COUNT] = {0};
+    uint64_t broken = 0;
+    uint64_t sent_total = 0;
+    uint64_t received_total = 0;
+    size_t n = 0;
+    int rc = 2;
+
+    if (!rdevs || rdevs->type != JSONR_ARRAY) {
+        snprintf(err, err_len, "the report has no \"devices\" array");
+        goto cleanup;
+    }
+    if (!ndevs || ndevs->type != JSONR_ARRAY) {
+        snprintf(err, err_len, "the received manifest has no \"devices\" array");
+        goto cleanup;
+    }
+    entries = calloc(ndevs->count ? ndevs->count : 1, sizeof *entries);
+    if (!entries) {
+        snprintf(err, err_len, "out of memory");
+        goto cleanup;
+    }
+    for (const struct jsonr_value *d = ndevs->child; d; d = d->next, n++) {
+        uint64_t received_n;
+        if (device_key(d, &entries[n].key) || jsonr_get_u64(d, "received", &received_n)) {
+            snprintf(err, err_len,
+                     "received manifest, device entry %zu: needs \"address\", \"port\" and \"received\"", n);
+            goto cleanup;
+        }
+        entries[n].value = d;
+    }
+    qsort(entries, n, sizeof *entries, cmp_entry);
+
+    /* Every report device, with its partner in notify's manifest. */
+    for (const struct jsonr_value *d = rdevs->child; d; d = d->next) {
+        const struct jsonr_value *notif = jsonr_get(d, "notifications");
+        const struct jsonr_value *subs = jsonr_get(d, "subscribers");
+        const struct jsonr_value *sub = NULL;
+        struct recv_entry probe;
+        struct recv_entry *e;
+        struct recon_facts f = {.in_report = 1, .subscriber_known = 1};
+        const char *local = NULL;
+        const char *failure = NULL;
+        uint64_t index = 0;
+        char where[160];
+        enum recon_class c;
+
+        if (device_key(d, &probe.key) || !notif || jsonr_get_u64(notif, "sent", &f.sent)) {
+            snprintf(err, err_len,
+                     "the report's devices need \"address\", \"port\" and \"notifications\".\"sent\"");
+            rc = 2;
+            goto cleanup;
+        }
+        jsonr_get_u64(d, "device", &index);
+        snprintf(where, sizeof where, "device %" PRIu64 " %s:%" PRIu64, index, jsonr_get_str(d, "address"),
+                 probe.key & 0xffff);
+        broken += (uint64_t)check_identity(notif, out, where);
+        for (const struct jsonr_value *s = subs ? subs->child : NULL; s; s = s->next) {
+            char sub_where[256];
+            const char *peer = jsonr_get_str(s, "peer");
+            snprintf(sub_where, sizeof sub_where, "%s subscriber %s", where, peer ? peer : "(no peer)");
+            broken += (uint64_t)check_identity(s, out, sub_where);
+        }
+        e = bsearch(&probe, entries, n, sizeof *entries, cmp_entry);
+        if (e) {
+            e->matched = 1;
+            f.in_received = 1;
+            jsonr_get_u64(e->value, "received", &f.received);
+            jsonr_get_u64(e->value, "duplicates", &f.duplicates);
+            local = jsonr_get_str(e->value, "local");
+            failure = jsonr_get_str(e->value, "failure");
+            if (subs && subs->type == JSONR_ARRAY) {
+                for (const struct jsonr_value *s = subs->child; s && !sub; s = s->next) {
+                    const char *peer = jsonr_get_str(s, "peer");
+                    if (local && peer && !strcmp(peer, local)) {
+                        sub = s;
+                    }
+                }
+                f.subscriber_known = sub != NULL;
+                if (sub) {
+                    jsonr_get_u64(sub, "sent", &f.sent);
+                }
+            }
+        }
+        c = recon_classify(&f, tolerance);
+        counts[c]++;
+        sent_total += f.sent;
+        received_total += f.received;
+        fprintf(out, "%-7s %s local %s sent %" PRIu64 " received %" PRIu64 " duplicates %" PRIu64 "%s%s%s\n",
+                recon_class_name(c), where, local ? local : "-", f.sent, f.received, f.duplicates,
+                !f.in_received        ? " (not in the received manifest)"
+                : !f.subscriber_known ? " (subscriber unknown to the report)"
+                                      : "",
+                failure ? "; notify: " : "", failure ? failure : "");
+    }
+    /* notify's devices the report does not list. */
+    for (size_t i = 0; i < n; i++) {
+        struct recon_facts f = {.in_received = 1};
+        uint64_t index = 0;
+        if (entries[i].matched) {
+            continue;
+        }
+        jsonr_get_u64(entries[i].value, "received", &f.received);
+        jsonr_get_u64(entries[i].value, "duplicates", &f.duplicates);
+        jsonr_get_u64(entries[i].value, "device", &index);
+        counts[recon_classify(&f, tolerance)]++;
+        received_total += f.received;
+        fprintf(out,
+                "%-7s device %" PRIu64 " %s:%" PRIu64 " local %s sent - received %" PRIu64
+                " duplicates %" PRIu64 " (not in the report)\n",
+                recon_class_name(RECON_PHANTOM), index, jsonr_get_str(entries[i].value, "address"),
+                entries[i].key & 0xffff,
+                jsonr_get_str(entries[i].value, "local") ? jsonr_get_str(entries[i].value, "local") : "-",
+                f.received, f.duplicates);
+    }
+    fprintf(out,
+            "totals: OK %" PRIu64 ", LOSS %" PRIu64 ", DUP %" PRIu64 ", MISSING %" PRIu64 ", PHANTOM %" PRIu64
+            "; broken report rows %" PRIu64 "; sent %" PRIu64 ", received %" PRIu64 ", tolerance %g%%\n",
+            counts[RECON_OK], counts[RECON_LOSS], counts[RECON_DUP], counts[RECON_MISSING],
+            counts[RECON_PHANTOM], broken, sent_total, received_total, tolerance * 100.0);
+    rc = broken || counts[RECON_LOSS] || counts[RECON_DUP] || counts[RECON_MISSING] || counts[RECON_PHANTOM];
+
+cleanup:
+    free(entries);
+    return rc;
+}
+
+/* Read and parse one file; @return the tree or NULL with a message on stderr. */
+static struct jsonr_value *
+load(const char *path, const char *what)
+{
+    size_t len = 0;
+    char *text = run_read_file(path, &len);
+    struct jsonr_value *v = NULL;
+    char err[256];
+
+    if (!text) {
+        return NULL;
+    }
+    if (jsonr_parse(text, len, &v, err, sizeof err)) {
+        fprintf(stderr, "fleetsim-stress: %s %s is not valid JSON: %s\n", what, path, err);
+    }
+    free(text);
+    return v;
+}
+
+int
+recon_run(const struct stress_options *o)
+{
+    struct jsonr_value *report = load(o->sent_path, "--sent");
+    struct jsonr_value *received = report ? load(o->received_path, "--received") : NULL;
+    char err[256];
+    int rc = 2;
+
+    if (report && received) {
+        rc = recon_compare(report, received, o->tolerance, stdout, err, sizeof err);
+        if (rc == 2) {
+            fprintf(stderr, "fleetsim-stress: reconcile: %s\n", err);
+        }
+    }
+    jsonr_free(report);
+    jsonr_free(received);
+    return rc;
+}

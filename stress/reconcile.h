@@ -1,0 +1,52 @@
+/*
+ * "fleetsim-stress reconcile": what the simulator says it sent (its
+ * --report) against what notify says it received (notify's --json), device
+ * by device. Devices are joined on address:port, and within a device the
+ * subscriber whose peer is notify's local address of that session. Each
+ * device gets one verdict; report rows whose counters do not add up
+ * (emitted = sent + send_failures + dropped + suppressed) are listed too.
+ */
+#ifndef STRESS_RECONCILE_H
+#define STRESS_RECONCILE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json_read.h"
+
+enum recon_class {
+    RECON_OK,      /* received what was sent (within the tolerance) */
+    RECON_LOSS,    /* received fewer than sent, beyond the tolerance */
+    RECON_DUP,     /* duplicates seen, or received more than sent beyond the tolerance */
+    RECON_MISSING, /* sent > 0, but the device is absent from notify's manifest or received nothing */
+    RECON_PHANTOM, /* a device the report does not list, or a subscriber it does not know, delivered */
+    RECON_CLASS_COUNT,
+};
+
+/* What is known of one device on both sides. */
+struct recon_facts {
+    int in_report;        /* the report lists the device */
+    int in_received;      /* notify's manifest lists it */
+    int subscriber_known; /* the report knows notify's session (a subscriber with that peer, or none listed)
+                           */
+    uint64_t sent;        /* the report's sent: of that subscriber, else of the device */
+    uint64_t received;    /* notify's received */
+    uint64_t duplicates;  /* notify's duplicates */
+};
+
+/** @return The verdict for @p f; @p tolerance is the allowed |sent - received| as a share of sent. */
+enum recon_class recon_classify(const struct recon_facts *f, double tolerance);
+
+/** @return "OK", "LOSS", "DUP", "MISSING" or "PHANTOM". */
+const char *recon_class_name(enum recon_class c);
+
+/**
+ * @brief Join a parsed report with a parsed notify manifest and print one line per device, broken report
+ * rows, and totals to @p out.
+ * @return 0 when every line is OK, 1 otherwise, 2 when either document lacks what the join needs (@p err
+ * says what; nothing useful was printed).
+ */
+int recon_compare(const struct jsonr_value *report, const struct jsonr_value *received, double tolerance,
+                  FILE *out, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * Flap events. The time to a device's next event is exponential with mean
+ * 1/R, drawn from (device seed, event number), so a run repeats; the
+ * interface is drawn the same way among those whose link the profile has
+ * up, and an interface a flap took down is the one the next flap brings up.
+ */
+#include "flap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "notif_file.h"
+#include "stream.h"
+#include "trap.h"
+
+static void on_flap(struct loop *loop, struct loop_timer *timer);
+
+static void
+arm(struct device *dev, monotime_us from_us)
+{
+    double rate = dev->worker->fleet->cfg.flap_rate;
+    double u = (double)(dyn_hash(dev->seed, 0xf1a9, dev->flap_count) >> 11) * 0x1.0p-53;
+    double delay_s = -log1p(-u) / rate;
+
+    if (delay_s > 1e6) {
+        delay_s = 1e6;
+    }
+    loop_timer_start(dev->worker->loop, &dev->flap_timer, from_us + (monotime_us)(delay_s * 1e6), on_flap);
+}
+
+/* The interface this event changes: the one a flap holds down, else a drawn one whose link is up. */
+static int32_t
+pick(struct device *dev)
+{
+    const struct profile *p = dev->worker->fleet->profile;
+
+    if (dev->flap_down_pos >= 0) {
+        return dev->flap_down_pos;
+    }
+    for (uint32_t tries = 0; tries < p->if_count; tries++) {
+        uint32_t pos = (uint32_t)((dyn_hash(dev->seed, 0xf1ac, dev->flap_count) + tries) % p->if_count);
+        if (p->ifs[pos].link_up && p->ifs[pos].speed_bps) {
+            return (int32_t)pos;
+        }
+    }
+    return -1;
+}
+
+static void
+notify_subscribers(struct device *dev, uint32_t pos, int admin_up, int oper_up, uint64_t now_ms)
+{
+    const struct profile_interface *pi = &dev->worker->fleet->profile->ifs[pos];
+    struct sbuf b = {0};
+    char time_text[40];
+
+    notif_format_time(now_ms, time_text, sizeof time_text);
+    sbuf_printf(
+        &b,
+        "<notification xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"><eventTime>%s</eventTime>"
+        "<if-state-change xmlns=\"urn:fleetsim:if-events\"><if-name>",
+        time_text);
+    sbuf_add_xml(&b, pi->name);
+    sbuf_printf(
+        &b,
+        "</if-name><if-index>%u</if-index><admin-status>%s</admin-status><oper-status>%s</oper-status>"
+        "</if-state-change></notification>",
+        (unsigned)pos + 1, admin_up ? "up" : "down", oper_up ? "up" : "down");
+    if (!b.failed) {
+        stream_emit(dev, b.buf, b.len, now_ms);
+    }
+    sbuf_free(&b);
+}
+
+static void
+on_flap(struct loop *loop, struct loop_timer *timer)
+{
+    struct device *dev = (struct device *)((char *)timer - offsetof(struct device, flap_timer));
+    struct fleet *fleet = dev->worker->fleet;
+    uint64_t now_ms = devview_now_ms(fleet);
+    int32_t pos = pick(dev);
+
+    dev->flap_count++;
+    if (pos >= 0) {
+        int up = dev->flap_down_pos == pos; /* bring back what a flap took down */
+        const struct devview_cfg *cfg;
+        if (!devview_set_link(dev, (uint32_t)pos, up, now_ms) && (cfg = devview_cfg(dev))) {
+            int admin_up = cfg->enabled[pos];
+            int oper_up = devview_oper(dev, (uint32_t)pos) == DEVVIEW_OPER_UP;
+            dev->flap_down_pos = up ? -1 : pos;
+            if (stream_has_subscribers(dev)) {
+                notify_subscribers(dev, (uint32_t)pos, admin_up, oper_up, now_ms);
+            }
+            for (uint32_t k = 0; k < fleet->cfg.trap_sink_count && dev->worker->traps; k++) {
+                if (!dev->trap_rows &&
+                    !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
+                    break;
+                }
+                trap_send_link(dev->worker->traps, dev->addr, &fleet->cfg.trap_sinks[k],
+                               (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), oper_up,
+                               (uint32_t)pos + 1, admin_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN,
+                               oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &dev->trap_rows[k]);
+            }
+        }
+    }
+    arm(dev, loop_now_us(loop));
+}
+
+enum fleet_err
+flap_start_all(struct fleet *fleet, char *err, size_t err_len)
+{
+    const struct fleet_config *cfg = &fleet->cfg;
+
+    for (uint32_t i = 0; cfg->trap_sink_count && i < cfg->threads; i++) {
+        struct trap_sender_config tc = {.inform = cfg->trap_inform,
+                                        .timeout_ms = TRAP_DEFAULT_INFORM_TIMEOUT_MS,
+                                        .retries = TRAP_DEFAULT_INFORM_RETRIES,
+                                        .max_pending = TRAP_DEFAULT_MAX_PENDING,
+                                        .community = cfg->trap_community,
+                                        .bind_addr = 0,
+                                        .request_id_seed = 0x5eed0000u + i};
+        if (trap_sender_new(fleet->workers[i].loop, &tc, &fleet->workers[i].traps, err, err_len)) {
+            return FLEET_ERR_SYS;
+        }
+    }
+    for (uint32_t i = 0; i < cfg->device_count; i++) {
+        struct device *dev = &fleet->devices[i];
+        if (cfg->flap_rate > 0) {
+            arm(dev, loop_now_us(dev->worker->loop));
+        }
+    }
+    return FLEET_OK;
+}
+
+void
+flap_close_all(struct fleet *fleet)
+{
+    for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
+        struct device *dev = &fleet->devices[i];
+        if (dev->worker && dev->worker->loop) {
+            loop_timer_stop(dev->worker->loop, &dev->flap_timer);
+        }
+    }
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        trap_sender_free(fleet->workers[i].traps);
+        fleet->workers[i].traps = NULL;
+    }
+    for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
+        free(fleet->devices[i].trap_rows);
+        fleet->devices[i].trap_rows = NULL;
+    }
+}

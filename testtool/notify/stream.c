@@ -1,0 +1,410 @@
+/*
+ * Pacing, fan-out, replay and counts of a device's notifications. The
+ * plan (a notification file) and the rate are the fleet's; the state here is
+ * the device's and lives on its worker. A tick computes how many sends are
+ * due from the origin with integer arithmetic, sends them (at most
+ * STREAM_MAX_BURST, the rest next time), and re-arms for the next due tick;
+ * a device that fell more than STREAM_MAX_LAG_US behind gives the missed
+ * sends up and counts them as behind rather than bursting forever.
+ */
+#include "stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "fleet.h"
+#include "notif_file.h"
+#include "sbuf.h"
+#include "session.h"
+
+#define NOTIF_NS "urn:ietf:params:xml:ns:netconf:notification:1.0"
+
+static void on_tick(struct loop *loop, struct loop_timer *timer);
+
+/* Notifications per device per second of the fleet's plan, 0 when the plan paces by its own delays. */
+static double
+device_rate(const struct fleet *fleet)
+{
+    const struct notif_plan *p = fleet->notif_plan;
+
+    if (fleet->cfg.notification_rate > 0) {
+        return fleet->cfg.notification_rate;
+    }
+    if (p && p->kind == NOTIF_PLAN_RATE) {
+        return p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / fleet->cfg.device_count;
+    }
+    return 0;
+}
+
+/* When tick @p k is due: origin + k * burst / rate, exactly (rate in thousandths per second). */
+static monotime_us
+tick_due(const struct notif_stream *st, uint64_t k, uint64_t rate_milli, uint32_t burst)
+{
+    return st->start_us + (monotime_us)(((unsigned __int128)k * burst * 1000000000u) / rate_milli);
+}
+
+/* Which of the plan's notifications the send with sequence number @p seq carries. */
+static uint32_t
+pick_item(const struct fleet *fleet, struct notif_stream *st, uint64_t seq)
+{
+    const struct notif_plan *p = fleet->notif_plan;
+
+    if (p->kind == NOTIF_PLAN_ODL) {
+        /* File order, each entry its number of times. */
+        while (st->item < p->item_count && !st->item_left) {
+            if (++st->item < p->item_count) {
+                st->item_left = p->items[st->item].times;
+            }
+        }
+        if (st->item >= p->item_count) {
+            return UINT32_MAX;
+        }
+        st->item_left--;
+        return st->item;
+    }
+    return fleet->notif_mix[(seq - 1) % fleet->notif_mix_len];
+}
+
+/* Keep the last sends for replay. */
+static void
+log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms)
+{
+    char *copy;
+    uint32_t slot;
+
+    if (!st->log_cap || !(copy = malloc(len + 1))) {
+        return;
+    }
+    memcpy(copy, xml, len);
+    copy[len] = '\0';
+    slot = (st->log_head + st->log_count) % st->log_cap;
+    if (st->log_count == st->log_cap) {
+        free(st->log[st->log_head]);
+        slot = st->log_head;
+        st->log_head = (st->log_head + 1) % st->log_cap;
+    } else {
+        st->log_count++;
+    }
+    st->log[slot] = copy;
+    st->log_ms[slot] = event_ms;
+}
+
+/* Does a subscriber's filter let the notification through? @p parsed is the notification, parsed once. */
+static int
+filter_passes(const struct notif_sub *sub, const struct lyd_node *parsed)
+{
+    struct lyd_node *result = NULL;
+    enum fleet_err rc;
+
+    if (!sub->filter && !sub->xpath) {
+        return 1;
+    }
+    if (!parsed) {
+        return 0;
+    }
+    rc =
+        sub->xpath ? filter_xpath(parsed, sub->xpath, &result) : filter_subtree(parsed, sub->filter, &result);
+    lyd_free_all(result);
+    return !rc && result;
+}
+
+static void
+send_complete(struct session *s, const char *what, uint64_t now_ms)
+{
+    char time_text[40], xml[256];
+    int n;
+
+    notif_format_time(now_ms, time_text, sizeof time_text);
+    n = snprintf(xml, sizeof xml,
+                 "<notification xmlns=\"" NOTIF_NS "\"><eventTime>%s</eventTime>"
+                 "<%s xmlns=\"urn:ietf:params:xml:ns:netmod:notification\"/></notification>",
+                 time_text, what);
+    sess_send(s, xml, (size_t)n);
+}
+
+void
+stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
+{
+    struct fleet *fleet = dev->worker->fleet;
+    struct lyd_node *parsed = NULL, *envelope = NULL;
+    int want_parse = 0;
+
+    if (dev->stream) {
+        dev->stream->generated++;
+        log_keep(dev->stream, xml, len, event_ms);
+    }
+    for (struct session *s = dev->sessions; s; s = s->dev_next) {
+        if (s->sub && (s->sub->filter || s->sub->xpath)) {
+            want_parse = 1;
+        }
+    }
+    if (want_parse) {
+        /* Filters read a tree: one parse per notification, whatever the number of subscribers. */
+        struct ly_in *in = NULL;
+        if (!ly_in_new_memory(xml, &in)) {
+            lyd_parse_op(fleet->schemas.ctx, NULL, in, LYD_XML, LYD_TYPE_NOTIF_NETCONF, &envelope, &parsed);
+            ly_in_free(in, 0);
+        }
+    }
+    for (struct session *s = dev->sessions; s; s = s->dev_next) {
+        struct notif_sub *sub = s->sub;
+        if (!sub || sub->done || s->state != SESS_ACTIVE) {
+            continue;
+        }
+        if (sub->stop_ms && event_ms >= sub->stop_ms) {
+            sub->done = 1;
+            send_complete(s, "notificationComplete", event_ms);
+            continue;
+        }
+        sub->counts.emitted++;
+        if (!filter_passes(sub, parsed)) {
+            sub->counts.suppressed++;
+        } else if (outq_pending(&s->out) + len > STREAM_SUBSCRIBER_QUEUE_MAX_BYTES) {
+            sub->counts.dropped++; /* a slow reader: its queue stays bounded */
+        } else {
+            sess_send(s, xml, len);
+            if (s->state >= SESS_CLOSING && !outq_pending(&s->out)) {
+                sub->counts.send_failures++;
+            } else {
+                sub->counts.sent++;
+            }
+        }
+    }
+    lyd_free_all(parsed);
+    lyd_free_all(envelope);
+}
+
+/* Build and emit one notification of the plan. @return 0, or -1 when the plan is exhausted. */
+static int
+emit_one(struct notif_stream *st, struct sbuf *b, uint64_t now_ms)
+{
+    struct device *dev = st->dev;
+    struct fleet *fleet = dev->worker->fleet;
+    const struct profile *p = fleet->profile;
+    uint64_t seq = st->seq + 1;
+    uint32_t item = pick_item(fleet, st, seq);
+    struct notif_vars v;
+
+    if (item == UINT32_MAX) {
+        return -1;
+    }
+    v.device = dev->index;
+    v.seq = seq;
+    v.time_ms = now_ms;
+    v.ifindex = p->if_count ? (uint32_t)((seq - 1) % p->if_count) + 1 : 0;
+    v.ifname = p->if_count ? p->ifs[v.ifindex - 1].name : "";
+    b->len = 0;
+    notif_expand(&fleet->notif_plan->items[item], &v, b);
+    if (b->failed) {
+        return 0;
+    }
+    st->seq = seq;
+    stream_emit(dev, b->buf, b->len, now_ms);
+    return 0;
+}
+
+int
+stream_has_subscribers(const struct device *dev)
+{
+    for (const struct session *s = dev->sessions; s; s = s->dev_next) {
+        if (s->sub && !s->sub->done) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void
+on_tick(struct loop *loop, struct loop_timer *timer)
+{
+    struct notif_stream *st = (struct notif_stream *)((char *)timer - offsetof(struct notif_stream, timer));
+    struct device *dev = st->dev;
+    struct fleet *fleet = dev->worker->fleet;
+    const struct notif_plan *plan = fleet->notif_plan;
+    struct sbuf *b = &dev->worker->notif_buf;
+    monotime_us now = loop_now_us(loop);
+    uint64_t now_ms = devview_now_ms(fleet);
+    double rate = device_rate(fleet);
+    uint32_t sent = 0;
+
+    st->running = 0;
+    if (!stream_has_subscribers(dev)) {
+        return; /* paused until the next subscription */
+    }
+    if (plan->kind == NOTIF_PLAN_RATE && plan->duration_ms &&
+        now - st->start_us >= plan->duration_ms * 1000) {
+        st->finished = 1;
+    }
+    if (rate > 0) {
+        uint64_t rate_milli = (uint64_t)(rate * 1000 + 0.5);
+        uint32_t burst = plan->kind == NOTIF_PLAN_RATE && plan->burst ? plan->burst : 1;
+        monotime_us due = tick_due(st, st->tick, rate_milli, burst);
+        if (now > due + STREAM_MAX_LAG_US) {
+            /* Too far behind: give the missed ticks up, count them, and go on from now. */
+            uint64_t target = (uint64_t)(((unsigned __int128)(now - st->start_us) * rate_milli) /
+                                         ((uint64_t)burst * 1000000000u));
+            st->behind += (target - st->tick) * burst;
+            st->tick = target;
+        }
+        while (!st->finished && tick_due(st, st->tick, rate_milli, burst) <= now && sent < STREAM_MAX_BURST) {
+            for (uint32_t i = 0; i < burst && !st->finished; i++) {
+                if ((plan->kind == NOTIF_PLAN_RATE && plan->count && st->seq >= plan->count) ||
+                    emit_one(st, b, now_ms)) {
+                    st->finished = 1;
+                }
+                sent++;
+            }
+            st->tick++;
+        }
+        if (!st->finished) {
+            loop_timer_start(loop, &st->timer, tick_due(st, st->tick, rate_milli, burst), on_tick);
+            st->running = 1;
+        }
+        return;
+    }
+    /* OpenDaylight's plan by its own delays: each entry after its delay, its copies back to back. */
+    while (!st->finished && now >= st->item_due_us && sent < STREAM_MAX_BURST) {
+        if (emit_one(st, b, now_ms)) {
+            st->finished = 1;
+            break;
+        }
+        sent++;
+        if (!st->item_left) {
+            /* the entry is done: the next one starts after its own delay */
+            if (st->item + 1 < plan->item_count) {
+                st->item++;
+                st->item_left = plan->items[st->item].times;
+                st->item_due_us += plan->items[st->item].delay_ms * 1000;
+            } else {
+                st->finished = 1;
+            }
+        }
+    }
+    if (!st->finished) {
+        loop_timer_start(loop, &st->timer, st->item_due_us > now ? st->item_due_us : now + 1000, on_tick);
+        st->running = 1;
+    }
+}
+
+void
+stream_subscribed(struct session *s)
+{
+    struct device *dev = s->dev;
+    struct fleet *fleet = dev->worker->fleet;
+    struct notif_stream *st = dev->stream;
+    struct loop *loop = dev->worker->loop;
+
+    if (!st) {
+        if (!(st = dev->stream = calloc(1, sizeof *st))) {
+            return;
+        }
+        st->dev = dev;
+        loop_timer_init(&st->timer);
+        st->log_cap = fleet->cfg.replay_log;
+        if (st->log_cap && (!(st->log = calloc(st->log_cap, sizeof *st->log)) ||
+                            !(st->log_ms = calloc(st->log_cap, sizeof *st->log_ms)))) {
+            st->log_cap = 0;
+        }
+        st->start_us = loop_now_us(loop);
+        if (fleet->notif_plan) {
+            st->item_left = fleet->notif_plan->items[0].times;
+            st->item_due_us = st->start_us + fleet->notif_plan->items[0].delay_ms * 1000;
+        } else {
+            st->finished = 1;
+        }
+    }
+    if (!st->running && !st->finished && fleet->notif_plan) {
+        /* Resuming after a pause: the origin moves so that no burst makes up for the pause. */
+        if (st->tick || st->seq) {
+            double rate = device_rate(fleet);
+            if (rate > 0) {
+                uint64_t rate_milli = (uint64_t)(rate * 1000 + 0.5);
+                uint32_t burst = fleet->notif_plan->kind == NOTIF_PLAN_RATE && fleet->notif_plan->burst
+                                     ? fleet->notif_plan->burst
+                                     : 1;
+                st->start_us = loop_now_us(loop) - (tick_due(st, st->tick, rate_milli, burst) - st->start_us);
+            } else if (st->item_due_us < loop_now_us(loop)) {
+                st->item_due_us = loop_now_us(loop);
+            }
+        }
+        loop_timer_start(loop, &st->timer, loop_now_us(loop), on_tick);
+        st->running = 1;
+    }
+}
+
+void
+stream_unsubscribed(struct session *s)
+{
+    struct notif_sub *sub = s->sub;
+    struct notif_counts *c = &s->dev->notif_closed;
+
+    if (!sub) {
+        return;
+    }
+    if (s->dev->stream && s->dev->stream->ended_count < STREAM_ENDED_ROWS) {
+        s->dev->stream->ended[s->dev->stream->ended_count++] = (struct notif_ended){
+            .session = s->id, .peer_addr = s->peer_addr, .peer_port = s->peer_port, .counts = sub->counts};
+    }
+    c->emitted += sub->counts.emitted;
+    c->sent += sub->counts.sent;
+    c->send_failures += sub->counts.send_failures;
+    c->dropped += sub->counts.dropped;
+    c->suppressed += sub->counts.suppressed;
+    lyd_free_all(sub->filter);
+    free(sub->xpath);
+    free(sub);
+    s->sub = NULL;
+}
+
+void
+stream_replay(struct session *s, uint64_t start_ms, uint64_t stop_ms)
+{
+    struct notif_stream *st = s->dev->stream;
+    uint64_t now_ms = devview_now_ms(s->dev->worker->fleet);
+
+    for (uint32_t i = 0; st && i < st->log_count; i++) {
+        uint32_t slot = (st->log_head + i) % st->log_cap;
+        if (st->log_ms[slot] < start_ms || (stop_ms && st->log_ms[slot] >= stop_ms)) {
+            continue;
+        }
+        sess_send(s, st->log[slot], strlen(st->log[slot]));
+    }
+    send_complete(s, "replayComplete", now_ms);
+    if (stop_ms && stop_ms <= now_ms) {
+        s->sub->done = 1;
+        send_complete(s, "notificationComplete", now_ms);
+    }
+}
+
+void
+stream_free(struct notif_stream *st, struct loop *loop)
+{
+    if (!st) {
+        return;
+    }
+    if (loop) {
+        loop_timer_stop(loop, &st->timer);
+    }
+    for (uint32_t i = 0; i < st->log_count; i++) {
+        free(st->log[(st->log_head + i) % st->log_cap]);
+    }
+    free(st->log);
+    free(st->log_ms);
+    free(st);
+}
+
+void
+stream_device_counts(const struct device *dev, struct notif_counts *out)
+{
+    *out = dev->notif_closed;
+    for (const struct session *s = dev->sessions; s; s = s->dev_next) {
+        if (s->sub) {
+            out->emitted += s->sub->counts.emitted;
+            out->sent += s->sub->counts.sent;
+            out->send_failures += s->sub->counts.send_failures;
+            out->dropped += s->sub->counts.dropped;
+            out->suppressed += s->sub->counts.suppressed;
+        }
+    }
+}

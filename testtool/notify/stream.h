@@ -1,0 +1,111 @@
+/*
+ * A device's notification stream: paced by a loop timer with exact integer
+ * arithmetic (tick k is due at start + k * burst / rate, never "now +
+ * period", so nothing drifts), fanned out to the device's subscribed
+ * sessions in order, kept in a bounded replay log, and counted per
+ * subscriber so that emitted = sent + send_failures + dropped + suppressed
+ * always holds. A device starts streaming at its first subscription and
+ * pauses when its last subscriber leaves.
+ */
+#ifndef FLEET_STREAM_H
+#define FLEET_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libyang/libyang.h>
+
+#include "err.h"
+#include "loop.h"
+
+struct device;
+struct session;
+
+/* Most bytes a subscriber may have waiting; a notification that would pass it is dropped and counted. */
+#define STREAM_SUBSCRIBER_QUEUE_MAX_BYTES (8u * 1024u * 1024u)
+/* Most notifications one tick sends for one device when it is behind (the rest wait for the next tick). */
+#define STREAM_MAX_BURST 4096u
+/* How far behind a device may fall before the ticks it missed are given up (and counted as behind). */
+#define STREAM_MAX_LAG_US 1000000u
+/* Default size of a device's replay log (notifications), --replay-log: small, since every streaming device
+ * keeps one (30,000 devices times 16 notifications of 500 bytes is 240 MB). */
+#define STREAM_DEFAULT_REPLAY_ENTRIES 16u
+
+/* One row of counts (a subscriber, or a device summed over its subscribers). */
+struct notif_counts {
+    uint64_t emitted;       /* offered to this subscriber */
+    uint64_t sent;          /* queued on its connection */
+    uint64_t send_failures; /* could not be queued (out of memory) */
+    uint64_t dropped;       /* its queue was full (a slow reader) */
+    uint64_t suppressed;    /* its filter left it out */
+};
+
+/* Ended subscriptions a device keeps a row for in the report (later ones are summed into the device's). */
+#define STREAM_ENDED_ROWS 16u
+
+/* The report row of a subscription that ended. */
+struct notif_ended {
+    uint32_t session;           /* its session-id */
+    uint32_t peer_addr;         /* client address, host order */
+    uint16_t peer_port;         /* client port */
+    struct notif_counts counts; /* its counts when it ended */
+};
+
+/* A session's subscription (RFC 5277 create-subscription). */
+struct notif_sub {
+    struct lyd_node *filter;    /* subtree filter spec, owned, or NULL */
+    char *xpath;                /* XPath filter with module prefixes, owned, or NULL */
+    uint64_t stop_ms;           /* stopTime (fleet clock), 0: none */
+    struct notif_counts counts; /* this subscriber's row */
+    uint8_t done;               /* 1 after notificationComplete: nothing more is sent */
+};
+
+/* A device's stream state; allocated at its first subscription. */
+struct notif_stream {
+    struct loop_timer timer; /* the next tick */
+    struct device *dev;      /* owner */
+    monotime_us start_us;    /* pacing origin (first subscription) */
+    uint64_t tick;           /* ticks done */
+    uint64_t seq;            /* last sequence number sent ({SEQ}) */
+    uint32_t item;           /* OpenDaylight plan: current entry */
+    uint64_t item_left;      /* OpenDaylight plan: sends left of the current entry */
+    monotime_us item_due_us; /* OpenDaylight plan: when the current entry starts */
+    uint64_t generated;      /* notifications generated */
+    uint64_t behind;         /* notifications given up because the loop fell behind */
+    uint8_t running;         /* 1 while the timer is armed */
+    uint8_t finished;        /* 1 when the plan has nothing more to send */
+    char **log;              /* replay log: the last notifications sent, ring of log_cap */
+    uint64_t *log_ms;        /* their event times */
+    uint32_t log_cap, log_head, log_count;
+    struct notif_ended ended[STREAM_ENDED_ROWS]; /* rows of ended subscriptions, oldest first */
+    uint32_t ended_count;                        /* entries used in ended */
+};
+
+/** @brief A session asked for a subscription: start the device's stream if it is not running. */
+void stream_subscribed(struct session *s);
+
+/** @brief A subscribed session ends: free its subscription (its counts move to the device's). */
+void stream_unsubscribed(struct session *s);
+
+/**
+ * @brief Send a notification (a whole <notification> element) to the device's subscribers now, outside
+ * any plan (netconf-config-change, link events). Counted like the rest.
+ */
+void stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms);
+
+/**
+ * @brief Replay the log to a new subscriber, from @p start_ms (and until @p stop_ms if not 0), then
+ * replayComplete (RFC 5277 2.1.1). Called right after the subscription's ok is queued.
+ */
+void stream_replay(struct session *s, uint64_t start_ms, uint64_t stop_ms);
+
+/** @return 1 when a session of @p dev holds a live subscription. */
+int stream_has_subscribers(const struct device *dev);
+
+/** @brief Free a device's stream; NULL is fine. */
+void stream_free(struct notif_stream *st, struct loop *loop);
+
+/** @brief The counts of a device: its subscribers' rows summed, those of ended subscriptions included. */
+void stream_device_counts(const struct device *dev, struct notif_counts *out);
+
+#endif

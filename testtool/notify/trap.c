@@ -1,0 +1,748 @@
+/*
+ * SNMPv2c trap and inform sender: one UDP socket per worker loop, sends
+ * from each device's own address with IP_PKTINFO, batches with sendmmsg,
+ * and keeps informs in a fixed table until a Response arrives or the
+ * retries run out.
+ *
+ * The path of a notification: trap_send() encodes it into the batch slot's
+ * buffer and queues it (an inform also takes a pending slot and keeps its
+ * own copy of the message for retransmission); the flush timer, armed for
+ * "now", runs at the start of the next loop iteration and hands the whole
+ * batch to sendmmsg; the outcome of every message is counted then. An
+ * inform's timer retransmits through the same batch. A Response is matched
+ * by request-id (which encodes the pending slot, so the lookup is O(1)) and
+ * by the sink's address and port.
+ *
+ * Costs of the simple structure: a notification is encoded once per sink
+ * (the request-id differs anyway for informs), and each waiting inform keeps
+ * a malloc'd copy of its message. If profiles show either, encode once and
+ * patch the request-id, or give each slot a small inline buffer.
+ */
+#include "trap.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "loop.h"
+
+/* Largest Response read; a collector echoes our varbinds, so it is about as big as what we sent. */
+#define TRAP_RX_BYTES 4096
+/* Marks the end of the free list of pending slots. */
+#define TRAP_NO_SLOT UINT32_MAX
+/* Request-ids are INTEGER (0..2147483647) here: the top bit stays clear. */
+#define TRAP_REQUEST_ID_SPAN 0x80000000u
+
+/* What a queued message is, which decides how its outcome is counted. */
+enum trap_out_kind {
+    TRAP_OUT_TRAP,   /* a trap: the bytes are in the batch buffer */
+    TRAP_OUT_INFORM, /* an inform's first copy: the bytes are in its pending slot */
+    TRAP_OUT_RETRY,  /* an inform's retransmission: same, and the slot may be gone by flush time */
+};
+
+/* The life of a pending slot. */
+enum trap_slot_state {
+    TRAP_SLOT_FREE,    /* on the free list */
+    TRAP_SLOT_QUEUED,  /* first copy waits in the batch; counted nowhere yet */
+    TRAP_SLOT_WAITING, /* first copy sent; counted in sent and pending; timer armed */
+};
+
+/* An inform that waits for its Response. */
+struct trap_pending {
+    struct loop_timer timer;    /* WAITING: fires after timeout_ms to retransmit or give up */
+    struct trap_sender *sender; /* owner (the timer callback needs it) */
+    struct trap_counters *row;  /* QUEUED, WAITING: the caller's row */
+    uint8_t *msg;               /* QUEUED, WAITING: the encoded message (heap, msg_len bytes) */
+    size_t msg_len;             /* bytes at msg */
+    struct sockaddr_in peer;    /* QUEUED, WAITING: the sink */
+    uint32_t src_addr;          /* QUEUED, WAITING: source address, network order; 0: the socket's */
+    int32_t request_id;         /* QUEUED, WAITING: the message's request-id; request_id % cap is the slot */
+    uint32_t generation;        /* uses of this slot so far; makes the next request-id differ */
+    uint32_t retries_left;      /* WAITING: retransmissions still allowed */
+    uint32_t next_free;         /* FREE: next free slot, or TRAP_NO_SLOT */
+    uint8_t state;              /* enum trap_slot_state */
+};
+
+/* A message waiting for the next sendmmsg. */
+struct trap_out {
+    uint8_t kind;       /* enum trap_out_kind */
+    uint32_t slot;      /* INFORM, RETRY: the pending slot */
+    int32_t request_id; /* INFORM, RETRY: checked at flush, the slot may have been answered and reused */
+    struct trap_counters *row; /* TRAP: the caller's row */
+    struct sockaddr_in peer;   /* TRAP: the sink */
+    uint32_t src_addr;         /* TRAP: source address, network order; 0: the socket's */
+    const uint8_t *data;       /* TRAP: the message, inside the batch buffer */
+    size_t len;                /* TRAP: bytes at data */
+};
+
+struct trap_sender {
+    struct loop *loop;                            /* the worker loop; the sender is used on its thread only */
+    int fd;                                       /* the UDP socket, non-blocking, watched for Responses */
+    uint16_t port;                                /* its local port, host order */
+    struct trap_sender_config cfg;                /* configuration; cfg.community points at community */
+    char community[TRAP_MAX_COMMUNITY_BYTES + 1]; /* the community, NUL-terminated copy */
+    size_t community_len;                         /* its bytes */
+    struct loop_timer flush_timer;                /* armed for "now" while out_count > 0 */
+    struct trap_out out[TRAP_BATCH];              /* queued messages, in send order */
+    uint32_t out_count;                           /* entries of out in use */
+    uint8_t *bufs;                                /* TRAP_BATCH encode buffers of buf_cap bytes */
+    size_t buf_cap;                               /* TRAP_MAX_MSG_BYTES plus header room */
+    struct trap_pending *slots;                   /* informs: the pending table; NULL for traps */
+    uint32_t slot_cap;                            /* its size, 1..TRAP_MAX_PENDING_LIMIT */
+    uint32_t free_head;                           /* first free slot, or TRAP_NO_SLOT when full */
+    uint32_t slots_used;                          /* QUEUED plus WAITING slots */
+    uint32_t waiting;                             /* WAITING slots */
+    uint32_t next_request_id;                     /* traps: the next request-id (31 bits) */
+    uint8_t rx[TRAP_RX_BYTES];                    /* Response read buffer */
+    struct trap_sender_stats stats;               /* sender-wide counts */
+};
+
+/* sysUpTime.0 and snmpTrapOID.0 (RFC 3418), the first two varbinds of every v2 notification. */
+static const struct ber_oid trap_sysuptime_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 3, 0}};
+static const struct ber_oid trap_snmptrapoid_oid = {.len = 11, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0}};
+/* IF-MIB linkDown and linkUp (RFC 2863): snmpTraps.3 and .4. */
+static const struct ber_oid trap_linkdown_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 3}};
+static const struct ber_oid trap_linkup_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 4}};
+/* ifEntry (1.3.6.1.2.1.2.2.1) columns ifIndex (1), ifAdminStatus (7), ifOperStatus (8). */
+static const uint32_t trap_ifentry_prefix[] = {1, 3, 6, 1, 2, 1, 2, 2, 1};
+#define TRAP_IFINDEX_COLUMN       1
+#define TRAP_IFADMINSTATUS_COLUMN 7
+#define TRAP_IFOPERSTATUS_COLUMN  8
+
+static void trap_on_flush(struct loop *loop, struct loop_timer *timer);
+static void trap_on_inform_timeout(struct loop *loop, struct loop_timer *timer);
+
+enum fleet_err
+trap_sink_parse(const char *text, struct trap_sink *sink, char *err, size_t err_len)
+{
+    char host[64];
+    const char *colon = strrchr(text, ':');
+    size_t host_len = colon ? (size_t)(colon - text) : strlen(text);
+    unsigned long port = TRAP_DEFAULT_PORT;
+    struct in_addr a;
+    enum fleet_err rc = FLEET_OK;
+
+    if (host_len == 0 || host_len >= sizeof host) {
+        snprintf(err, err_len, "trap sink \"%s\": expected HOST:PORT with a numeric IPv4 HOST", text);
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    memcpy(host, text, host_len);
+    host[host_len] = '\0';
+    if (inet_pton(AF_INET, host, &a) != 1) {
+        snprintf(err, err_len,
+                 "trap sink \"%s\": \"%s\" is not a numeric IPv4 address (names are not resolved; "
+                 "give an address such as 127.0.0.1:162)",
+                 text, host);
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    if (colon) {
+        char *end;
+        errno = 0;
+        port = strtoul(colon + 1, &end, 10);
+        /* strtoul alone would take signs and leading blanks. */
+        if (colon[1] < '0' || colon[1] > '9' || *end || errno || port == 0 || port > 65535) {
+            snprintf(err, err_len, "trap sink \"%s\": the port must be a number from 1 to 65535", text);
+            rc = FLEET_ERR_INVAL;
+            goto cleanup;
+        }
+    }
+    sink->addr = ntohl(a.s_addr);
+    sink->port = (uint16_t)port;
+cleanup:
+    return rc;
+}
+
+char *
+trap_sink_format(const struct trap_sink *sink, char *buf, size_t buf_len)
+{
+    struct in_addr a = {.s_addr = htonl(sink->addr)};
+    char text[INET_ADDRSTRLEN];
+
+    inet_ntop(AF_INET, &a, text, sizeof text);
+    snprintf(buf, buf_len, "%s:%u", text, (unsigned)sink->port);
+    return buf;
+}
+
+void
+trap_note_suppressed(struct trap_counters *row)
+{
+    row->emitted++;
+    row->suppressed++;
+}
+
+int
+trap_counters_consistent(const struct trap_counters *row)
+{
+    uint64_t settled = row->acknowledged + row->timed_out + row->pending;
+
+    /* A trap row never has settled informs; an inform row settles every one it sent. */
+    return row->emitted == row->sent + row->send_failures + row->dropped + row->suppressed &&
+           (settled == 0 || settled == row->sent);
+}
+
+static void
+trap_slot_release(struct trap_sender *s, uint32_t index)
+{
+    struct trap_pending *p = &s->slots[index];
+
+    if (p->state == TRAP_SLOT_WAITING) {
+        loop_timer_stop(s->loop, &p->timer);
+        s->waiting--;
+    }
+    free(p->msg);
+    p->msg = NULL;
+    p->row = NULL;
+    p->state = TRAP_SLOT_FREE;
+    p->next_free = s->free_head;
+    s->free_head = index;
+    s->slots_used--;
+}
+
+/* Take a free slot and give it the next request-id of its own sequence; TRAP_NO_SLOT when full. */
+static uint32_t
+trap_slot_take(struct trap_sender *s)
+{
+    uint32_t index = s->free_head;
+    struct trap_pending *p;
+    uint32_t generations = TRAP_REQUEST_ID_SPAN / s->slot_cap;
+
+    if (index == TRAP_NO_SLOT) {
+        return TRAP_NO_SLOT;
+    }
+    p = &s->slots[index];
+    s->free_head = p->next_free;
+    s->slots_used++;
+    p->generation++;
+    p->request_id = (int32_t)((p->generation % generations) * s->slot_cap + index);
+    p->state = TRAP_SLOT_QUEUED;
+    return index;
+}
+
+static void
+trap_fill_msghdr(struct msghdr *mh, struct iovec *iov, void *ctl, size_t ctl_len,
+                 const struct sockaddr_in *peer, uint32_t src_addr, const uint8_t *data, size_t len)
+{
+    iov->iov_base = (void *)data;
+    iov->iov_len = len;
+    memset(mh, 0, sizeof *mh);
+    mh->msg_name = (void *)peer;
+    mh->msg_namelen = sizeof *peer;
+    mh->msg_iov = iov;
+    mh->msg_iovlen = 1;
+    if (src_addr) {
+        /* ipi_spec_dst picks the source address; ipi_ifindex 0 lets routing pick the interface. */
+        struct in_pktinfo pi = {.ipi_spec_dst.s_addr = src_addr};
+        struct cmsghdr *c;
+        memset(ctl, 0, ctl_len);
+        mh->msg_control = ctl;
+        mh->msg_controllen = ctl_len;
+        c = CMSG_FIRSTHDR(mh);
+        c->cmsg_level = IPPROTO_IP;
+        c->cmsg_type = IP_PKTINFO;
+        c->cmsg_len = CMSG_LEN(sizeof pi);
+        memcpy(CMSG_DATA(c), &pi, sizeof pi);
+    }
+}
+
+/* Count the outcome of queued entry @p o. */
+static void
+trap_account(struct trap_sender *s, const struct trap_out *o, int ok)
+{
+    struct trap_pending *p;
+
+    switch (o->kind) {
+    case TRAP_OUT_TRAP:
+        o->row->emitted++;
+        if (ok) {
+            o->row->sent++;
+        } else {
+            o->row->send_failures++;
+        }
+        break;
+    case TRAP_OUT_INFORM:
+        p = &s->slots[o->slot];
+        p->row->emitted++;
+        if (!ok) {
+            /* Not retried: a refusal here is local (full send buffer, no route, foreign source). */
+            p->row->send_failures++;
+            trap_slot_release(s, o->slot);
+            break;
+        }
+        p->row->sent++;
+        p->row->pending++;
+        p->state = TRAP_SLOT_WAITING;
+        p->retries_left = s->cfg.retries;
+        s->waiting++;
+        loop_timer_start(s->loop, &p->timer, loop_now_us(s->loop) + (monotime_us)s->cfg.timeout_ms * 1000,
+                         trap_on_inform_timeout);
+        break;
+    case TRAP_OUT_RETRY:
+        p = &s->slots[o->slot];
+        if (ok) {
+            p->row->retries++;
+        } else {
+            s->stats.retry_send_failures++;
+        }
+        break;
+    default:
+        abort();
+    }
+}
+
+/* A retransmission whose inform was answered (or given up) meanwhile is skipped. */
+static int
+trap_out_live(const struct trap_sender *s, const struct trap_out *o)
+{
+    const struct trap_pending *p;
+
+    if (o->kind == TRAP_OUT_TRAP) {
+        return 1;
+    }
+    p = &s->slots[o->slot];
+    return p->state != TRAP_SLOT_FREE && p->request_id == o->request_id;
+}
+
+void
+trap_sender_flush(struct trap_sender *s)
+{
+    struct mmsghdr msgs[TRAP_BATCH];
+    struct iovec iov[TRAP_BATCH];
+    union {
+        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } ctl[TRAP_BATCH];
+    uint32_t which[TRAP_BATCH]; /* entry of s->out behind each message */
+    int ok[TRAP_BATCH];
+    uint32_t n = 0, count = s->out_count;
+
+    loop_timer_stop(s->loop, &s->flush_timer);
+    /* Step 1: one message per live entry, the bytes where the entry's kind keeps them. */
+    for (uint32_t i = 0; i < count; i++) {
+        const struct trap_out *o = &s->out[i];
+        const struct trap_pending *p;
+        if (!trap_out_live(s, o)) {
+            continue;
+        }
+        if (o->kind == TRAP_OUT_TRAP) {
+            trap_fill_msghdr(&msgs[n].msg_hdr, &iov[n], ctl[n].buf, sizeof ctl[n].buf, &o->peer, o->src_addr,
+                             o->data, o->len);
+        } else {
+            p = &s->slots[o->slot];
+            trap_fill_msghdr(&msgs[n].msg_hdr, &iov[n], ctl[n].buf, sizeof ctl[n].buf, &p->peer, p->src_addr,
+                             p->msg, p->msg_len);
+        }
+        msgs[n].msg_len = 0;
+        which[n] = i;
+        ok[n] = 0;
+        n++;
+    }
+    /* Step 2: send. After a refusal sendmmsg stops; that message fails alone and the rest go on. */
+    for (uint32_t i = 0; i < n;) {
+        int r = sendmmsg(s->fd, msgs + i, n - i, MSG_DONTWAIT);
+        if (r > 0) {
+            for (int k = 0; k < r; k++) {
+                ok[i + (uint32_t)k] = 1;
+            }
+            i += (uint32_t)r;
+            s->stats.batches++;
+        } else if (r < 0 && errno == EINTR) {
+            continue;
+        } else {
+            i++;
+        }
+    }
+    /* Step 3: count. The batch is empty before the outcomes, which may arm timers but queue nothing. */
+    s->out_count = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        trap_account(s, &s->out[which[i]], ok[i]);
+    }
+}
+
+static void
+trap_on_flush(struct loop *loop, struct loop_timer *timer)
+{
+    struct trap_sender *s = (struct trap_sender *)((char *)timer - offsetof(struct trap_sender, flush_timer));
+
+    (void)loop;
+    trap_sender_flush(s);
+}
+
+/* Make room for one more entry and make sure the batch goes out next iteration. */
+static struct trap_out *
+trap_out_next(struct trap_sender *s)
+{
+    if (s->out_count == TRAP_BATCH) {
+        trap_sender_flush(s);
+    }
+    if (!loop_timer_armed(&s->flush_timer)) {
+        loop_timer_start(s->loop, &s->flush_timer, loop_now_us(s->loop), trap_on_flush);
+    }
+    return &s->out[s->out_count];
+}
+
+static void
+trap_on_inform_timeout(struct loop *loop, struct loop_timer *timer)
+{
+    struct trap_pending *p = (struct trap_pending *)((char *)timer - offsetof(struct trap_pending, timer));
+    struct trap_sender *s = p->sender;
+    uint32_t index = (uint32_t)(p - s->slots);
+    struct trap_out *o;
+
+    if (!p->retries_left) {
+        p->row->pending--;
+        p->row->timed_out++;
+        trap_slot_release(s, index);
+        return;
+    }
+    p->retries_left--;
+    /* Same bytes, same request-id (RFC 3416 section 4.2.7 lets the receiver match either copy). */
+    o = trap_out_next(s);
+    memset(o, 0, sizeof *o);
+    o->kind = TRAP_OUT_RETRY;
+    o->slot = index;
+    o->request_id = p->request_id;
+    s->out_count++;
+    loop_timer_start(loop, &p->timer, loop_now_us(loop) + (monotime_us)s->cfg.timeout_ms * 1000,
+                     trap_on_inform_timeout);
+}
+
+/* Read Responses (bounded per event) and settle the informs they answer. */
+static void
+trap_on_readable(struct loop *loop, int fd, uint32_t events, void *data)
+{
+    struct trap_sender *s = data;
+
+    (void)loop;
+    (void)events;
+    for (int i = 0; i < TRAP_MAX_READS_PER_EVENT; i++) {
+        struct sockaddr_in from;
+        socklen_t from_len = sizeof from;
+        struct spdu_message msg;
+        struct trap_pending *p;
+        uint32_t index;
+        ssize_t n =
+            recvfrom(fd, s->rx, sizeof s->rx, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &from_len);
+        if (n < 0) {
+            break; /* EAGAIN: drained; anything else is a stale ICMP error with nothing to settle */
+        }
+        s->stats.responses++;
+        if ((size_t)n > sizeof s->rx || spdu_message_decode(s->rx, (size_t)n, &msg) ||
+            msg.version != SPDU_V2C || msg.pdu.type != SPDU_RESPONSE || msg.pdu.request_id < 0) {
+            s->stats.responses_malformed++;
+            continue;
+        }
+        if (!s->slots) {
+            s->stats.responses_unmatched++;
+            continue;
+        }
+        index = (uint32_t)msg.pdu.request_id % s->slot_cap;
+        p = &s->slots[index];
+        if (p->state != TRAP_SLOT_WAITING || p->request_id != msg.pdu.request_id ||
+            p->peer.sin_addr.s_addr != from.sin_addr.s_addr || p->peer.sin_port != from.sin_port) {
+            s->stats.responses_unmatched++;
+            continue;
+        }
+        p->row->pending--;
+        p->row->acknowledged++;
+        trap_slot_release(s, index);
+    }
+}
+
+static enum fleet_err
+trap_open_socket(struct trap_sender *s, char *err, size_t err_len)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(s->cfg.bind_addr)};
+    socklen_t sa_len = sizeof sa;
+    int bytes = TRAP_SNDBUF_BYTES;
+    enum fleet_err rc = FLEET_OK;
+
+    s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (s->fd < 0) {
+        snprintf(err, err_len, "cannot create the trap socket: %m");
+        rc = FLEET_ERR_SYS;
+        goto cleanup;
+    }
+    /* Best effort: the kernel caps it at net.core.wmem_max, and a smaller buffer only means more failures. */
+    (void)setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+    if (bind(s->fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        getsockname(s->fd, (struct sockaddr *)&sa, &sa_len) < 0) {
+        snprintf(err, err_len, "cannot bind the trap socket: %m");
+        rc = FLEET_ERR_SYS;
+        goto cleanup;
+    }
+    s->port = ntohs(sa.sin_port);
+    if (loop_watch(s->loop, s->fd, LOOP_READ, trap_on_readable, s)) {
+        snprintf(err, err_len, "cannot watch the trap socket: %m");
+        rc = FLEET_ERR_SYS;
+        goto cleanup;
+    }
+cleanup:
+    return rc;
+}
+
+enum fleet_err
+trap_sender_new(struct loop *loop, const struct trap_sender_config *cfg, struct trap_sender **out, char *err,
+                size_t err_len)
+{
+    struct trap_sender *s = NULL;
+    const char *community = cfg->community ? cfg->community : "public";
+    size_t community_len = strlen(community);
+    enum fleet_err rc = FLEET_OK;
+
+    *out = NULL;
+    if (community_len > TRAP_MAX_COMMUNITY_BYTES) {
+        snprintf(err, err_len, "the trap community is longer than %d bytes", TRAP_MAX_COMMUNITY_BYTES);
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    if (cfg->inform && (cfg->timeout_ms == 0 || cfg->max_pending > TRAP_MAX_PENDING_LIMIT)) {
+        snprintf(err, err_len,
+                 "the inform timeout must be above 0 ms and the pending table at most %d informs",
+                 TRAP_MAX_PENDING_LIMIT);
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        goto nomem;
+    }
+    s->loop = loop;
+    s->fd = -1;
+    s->cfg = *cfg;
+    memcpy(s->community, community, community_len + 1);
+    s->community_len = community_len;
+    s->cfg.community = s->community;
+    s->next_request_id = cfg->request_id_seed % TRAP_REQUEST_ID_SPAN;
+    loop_timer_init(&s->flush_timer);
+    s->buf_cap = TRAP_MAX_MSG_BYTES + SPDU_HEADROOM(TRAP_MAX_COMMUNITY_BYTES);
+    s->bufs = malloc((size_t)TRAP_BATCH * s->buf_cap);
+    if (!s->bufs) {
+        goto nomem;
+    }
+    s->free_head = TRAP_NO_SLOT;
+    if (cfg->inform) {
+        s->slot_cap = cfg->max_pending ? cfg->max_pending : TRAP_DEFAULT_MAX_PENDING;
+        s->slots = calloc(s->slot_cap, sizeof *s->slots);
+        if (!s->slots) {
+            goto nomem;
+        }
+        /* Free list in index order; the seed staggers the generations so workers' request-ids differ. */
+        for (uint32_t i = s->slot_cap; i-- > 0;) {
+            struct trap_pending *p = &s->slots[i];
+            loop_timer_init(&p->timer);
+            p->sender = s;
+            p->generation = cfg->request_id_seed;
+            p->next_free = s->free_head;
+            s->free_head = i;
+        }
+    }
+    rc = trap_open_socket(s, err, err_len);
+    if (rc) {
+        goto cleanup;
+    }
+    *out = s;
+    s = NULL;
+    goto cleanup;
+nomem:
+    snprintf(err, err_len, "out of memory for the trap sender");
+    rc = FLEET_ERR_NOMEM;
+cleanup:
+    trap_sender_free(s);
+    return rc;
+}
+
+void
+trap_sender_free(struct trap_sender *s)
+{
+    if (!s) {
+        return;
+    }
+    if (s->fd >= 0) {
+        trap_sender_flush(s);
+    }
+    for (uint32_t i = 0; s->slots && i < s->slot_cap; i++) {
+        struct trap_pending *p = &s->slots[i];
+        if (p->state == TRAP_SLOT_WAITING) {
+            p->row->pending--;
+            p->row->timed_out++;
+        }
+        if (p->state != TRAP_SLOT_FREE) {
+            trap_slot_release(s, i);
+        }
+    }
+    loop_timer_stop(s->loop, &s->flush_timer);
+    if (s->fd >= 0) {
+        loop_unwatch(s->loop, s->fd);
+        close(s->fd);
+    }
+    free(s->slots);
+    free(s->bufs);
+    free(s);
+}
+
+/* Encode into the next batch buffer; FLEET_ERR_LIMIT when the message would pass TRAP_MAX_MSG_BYTES. */
+static enum fleet_err
+trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, uint32_t sysuptime_ticks,
+            const struct ber_oid *trap_oid, const struct trap_varbind *varbinds, size_t varbind_count,
+            uint8_t **msg, size_t *msg_len)
+{
+    struct spdu_encoder e;
+    struct spdu_value uptime = {.tag = BER_TIMETICKS, .v.u = sysuptime_ticks};
+    struct spdu_value oid = {.tag = BER_OID, .v.oid = trap_oid};
+    enum fleet_err rc;
+
+    spdu_enc_init(&e, buf, s->buf_cap, SPDU_HEADROOM(s->community_len),
+                  spdu_bindings_budget(TRAP_MAX_MSG_BYTES, s->community_len, request_id));
+    rc = spdu_enc_binding(&e, &trap_sysuptime_oid, &uptime);
+    if (!rc) {
+        rc = spdu_enc_binding(&e, &trap_snmptrapoid_oid, &oid);
+    }
+    for (size_t i = 0; !rc && i < varbind_count; i++) {
+        rc = spdu_enc_binding(&e, varbinds[i].name, &varbinds[i].value);
+    }
+    if (!rc) {
+        spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)s->community, s->community_len,
+                                s->slots ? SPDU_INFORM : SPDU_TRAP_V2, request_id, 0, 0, msg, msg_len);
+    }
+    return rc;
+}
+
+enum fleet_err
+trap_send(struct trap_sender *s, uint32_t src_addr, const struct trap_sink *sink, uint32_t sysuptime_ticks,
+          const struct ber_oid *trap_oid, const struct trap_varbind *varbinds, size_t varbind_count,
+          struct trap_counters *row)
+{
+    struct sockaddr_in peer = {
+        .sin_family = AF_INET, .sin_port = htons(sink->port), .sin_addr.s_addr = htonl(sink->addr)};
+    struct trap_out *o = trap_out_next(s);
+    uint8_t *buf = s->bufs + (size_t)s->out_count * s->buf_cap;
+    uint8_t *msg;
+    size_t msg_len;
+    uint32_t slot = TRAP_NO_SLOT;
+    int32_t request_id;
+    enum fleet_err rc;
+
+    /* Step 1: a request-id; an inform needs a pending slot, and a full table drops it. */
+    if (s->slots) {
+        slot = trap_slot_take(s);
+        if (slot == TRAP_NO_SLOT) {
+            row->emitted++;
+            row->dropped++;
+            rc = FLEET_ERR_LIMIT;
+            goto cleanup;
+        }
+        request_id = s->slots[slot].request_id;
+    } else {
+        request_id = (int32_t)s->next_request_id;
+        s->next_request_id = (s->next_request_id + 1) % TRAP_REQUEST_ID_SPAN;
+    }
+    /* Step 2: encode into the batch buffer this entry owns. */
+    rc = trap_encode(s, buf, request_id, sysuptime_ticks, trap_oid, varbinds, varbind_count, &msg, &msg_len);
+    if (rc == FLEET_ERR_LIMIT) {
+        row->emitted++;
+        row->dropped++;
+    }
+    if (rc) {
+        goto cleanup;
+    }
+    /* Step 3: queue; an inform keeps its own copy for retransmissions. */
+    memset(o, 0, sizeof *o);
+    if (slot != TRAP_NO_SLOT) {
+        struct trap_pending *p = &s->slots[slot];
+        p->msg = malloc(msg_len);
+        if (!p->msg) {
+            /* Like a full table: nothing reached the kernel. */
+            row->emitted++;
+            row->dropped++;
+            rc = FLEET_ERR_LIMIT;
+            goto cleanup;
+        }
+        memcpy(p->msg, msg, msg_len);
+        p->msg_len = msg_len;
+        p->row = row;
+        p->peer = peer;
+        p->src_addr = htonl(src_addr);
+        o->kind = TRAP_OUT_INFORM;
+        o->slot = slot;
+        o->request_id = request_id;
+        slot = TRAP_NO_SLOT;
+    } else {
+        o->kind = TRAP_OUT_TRAP;
+        o->row = row;
+        o->peer = peer;
+        o->src_addr = htonl(src_addr);
+        o->data = msg;
+        o->len = msg_len;
+    }
+    s->out_count++;
+cleanup:
+    if (slot != TRAP_NO_SLOT) {
+        trap_slot_release(s, slot);
+    }
+    if (!s->out_count) {
+        loop_timer_stop(s->loop, &s->flush_timer);
+    }
+    return rc;
+}
+
+/* Write ifEntry.column.if_index into @p oid. */
+static void
+trap_ifentry_oid(struct ber_oid *oid, uint32_t column, uint32_t if_index)
+{
+    size_t n = sizeof trap_ifentry_prefix / sizeof trap_ifentry_prefix[0];
+
+    memcpy(oid->sub, trap_ifentry_prefix, sizeof trap_ifentry_prefix);
+    oid->sub[n] = column;
+    oid->sub[n + 1] = if_index;
+    oid->len = (uint32_t)n + 2;
+}
+
+enum fleet_err
+trap_send_link(struct trap_sender *s, uint32_t src_addr, const struct trap_sink *sink,
+               uint32_t sysuptime_ticks, int up, uint32_t if_index, int32_t admin_status, int32_t oper_status,
+               struct trap_counters *row)
+{
+    struct ber_oid names[3];
+    struct trap_varbind vb[3];
+
+    trap_ifentry_oid(&names[0], TRAP_IFINDEX_COLUMN, if_index);
+    trap_ifentry_oid(&names[1], TRAP_IFADMINSTATUS_COLUMN, if_index);
+    trap_ifentry_oid(&names[2], TRAP_IFOPERSTATUS_COLUMN, if_index);
+    vb[0] = (struct trap_varbind){.name = &names[0], .value = {.tag = BER_INTEGER, .v.i = if_index}};
+    vb[1] = (struct trap_varbind){.name = &names[1], .value = {.tag = BER_INTEGER, .v.i = admin_status}};
+    vb[2] = (struct trap_varbind){.name = &names[2], .value = {.tag = BER_INTEGER, .v.i = oper_status}};
+    return trap_send(s, src_addr, sink, sysuptime_ticks, up ? &trap_linkup_oid : &trap_linkdown_oid, vb, 3,
+                     row);
+}
+
+size_t
+trap_sender_queued(const struct trap_sender *s)
+{
+    return s->out_count;
+}
+
+size_t
+trap_sender_pending(const struct trap_sender *s)
+{
+    return s->waiting;
+}
+
+const struct trap_sender_stats *
+trap_sender_stats(const struct trap_sender *s)
+{
+    return &s->stats;
+}
+
+uint16_t
+trap_sender_port(const struct trap_sender *s)
+{
+    return s->port;
+}

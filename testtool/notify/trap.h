@@ -1,0 +1,197 @@
+/*
+ * SNMPv2c notifications from devices to collectors (RFC 3416 section 4.2.6
+ * SNMPv2-Trap-PDU and 4.2.7 InformRequest-PDU, in RFC 1901 messages). One
+ * sender per worker loop owns one UDP socket; each notification leaves from
+ * the device's own address (IP_PKTINFO), because collectors identify a
+ * device by the source address of what it sends. Notifications queued in
+ * one loop iteration go out together with sendmmsg at the start of the next
+ * (a timer armed for "now"), or when the batch is full. Informs wait in a
+ * bounded table for their Response, each with an embedded loop timer that
+ * retransmits the same message (same request-id) after a fixed timeout and
+ * gives up after the configured retries.
+ *
+ * Counting. The caller keeps one struct trap_counters row per (device,
+ * sink) and passes it with every send; the sender updates it. A row must
+ * stay valid until trap_sender_free() returns. See struct trap_counters for
+ * the two identities that hold for every row at every moment.
+ */
+#ifndef FLEET_TRAP_H
+#define FLEET_TRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ber.h"
+#include "err.h"
+#include "spdu.h"
+
+struct loop;
+struct trap_sender;
+
+/* The SNMP notification port (RFC 3417 section 3), used when a sink names no port. */
+#define TRAP_DEFAULT_PORT 162
+/* Largest notification message: one unfragmented datagram on a 1500-byte MTU (1500 - 20 IP - 8 UDP). */
+#define TRAP_MAX_MSG_BYTES 1472
+/* Longest community string accepted (RFC 3584 allows 255 bytes). */
+#define TRAP_MAX_COMMUNITY_BYTES 255
+/* Messages queued before a sendmmsg is forced (also the most one system call sends). */
+#define TRAP_BATCH 64
+/* Informs waiting for a response, per sender, when the configuration leaves it 0. */
+#define TRAP_DEFAULT_MAX_PENDING 4096
+/* Hard cap on the pending table: request-ids encode the slot, and 2^31 must hold many generations. */
+#define TRAP_MAX_PENDING_LIMIT 65536
+/* Defaults of --trap-inform-timeout and --trap-inform-retries (net-snmp's are 1 s and 5). */
+#define TRAP_DEFAULT_INFORM_TIMEOUT_MS 1000
+#define TRAP_DEFAULT_INFORM_RETRIES    3
+/* Datagrams read from the socket per readiness event, so a flood of responses cannot starve the loop. */
+#define TRAP_MAX_READS_PER_EVENT 64
+/* Send buffer asked for: a fleet-wide flap queues thousands of traps at once (capped by wmem_max). */
+#define TRAP_SNDBUF_BYTES (4 * 1024 * 1024)
+
+/* IF-MIB ifAdminStatus / ifOperStatus values used with trap_send_link() (RFC 2863). */
+#define TRAP_IF_STATUS_UP   1
+#define TRAP_IF_STATUS_DOWN 2
+
+/* Where notifications go: a collector's IPv4 address and UDP port. */
+struct trap_sink {
+    uint32_t addr; /* IPv4 address, host order */
+    uint16_t port; /* UDP port, host order, never 0 */
+};
+
+/*
+ * Per (device, sink) counters, kept by the caller and updated by the sender.
+ * At every moment (between any two calls into the sender):
+ *   emitted == sent + send_failures + dropped + suppressed
+ *   sent == acknowledged + timed_out + pending       (informs; for traps all three stay 0)
+ * A notification is counted in emitted only together with its outcome, so one
+ * waiting in the batch for its sendmmsg is in no counter yet. An inform whose
+ * first copy the kernel refused counts in send_failures and is not retried;
+ * one given up after its retries was sent, and counts in timed_out.
+ */
+struct trap_counters {
+    uint64_t emitted; /* notifications asked for (trap_send(), trap_note_suppressed()) with an outcome */
+    uint64_t sent;    /* first copy accepted by the kernel (traps: the only copy) */
+    uint64_t send_failures; /* first copy refused by the kernel (full buffer, no route, bad source) */
+    uint64_t dropped;      /* refused before the kernel: inform table full, message over TRAP_MAX_MSG_BYTES */
+    uint64_t suppressed;   /* the caller chose not to send (trap_note_suppressed()) */
+    uint64_t acknowledged; /* informs answered by a matching Response (duplicates are not counted) */
+    uint64_t timed_out;    /* informs given up: no Response within timeout * (retries + 1) */
+    uint64_t retries;      /* inform retransmissions accepted by the kernel (not a notification count) */
+    uint64_t pending;      /* gauge: informs sent and still waiting for a Response */
+};
+
+/* Sender-wide counts that belong to no row. */
+struct trap_sender_stats {
+    uint64_t batches;             /* sendmmsg calls that sent at least one message */
+    uint64_t retry_send_failures; /* retransmissions the kernel refused (the inform keeps waiting) */
+    uint64_t responses;           /* datagrams read from the socket */
+    uint64_t responses_malformed; /* of those, not a well-formed v2c Response */
+    uint64_t responses_unmatched; /* of those, answering no waiting inform (late, duplicate, wrong source) */
+};
+
+/* How a sender behaves; fixed for its life. */
+struct trap_sender_config {
+    int inform;               /* 1: InformRequest-PDU with retries; 0: SNMPv2-Trap-PDU, fire and forget */
+    uint32_t timeout_ms;      /* wait for a Response before each retransmission (informs); > 0 */
+    uint32_t retries;         /* retransmissions before giving up (informs) */
+    uint32_t max_pending;     /* informs waiting at most; 0: TRAP_DEFAULT_MAX_PENDING */
+    const char *community;    /* community string, copied; NULL: "public" */
+    uint32_t bind_addr;       /* local address of the socket (host order); 0: the wildcard address. Responses
+                                 go to the device's address, so informs from other addresses need 0 */
+    uint32_t request_id_seed; /* start of the request-ids; one per worker keeps workers' ids apart */
+};
+
+/* One of a notification's objects (after sysUpTime.0 and snmpTrapOID.0). */
+struct trap_varbind {
+    const struct ber_oid *name; /* the object instance */
+    struct spdu_value value;    /* its value (OIDs through v.oid) */
+};
+
+/**
+ * @brief Parse "HOST:PORT" or "HOST" (port TRAP_DEFAULT_PORT) into @p sink.
+ * @param[in] text A numeric IPv4 address, optionally ':' and a port 1-65535. Names are refused
+ * (no resolver runs inside the simulator).
+ * @param[out] sink Filled on success.
+ * @param[out] err Why the text was refused, naming it.
+ * @return FLEET_OK or FLEET_ERR_INVAL.
+ */
+enum fleet_err trap_sink_parse(const char *text, struct trap_sink *sink, char *err, size_t err_len);
+
+/** @brief Print @p sink as "A.B.C.D:PORT" into @p buf (always NUL-terminated); @return @p buf. */
+char *trap_sink_format(const struct trap_sink *sink, char *buf, size_t buf_len);
+
+/**
+ * @brief Create a sender on @p loop: open and watch its UDP socket, allocate its batch and (informs) its
+ * pending table.
+ * @param[in] cfg Behaviour; copied.
+ * @param[out] out The sender, or NULL on failure.
+ * @param[out] err Why it failed.
+ * @return FLEET_OK, FLEET_ERR_INVAL (bad configuration), FLEET_ERR_NOMEM or FLEET_ERR_SYS.
+ * Call on the loop's thread; the sender is used only there.
+ */
+enum fleet_err trap_sender_new(struct loop *loop, const struct trap_sender_config *cfg,
+                               struct trap_sender **out, char *err, size_t err_len);
+
+/**
+ * @brief Send what is queued, give up every waiting inform (counted as timed_out), stop its timers,
+ * unwatch and close the socket, free the sender. Accepts NULL. Never call it from the sender's own
+ * callbacks; every row it was given must still be valid.
+ */
+void trap_sender_free(struct trap_sender *sender);
+
+/**
+ * @brief Queue one notification from a device to a sink; it goes out with the batch.
+ * The message holds sysUpTime.0 (@p sysuptime_ticks), snmpTrapOID.0 (@p trap_oid), then @p varbinds.
+ * @param[in] src_addr The device's address (host order) the datagram leaves from; 0: the socket's.
+ * @param[in] sink Where to; copied.
+ * @param[in] sysuptime_ticks The device's sysUpTime in hundredths of a second.
+ * @param[in] trap_oid The notification's OID; copied into the message.
+ * @param[in] varbinds The notification's objects, in order; copied into the message.
+ * @param[in,out] row Counters of this (device, sink); updated now when the notification is dropped,
+ * else when its batch goes out. Must stay valid until trap_sender_free().
+ * @return FLEET_OK (queued); FLEET_ERR_LIMIT when dropped (counted: message too big, inform table full);
+ * FLEET_ERR_INVAL for a value the encoder refuses (a bug of the caller: nothing counted).
+ */
+enum fleet_err trap_send(struct trap_sender *sender, uint32_t src_addr, const struct trap_sink *sink,
+                         uint32_t sysuptime_ticks, const struct ber_oid *trap_oid,
+                         const struct trap_varbind *varbinds, size_t varbind_count,
+                         struct trap_counters *row);
+
+/**
+ * @brief Queue IF-MIB linkUp (1.3.6.1.6.3.1.1.5.4) or linkDown (1.3.6.1.6.3.1.1.5.3) with ifIndex.N,
+ * ifAdminStatus.N and ifOperStatus.N (RFC 2863); otherwise as trap_send().
+ * @param[in] up 1: linkUp, 0: linkDown.
+ * @param[in] if_index N, the interface's ifIndex (1..2147483647).
+ * @param[in] admin_status ifAdminStatus after the change (TRAP_IF_STATUS_UP, ...).
+ * @param[in] oper_status ifOperStatus after the change.
+ */
+enum fleet_err trap_send_link(struct trap_sender *sender, uint32_t src_addr, const struct trap_sink *sink,
+                              uint32_t sysuptime_ticks, int up, uint32_t if_index, int32_t admin_status,
+                              int32_t oper_status, struct trap_counters *row);
+
+/** @brief Count a notification the caller decided not to send (emitted and suppressed). */
+void trap_note_suppressed(struct trap_counters *row);
+
+/**
+ * @brief Send every queued message now (one sendmmsg per TRAP_BATCH) and count the outcomes. The sender
+ * calls it itself at the start of the next loop iteration; callers need it only to send at once (tests,
+ * shutdown).
+ */
+void trap_sender_flush(struct trap_sender *sender);
+
+/** @return Messages queued and not yet handed to the kernel. */
+size_t trap_sender_queued(const struct trap_sender *sender);
+
+/** @return Informs waiting for a Response (the sum of the pending gauges of all rows). */
+size_t trap_sender_pending(const struct trap_sender *sender);
+
+/** @return The sender's own counts. */
+const struct trap_sender_stats *trap_sender_stats(const struct trap_sender *sender);
+
+/** @return The local port of the sender's socket (host order), where Responses arrive. */
+uint16_t trap_sender_port(const struct trap_sender *sender);
+
+/** @return 1 when both identities of struct trap_counters hold for @p row, else 0. */
+int trap_counters_consistent(const struct trap_counters *row);
+
+#endif
