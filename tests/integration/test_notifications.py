@@ -175,6 +175,89 @@ class NotificationTests(unittest.TestCase):
         self.assert_identity(sub, "slow subscriber")
         self.assertGreater(sub["dropped"], 0, sub)
 
+    def test_flaps_reach_snmptrapd_subscribers_and_the_snmp_view(self):
+        import subprocess
+        work = tempfile.mkdtemp(prefix="fleetsim-traps-")
+        conf = os.path.join(work, "snmptrapd.conf")
+        with open(conf, "w") as c:
+            c.write("authCommunity log,execute,net public\ndisableAuthorization yes\n")
+        port = None
+        for _ in range(8):
+            port = __import__("random").randrange(20000, 32000)
+            out = open(os.path.join(work, "out.txt"), "w")
+            trapd = subprocess.Popen(["snmptrapd", "-f", "-Lo", "-C", "-c", conf, "-On", "-n",
+                                      "udp:127.0.0.1:%d" % port], stdout=out, stderr=subprocess.STDOUT,
+                                     env=dict(os.environ, MIBS=""))
+            time.sleep(0.3)
+            if trapd.poll() is None:
+                break
+        self.addCleanup(lambda: (trapd.terminate(), trapd.wait(timeout=10)))
+        f = self.fleet(["--flap-rate", "1", "--trap-sink", "127.0.0.1:%d" % port, "--trap-inform", "true"],
+                       devices=4)
+        with h.RawClient(f.addr(0)).hello() as c:
+            h.assert_ok(c.rpc(SUBSCRIBE % ""), "create-subscription")
+            c.timeout = h.scaled(10)
+            event = c.recv_msg()
+            self.assertIn("<if-state-change", event)
+            index = int(re.search(r"<if-index>(\d+)</if-index>", event).group(1))
+            oper = re.search(r"<oper-status>(\w+)</oper-status>", event).group(1)
+            snmp_oper = subprocess.run(["snmpget", "-v2c", "-c", "public", "-On", "-Oqv", "-t", "1",
+                                        "127.0.0.1:%d" % f.port, "1.3.6.1.2.1.2.2.1.8.%d" % index],
+                                       capture_output=True, text=True, timeout=10).stdout.strip()
+            later = self.collect(c, 0.05)
+            if not any("<if-index>%d</if-index>" % index in m for m in later):
+                self.assertEqual(snmp_oper, "1" if oper == "up" else "2", "ifOperStatus follows the flap")
+        time.sleep(2.0)
+        report = self.read_report(f)
+        with open(os.path.join(work, "out.txt")) as o:
+            trap_log = o.read()
+        self.assertRegex(trap_log, r"\.1\.3\.6\.1\.6\.3\.1\.1\.5\.[34]")
+        rows = [t for d in report["devices"] for t in d["trap_sinks"]]
+        self.assertTrue(rows)
+        for t in rows:
+            self.assert_identity(t, "trap sink row")
+        self.assertGreater(sum(t["acknowledged"] for t in rows), 0, "snmptrapd acknowledges the informs")
+
+    def test_stress_notify_against_fleetsim_reconciles(self):
+        import subprocess
+        stress = os.path.join(os.path.dirname(h.BINARY), "fleetsim-stress")
+        f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "400"], devices=5)
+        received = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
+        self.addCleanup(os.unlink, received)
+        p = subprocess.run([stress, "notify", "--port", str(f.port), "--device-count", "5", "--count", "1000",
+                            "--seq-element", "sequence", "--json", received], capture_output=True, text=True,
+                           timeout=h.scaled(60))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"Notifications per second: [\d.]+")
+        self.read_report(f)
+        r = subprocess.run([stress, "reconcile", "--sent", self.report, "--received", received],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(len(re.findall(r"^OK\s", r.stdout, re.M)), 5, r.stdout)
+        # A report that claims more than arrived is caught.
+        with open(self.report) as src:
+            doctored = json.load(src)
+        for d in doctored["devices"]:
+            for sub in d["subscribers"]:
+                if d["device"] == 2:
+                    sub["sent"] += 7
+                    sub["emitted"] += 7
+        with open(self.report, "w") as dst:
+            json.dump(doctored, dst)
+        r = subprocess.run([stress, "reconcile", "--sent", self.report, "--received", received],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("LOSS", r.stdout)
+
+    def test_an_edit_sends_netconf_config_change(self):
+        f = self.fleet([])
+        with h.RawClient(f.addr(0)).hello() as listener, h.RawClient(f.addr(0)).hello() as editor:
+            h.assert_ok(listener.rpc(SUBSCRIBE % ""), "create-subscription")
+            h.assert_ok(editor.edit_config(h.iface("cc-1")), "edit-config")
+            event = listener.recv_msg()
+            self.assertIn("<netconf-config-change", event)
+            self.assertIn("<datastore>running</datastore>", event)
+
     def test_ncclient_receives_notifications(self):
         import test_ncclient as ncc
         f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "50"])
