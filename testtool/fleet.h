@@ -145,6 +145,7 @@ struct fleet {
     struct notif_plan *notif_plan;        /* the notification file, or NULL */
     uint32_t *notif_mix;           /* rate plan: item of each send, by sequence number modulo notif_mix_len */
     uint32_t notif_mix_len;        /* entries in notif_mix */
+    atomic_int streams_paused;     /* 1 while SIGUSR2 holds every stream (toggled by the main thread) */
     struct lyd_node *state_tree;   /* the profile's state data (config false), shared read-only */
     struct rec_table *smiv2_table; /* SNMP instances of state_tree's smiv2:oid nodes, or NULL */
     struct devview_fleet view;     /* the profile's view of an untouched device */

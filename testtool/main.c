@@ -101,6 +101,7 @@ main(int argc, char **argv)
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGUSR1);
+    sigaddset(&signals, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
@@ -122,6 +123,12 @@ main(int argc, char **argv)
     report_ready(&fleet, started_us);
     for (;;) {
         sigwait(&signals, &sig);
+        if (sig == SIGUSR2) {
+            int paused = !atomic_load(&fleet.streams_paused);
+            atomic_store(&fleet.streams_paused, paused);
+            log_info("SIGUSR2: notification streams %s", paused ? "paused" : "resumed");
+            continue;
+        }
         if (sig != SIGUSR1) {
             break;
         }

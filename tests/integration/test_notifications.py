@@ -258,6 +258,23 @@ class NotificationTests(unittest.TestCase):
             self.assertIn("<netconf-config-change", event)
             self.assertIn("<datastore>running</datastore>", event)
 
+    def test_sigusr2_pauses_and_resumes_every_stream_without_a_burst(self):
+        f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "100"])
+        with h.RawClient(f.addr(0)).hello() as c:
+            h.assert_ok(c.rpc(SUBSCRIBE % ""), "create-subscription")
+            running = self.collect(c, 0.5)
+            os.kill(f.proc.pid, signal.SIGUSR2)
+            self.collect(c, 0.3)  # what was already on its way
+            paused = self.collect(c, 1.0)
+            os.kill(f.proc.pid, signal.SIGUSR2)
+            resumed = self.collect(c, 1.0)
+        self.assertGreater(len(running), 20)
+        self.assertEqual(paused, [], "nothing while paused")
+        self.assertGreater(len(resumed), 70)
+        self.assertLess(len(resumed), 130, "no burst making up for the pause")
+        seqs = [seq_of(m) for m in running + resumed]
+        self.assertEqual(seqs, sorted(seqs))
+
     def test_ncclient_receives_notifications(self):
         import test_ncclient as ncc
         f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "50"])

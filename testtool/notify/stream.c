@@ -91,6 +91,23 @@ log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms
 }
 
 /* Does a subscriber's filter let the notification through? @p parsed is the notification, parsed once. */
+/* Resuming after a pause: the origin moves so that no burst makes up for the time paused. */
+static void
+resume_origin(struct notif_stream *st, const struct fleet *fleet, monotime_us now)
+{
+    double rate = device_rate(fleet);
+
+    if (rate > 0) {
+        uint64_t rate_milli = (uint64_t)(rate * 1000 + 0.5);
+        uint32_t burst = fleet->notif_plan->kind == NOTIF_PLAN_RATE && fleet->notif_plan->burst
+                             ? fleet->notif_plan->burst
+                             : 1;
+        st->start_us = now - (tick_due(st, st->tick, rate_milli, burst) - st->start_us);
+    } else if (st->item_due_us < now) {
+        st->item_due_us = now;
+    }
+}
+
 static int
 filter_passes(const struct notif_sub *sub, const struct lyd_node *parsed)
 {
@@ -232,6 +249,17 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     if (!stream_has_subscribers(dev)) {
         return; /* paused until the next subscription */
     }
+    if (atomic_load_explicit(&fleet->streams_paused, memory_order_relaxed)) {
+        /* Held by SIGUSR2: nothing is generated (so nothing counts) until the streams resume. */
+        st->held = 1;
+        loop_timer_start(loop, &st->timer, now + STREAM_PAUSE_POLL_US, on_tick);
+        st->running = 1;
+        return;
+    }
+    if (st->held) {
+        st->held = 0;
+        resume_origin(st, fleet, now);
+    }
     if (plan->kind == NOTIF_PLAN_RATE && plan->duration_ms &&
         now - st->start_us >= plan->duration_ms * 1000) {
         st->finished = 1;
@@ -304,7 +332,9 @@ stream_subscribed(struct session *s)
         st->log_cap = fleet->cfg.replay_log;
         if (st->log_cap && (!(st->log = calloc(st->log_cap, sizeof *st->log)) ||
                             !(st->log_ms = calloc(st->log_cap, sizeof *st->log_ms)))) {
-            st->log_cap = 0;
+            free(st->log);
+            st->log = NULL;
+            st->log_cap = 0; /* no replay for this device rather than no stream */
         }
         st->start_us = loop_now_us(loop);
         if (fleet->notif_plan) {
@@ -315,18 +345,8 @@ stream_subscribed(struct session *s)
         }
     }
     if (!st->running && !st->finished && fleet->notif_plan) {
-        /* Resuming after a pause: the origin moves so that no burst makes up for the pause. */
         if (st->tick || st->seq) {
-            double rate = device_rate(fleet);
-            if (rate > 0) {
-                uint64_t rate_milli = (uint64_t)(rate * 1000 + 0.5);
-                uint32_t burst = fleet->notif_plan->kind == NOTIF_PLAN_RATE && fleet->notif_plan->burst
-                                     ? fleet->notif_plan->burst
-                                     : 1;
-                st->start_us = loop_now_us(loop) - (tick_due(st, st->tick, rate_milli, burst) - st->start_us);
-            } else if (st->item_due_us < loop_now_us(loop)) {
-                st->item_due_us = loop_now_us(loop);
-            }
+            resume_origin(st, fleet, loop_now_us(loop));
         }
         loop_timer_start(loop, &st->timer, loop_now_us(loop), on_tick);
         st->running = 1;

@@ -27,6 +27,8 @@ struct session;
 #define STREAM_MAX_BURST 4096u
 /* How far behind a device may fall before the ticks it missed are given up (and counted as behind). */
 #define STREAM_MAX_LAG_US 1000000u
+/* While the streams are paused (SIGUSR2), each stream looks again this often. */
+#define STREAM_PAUSE_POLL_US 100000u
 /* Default size of a device's replay log (notifications), --replay-log: small, since every streaming device
  * keeps one (30,000 devices times 16 notifications of 500 bytes is 240 MB). */
 #define STREAM_DEFAULT_REPLAY_ENTRIES 16u
@@ -74,6 +76,7 @@ struct notif_stream {
     uint64_t behind;         /* notifications given up because the loop fell behind */
     uint8_t running;         /* 1 while the timer is armed */
     uint8_t finished;        /* 1 when the plan has nothing more to send */
+    uint8_t held;            /* 1 after a tick found the streams paused: the origin moves on resume */
     char **log;              /* replay log: the last notifications sent, ring of log_cap */
     uint64_t *log_ms;        /* their event times */
     uint32_t log_cap, log_head, log_count;
