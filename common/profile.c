@@ -10,6 +10,7 @@
  * Every message names the file, then what is wrong.
  */
 #include "profile.h"
+#include "ydata.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -116,44 +117,11 @@ profile_has_suffix(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* First child of @p parent whose schema node is @p name; NULL when absent. */
-static const struct lyd_node *
-profile_child(const struct lyd_node *parent, const char *name)
-{
-    const struct lyd_node *c;
-
-    LY_LIST_FOR(lyd_child(parent), c)
-    {
-        if (c->schema && !strcmp(c->schema->name, name)) {
-            return c;
-        }
-    }
-    return NULL;
-}
-
-/* Canonical value of leaf @p name under @p parent, or NULL (defaults are in the tree after validation). */
-static const char *
-profile_str(const struct lyd_node *parent, const char *name)
-{
-    const struct lyd_node *c = profile_child(parent, name);
-
-    return c ? lyd_get_value(c) : NULL;
-}
-
-/* Integer leaves: their range was validated, so the text is digits that fit. */
-static uint64_t
-profile_u64(const struct lyd_node *parent, const char *name)
-{
-    const char *v = profile_str(parent, name);
-
-    return v ? strtoull(v, NULL, 10) : 0;
-}
-
 /* decimal64 leaves, as doubles (their canonical text is always "digits.digits"). */
 static double
 profile_dec(const struct lyd_node *parent, const char *name)
 {
-    const char *v = profile_str(parent, name);
+    const char *v = ydata_str(parent, name);
 
     return v ? strtod(v, NULL) : 0.0;
 }
@@ -161,7 +129,7 @@ profile_dec(const struct lyd_node *parent, const char *name)
 static int
 profile_bool(const struct lyd_node *parent, const char *name)
 {
-    const char *v = profile_str(parent, name);
+    const char *v = ydata_str(parent, name);
 
     return v && !strcmp(v, "true");
 }
@@ -170,7 +138,7 @@ profile_bool(const struct lyd_node *parent, const char *name)
 static int
 profile_dup(const struct lyd_node *parent, const char *name, char **out)
 {
-    const char *v = profile_str(parent, name);
+    const char *v = ydata_str(parent, name);
 
     *out = NULL;
     if (!v) {
@@ -279,7 +247,7 @@ cleanup:
 static enum fleet_err
 profile_ref_file(const struct lyd_node *top, const char *leaf, struct profile_loader *ld, char **out)
 {
-    const char *v = profile_str(top, leaf);
+    const char *v = ydata_str(top, leaf);
     const char *slash = strrchr(ld->path, '/');
     char buf[PROFILE_MAX_PATH_BYTES];
     int n;
@@ -308,8 +276,8 @@ profile_ref_file(const struct lyd_node *top, const char *leaf, struct profile_lo
 static enum fleet_err
 profile_fill_identity(struct profile *p, const struct lyd_node *top, struct profile_loader *ld)
 {
-    const struct lyd_node *id = profile_child(top, "identity");
-    const char *oid = profile_str(id, "sys-object-id");
+    const struct lyd_node *id = ydata_child(top, "identity");
+    const char *oid = ydata_str(id, "sys-object-id");
 
     if (ber_oid_parse(oid, &p->sys_object_id)) {
         profile_fail(ld, "identity/sys-object-id \"%s\": not encodable (a sub-identifier above 4294967295)",
@@ -321,7 +289,7 @@ profile_fill_identity(struct profile *p, const struct lyd_node *top, struct prof
         profile_dup(id, "hostname-format", &p->hostname_format)) {
         return FLEET_ERR_NOMEM;
     }
-    p->sys_services = (uint32_t)profile_u64(id, "sys-services");
+    p->sys_services = (uint32_t)ydata_u64(id, "sys-services");
     return FLEET_OK;
 }
 
@@ -329,10 +297,10 @@ profile_fill_identity(struct profile *p, const struct lyd_node *top, struct prof
 static enum fleet_err
 profile_group_iftype(const struct lyd_node *g, struct profile_loader *ld, uint32_t *number)
 {
-    const char *type = profile_str(g, "type");
+    const char *type = ydata_str(g, "type");
 
-    if (profile_child(g, "if-type-number")) {
-        *number = (uint32_t)profile_u64(g, "if-type-number");
+    if (ydata_child(g, "if-type-number")) {
+        *number = (uint32_t)ydata_u64(g, "if-type-number");
         return FLEET_OK;
     }
     for (size_t i = 0; i < sizeof profile_iftypes / sizeof profile_iftypes[0]; i++) {
@@ -343,7 +311,7 @@ profile_group_iftype(const struct lyd_node *g, struct profile_loader *ld, uint32
     }
     profile_fail(ld,
                  "interface-group \"%s\": type \"%s\" has no known IANAifType number; give if-type-number",
-                 profile_str(g, "name-format"), type);
+                 ydata_str(g, "name-format"), type);
     return FLEET_ERR_INVAL;
 }
 
@@ -386,11 +354,11 @@ profile_fill_interfaces(struct profile *p, const struct lyd_node *top, struct pr
         if (strcmp(g->schema->name, "interface-group")) {
             continue;
         }
-        first = profile_u64(g, "first");
-        count = profile_u64(g, "count");
+        first = ydata_u64(g, "first");
+        count = ydata_u64(g, "count");
         if (first + count - 1 > UINT32_MAX) {
             profile_fail(ld, "interface-group \"%s\": first + count - 1 exceeds 4294967295",
-                         profile_str(g, "name-format"));
+                         ydata_str(g, "name-format"));
             rc = FLEET_ERR_INVAL;
             goto cleanup;
         }
@@ -419,15 +387,15 @@ profile_fill_interfaces(struct profile *p, const struct lyd_node *top, struct pr
         if ((rc = profile_group_iftype(g, ld, &iftype))) {
             goto cleanup;
         }
-        name_fmt = profile_str(g, "name-format");
-        descr_fmt = profile_str(g, "description-format");
-        first = (uint32_t)profile_u64(g, "first");
-        count = (uint32_t)profile_u64(g, "count");
+        name_fmt = ydata_str(g, "name-format");
+        descr_fmt = ydata_str(g, "description-format");
+        first = (uint32_t)ydata_u64(g, "first");
+        count = (uint32_t)ydata_u64(g, "count");
         for (uint32_t k = 0; k < count; k++, pos++) {
             struct profile_interface *ifc = &p->ifs[pos];
             p->if_count = pos + 1; /* so profile_free() sees what this one holds */
             ifc->name = profile_expand(name_fmt, first + k);
-            ifc->type = strdup(profile_str(g, "type"));
+            ifc->type = strdup(ydata_str(g, "type"));
             ifc->description = descr_fmt ? profile_expand(descr_fmt, first + k) : NULL;
             if (!ifc->name || !ifc->type || (descr_fmt && !ifc->description)) {
                 rc = FLEET_ERR_NOMEM;
@@ -440,8 +408,8 @@ profile_fill_interfaces(struct profile *p, const struct lyd_node *top, struct pr
                 goto cleanup;
             }
             ifc->iftype = iftype;
-            ifc->speed_bps = profile_u64(g, "speed");
-            ifc->mtu = (uint32_t)profile_u64(g, "mtu");
+            ifc->speed_bps = ydata_u64(g, "speed");
+            ifc->mtu = (uint32_t)ydata_u64(g, "mtu");
             ifc->enabled = (uint8_t)profile_bool(g, "enabled");
             ifc->link_up = (uint8_t)profile_bool(g, "link-up");
             refs[pos].name = ifc->name;
@@ -458,15 +426,15 @@ cleanup:
 static void
 profile_fill_traffic(struct profile *p, const struct lyd_node *top)
 {
-    const struct lyd_node *t = profile_child(top, "traffic");
+    const struct lyd_node *t = ydata_child(top, "traffic");
     struct profile_traffic *tr = &p->traffic;
 
     /* Percent in the file, shares of 1 in memory. */
     tr->util_min = profile_dec(t, "util-min") / 100.0;
     tr->util_max = profile_dec(t, "util-max") / 100.0;
-    tr->period_s = (uint32_t)profile_u64(t, "period");
+    tr->period_s = (uint32_t)ydata_u64(t, "period");
     tr->jitter = profile_dec(t, "jitter") / 100.0;
-    tr->packet_bytes = (uint32_t)profile_u64(t, "packet-bytes");
+    tr->packet_bytes = (uint32_t)ydata_u64(t, "packet-bytes");
     tr->multicast_share = profile_dec(t, "multicast-share") / 100.0;
     tr->broadcast_share = profile_dec(t, "broadcast-share") / 100.0;
     tr->error_ppm = profile_dec(t, "error-ppm");
@@ -476,17 +444,17 @@ profile_fill_traffic(struct profile *p, const struct lyd_node *top)
 static enum fleet_err
 profile_fill_host(struct profile *p, const struct lyd_node *top)
 {
-    const struct lyd_node *cpu = profile_child(top, "processors");
+    const struct lyd_node *cpu = ydata_child(top, "processors");
     const struct lyd_node *c;
     uint32_t n = 0;
 
-    p->cpu_count = (uint32_t)profile_u64(cpu, "count");
+    p->cpu_count = (uint32_t)ydata_u64(cpu, "count");
     if (p->cpu_count && !(p->cpus = calloc(p->cpu_count, sizeof *p->cpus))) {
         return FLEET_ERR_NOMEM;
     }
     for (uint32_t i = 0; i < p->cpu_count; i++) {
-        p->cpus[i].load_min = (uint32_t)profile_u64(cpu, "load-min");
-        p->cpus[i].load_max = (uint32_t)profile_u64(cpu, "load-max");
+        p->cpus[i].load_min = (uint32_t)ydata_u64(cpu, "load-min");
+        p->cpus[i].load_max = (uint32_t)ydata_u64(cpu, "load-max");
     }
 
     LY_LIST_FOR(lyd_child(top), c)
@@ -507,16 +475,16 @@ profile_fill_host(struct profile *p, const struct lyd_node *top)
         if (profile_dup(c, "descr", &s->descr)) {
             return FLEET_ERR_NOMEM;
         }
-        type = profile_str(c, "type");
+        type = ydata_str(c, "type");
         for (size_t i = 0; i < sizeof profile_storage_types / sizeof profile_storage_types[0]; i++) {
             if (!strcmp(profile_storage_types[i].name, type)) {
                 s->type = profile_storage_types[i].arc;
             }
         }
-        s->unit_bytes = (uint32_t)profile_u64(c, "allocation-unit");
-        s->size_units = (uint32_t)profile_u64(c, "size");
-        s->used_min_pct = (uint32_t)profile_u64(c, "used-min");
-        s->used_max_pct = (uint32_t)profile_u64(c, "used-max");
+        s->unit_bytes = (uint32_t)ydata_u64(c, "allocation-unit");
+        s->size_units = (uint32_t)ydata_u64(c, "size");
+        s->used_min_pct = (uint32_t)ydata_u64(c, "used-min");
+        s->used_max_pct = (uint32_t)ydata_u64(c, "used-max");
     }
     return FLEET_OK;
 }
@@ -524,7 +492,7 @@ profile_fill_host(struct profile *p, const struct lyd_node *top)
 static enum fleet_err
 profile_fill_lists(struct profile *p, const struct lyd_node *top, struct profile_loader *ld)
 {
-    const struct lyd_node *coll = profile_child(top, "collection");
+    const struct lyd_node *coll = ydata_child(top, "collection");
     const struct lyd_node *c;
     uint32_t n = 0;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "ydata.h"
 
 /* Longest a device's boot may lie before the fleet's start: uptimes differ by up to 30 days. */
 #define DEVVIEW_MAX_BOOT_SPREAD_MS (30ull * 24 * 3600 * 1000)
@@ -44,20 +45,6 @@ devview_if_pos(const struct fleet *fleet, const char *name)
     }
 }
 
-static const char *
-child_value(const struct lyd_node *parent, const char *name)
-{
-    const struct lyd_node *n = NULL;
-
-    LY_LIST_FOR(lyd_child(parent), n)
-    {
-        if (n->schema && !strcmp(n->schema->name, name)) {
-            return lyd_get_value(n);
-        }
-    }
-    return NULL;
-}
-
 /* Read enabled, description and the system leaves of @p tree into @p cfg (arrays already allocated). */
 static void
 read_cfg(const struct fleet *fleet, const struct lyd_node *tree, struct devview_cfg *cfg)
@@ -79,21 +66,21 @@ read_cfg(const struct fleet *fleet, const struct lyd_node *tree, struct devview_
             LY_LIST_FOR(lyd_child(top), n)
             {
                 const char *name =
-                    n->schema && !strcmp(n->schema->name, "interface") ? child_value(n, "name") : NULL;
+                    n->schema && !strcmp(n->schema->name, "interface") ? ydata_str(n, "name") : NULL;
                 int32_t pos = name ? devview_if_pos(fleet, name) : -1;
                 const char *en;
                 if (pos < 0) {
                     continue;
                 }
-                en = child_value(n, "enabled");
+                en = ydata_str(n, "enabled");
                 cfg->enabled[pos] = !en || !strcmp(en, "true");
-                cfg->alias[pos] = child_value(n, "description");
+                cfg->alias[pos] = ydata_str(n, "description");
             }
         } else if (!strcmp(top->schema->name, "system") &&
                    !strcmp(top->schema->module->name, "ietf-system")) {
-            cfg->hostname = child_value(top, "hostname");
-            cfg->contact = child_value(top, "contact");
-            cfg->location = child_value(top, "location");
+            cfg->hostname = ydata_str(top, "hostname");
+            cfg->contact = ydata_str(top, "contact");
+            cfg->location = ydata_str(top, "location");
         }
     }
 }

@@ -22,6 +22,7 @@
  * file, the notification's position and libyang's reason.
  */
 #include "notif_file.h"
+#include "ydata.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -398,41 +399,11 @@ notif_label(struct notif_template *t, uint32_t pos, const char *name, const char
 
 /* ---------------------------------------------------------------- rate format */
 
-static const struct lyd_node *
-notif_child(const struct lyd_node *parent, const char *name)
-{
-    const struct lyd_node *c;
-
-    LY_LIST_FOR(lyd_child(parent), c)
-    {
-        if (c->schema && !strcmp(c->schema->name, name)) {
-            return c;
-        }
-    }
-    return NULL;
-}
-
-static const char *
-notif_str(const struct lyd_node *parent, const char *name)
-{
-    const struct lyd_node *c = notif_child(parent, name);
-
-    return c ? lyd_get_value(c) : NULL;
-}
-
-static uint64_t
-notif_u64(const struct lyd_node *parent, const char *name)
-{
-    const char *v = notif_str(parent, name);
-
-    return v ? strtoull(v, NULL, 10) : 0;
-}
-
 /* A validated decimal64 with 3 fraction digits ("12.5" canonically) as thousandths, exactly. */
 static uint64_t
 notif_milli(const struct lyd_node *parent, const char *name)
 {
-    const char *v = notif_str(parent, name);
+    const char *v = ydata_str(parent, name);
     char *dot = NULL;
     uint64_t whole, frac = 0;
     int digits = 0;
@@ -490,15 +461,15 @@ notif_fill_rate(struct notif_plan *plan, const struct lyd_node *top, const struc
     uint32_t count = 0;
 
     plan->kind = NOTIF_PLAN_RATE;
-    if ((v = notif_str(top, "rate-per-device"))) {
+    if ((v = ydata_str(top, "rate-per-device"))) {
         plan->rate_per_device = strtod(v, NULL);
     }
-    if ((v = notif_str(top, "rate-total"))) {
+    if ((v = ydata_str(top, "rate-total"))) {
         plan->rate_total = strtod(v, NULL);
     }
     plan->duration_ms = notif_milli(top, "duration");
-    plan->count = notif_u64(top, "count");
-    plan->burst = (uint32_t)notif_u64(top, "burst");
+    plan->count = ydata_u64(top, "count");
+    plan->burst = (uint32_t)ydata_u64(top, "burst");
 
     LY_LIST_FOR(lyd_child(top), c)
     {
@@ -515,10 +486,10 @@ notif_fill_rate(struct notif_plan *plan, const struct lyd_node *top, const struc
             continue;
         }
         t = &plan->items[plan->item_count++];
-        t->weight = (uint32_t)notif_u64(c, "weight");
+        t->weight = (uint32_t)ydata_u64(c, "weight");
         t->times = 0;
-        if ((rc = notif_label(t, plan->item_count, notif_str(c, "name"), plan->path)) ||
-            (rc = notif_content_text(notif_child(c, "content"), t->label, ld, &text)) ||
+        if ((rc = notif_label(t, plan->item_count, ydata_str(c, "name"), plan->path)) ||
+            (rc = notif_content_text(ydata_child(c, "content"), t->label, ld, &text)) ||
             (rc = notif_template_init(t, text, fleet_ctx, ld))) {
             return rc;
         }

@@ -1,0 +1,37 @@
+/*
+ * YANG data accessors by name (see ydata.h).
+ */
+#include "ydata.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct lyd_node *
+ydata_child(const struct lyd_node *parent, const char *name)
+{
+    const struct lyd_node *c;
+
+    LY_LIST_FOR(lyd_child(parent), c)
+    {
+        if (c->schema && !strcmp(c->schema->name, name)) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
+const char *
+ydata_str(const struct lyd_node *parent, const char *name)
+{
+    const struct lyd_node *c = ydata_child(parent, name);
+
+    return c ? lyd_get_value(c) : NULL;
+}
+
+uint64_t
+ydata_u64(const struct lyd_node *parent, const char *name)
+{
+    const char *v = ydata_str(parent, name);
+
+    return v ? strtoull(v, NULL, 10) : 0;
+}
