@@ -66,31 +66,39 @@ pick_item(const struct fleet *fleet, struct notif_stream *st, uint64_t seq)
     return fleet->notif_mix[(seq - 1) % fleet->notif_mix_len];
 }
 
-/* Keep the last sends for replay. */
+/* Keep the last sends for replay; a slot's buffer is reused, so a busy stream does not malloc per send. */
 static void
 log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms)
 {
-    char *copy;
     uint32_t slot;
 
-    if (!st->log_cap || !(copy = malloc(len + 1))) {
+    if (!st->log_cap) {
         return;
     }
-    memcpy(copy, xml, len);
-    copy[len] = '\0';
-    slot = (st->log_head + st->log_count) % st->log_cap;
     if (st->log_count == st->log_cap) {
-        free(st->log[st->log_head]);
         slot = st->log_head;
         st->log_head = (st->log_head + 1) % st->log_cap;
     } else {
+        slot = (st->log_head + st->log_count) % st->log_cap;
         st->log_count++;
     }
-    st->log[slot] = copy;
+    if (st->log_size[slot] < len + 1) {
+        char *grown = realloc(st->log[slot], len + 1);
+        if (!grown) {
+            st->log_size[slot] = 0;
+            free(st->log[slot]);
+            st->log[slot] = NULL; /* a hole in the replay, not a crash */
+            st->log_ms[slot] = event_ms;
+            return;
+        }
+        st->log[slot] = grown;
+        st->log_size[slot] = (uint32_t)(len + 1);
+    }
+    memcpy(st->log[slot], xml, len);
+    st->log[slot][len] = '\0';
     st->log_ms[slot] = event_ms;
 }
 
-/* Does a subscriber's filter let the notification through? @p parsed is the notification, parsed once. */
 /* Resuming after a pause: the origin moves so that no burst makes up for the time paused. */
 static void
 resume_origin(struct notif_stream *st, const struct fleet *fleet, monotime_us now)
@@ -331,9 +339,12 @@ stream_subscribed(struct session *s)
         loop_timer_init(&st->timer);
         st->log_cap = fleet->cfg.replay_log;
         if (st->log_cap && (!(st->log = calloc(st->log_cap, sizeof *st->log)) ||
-                            !(st->log_ms = calloc(st->log_cap, sizeof *st->log_ms)))) {
+                            !(st->log_ms = calloc(st->log_cap, sizeof *st->log_ms)) ||
+                            !(st->log_size = calloc(st->log_cap, sizeof *st->log_size)))) {
             free(st->log);
+            free(st->log_ms);
             st->log = NULL;
+            st->log_ms = NULL;
             st->log_cap = 0; /* no replay for this device rather than no stream */
         }
         st->start_us = loop_now_us(loop);
@@ -385,7 +396,7 @@ stream_replay(struct session *s, uint64_t start_ms, uint64_t stop_ms)
 
     for (uint32_t i = 0; st && i < st->log_count; i++) {
         uint32_t slot = (st->log_head + i) % st->log_cap;
-        if (st->log_ms[slot] < start_ms || (stop_ms && st->log_ms[slot] >= stop_ms)) {
+        if (!st->log[slot] || st->log_ms[slot] < start_ms || (stop_ms && st->log_ms[slot] >= stop_ms)) {
             continue;
         }
         sess_send(s, st->log[slot], strlen(st->log[slot]));
@@ -406,11 +417,12 @@ stream_free(struct notif_stream *st, struct loop *loop)
     if (loop) {
         loop_timer_stop(loop, &st->timer);
     }
-    for (uint32_t i = 0; i < st->log_count; i++) {
-        free(st->log[(st->log_head + i) % st->log_cap]);
+    for (uint32_t i = 0; i < st->log_cap; i++) {
+        free(st->log[i]);
     }
     free(st->log);
     free(st->log_ms);
+    free(st->log_size);
     free(st);
 }
 

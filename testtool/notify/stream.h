@@ -79,6 +79,7 @@ struct notif_stream {
     uint8_t held;            /* 1 after a tick found the streams paused: the origin moves on resume */
     char **log;              /* replay log: the last notifications sent, ring of log_cap */
     uint64_t *log_ms;        /* their event times */
+    uint32_t *log_size;      /* bytes allocated for each slot's text (reused from send to send) */
     uint32_t log_cap, log_head, log_count;
     struct notif_ended ended[STREAM_ENDED_ROWS]; /* rows of ended subscriptions, oldest first */
     uint32_t ended_count;                        /* entries used in ended */
