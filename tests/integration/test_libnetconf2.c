@@ -1368,10 +1368,44 @@ remove_dir(const char *dir)
 
 #define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
 
+/* Notifications of the device's stream arrive through nc_recv_notif, parsed against the fetched schemas. */
+static void
+test_notifications_reach_the_client_in_order(void **state)
+{
+    struct client c;
+    long last = 0;
+
+    (void)state;
+    client_open(&c, 3);
+    check_ok(call(&c, nc_rpc_subscribe(NULL, NULL, NULL, NULL, NC_PARAMTYPE_CONST)), "create-subscription");
+    for (int i = 0; i < 10; i++) {
+        struct lyd_node *envp = NULL, *op = NULL, *seq = NULL;
+        NC_MSG_TYPE t = nc_recv_notif(c.s, rpc_timeout(), &envp, &op);
+        long v;
+        if (t != NC_MSG_NOTIF || !op) {
+            lyd_free_all(envp);
+            fail_msg("notification %d: nc_recv_notif returned %d", i + 1, (int)t);
+        }
+        if (lyd_find_path(op, "sequence", 0, &seq) || !seq) {
+            lyd_free_all(envp);
+            lyd_free_all(op);
+            fail_msg("notification %d has no sequence", i + 1);
+        }
+        v = strtol(lyd_get_value(seq), NULL, 10);
+        lyd_free_all(envp);
+        lyd_free_all(op);
+        assert_int_equal(v, last + 1);
+        last = v;
+    }
+    client_close(&c);
+}
+
 int
 main(int argc, char **argv)
 {
-    static const char *const extra[] = {"--threads", "2", NULL};
+    static char notification_file[512];
+    static const char *extra[] = {
+        "--threads", "2", "--notification-file", notification_file, "--notification-rate", "100", NULL};
     const struct CMUnitTest tests[] = {
         /* First: the search path is still empty, so libnetconf2 must use get-schema. */
         TEST(test_client_loads_schemas_with_get_schema),
@@ -1379,6 +1413,7 @@ main(int argc, char **argv)
         TEST(test_get_schema_returns_every_advertised_module),
         TEST(test_get_schema_of_unknown_module_is_invalid_value),
         TEST(test_edit_on_one_device_is_invisible_on_another),
+        TEST(test_notifications_reach_the_client_in_order),
         TEST(test_candidate_commit_and_discard),
         TEST(test_copy_config_validate_and_delete_startup),
         TEST(test_lock_denied_names_holder_and_blocks_edits),
@@ -1412,6 +1447,8 @@ main(int argc, char **argv)
     /* A killed session's socket must give EPIPE, not kill the test. */
     signal(SIGPIPE, SIG_IGN);
 
+    snprintf(notification_file, sizeof notification_file, "%s/notifications/routes-1.xml",
+             getenv("FLEETSIM_SOURCE_DIR") ? getenv("FLEETSIM_SOURCE_DIR") : ".");
     snprintf(schema_dir, sizeof schema_dir, "/tmp/fleetsim-lnc2-schemas-XXXXXX");
     if (!mkdtemp(schema_dir)) {
         perror("mkdtemp");
