@@ -29,6 +29,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,7 +68,7 @@ class Fleet:
     def __init__(self, workdir, name, devices, port, nfile, rate=None, ip_per_device=False, extra=()):
         self.report = os.path.join(workdir, name + ".report.json")
         args = ["--device-count", str(devices), "--starting-port", str(port), "--notification-file", nfile,
-                "--report", self.report, "--log-level", "warn"] + list(extra)
+                "--report", self.report] + list(extra)
         if rate is not None:
             args += ["--notification-rate", str(rate)]
         if ip_per_device:
@@ -126,7 +127,7 @@ def notify_cmd(workdir, name, port, devices, ip_per_device=False, extra=()):
     return cmd, manifest
 
 
-def finish_notify(proc, manifest, timeout_s):
+def finish_notify(proc, manifest, timeout_s, allow_gaps=False):
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -134,7 +135,10 @@ def finish_notify(proc, manifest, timeout_s):
         proc.communicate()
         raise RuntimeError("fleetsim-stress notify did not end in %d s" % timeout_s)
     m = re.search(r"Notifications per second: ([0-9.]+)", out)
-    if proc.returncode != 0 or not m:
+    # At a ceiling the server may drop what a subscriber's full queue cannot take (counted in its report
+    # as dropped): the client then sees gaps, which is expected there and only there.
+    gaps_only = allow_gaps and proc.returncode == 1 and "FAILED: order problems" in err and "failures: none" in out
+    if (proc.returncode != 0 and not gaps_only) or not m:
         raise RuntimeError("fleetsim-stress notify exited %d: %s %s" % (proc.returncode, out[-500:], err[-500:]))
     with open(manifest) as f:
         man = json.load(f)
@@ -142,9 +146,9 @@ def finish_notify(proc, manifest, timeout_s):
     return man
 
 
-def run_notify(cmd, manifest, timeout_s):
+def run_notify(cmd, manifest, timeout_s, allow_gaps=False):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return finish_notify(proc, manifest, timeout_s)
+    return finish_notify(proc, manifest, timeout_s, allow_gaps)
 
 
 def all_up_rate(man):
@@ -177,7 +181,7 @@ def ceiling_run(workdir, name, port, devices, seconds, nfile, rate=None, ip_per_
     try:
         cmd, manifest = notify_cmd(workdir, name, port, devices, ip_per_device, ["--duration", str(seconds)])
         cpu0 = fleet.cpu()
-        man = run_notify(cmd, manifest, timeout_s=seconds + 300)
+        man = run_notify(cmd, manifest, timeout_s=seconds + 300, allow_gaps=True)
         server_cpu = fleet.cpu() - cpu0
         time.sleep(0.3)
         t = totals(fleet.snapshot())
@@ -289,13 +293,14 @@ def accuracy(workdir, port, seconds, devices, rates=(1, 100, 10000)):
 
 
 def zero_loss(workdir, port, name, devices, total_rate, seconds, ip_per_device):
+    total_rate = float("%.2f" % total_rate)
     per_device = total_rate / devices
-    per_device = float("%.2f" % per_device)
     count = int(per_device * seconds)
-    nfile = notif_file(workdir, name + ".xml", rate_per_device=per_device, count=count)
-    fleet = Fleet(workdir, name, devices, port, nfile, ip_per_device=ip_per_device)
+    fname = name.replace(" ", "_")
+    nfile = notif_file(workdir, fname + ".xml", rate_total=total_rate, count=count)
+    fleet = Fleet(workdir, fname, devices, port, nfile, ip_per_device=ip_per_device)
     try:
-        cmd, manifest = notify_cmd(workdir, name, port, devices, ip_per_device, ["--count", str(count)])
+        cmd, manifest = notify_cmd(workdir, fname, port, devices, ip_per_device, ["--count", str(count)])
         cpu0 = fleet.cpu()
         man = run_notify(cmd, manifest, timeout_s=seconds * 3 + 300)
         server_cpu = fleet.cpu() - cpu0
@@ -334,11 +339,18 @@ def main():
     p.add_argument("--half-fleet", type=float, help="zero-loss total rate of the fleet (default: half the "
                    "ceiling measured in this run, else 500,000)")
     args = p.parse_args()
-    everything = not (args.ceiling_one or args.ceiling_fleet or args.accuracy or args.zero_loss)
     if args.quick:
         args.accuracy_seconds = 10
 
     workdir = tempfile.mkdtemp(prefix="notify_bench.")
+    try:
+        run(args, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run(args, workdir):
+    everything = not (args.ceiling_one or args.ceiling_fleet or args.accuracy or args.zero_loss)
     port = random.randrange(10000, 30000)
     one = fleet = None
     print("fleetsim notify bench, %s, %d CPUs, load average %s\n" % (

@@ -272,6 +272,30 @@ on_tick(struct loop *loop, struct loop_timer *timer)
         now - st->start_us >= plan->duration_ms * 1000) {
         st->finished = 1;
     }
+    /* The worker's streaming budget for this loop pass: the rest waits one pass, so connections and
+     * other devices are served between (1,000 overdue devices once held a worker for a second). */
+    if (dev->worker->stream_pass_us != now) {
+        dev->worker->stream_pass_us = now;
+        dev->worker->stream_pass_sent = 0;
+    }
+    if (dev->worker->stream_pass_sent >= STREAM_WORKER_PASS_BUDGET) {
+        /* Just before the devices that sent in this pass (they re-arm at now): first in the next pass. */
+        loop_timer_start(loop, &st->timer, now - 1, on_tick);
+        st->running = 1;
+        return;
+    }
+    /* The worker's streaming budget for this loop pass: the rest waits one pass, so connections and
+     * other devices are served between (1,000 overdue devices once held a worker for a second). */
+    if (dev->worker->stream_pass_us != now) {
+        dev->worker->stream_pass_us = now;
+        dev->worker->stream_pass_sent = 0;
+    }
+    if (dev->worker->stream_pass_sent >= STREAM_WORKER_PASS_BUDGET) {
+        /* Just before the devices that sent in this pass (they re-arm at now): first in the next pass. */
+        loop_timer_start(loop, &st->timer, now - 1, on_tick);
+        st->running = 1;
+        return;
+    }
     if (rate > 0) {
         uint64_t rate_milli = (uint64_t)(rate * 1000 + 0.5);
         uint32_t burst = plan->kind == NOTIF_PLAN_RATE && plan->burst ? plan->burst : 1;
@@ -293,8 +317,12 @@ on_tick(struct loop *loop, struct loop_timer *timer)
             }
             st->tick++;
         }
+        dev->worker->stream_pass_sent += sent;
         if (!st->finished) {
-            loop_timer_start(loop, &st->timer, tick_due(st, st->tick, rate_milli, burst), on_tick);
+            /* Still behind: go to the back of this instant's timers (equal deadlines fire in start order),
+             * so devices that are behind take turns instead of the most behind taking every pass. */
+            monotime_us next = tick_due(st, st->tick, rate_milli, burst);
+            loop_timer_start(loop, &st->timer, next > now ? next : now, on_tick);
             st->running = 1;
         }
         return;
@@ -317,6 +345,7 @@ on_tick(struct loop *loop, struct loop_timer *timer)
             }
         }
     }
+    dev->worker->stream_pass_sent += sent;
     if (!st->finished) {
         loop_timer_start(loop, &st->timer, st->item_due_us > now ? st->item_due_us : now + 1000, on_tick);
         st->running = 1;

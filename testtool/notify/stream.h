@@ -25,6 +25,8 @@ struct session;
 #define STREAM_SUBSCRIBER_QUEUE_MAX_BYTES (8u * 1024u * 1024u)
 /* Most notifications one tick sends for one device when it is behind (the rest wait for the next tick). */
 #define STREAM_MAX_BURST 4096u
+/* Most notifications one worker generates in one loop pass, over all its devices. */
+#define STREAM_WORKER_PASS_BUDGET 16384u
 /* How far behind a device may fall before the ticks it missed are given up (and counted as behind). */
 #define STREAM_MAX_LAG_US 1000000u
 /* While the streams are paused (SIGUSR2), each stream looks again this often. */
