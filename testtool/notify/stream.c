@@ -15,6 +15,7 @@
 #include "filter.h"
 #include "fleet.h"
 #include "notif_file.h"
+#include "pacer.h"
 #include "sbuf.h"
 #include "session.h"
 
@@ -35,13 +36,6 @@ device_rate(const struct fleet *fleet)
         return p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / fleet->cfg.device_count;
     }
     return 0;
-}
-
-/* When tick @p k is due: origin + k * burst / rate, exactly (rate in thousandths per second). */
-static monotime_us
-tick_due(const struct notif_stream *st, uint64_t k, uint64_t rate_milli, uint32_t burst)
-{
-    return st->start_us + (monotime_us)(((unsigned __int128)k * burst * 1000000000u) / rate_milli);
 }
 
 /* Which of the plan's notifications the send with sequence number @p seq carries. */
@@ -103,14 +97,8 @@ log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms
 static void
 resume_origin(struct notif_stream *st, const struct fleet *fleet, monotime_us now)
 {
-    double rate = device_rate(fleet);
-
-    if (rate > 0) {
-        uint64_t rate_milli = (uint64_t)(rate * 1000 + 0.5);
-        uint32_t burst = fleet->notif_plan->kind == NOTIF_PLAN_RATE && fleet->notif_plan->burst
-                             ? fleet->notif_plan->burst
-                             : 1;
-        st->start_us = now - (tick_due(st, st->tick, rate_milli, burst) - st->start_us);
+    if (device_rate(fleet) > 0) {
+        pacer_resume(&st->pacer, now);
     } else if (st->item_due_us < now) {
         st->item_due_us = now;
     }
@@ -284,30 +272,11 @@ on_tick(struct loop *loop, struct loop_timer *timer)
         st->running = 1;
         return;
     }
-    /* The worker's streaming budget for this loop pass: the rest waits one pass, so connections and
-     * other devices are served between (1,000 overdue devices once held a worker for a second). */
-    if (dev->worker->stream_pass_us != now) {
-        dev->worker->stream_pass_us = now;
-        dev->worker->stream_pass_sent = 0;
-    }
-    if (dev->worker->stream_pass_sent >= STREAM_WORKER_PASS_BUDGET) {
-        /* Just before the devices that sent in this pass (they re-arm at now): first in the next pass. */
-        loop_timer_start(loop, &st->timer, now - 1, on_tick);
-        st->running = 1;
-        return;
-    }
     if (rate > 0) {
-        uint64_t rate_milli = (uint64_t)(rate * 1000 + 0.5);
-        uint32_t burst = plan->kind == NOTIF_PLAN_RATE && plan->burst ? plan->burst : 1;
-        monotime_us due = tick_due(st, st->tick, rate_milli, burst);
-        if (now > due + STREAM_MAX_LAG_US) {
-            /* Too far behind: give the missed ticks up, count them, and go on from now. */
-            uint64_t target = (uint64_t)(((unsigned __int128)(now - st->start_us) * rate_milli) /
-                                         ((uint64_t)burst * 1000000000u));
-            st->behind += (target - st->tick) * burst;
-            st->tick = target;
-        }
-        while (!st->finished && tick_due(st, st->tick, rate_milli, burst) <= now && sent < STREAM_MAX_BURST) {
+        uint32_t burst = st->pacer.burst;
+        /* Too far behind: give the missed ticks up, count them, and go on from now. */
+        st->behind += pacer_skip_lag(&st->pacer, now, STREAM_MAX_LAG_US);
+        while (!st->finished && pacer_due(&st->pacer, st->pacer.tick) <= now && sent < STREAM_MAX_BURST) {
             for (uint32_t i = 0; i < burst && !st->finished; i++) {
                 if ((plan->kind == NOTIF_PLAN_RATE && plan->count && st->seq >= plan->count) ||
                     emit_one(st, b, now_ms)) {
@@ -315,13 +284,13 @@ on_tick(struct loop *loop, struct loop_timer *timer)
                 }
                 sent++;
             }
-            st->tick++;
+            st->pacer.tick++;
         }
         dev->worker->stream_pass_sent += sent;
         if (!st->finished) {
             /* Still behind: go to the back of this instant's timers (equal deadlines fire in start order),
              * so devices that are behind take turns instead of the most behind taking every pass. */
-            monotime_us next = tick_due(st, st->tick, rate_milli, burst);
+            monotime_us next = pacer_due(&st->pacer, st->pacer.tick);
             loop_timer_start(loop, &st->timer, next > now ? next : now, on_tick);
             st->running = 1;
         }
@@ -377,6 +346,9 @@ stream_subscribed(struct session *s)
             st->log_cap = 0; /* no replay for this device rather than no stream */
         }
         st->start_us = loop_now_us(loop);
+        pacer_init(&st->pacer, st->start_us, device_rate(fleet) > 0 ? device_rate(fleet) : 1,
+                   fleet->notif_plan && fleet->notif_plan->kind == NOTIF_PLAN_RATE ? fleet->notif_plan->burst
+                                                                                   : 1);
         if (fleet->notif_plan) {
             st->item_left = fleet->notif_plan->items[0].times;
             st->item_due_us = st->start_us + fleet->notif_plan->items[0].delay_ms * 1000;
@@ -385,7 +357,7 @@ stream_subscribed(struct session *s)
         }
     }
     if (!st->running && !st->finished && fleet->notif_plan) {
-        if (st->tick || st->seq) {
+        if (st->pacer.tick || st->seq) {
             resume_origin(st, fleet, loop_now_us(loop));
         }
         loop_timer_start(loop, &st->timer, loop_now_us(loop), on_tick);

@@ -17,6 +17,7 @@
 
 #include "err.h"
 #include "loop.h"
+#include "pacer.h"
 
 struct device;
 struct session;
@@ -68,8 +69,8 @@ struct notif_sub {
 struct notif_stream {
     struct loop_timer timer; /* the next tick */
     struct device *dev;      /* owner */
-    monotime_us start_us;    /* pacing origin (first subscription) */
-    uint64_t tick;           /* ticks done */
+    monotime_us start_us;    /* when the stream started (first subscription); a duration counts from it */
+    struct pacer pacer;      /* rate plans and --notification-rate: when each tick is due */
     uint64_t seq;            /* last sequence number sent ({SEQ}) */
     uint32_t item;           /* OpenDaylight plan: current entry */
     uint64_t item_left;      /* OpenDaylight plan: sends left of the current entry */
