@@ -101,7 +101,7 @@ static const struct option options[] = {
 
 static const char usage[] =
     "Usage: fleetsim [options]\n"
-    "Simulate a fleet of NETCONF devices in one process.\n"
+    "Simulate a fleet of network devices in one process: each a NETCONF server and an SNMP agent.\n"
     "\n"
     "  --device-count N             devices to simulate (default 1)\n"
     "  --starting-port P            first device's port; device i listens on P+i (default 17830)\n"
@@ -144,7 +144,9 @@ static const char usage[] =
     "  --trap-community C           community of traps and informs (default public)\n"
     "  --seed N                     fleet seed: devices' counters, uptimes and draws (default 1)\n"
     "  --clock-fixed SECONDS        freeze the devices' clock at this Unix time (for tests)\n"
-    "  --help, --version\n";
+    "  --help, --version\n"
+    "Signals: SIGUSR1 writes the --report file, SIGUSR2 pauses or resumes every notification stream,\n"
+    "SIGINT and SIGTERM stop (after writing the report).\n";
 
 enum cli_result
 cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err_len)
