@@ -79,3 +79,19 @@ outq_free(struct outq *q)
     free(q->buf);
     memset(q, 0, sizeof *q);
 }
+
+size_t
+outq_peek(const struct outq *q, const char **data)
+{
+    *data = q->buf ? q->buf + q->off : NULL;
+    return q->len - q->off;
+}
+
+void
+outq_consume(struct outq *q, size_t n)
+{
+    q->off += n;
+    if (q->off >= q->len) {
+        outq_free(q);
+    }
+}

@@ -28,6 +28,12 @@ int outq_reserve(struct outq *q, size_t n);
 /** @brief Append @p n bytes. @return 0, or -1 when memory ran out (nothing is appended). */
 int outq_add(struct outq *q, const void *bytes, size_t n);
 
+/** @brief What waits, for a writer other than a socket (an SSH channel). @return Its length. */
+size_t outq_peek(const struct outq *q, const char **data);
+
+/** @brief @p n bytes of what outq_peek() showed were written. */
+void outq_consume(struct outq *q, size_t n);
+
 /** @brief Write what waits, until done or the socket is full (EINTR is retried). */
 enum outq_status outq_write(struct outq *q, int fd);
 

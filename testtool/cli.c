@@ -47,6 +47,11 @@ enum {
     OPT_REPLAY_LOG,
     OPT_REPORT,
     OPT_FLAP_RATE,
+    OPT_USERNAME,
+    OPT_PASSWORD,
+    OPT_AUTH,
+    OPT_STATE_DIR,
+    OPT_HOST_KEY,
     OPT_TRAP_SINK,
     OPT_TRAP_INFORM,
     OPT_TRAP_COMMUNITY,
@@ -89,6 +94,11 @@ static const struct option options[] = {
     {"replay-log", required_argument, NULL, OPT_REPLAY_LOG},
     {"report", required_argument, NULL, OPT_REPORT},
     {"flap-rate", required_argument, NULL, OPT_FLAP_RATE},
+    {"username", required_argument, NULL, OPT_USERNAME},
+    {"password", required_argument, NULL, OPT_PASSWORD},
+    {"auth", required_argument, NULL, OPT_AUTH},
+    {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+    {"host-key", required_argument, NULL, OPT_HOST_KEY},
     {"trap-sink", required_argument, NULL, OPT_TRAP_SINK},
     {"trap-inform", required_argument, NULL, OPT_TRAP_INFORM},
     {"trap-community", required_argument, NULL, OPT_TRAP_COMMUNITY},
@@ -107,7 +117,13 @@ static const char usage[] =
     "  --starting-port P            first device's port; device i listens on P+i (default 17830)\n"
     "  --ip ADDR                    listening IPv4 address (default 127.0.0.1)\n"
     "  --ip-per-device[=true|false] device i listens on ADDR+i, all on port P\n"
-    "  --ssh true|false             NETCONF over SSH (not available yet) or plain TCP (default false)\n"
+    "  --ssh true|false             NETCONF over SSH (the netconf subsystem) or plain TCP (default false)\n"
+    "  --username U, --password P   SSH login (default admin/admin)\n"
+    "  --auth password|any          any: accept every user and password (default password)\n"
+    "  --host-key FILE              SSH host key; default: ed25519 and RSA keys created once in the\n"
+    "                               state folder and reused\n"
+    "  --state-dir DIR              state folder (default $XDG_STATE_HOME/fleetsim or "
+    "~/.local/state/fleetsim)\n"
     "  --schemas-dir DIR            load and advertise every .yang file in DIR\n"
     "  --initial-config-xml-file F  running configuration every device starts with\n"
     "  --threads N                  worker loops (default: number of cores)\n"
@@ -173,6 +189,8 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->seed = 1;
     cfg->replay_log = STREAM_DEFAULT_REPLAY_ENTRIES;
     cfg->trap_community = "public";
+    cfg->username = "admin";
+    cfg->password = "admin";
 
     opterr = 0;
     optind = 1;
@@ -359,6 +377,25 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             break;
         case OPT_REPORT:
             cfg->report_path = optarg;
+            break;
+        case OPT_USERNAME:
+            cfg->username = optarg;
+            break;
+        case OPT_PASSWORD:
+            cfg->password = optarg;
+            break;
+        case OPT_AUTH:
+            if (strcmp(optarg, "any") && strcmp(optarg, "password")) {
+                snprintf(err, err_len, "--auth takes password or any, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            cfg->ssh_auth_any = !strcmp(optarg, "any");
+            break;
+        case OPT_STATE_DIR:
+            cfg->state_dir = optarg;
+            break;
+        case OPT_HOST_KEY:
+            cfg->host_key = optarg;
             break;
         case OPT_FLAP_RATE: {
             char *end;

@@ -21,6 +21,7 @@
 #include "sbuf.h"
 #include "session.h"
 #include "smiv2.h"
+#include "ssh_link.h"
 #include "validate.h"
 
 uint32_t
@@ -71,11 +72,6 @@ check_descriptors(struct fleet *fleet, char *err, size_t err_len)
 static enum fleet_err
 check_plan(const struct fleet_config *cfg, char *err, size_t err_len)
 {
-    if (cfg->ssh) {
-        snprintf(err, err_len,
-                 "NETCONF over SSH (--ssh true) is not available in this version; use --ssh false");
-        return FLEET_ERR_INVAL;
-    }
     if (!cfg->ip_per_device && (uint64_t)cfg->starting_port + cfg->device_count - 1 > 65535) {
         snprintf(err, err_len,
                  "%u devices from port %u need ports up to %llu, past 65535: lower --starting-port or "
@@ -436,6 +432,9 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         loop_timer_init(&dev->flap_timer);
         dev->flap_down_pos = -1;
     }
+    if (cfg->ssh && (rc = ssh_link_fleet_init(fleet, err, err_len))) {
+        return rc;
+    }
     mib_init();
     if (fleet->state_tree) {
         uint32_t shadowed;
@@ -526,6 +525,7 @@ fleet_close(struct fleet *fleet)
         }
     }
     listen_close_all(fleet);
+    ssh_link_fleet_close(fleet);
     agent_close_all(fleet);
     flap_close_all(fleet);
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {

@@ -23,24 +23,25 @@ report_ready(const struct fleet *fleet, monotime_us started_us)
     double took_s = (double)(loop_clock_monotonic() - started_us) / 1e6;
     const struct device *first = &fleet->devices[0];
     const struct device *last = &fleet->devices[cfg->device_count - 1];
+    const char *transport = cfg->ssh ? "SSH" : "TCP";
 
     if (cfg->ip_per_device) {
-        log_info("%u devices listening on %u.%u.%u.%u-%u.%u.%u.%u port %u (NETCONF over TCP, %u workers), "
+        log_info("%u devices listening on %u.%u.%u.%u-%u.%u.%u.%u port %u (NETCONF over %s, %u workers), "
                  "start-up took %.3f s",
                  (unsigned)cfg->device_count, first->addr >> 24, (first->addr >> 16) & 255,
                  (first->addr >> 8) & 255, first->addr & 255, last->addr >> 24, (last->addr >> 16) & 255,
-                 (last->addr >> 8) & 255, last->addr & 255, (unsigned)cfg->starting_port,
+                 (last->addr >> 8) & 255, last->addr & 255, (unsigned)cfg->starting_port, transport,
                  (unsigned)cfg->threads, took_s);
     } else {
-        log_info("%u devices listening on %u.%u.%u.%u ports %u-%u (NETCONF over TCP, %u workers), "
+        log_info("%u devices listening on %u.%u.%u.%u ports %u-%u (NETCONF over %s, %u workers), "
                  "start-up took %.3f s",
                  (unsigned)cfg->device_count, first->addr >> 24, (first->addr >> 16) & 255,
                  (first->addr >> 8) & 255, first->addr & 255, (unsigned)first->port, (unsigned)last->port,
-                 (unsigned)cfg->threads, took_s);
+                 transport, (unsigned)cfg->threads, took_s);
     }
-    log_info("connect with a NETCONF client over TCP, e.g. to %u.%u.%u.%u port %u; stop with Ctrl-C",
-             first->addr >> 24, (first->addr >> 16) & 255, (first->addr >> 8) & 255, first->addr & 255,
-             (unsigned)first->port);
+    log_info("connect with a NETCONF client over %s, e.g. to %u.%u.%u.%u port %u; stop with Ctrl-C",
+             transport, first->addr >> 24, (first->addr >> 16) & 255, (first->addr >> 8) & 255,
+             first->addr & 255, (unsigned)first->port);
 }
 
 /* --export-snmprec: one device's view, written before any worker runs. @return The exit code. */

@@ -92,9 +92,10 @@ class CliTests(unittest.TestCase):
         out = self.assert_refused(["--starting-port", "65530", "--device-count", "10"], "65535")
         self.assertIn("65539", out, "the message should say how far the range goes:\n%s" % out)
 
-    def test_ssh_true_exits_2_with_clear_message(self):
-        out = self.assert_refused(["--ssh", "true", "--starting-port", "20000"], "--ssh")
-        self.assertRegex(out, r"(?i)ssh.*(not available|not supported|unsupported)", out)
+    def test_ssh_host_key_folder_that_cannot_be_made_exits_2(self):
+        out = self.assert_refused(["--ssh", "true", "--state-dir", "/proc/fleetsim-cannot-be-here",
+                                   "--starting-port", "20000"], "state folder")
+        self.assertIn("--state-dir", out)
 
     def test_schema_that_does_not_compile_exits_2_naming_the_file(self):
         bad_type = self.write("broken-type.yang",

@@ -21,9 +21,11 @@
 #include "outq.h"
 #include "rpc.h"
 #include "sbuf.h"
+#include "ssh_link.h"
 #include "stream.h"
 
 static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
+static void close_now(struct session *s);
 
 /* A reply held back by injected latency (--netconf-latency). */
 struct sess_delayed {
@@ -113,11 +115,24 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     loop_timer_start(w->loop, &s->hello_timer, loop_now_us(w->loop) + SESSION_HELLO_TIMEOUT_MS * 1000ull,
                      hello_timeout);
     log_debug("device %u: session %u opened", dev->index, s->id);
+    if (w->fleet->cfg.ssh) {
+        /* Over SSH the hello waits for the netconf subsystem (sess_transport_ready()). */
+        if (!(s->ssh = ssh_link_new(s, fd))) {
+            close_now(s);
+        }
+        return;
+    }
     send_hello(s);
 }
 
-static void
-mark_pending(struct session *s)
+void
+sess_transport_ready(struct session *s)
+{
+    send_hello(s);
+}
+
+void
+sess_mark_pending(struct session *s)
 {
     if (!s->in_pending) {
         s->in_pending = 1;
@@ -149,7 +164,7 @@ sess_send(struct session *s, const char *xml, size_t len)
     outq_add(&s->out, head, hlen);
     outq_add(&s->out, xml, len);
     outq_add(&s->out, tail, tlen);
-    mark_pending(s);
+    sess_mark_pending(s);
 }
 
 static void
@@ -244,7 +259,10 @@ close_now(struct session *s)
     loop_timer_stop(w->loop, &s->delay_timer);
     stream_unsubscribed(s);
     loop_unwatch(w->loop, s->fd);
-    close(s->fd);
+    if (!s->ssh) {
+        close(s->fd);
+    } /* else libssh owns the socket: it is closed with the link at the safe point (we may be inside one
+         of libssh's callbacks now) */
     s->fd = -1;
     lock_release_session(&s->dev->ds, s->id);
     unlink_from_device(s);
@@ -264,7 +282,7 @@ sess_close(struct session *s, int graceful)
         s->state = SESS_CLOSING;
         lock_release_session(&s->dev->ds, s->id);
         loop_set_events(s->worker->loop, s->fd, LOOP_WRITE);
-        mark_pending(s);
+        sess_mark_pending(s);
         return;
     }
     close_now(s);
@@ -322,8 +340,8 @@ cleanup:
 }
 
 /* Feed bytes to the decoder and act on every complete message. */
-static int
-consume(struct session *s, const char *buf, size_t len)
+int
+sess_consume(struct session *s, const char *buf, size_t len)
 {
     while (len && s->state < SESS_CLOSING) {
         size_t used = 0;
@@ -364,7 +382,7 @@ on_readable(struct session *s)
     for (int i = 0; i < SESSION_MAX_READS_PER_EVENT && s->state < SESS_CLOSING; i++) {
         ssize_t n = read(s->fd, buf, SESSION_READ_BUF_BYTES);
         if (n > 0) {
-            if (consume(s, buf, (size_t)n)) {
+            if (sess_consume(s, buf, (size_t)n)) {
                 return;
             }
             if ((size_t)n < SESSION_READ_BUF_BYTES) {
@@ -392,6 +410,21 @@ on_readable(struct session *s)
 static int
 flush(struct session *s)
 {
+    if (s->ssh) {
+        int rc = ssh_link_flush(s->ssh);
+        if (rc < 0) {
+            close_now(s);
+            return -1;
+        }
+        if (!rc && s->state == SESS_CLOSING) {
+            close_now(s);
+            return -1;
+        }
+        s->read_paused = 0;
+        /* Reading stays on: window adjusts arrive as packets, and libssh needs them to write. */
+        loop_set_events(s->worker->loop, s->fd, LOOP_READ | (rc ? LOOP_WRITE : 0));
+        return 0;
+    }
     switch (outq_write(&s->out, s->fd)) {
     case OUTQ_ERROR:
         close_now(s);
@@ -424,6 +457,12 @@ on_io(struct loop *loop, int fd, uint32_t events, void *data)
     if ((events & LOOP_WRITE) && flush(s)) {
         return;
     }
+    if (s->ssh) {
+        if (s->state < SESS_DEAD) {
+            ssh_link_on_io(s->ssh);
+        }
+        return;
+    }
     if ((events & LOOP_READ) && s->state < SESS_CLOSING) {
         on_readable(s);
     }
@@ -450,6 +489,7 @@ sess_worker_before_sleep(struct loop *loop, void *data)
             s->delayed_head = d->next;
             free(d);
         }
+        ssh_link_free(s->ssh);
         frame_decoder_close(&s->dec);
         outq_free(&s->out);
         free(s);

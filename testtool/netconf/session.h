@@ -59,6 +59,7 @@ struct session {
     struct loop_timer delay_timer;     /* fires when the oldest held reply is due */
     uint8_t close_when_sent;           /* 1: close gracefully once every held reply went out */
     struct notif_sub *sub;             /* the session's subscription (RFC 5277), or NULL */
+    struct ssh_link *ssh;              /* SSH transport, or NULL for plain TCP */
     uint64_t sub_replay_start_ms;      /* startTime of a replay subscription */
     uint8_t sub_replay;                /* 1 when the subscription asked for a replay */
     uint32_t replies_delayed;          /* replies given a latency draw; drives the next draw */
@@ -72,6 +73,16 @@ struct session {
  * Sends our hello. On failure the descriptor is closed.
  */
 void sess_start(struct device *dev, int fd, uint32_t peer_addr);
+
+/** @brief The transport is ready for NETCONF (SSH: the netconf subsystem runs): send our hello. */
+void sess_transport_ready(struct session *s);
+
+/** @brief Bytes arrived from the transport: frame them and process complete messages. @return -1 if closed.
+ */
+int sess_consume(struct session *s, const char *buf, size_t len);
+
+/** @brief Put the session on its worker's list of sessions to flush before sleeping. */
+void sess_mark_pending(struct session *s);
 
 /**
  * @brief Queue one message (XML without framing) for sending; framing is added here.

@@ -1,0 +1,149 @@
+"""NETCONF over SSH (--ssh true): ncclient, paramiko and OpenSSH's client against the fleet, with
+passwords right and wrong, --auth any, host keys kept across restarts, refused subsystems and shells,
+and a stalled handshake that blocks nobody.
+
+Run: /usr/bin/python3 test_ssh.py <path to fleetsim>. Loopback only, every wait bounded.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+import paramiko
+from ncclient import manager
+from ncclient.transport.errors import AuthenticationError
+
+import fleetsim_harness as h
+
+NC_CONFIG = ('<config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><interfaces xmlns="%s" '
+             'xmlns:ianaift="%s"><interface><name>%%s</name><type>ianaift:ethernetCsmacd</type></interface>'
+             '</interfaces></config>' % (h.IF_NS, h.IANA_NS))
+
+
+class SshTests(unittest.TestCase):
+    def fleet(self, extra=(), devices=2, state=None):
+        state = state or tempfile.mkdtemp(prefix="fleetsim-ssh-state-")
+        self.addCleanup(shutil.rmtree, state, True)
+        f = h.Fleet(devices=devices, extra=["--ssh", "true", "--state-dir", state] + list(extra)).start()
+        self.addCleanup(f.stop)
+        return f
+
+    def connect(self, f, i=0, username="admin", password="admin"):
+        host, port = f.addr(i)
+        m = manager.connect(host=host, port=port, username=username, password=password, hostkey_verify=False,
+                            look_for_keys=False, allow_agent=False, timeout=h.scaled(10))
+        self.addCleanup(lambda: m.connected and m.close_session())
+        return m
+
+    def test_ncclient_edits_and_reads_over_ssh(self):
+        f = self.fleet()
+        m = self.connect(f, 1)
+        self.assertIn("urn:ietf:params:netconf:base:1.1", list(m.server_capabilities))
+        m.edit_config(target="running", config=NC_CONFIG % "over-ssh")
+        reply = m.get_config(source="running").xml
+        self.assertIn("<name>over-ssh</name>", reply)
+        # The other device over plain NETCONF framing is independent.
+        other = self.connect(f, 0)
+        self.assertNotIn("over-ssh", other.get_config(source="running").xml)
+
+    def test_wrong_password_is_refused_and_others_still_get_in(self):
+        f = self.fleet()
+        with self.assertRaises(AuthenticationError):
+            self.connect(f, 0, password="not-this")
+        with self.assertRaises(AuthenticationError):
+            self.connect(f, 0, username="root", password="admin")
+        self.assertIn("<data", self.connect(f, 0).get_config(source="running").xml)
+
+    def test_custom_credentials_and_auth_any(self):
+        f = self.fleet(["--username", "ops", "--password", "s3cret!"])
+        self.connect(f, 0, username="ops", password="s3cret!")
+        with self.assertRaises(AuthenticationError):
+            self.connect(f, 0)
+        g = self.fleet(["--auth", "any"])
+        self.connect(g, 0, username="whoever", password="whatever")
+
+    def host_key(self, f):
+        t = paramiko.Transport(f.addr(0))
+        try:
+            t.connect(username="admin", password="admin")
+            return t.get_remote_server_key().get_base64()
+        finally:
+            t.close()
+
+    def test_host_key_is_created_once_and_kept(self):
+        state = tempfile.mkdtemp(prefix="fleetsim-ssh-state-")
+        self.addCleanup(shutil.rmtree, state, True)
+        f = h.Fleet(devices=2, extra=["--ssh", "true", "--state-dir", state]).start()
+        first = self.host_key(f)
+        f.stop()
+        self.assertTrue(os.path.exists(os.path.join(state, "ssh_host_ed25519_key")))
+        self.assertEqual(oct(os.stat(os.path.join(state, "ssh_host_ed25519_key")).st_mode & 0o777), "0o600")
+        g = h.Fleet(devices=2, extra=["--ssh", "true", "--state-dir", state]).start()
+        self.addCleanup(g.stop)
+        self.assertEqual(self.host_key(g), first, "a restart keeps the fleet's host key")
+
+    def test_other_subsystems_shells_and_commands_are_refused(self):
+        f = self.fleet()
+
+        def transport():
+            t = paramiko.Transport(f.addr(0))
+            self.addCleanup(t.close)
+            t.connect(username="admin", password="admin")
+            return t
+
+        for attempt in (lambda ch: ch.invoke_subsystem("sftp"), lambda ch: ch.invoke_shell(),
+                        lambda ch: ch.exec_command("id")):
+            ch = transport().open_session()
+            with self.assertRaises(paramiko.SSHException):
+                attempt(ch)
+        ch = transport().open_session()
+        ch.invoke_subsystem("netconf")
+        ch.settimeout(h.scaled(5))
+        data = b""
+        while b"]]>]]>" not in data:
+            data += ch.recv(65536)
+        self.assertIn(b"<hello", data)
+
+    def test_a_stalled_handshake_blocks_no_one(self):
+        f = self.fleet()
+        stalled = [socket.create_connection(f.addr(0)) for _ in range(5)]  # never say a word
+        half = socket.create_connection(f.addr(0))
+        half.sendall(b"SSH-2.0-stalled\r\n")  # starts, then stops mid key exchange
+        try:
+            started = time.monotonic()
+            m = self.connect(f, 0)
+            self.assertIn("<data", m.get_config(source="running").xml)
+            self.assertLess(time.monotonic() - started, h.scaled(3))
+        finally:
+            for s in stalled + [half]:
+                s.close()
+
+    def test_openssh_client_reaches_the_netconf_subsystem(self):
+        f = self.fleet()
+        host, port = f.addr(0)
+        work = tempfile.mkdtemp(prefix="fleetsim-askpass-")
+        self.addCleanup(shutil.rmtree, work, True)
+        askpass = os.path.join(work, "askpass.sh")
+        with open(askpass, "w") as a:
+            a.write("#!/bin/sh\necho admin\n")
+        os.chmod(askpass, 0o700)
+        env = dict(os.environ, SSH_ASKPASS=askpass, SSH_ASKPASS_REQUIRE="force", DISPLAY=":0")
+        hello = ('<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities><capability>'
+                 'urn:ietf:params:netconf:base:1.0</capability></capabilities></hello>]]>]]>'
+                 '<rpc xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" message-id="1"><close-session/></rpc>]]>]]>')
+        p = subprocess.run(["ssh", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                            "-o", "PreferredAuthentications=password", "-o", "PubkeyAuthentication=no",
+                            "-o", "LogLevel=ERROR", "-p", str(port), "admin@" + host, "-s", "netconf"],
+                           input=hello, capture_output=True, text=True, timeout=h.scaled(20), env=env,
+                           start_new_session=True)
+        self.assertIn("<hello", p.stdout, p.stderr)
+        self.assertIn("<ok/>", p.stdout, p.stderr)
+
+
+if __name__ == "__main__":
+    h.BINARY = h.take_binary_argument()
+    unittest.main(verbosity=2)

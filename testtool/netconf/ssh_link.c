@@ -1,0 +1,399 @@
+/*
+ * The SSH transport of a session. libssh runs non-blocking on the
+ * session's socket: the worker's epoll says when it is readable, the key
+ * exchange is resumed until done, then an ssh_event of this one session
+ * handles packets without waiting (ssh_event_dopoll with timeout 0),
+ * which calls back for authentication, the channel, the subsystem and
+ * data. Output goes into the channel as far as the peer's window allows;
+ * the rest waits in the session's queue until a window adjust arrives.
+ */
+#include "ssh_link.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libssh/callbacks.h>
+#include <libssh/libssh.h>
+#include <libssh/server.h>
+
+#include "fleet.h"
+#include "log.h"
+#include "session.h"
+
+/* Bytes moved into the channel per write call (libssh splits packets itself). */
+#define SSH_LINK_WRITE_CHUNK 32768u
+
+struct ssh_link {
+    struct session *s;                       /* owner */
+    ssh_session ss;                          /* libssh's session */
+    ssh_event ev;                            /* packet handling after the key exchange */
+    ssh_channel ch;                          /* the one session channel, or NULL */
+    int kex_done;                            /* 1 after the key exchange */
+    int subsystem_ok;                        /* 1 once the netconf subsystem runs */
+    int channel_gone;                        /* 1 when the peer closed the channel (seen in a callback) */
+    ssh_channel stale;                       /* a closed channel replaced in a callback, freed after it */
+    struct ssh_server_callbacks_struct scb;  /* authentication and channel opening */
+    struct ssh_channel_callbacks_struct ccb; /* the channel's requests and data */
+};
+
+static int
+on_auth_password(ssh_session ss, const char *user, const char *password, void *userdata)
+{
+    struct ssh_link *l = userdata;
+    const struct fleet_config *cfg = &l->s->dev->worker->fleet->cfg;
+
+    (void)ss;
+    if (cfg->ssh_auth_any || (!strcmp(user, cfg->username) && !strcmp(password, cfg->password))) {
+        return SSH_AUTH_SUCCESS;
+    }
+    l->s->dev->stats.auth_failures++;
+    log_debug("device %u session %u: wrong password for \"%s\"", l->s->dev->index, l->s->id, user);
+    return SSH_AUTH_DENIED;
+}
+
+static int
+on_subsystem(ssh_session ss, ssh_channel ch, const char *subsystem, void *userdata)
+{
+    struct ssh_link *l = userdata;
+
+    (void)ss;
+    (void)ch;
+    if (strcmp(subsystem, "netconf") || l->subsystem_ok) {
+        return -1;
+    }
+    l->subsystem_ok = 1;
+    sess_transport_ready(l->s);
+    return 0;
+}
+
+static int
+on_refused_request(ssh_session ss, ssh_channel ch, void *userdata)
+{
+    (void)ss;
+    (void)ch;
+    (void)userdata;
+    return -1; /* a shell: this device speaks NETCONF only */
+}
+
+static int
+on_refused_exec(ssh_session ss, ssh_channel ch, const char *command, void *userdata)
+{
+    (void)ss;
+    (void)ch;
+    (void)command;
+    (void)userdata;
+    return -1;
+}
+
+static int
+on_refused_pty(ssh_session ss, ssh_channel ch, const char *term, int width, int height, int pxwidth,
+               int pxheight, void *userdata)
+{
+    (void)ss;
+    (void)ch;
+    (void)term;
+    (void)width;
+    (void)height;
+    (void)pxwidth;
+    (void)pxheight;
+    (void)userdata;
+    return -1;
+}
+
+static int
+on_data(ssh_session ss, ssh_channel ch, void *data, uint32_t len, int is_stderr, void *userdata)
+{
+    struct ssh_link *l = userdata;
+
+    (void)ss;
+    (void)ch;
+    if (!is_stderr && l->subsystem_ok) {
+        sess_consume(l->s, data, len);
+    }
+    return (int)len;
+}
+
+static void
+on_eof(ssh_session ss, ssh_channel ch, void *userdata)
+{
+    struct ssh_link *l = userdata;
+
+    (void)ss;
+    (void)ch;
+    /* Acted on after libssh returns: nothing is freed inside its own callback. */
+    l->channel_gone = 1;
+}
+
+static ssh_channel
+on_channel_open(ssh_session ss, void *userdata)
+{
+    struct ssh_link *l = userdata;
+
+    if (l->ch && !(l->channel_gone && !l->subsystem_ok && !l->stale)) {
+        return NULL; /* one channel at a time */
+    }
+    if (l->ch) {
+        /* The previous channel never ran NETCONF and is closed: it goes once libssh returns. */
+        l->stale = l->ch;
+        l->ch = NULL;
+        l->channel_gone = 0;
+    }
+    if (!(l->ch = ssh_channel_new(ss))) {
+        return NULL;
+    }
+    memset(&l->ccb, 0, sizeof l->ccb);
+    l->ccb.userdata = l;
+    l->ccb.channel_data_function = on_data;
+    l->ccb.channel_eof_function = on_eof;
+    l->ccb.channel_close_function = on_eof;
+    l->ccb.channel_subsystem_request_function = on_subsystem;
+    l->ccb.channel_shell_request_function = on_refused_request;
+    l->ccb.channel_exec_request_function = on_refused_exec;
+    l->ccb.channel_pty_request_function = on_refused_pty;
+    ssh_callbacks_init(&l->ccb);
+    ssh_set_channel_callbacks(l->ch, &l->ccb);
+    return l->ch;
+}
+
+struct ssh_link *
+ssh_link_new(struct session *s, int fd)
+{
+    struct ssh_link *l = calloc(1, sizeof *l);
+
+    if (!l || !(l->ss = ssh_new())) {
+        free(l);
+        return NULL;
+    }
+    l->s = s;
+    l->scb.userdata = l;
+    l->scb.auth_password_function = on_auth_password;
+    l->scb.channel_open_request_session_function = on_channel_open;
+    ssh_callbacks_init(&l->scb);
+    ssh_set_server_callbacks(l->ss, &l->scb);
+    if (ssh_bind_accept_fd(s->worker->ssh_bind, l->ss, fd) != SSH_OK) {
+        log_warn("device %u: SSH accept failed: %s", s->dev->index, ssh_get_error(s->worker->ssh_bind));
+        ssh_free(l->ss);
+        free(l);
+        return NULL;
+    }
+    ssh_set_blocking(l->ss, 0);
+    return l;
+}
+
+void
+ssh_link_free(struct ssh_link *l)
+{
+    if (!l) {
+        return;
+    }
+    if (l->ev) {
+        ssh_event_remove_session(l->ev, l->ss);
+        ssh_event_free(l->ev);
+    }
+    if (l->ch) {
+        ssh_channel_free(l->ch);
+    }
+    if (l->stale) {
+        ssh_channel_free(l->stale);
+    }
+    ssh_disconnect(l->ss); /* closes the socket */
+    ssh_free(l->ss);
+    free(l);
+}
+
+void
+ssh_link_on_io(struct ssh_link *l)
+{
+    struct session *s = l->s;
+
+    if (!l->kex_done) {
+        int rc = ssh_handle_key_exchange(l->ss);
+        if (rc == SSH_AGAIN) {
+            return;
+        }
+        if (rc != SSH_OK) {
+            log_debug("device %u session %u: key exchange failed: %s", s->dev->index, s->id,
+                      ssh_get_error(l->ss));
+            s->dev->stats.in_bad_hellos++;
+            sess_close(s, 0);
+            return;
+        }
+        l->kex_done = 1;
+        ssh_set_auth_methods(l->ss, SSH_AUTH_METHOD_PASSWORD);
+        if (!(l->ev = ssh_event_new()) || ssh_event_add_session(l->ev, l->ss) != SSH_OK) {
+            sess_close(s, 0);
+            return;
+        }
+    }
+    if (ssh_event_dopoll(l->ev, 0) == SSH_ERROR && !ssh_is_connected(l->ss)) {
+        sess_close(s, 0);
+        return;
+    }
+    if (l->stale) {
+        ssh_channel_free(l->stale);
+        l->stale = NULL;
+    }
+    if (l->channel_gone) {
+        l->channel_gone = 0;
+        if (l->subsystem_ok) {
+            sess_close(s, 1); /* the NETCONF channel ended: so does the session, after its replies */
+            return;
+        }
+        /* A channel that never ran NETCONF (a refused shell or subsystem): the client may open another. */
+        ssh_channel_free(l->ch);
+        l->ch = NULL;
+    }
+    if (outq_pending(&s->out)) {
+        sess_mark_pending(s); /* a window adjust may have made room */
+    }
+}
+
+int
+ssh_link_flush(struct ssh_link *l)
+{
+    struct session *s = l->s;
+    const char *data;
+    size_t n;
+    int rc;
+
+    while (l->ch && (n = outq_peek(&s->out, &data)) > 0) {
+        uint32_t room = ssh_channel_window_size(l->ch);
+        int written;
+        if (!room) {
+            break; /* the peer's window is full: its adjust arrives as a packet */
+        }
+        if (n > room) {
+            n = room;
+        }
+        if (n > SSH_LINK_WRITE_CHUNK) {
+            n = SSH_LINK_WRITE_CHUNK;
+        }
+        written = ssh_channel_write(l->ch, data, (uint32_t)n);
+        if (written == SSH_ERROR) {
+            return -1;
+        }
+        if (written <= 0) {
+            break;
+        }
+        outq_consume(&s->out, (size_t)written);
+    }
+    rc = ssh_blocking_flush(l->ss, 0);
+    if (rc == SSH_ERROR) {
+        return -1;
+    }
+    return outq_pending(&s->out) || rc == SSH_AGAIN ? 1 : 0;
+}
+
+/* Where the host keys live when --host-key is not given. */
+static void
+state_dir(const struct fleet_config *cfg, char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+    if (cfg->state_dir) {
+        snprintf(buf, len, "%s", cfg->state_dir);
+    } else if (xdg && *xdg) {
+        snprintf(buf, len, "%s/fleetsim", xdg);
+    } else if (home && *home) {
+        snprintf(buf, len, "%s/.local/state/fleetsim", home);
+    } else {
+        snprintf(buf, len, "/tmp/fleetsim-state-%u", (unsigned)getuid());
+    }
+}
+
+static int
+make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0700) && errno != EEXIST) {
+                *p = '/';
+                return -1;
+            }
+            *p = '/';
+        }
+    }
+    return mkdir(path, 0700) && errno != EEXIST ? -1 : 0;
+}
+
+/* The key at @p path, created (type @p type, @p bits) on first use and kept for later runs. */
+static enum fleet_err
+ensure_key(const char *path, enum ssh_keytypes_e type, int bits, char *err, size_t err_len)
+{
+    ssh_key key = NULL;
+
+    if (!access(path, R_OK)) {
+        return FLEET_OK;
+    }
+    if (ssh_pki_generate(type, bits, &key) != SSH_OK ||
+        ssh_pki_export_privkey_file(key, NULL, NULL, NULL, path) != SSH_OK) {
+        snprintf(err, err_len, "cannot create the SSH host key %s: %s", path, strerror(errno));
+        ssh_key_free(key);
+        return FLEET_ERR_SYS;
+    }
+    chmod(path, 0600);
+    ssh_key_free(key);
+    log_info("created SSH host key %s", path);
+    return FLEET_OK;
+}
+
+enum fleet_err
+ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
+{
+    const struct fleet_config *cfg = &fleet->cfg;
+    char dir[512], ed[600], rsa[600];
+    enum fleet_err rc;
+
+    ssh_init();
+    if (cfg->host_key) {
+        snprintf(ed, sizeof ed, "%s", cfg->host_key);
+        rsa[0] = '\0';
+    } else {
+        state_dir(cfg, dir, sizeof dir);
+        if (make_dirs(dir)) {
+            snprintf(err, err_len, "cannot create the state folder %s: %s (use --state-dir)", dir,
+                     strerror(errno));
+            return FLEET_ERR_SYS;
+        }
+        snprintf(ed, sizeof ed, "%s/ssh_host_ed25519_key", dir);
+        snprintf(rsa, sizeof rsa, "%s/ssh_host_rsa_key", dir);
+        if ((rc = ensure_key(ed, SSH_KEYTYPE_ED25519, 0, err, err_len)) ||
+            (rc = ensure_key(rsa, SSH_KEYTYPE_RSA, 3072, err, err_len))) {
+            return rc;
+        }
+    }
+    for (uint32_t i = 0; i < cfg->threads; i++) {
+        /* One bind per worker: accepting copies the keys from it, and binds are not shared across threads. */
+        ssh_bind b = ssh_bind_new();
+        if (!b || ssh_bind_options_set(b, SSH_BIND_OPTIONS_HOSTKEY, ed) != SSH_OK ||
+            (rsa[0] && ssh_bind_options_set(b, SSH_BIND_OPTIONS_HOSTKEY, rsa) != SSH_OK)) {
+            snprintf(err, err_len, "cannot load the SSH host key %s: %s", ed,
+                     b ? ssh_get_error(b) : "out of memory");
+            if (b) {
+                ssh_bind_free(b);
+            }
+            return FLEET_ERR_INVAL;
+        }
+        fleet->workers[i].ssh_bind = b;
+    }
+    return FLEET_OK;
+}
+
+void
+ssh_link_fleet_close(struct fleet *fleet)
+{
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        if (fleet->workers[i].ssh_bind) {
+            ssh_bind_free(fleet->workers[i].ssh_bind);
+            fleet->workers[i].ssh_bind = NULL;
+        }
+    }
+    if (fleet->cfg.ssh) {
+        ssh_finalize();
+    }
+}

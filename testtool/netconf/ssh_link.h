@@ -1,0 +1,46 @@
+/*
+ * NETCONF over SSH (RFC 6242) for one session, with libssh's server API,
+ * non-blocking, driven by the worker loop: key exchange, authentication
+ * (password, or any with --auth any), one session channel, the "netconf"
+ * subsystem (a shell, exec or another subsystem is refused). Channel data
+ * goes to the session's framing; the session's output queue goes to the
+ * channel. The session never asks which transport it runs on except
+ * through these calls.
+ */
+#ifndef FLEET_SSH_LINK_H
+#define FLEET_SSH_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+struct fleet;
+struct session;
+struct ssh_link;
+
+/**
+ * @brief Prepare the fleet's SSH server side: each worker's ssh_bind with the host key (from --host-key,
+ * or created once in the state folder and reused).
+ */
+enum fleet_err ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len);
+
+/** @brief Free what ssh_link_fleet_init() made. */
+void ssh_link_fleet_close(struct fleet *fleet);
+
+/** @brief Start SSH on an accepted connection. @return NULL when libssh refuses (the caller closes fd). */
+struct ssh_link *ssh_link_new(struct session *s, int fd);
+
+/** @brief Free a link; NULL is fine. */
+void ssh_link_free(struct ssh_link *l);
+
+/** @brief The connection is readable or writable: run the key exchange or libssh's packet handling. */
+void ssh_link_on_io(struct ssh_link *l);
+
+/**
+ * @brief Move the session's queued output into the channel and push libssh's buffer to the socket.
+ * @return 0 when all is out, 1 when some waits (wait for writability), -1 when the connection failed.
+ */
+int ssh_link_flush(struct ssh_link *l);
+
+#endif
