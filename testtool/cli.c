@@ -52,6 +52,7 @@ enum {
     OPT_AUTH,
     OPT_STATE_DIR,
     OPT_HOST_KEY,
+    OPT_AUTHORIZED_KEYS,
     OPT_TRAP_SINK,
     OPT_TRAP_INFORM,
     OPT_TRAP_COMMUNITY,
@@ -99,6 +100,7 @@ static const struct option options[] = {
     {"auth", required_argument, NULL, OPT_AUTH},
     {"state-dir", required_argument, NULL, OPT_STATE_DIR},
     {"host-key", required_argument, NULL, OPT_HOST_KEY},
+    {"authorized-keys", required_argument, NULL, OPT_AUTHORIZED_KEYS},
     {"trap-sink", required_argument, NULL, OPT_TRAP_SINK},
     {"trap-inform", required_argument, NULL, OPT_TRAP_INFORM},
     {"trap-community", required_argument, NULL, OPT_TRAP_COMMUNITY},
@@ -122,6 +124,7 @@ static const char usage[] =
     "  --auth password|any          any: accept every user and password (default password)\n"
     "  --host-key FILE              SSH host key; default: ed25519 and RSA keys created once in the\n"
     "                               state folder and reused\n"
+    "  --authorized-keys FILE       SSH public keys (OpenSSH authorized_keys) that log in as --username\n"
     "  --state-dir DIR              state folder (default $XDG_STATE_HOME/fleetsim or "
     "~/.local/state/fleetsim)\n"
     "  --schemas-dir DIR            load and advertise every .yang file in DIR\n"
@@ -396,6 +399,9 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             break;
         case OPT_HOST_KEY:
             cfg->host_key = optarg;
+            break;
+        case OPT_AUTHORIZED_KEYS:
+            cfg->authorized_keys = optarg;
             break;
         case OPT_FLAP_RATE: {
             char *end;

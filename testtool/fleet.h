@@ -45,6 +45,7 @@ struct fleet_config {
     int ssh_auth_any;                 /* SSH: any user and password are accepted (--auth any) */
     const char *state_dir;            /* where host keys are kept, or NULL for the default */
     const char *host_key;             /* SSH host key file to use, or NULL to create/reuse one */
+    const char *authorized_keys;      /* SSH: OpenSSH authorized_keys file of keys that log in as username */
     uint32_t threads;                 /* worker loops */
     const char *schemas_dir;          /* extra YANG modules, or NULL */
     const char *initial_config_file;  /* running configuration every device starts with, or NULL */
@@ -139,19 +140,21 @@ struct worker {
 };
 
 struct fleet {
-    struct fleet_config cfg;              /* the plan */
-    struct schema_set schemas;            /* shared read-only model */
-    struct lyd_node *template_tree;       /* initial running configuration, shared read-only */
-    struct lyd_node *yanglib_tree;        /* ietf-yang-library state, shared read-only */
-    struct ly_ctx *bare_ctx;              /* context without modules: schema-free parses of peer XML */
-    struct device *devices;               /* cfg.device_count devices */
-    struct worker *workers;               /* cfg.threads workers */
-    atomic_uint_fast32_t next_session_id; /* session-ids are unique across the process */
-    time_t start_time;                    /* netconf-start-time */
-    int max_fds;                          /* RLIMIT_NOFILE after raising it */
-    struct profile *profile;              /* what every device is, read-only */
-    struct dyn_traffic traffic;           /* the profile's traffic, prepared for fast reads */
-    struct notif_plan *notif_plan;        /* the notification file, or NULL */
+    struct fleet_config cfg;                 /* the plan */
+    struct schema_set schemas;               /* shared read-only model */
+    struct lyd_node *template_tree;          /* initial running configuration, shared read-only */
+    struct lyd_node *yanglib_tree;           /* ietf-yang-library state, shared read-only */
+    struct ly_ctx *bare_ctx;                 /* context without modules: schema-free parses of peer XML */
+    struct device *devices;                  /* cfg.device_count devices */
+    struct worker *workers;                  /* cfg.threads workers */
+    atomic_uint_fast32_t next_session_id;    /* session-ids are unique across the process */
+    time_t start_time;                       /* netconf-start-time */
+    int max_fds;                             /* RLIMIT_NOFILE after raising it */
+    struct profile *profile;                 /* what every device is, read-only */
+    struct dyn_traffic traffic;              /* the profile's traffic, prepared for fast reads */
+    struct ssh_key_struct **authorized_keys; /* SSH: keys that may log in (--authorized-keys) */
+    uint32_t authorized_key_count;           /* entries in authorized_keys */
+    struct notif_plan *notif_plan;           /* the notification file, or NULL */
     uint32_t *notif_mix;           /* rate plan: item of each send, by sequence number modulo notif_mix_len */
     uint32_t notif_mix_len;        /* entries in notif_mix */
     atomic_int streams_paused;     /* 1 while SIGUSR2 holds every stream (toggled by the main thread) */

@@ -122,6 +122,39 @@ class SshTests(unittest.TestCase):
             for s in stalled + [half]:
                 s.close()
 
+    def keypair(self, name):
+        work = tempfile.mkdtemp(prefix="fleetsim-keys-")
+        self.addCleanup(shutil.rmtree, work, True)
+        path = os.path.join(work, name)
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path], check=True,
+                       timeout=h.scaled(20))
+        return path
+
+    def test_public_keys_in_authorized_keys_log_in_and_others_do_not(self):
+        good = self.keypair("good")
+        bad = self.keypair("bad")
+        authorized = os.path.join(os.path.dirname(good), "authorized_keys")
+        with open(authorized, "w") as a, open(good + ".pub") as pub:
+            a.write("# the test's key\n" + pub.read())
+        f = self.fleet(["--authorized-keys", authorized])
+        host, port = f.addr(0)
+        m = manager.connect(host=host, port=port, username="admin", key_filename=good, hostkey_verify=False,
+                            look_for_keys=False, allow_agent=False, timeout=h.scaled(10))
+        self.assertIn("<data", m.get_config(source="running").xml)
+        m.close_session()
+        with self.assertRaises(AuthenticationError):
+            manager.connect(host=host, port=port, username="admin", key_filename=bad, hostkey_verify=False,
+                            look_for_keys=False, allow_agent=False, timeout=h.scaled(10))
+        p = subprocess.run(["ssh", "-i", good, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+                            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                            "-o", "LogLevel=ERROR", "-p", str(port), "admin@" + host, "-s", "netconf"],
+                           input='<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities><capability>'
+                                 'urn:ietf:params:netconf:base:1.0</capability></capabilities></hello>]]>]]>'
+                                 '<rpc xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" message-id="1">'
+                                 '<close-session/></rpc>]]>]]>',
+                           capture_output=True, text=True, timeout=h.scaled(20), start_new_session=True)
+        self.assertIn("<ok/>", p.stdout, p.stderr)
+
     def test_openssh_client_reaches_the_netconf_subsystem(self):
         f = self.fleet()
         host, port = f.addr(0)

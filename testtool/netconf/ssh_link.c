@@ -56,6 +56,32 @@ on_auth_password(ssh_session ss, const char *user, const char *password, void *u
 }
 
 static int
+on_auth_pubkey(ssh_session ss, const char *user, struct ssh_key_struct *pubkey, char signature_state,
+               void *userdata)
+{
+    struct ssh_link *l = userdata;
+    const struct fleet *fleet = l->s->dev->worker->fleet;
+
+    (void)ss;
+    if (signature_state != SSH_PUBLICKEY_STATE_NONE && signature_state != SSH_PUBLICKEY_STATE_VALID) {
+        l->s->dev->stats.auth_failures++;
+        return SSH_AUTH_DENIED;
+    }
+    if (fleet->cfg.ssh_auth_any || !strcmp(user, fleet->cfg.username)) {
+        for (uint32_t i = 0; i < fleet->authorized_key_count; i++) {
+            if (!ssh_key_cmp(pubkey, fleet->authorized_keys[i], SSH_KEY_CMP_PUBLIC)) {
+                /* A probe (no signature yet) is told the key would do; the signed attempt logs in. */
+                return SSH_AUTH_SUCCESS;
+            }
+        }
+    }
+    if (signature_state == SSH_PUBLICKEY_STATE_VALID) {
+        l->s->dev->stats.auth_failures++;
+    }
+    return SSH_AUTH_DENIED;
+}
+
+static int
 on_subsystem(ssh_session ss, ssh_channel ch, const char *subsystem, void *userdata)
 {
     struct ssh_link *l = userdata;
@@ -171,6 +197,7 @@ ssh_link_new(struct session *s, int fd)
     l->s = s;
     l->scb.userdata = l;
     l->scb.auth_password_function = on_auth_password;
+    l->scb.auth_pubkey_function = on_auth_pubkey;
     l->scb.channel_open_request_session_function = on_channel_open;
     ssh_callbacks_init(&l->scb);
     ssh_set_server_callbacks(l->ss, &l->scb);
@@ -223,7 +250,9 @@ ssh_link_on_io(struct ssh_link *l)
             return;
         }
         l->kex_done = 1;
-        ssh_set_auth_methods(l->ss, SSH_AUTH_METHOD_PASSWORD);
+        ssh_set_auth_methods(
+            l->ss, SSH_AUTH_METHOD_PASSWORD |
+                       (s->dev->worker->fleet->authorized_key_count ? SSH_AUTH_METHOD_PUBLICKEY : 0));
         if (!(l->ev = ssh_event_new()) || ssh_event_add_session(l->ev, l->ss) != SSH_OK) {
             sess_close(s, 0);
             return;
@@ -342,6 +371,46 @@ ensure_key(const char *path, enum ssh_keytypes_e type, int bits, char *err, size
     return FLEET_OK;
 }
 
+/* OpenSSH authorized_keys: "[options] type base64 [comment]" per line; options are not supported. */
+static enum fleet_err
+load_authorized_keys(struct fleet *fleet, const char *path, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "r");
+    char line[16384];
+    unsigned lineno = 0;
+
+    if (!f) {
+        snprintf(err, err_len, "--authorized-keys %s: %s", path, strerror(errno));
+        return FLEET_ERR_INVAL;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *type, *b64, *save = NULL;
+        ssh_key key = NULL, *grown;
+        lineno++;
+        if (!(type = strtok_r(line, " \t\r\n", &save)) || type[0] == '#') {
+            continue;
+        }
+        if (!(b64 = strtok_r(NULL, " \t\r\n", &save)) ||
+            ssh_key_type_from_name(type) == SSH_KEYTYPE_UNKNOWN ||
+            ssh_pki_import_pubkey_base64(b64, ssh_key_type_from_name(type), &key) != SSH_OK) {
+            snprintf(err, err_len,
+                     "--authorized-keys %s:%u: not a public key this server reads (\"type base64\")", path,
+                     lineno);
+            fclose(f);
+            return FLEET_ERR_INVAL;
+        }
+        if (!(grown = realloc(fleet->authorized_keys, (fleet->authorized_key_count + 1) * sizeof *grown))) {
+            ssh_key_free(key);
+            fclose(f);
+            return FLEET_ERR_NOMEM;
+        }
+        fleet->authorized_keys = grown;
+        fleet->authorized_keys[fleet->authorized_key_count++] = key;
+    }
+    fclose(f);
+    return FLEET_OK;
+}
+
 enum fleet_err
 ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
 {
@@ -350,6 +419,9 @@ ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
     enum fleet_err rc;
 
     ssh_init();
+    if (cfg->authorized_keys && (rc = load_authorized_keys(fleet, cfg->authorized_keys, err, err_len))) {
+        return rc;
+    }
     if (cfg->host_key) {
         snprintf(ed, sizeof ed, "%s", cfg->host_key);
         rsa[0] = '\0';
@@ -393,6 +465,12 @@ ssh_link_fleet_close(struct fleet *fleet)
             fleet->workers[i].ssh_bind = NULL;
         }
     }
+    for (uint32_t i = 0; i < fleet->authorized_key_count; i++) {
+        ssh_key_free(fleet->authorized_keys[i]);
+    }
+    free(fleet->authorized_keys);
+    fleet->authorized_keys = NULL;
+    fleet->authorized_key_count = 0;
     if (fleet->cfg.ssh) {
         ssh_finalize();
     }
