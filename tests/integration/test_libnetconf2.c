@@ -30,10 +30,13 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+/* Debian builds libnetconf2 with SSH; its headers show the SSH client API only when told. */
+#define NC_ENABLED_SSH
 #include <libnetconf2/log.h>
 #include <libnetconf2/messages_client.h>
 #include <libnetconf2/netconf.h>
 #include <libnetconf2/session_client.h>
+#include <libssh/libssh.h>
 #include <libyang/libyang.h>
 
 #include "itest_server.h"
@@ -1368,6 +1371,68 @@ remove_dir(const char *dir)
 
 #define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
 
+static const char *fleetsim_binary; /* argv[1], for tests that start a server of their own */
+
+static int
+accept_any_host_key(const char *hostname, ssh_session session, void *priv)
+{
+    (void)hostname;
+    (void)session;
+    (void)priv;
+    return 0; /* a test server with a fresh key: nothing to verify it against */
+}
+
+static char *
+password_admin(const char *username, const char *hostname, void *priv)
+{
+    (void)username;
+    (void)hostname;
+    (void)priv;
+    return strdup("admin");
+}
+
+/* libnetconf2's SSH client (nc_connect_ssh) against a fleet started with --ssh true. */
+static void
+test_ssh_client_reads_and_edits_over_ssh(void **state)
+{
+    struct itest_server ssh_server;
+    char state_dir[] = "/tmp/fleetsim-lnc2-ssh-XXXXXX";
+    const char *args[] = {"--ssh", "true", "--state-dir", state_dir, "--threads", "1", NULL};
+    struct client c = {.fd = -1, .dev = 0};
+    char *reply;
+
+    (void)state;
+    if (!mkdtemp(state_dir) || itest_server_start(&ssh_server, fleetsim_binary, 1, args)) {
+        fail_msg("cannot start a fleet over SSH");
+    }
+    nc_client_ssh_set_username("admin");
+    nc_client_ssh_set_auth_hostkey_check_clb(accept_any_host_key, NULL);
+    nc_client_ssh_set_auth_password_clb(password_admin, NULL);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PUBLICKEY, -1);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_INTERACTIVE, -1);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PASSWORD, 1);
+    c.s = nc_connect_ssh("127.0.0.1", ssh_server.base_port, NULL);
+    if (!c.s) {
+        itest_server_print_log(&ssh_server);
+        itest_server_stop(&ssh_server);
+        remove_dir(state_dir);
+        fail_msg("nc_connect_ssh failed (libnetconf2's messages are above)");
+    }
+    reply = call(
+        &c, nc_rpc_edit(NC_DATASTORE_RUNNING, NC_RPC_EDIT_DFLTOP_MERGE, NC_RPC_EDIT_TESTOPT_TESTSET,
+                        NC_RPC_EDIT_ERROPT_ROLLBACK,
+                        fmt("<interfaces xmlns=\"%s\" xmlns:ianaift=\"%s\"><interface><name>lnc2-ssh</name>"
+                            "<type>ianaift:ethernetCsmacd</type></interface></interfaces>",
+                            IF_NS, IANA_NS),
+                        NC_PARAMTYPE_CONST));
+    check_ok(reply, "edit-config over SSH");
+    reply = call(&c, nc_rpc_getconfig(NC_DATASTORE_RUNNING, NULL, NC_WD_UNKNOWN, NC_PARAMTYPE_CONST));
+    assert_non_null(strstr(reply, "lnc2-ssh"));
+    nc_session_free(c.s, NULL);
+    assert_int_equal(itest_server_stop(&ssh_server), 0);
+    remove_dir(state_dir);
+}
+
 /* Notifications of the device's stream arrive through nc_recv_notif, parsed against the fetched schemas. */
 static void
 test_notifications_reach_the_client_in_order(void **state)
@@ -1414,6 +1479,7 @@ main(int argc, char **argv)
         TEST(test_get_schema_of_unknown_module_is_invalid_value),
         TEST(test_edit_on_one_device_is_invisible_on_another),
         TEST(test_notifications_reach_the_client_in_order),
+        TEST(test_ssh_client_reads_and_edits_over_ssh),
         TEST(test_candidate_commit_and_discard),
         TEST(test_copy_config_validate_and_delete_startup),
         TEST(test_lock_denied_names_holder_and_blocks_edits),
@@ -1447,6 +1513,7 @@ main(int argc, char **argv)
     /* A killed session's socket must give EPIPE, not kill the test. */
     signal(SIGPIPE, SIG_IGN);
 
+    fleetsim_binary = argv[1];
     snprintf(notification_file, sizeof notification_file, "%s/notifications/routes-1.xml",
              getenv("FLEETSIM_SOURCE_DIR") ? getenv("FLEETSIM_SOURCE_DIR") : ".");
     snprintf(schema_dir, sizeof schema_dir, "/tmp/fleetsim-lnc2-schemas-XXXXXX");
