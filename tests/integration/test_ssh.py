@@ -57,6 +57,21 @@ class SshTests(unittest.TestCase):
         with self.assertRaises(AuthenticationError):
             self.connect(f, 0, username="root", password="admin")
         self.assertIn("<data", self.connect(f, 0).get_config(source="running").xml)
+        # Every refusal is counted in the report (SIGUSR1 writes it).
+        import json
+        import signal
+        report = os.path.join(tempfile.mkdtemp(prefix="fleetsim-ssh-report-"), "report.json")
+        self.addCleanup(shutil.rmtree, os.path.dirname(report), True)
+        g = self.fleet(["--report", report])
+        with self.assertRaises(AuthenticationError):
+            self.connect(g, 1, password="nope")
+        os.kill(g.proc.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + h.scaled(5)
+        while not os.path.exists(report) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with open(report) as r:
+            rows = {d["device"]: d for d in json.load(r)["devices"]}
+        self.assertGreaterEqual(rows[1]["ssh_auth_failures"], 1)
 
     def test_custom_credentials_and_auth_any(self):
         f = self.fleet(["--username", "ops", "--password", "s3cret!"])

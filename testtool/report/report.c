@@ -41,7 +41,7 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         const struct device *dev = &fleet->devices[i];
         struct notif_counts total;
         int first = 1;
-        if (!dev->stream && !dev->notif_closed.emitted && !dev->trap_rows) {
+        if (!dev->stream && !dev->notif_closed.emitted && !dev->trap_rows && !dev->stats.auth_failures) {
             continue;
         }
         stream_device_counts(dev, &total);
@@ -50,8 +50,11 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
                     b->len ? "," : "", dev->index, dev->addr >> 24, (dev->addr >> 16) & 255,
                     (dev->addr >> 8) & 255, dev->addr & 255, (unsigned)dev->port);
         counts_json(b, &total);
-        sbuf_printf(b, "},\"generated\":%" PRIu64 ",\"behind\":%" PRIu64 ",\"subscribers\":[",
-                    dev->stream ? dev->stream->generated : 0, dev->stream ? dev->stream->behind : 0);
+        sbuf_printf(b,
+                    "},\"generated\":%" PRIu64 ",\"behind\":%" PRIu64 ",\"ssh_auth_failures\":%" PRIu32
+                    ",\"subscribers\":[",
+                    dev->stream ? dev->stream->generated : 0, dev->stream ? dev->stream->behind : 0,
+                    dev->stats.auth_failures);
         for (const struct session *s = dev->sessions; s; s = s->dev_next) {
             if (!s->sub) {
                 continue;
