@@ -53,6 +53,7 @@ enum {
     OPT_STATE_DIR,
     OPT_HOST_KEY,
     OPT_AUTHORIZED_KEYS,
+    OPT_HOST_KEY_PER_DEVICE,
     OPT_TRAP_SINK,
     OPT_TRAP_INFORM,
     OPT_TRAP_COMMUNITY,
@@ -101,6 +102,7 @@ static const struct option options[] = {
     {"state-dir", required_argument, NULL, OPT_STATE_DIR},
     {"host-key", required_argument, NULL, OPT_HOST_KEY},
     {"authorized-keys", required_argument, NULL, OPT_AUTHORIZED_KEYS},
+    {"host-key-per-device", optional_argument, NULL, OPT_HOST_KEY_PER_DEVICE},
     {"trap-sink", required_argument, NULL, OPT_TRAP_SINK},
     {"trap-inform", required_argument, NULL, OPT_TRAP_INFORM},
     {"trap-community", required_argument, NULL, OPT_TRAP_COMMUNITY},
@@ -124,6 +126,8 @@ static const char usage[] =
     "  --auth password|any          any: accept every user and password (default password)\n"
     "  --host-key FILE              SSH host key; default: ed25519 and RSA keys created once in the\n"
     "                               state folder and reused\n"
+    "  --host-key-per-device        every device its own ed25519 host key, derived from a secret kept in\n"
+    "                               the state folder (a restart keeps them)\n"
     "  --authorized-keys FILE       SSH public keys (OpenSSH authorized_keys) that log in as --username\n"
     "  --state-dir DIR              state folder (default $XDG_STATE_HOME/fleetsim or "
     "~/.local/state/fleetsim)\n"
@@ -402,6 +406,14 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             break;
         case OPT_AUTHORIZED_KEYS:
             cfg->authorized_keys = optarg;
+            break;
+        case OPT_HOST_KEY_PER_DEVICE:
+            if (!optarg) {
+                cfg->host_key_per_device = 1;
+            } else if (textarg_bool(optarg, &cfg->host_key_per_device)) {
+                snprintf(err, err_len, "--host-key-per-device takes true or false, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
             break;
         case OPT_FLAP_RATE: {
             char *end;

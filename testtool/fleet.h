@@ -46,6 +46,7 @@ struct fleet_config {
     const char *state_dir;            /* where host keys are kept, or NULL for the default */
     const char *host_key;             /* SSH host key file to use, or NULL to create/reuse one */
     const char *authorized_keys;      /* SSH: OpenSSH authorized_keys file of keys that log in as username */
+    int host_key_per_device;          /* SSH: every device has a host key of its own (derived, kept) */
     uint32_t threads;                 /* worker loops */
     const char *schemas_dir;          /* extra YANG modules, or NULL */
     const char *initial_config_file;  /* running configuration every device starts with, or NULL */
@@ -117,6 +118,8 @@ struct device {
     uint32_t flap_count;              /* flaps so far: draws the next delay and interface */
     int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
     struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
+    struct ssh_bind_struct
+        *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
 };
 
 struct worker {
@@ -154,6 +157,7 @@ struct fleet {
     struct dyn_traffic traffic;              /* the profile's traffic, prepared for fast reads */
     struct ssh_key_struct **authorized_keys; /* SSH: keys that may log in (--authorized-keys) */
     uint32_t authorized_key_count;           /* entries in authorized_keys */
+    uint8_t ssh_secret[32];                  /* --host-key-per-device: what devices' keys derive from */
     struct notif_plan *notif_plan;           /* the notification file, or NULL */
     uint32_t *notif_mix;           /* rate plan: item of each send, by sequence number modulo notif_mix_len */
     uint32_t notif_mix_len;        /* entries in notif_mix */

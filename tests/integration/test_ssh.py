@@ -101,6 +101,27 @@ class SshTests(unittest.TestCase):
         self.addCleanup(g.stop)
         self.assertEqual(self.host_key(g), first, "a restart keeps the fleet's host key")
 
+    def test_host_key_per_device_differs_by_device_and_survives_a_restart(self):
+        state = tempfile.mkdtemp(prefix="fleetsim-ssh-state-")
+        self.addCleanup(shutil.rmtree, state, True)
+        args = ["--ssh", "true", "--state-dir", state, "--host-key-per-device"]
+        f = h.Fleet(devices=3, extra=args).start()
+        keys = [self.host_key_of(f, i) for i in range(3)]
+        f.stop()
+        self.assertEqual(len(set(keys)), 3, "every device its own key")
+        g = h.Fleet(devices=3, extra=args).start()
+        self.addCleanup(g.stop)
+        self.assertEqual([self.host_key_of(g, i) for i in range(3)], keys, "a restart keeps them")
+        self.assertIn("<data", self.connect(g, 2).get_config(source="running").xml)
+
+    def host_key_of(self, f, i):
+        t = paramiko.Transport(f.addr(i))
+        try:
+            t.connect(username="admin", password="admin")
+            return t.get_remote_server_key().get_base64()
+        finally:
+            t.close()
+
     def test_other_subsystems_shells_and_commands_are_refused(self):
         f = self.fleet()
 

@@ -16,6 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 #include <libssh/server.h>
@@ -185,6 +189,119 @@ on_channel_open(ssh_session ss, void *userdata)
     return l->ch;
 }
 
+/* Append an SSH wire string (uint32 length, bytes). */
+static size_t
+put_string(uint8_t *p, const void *data, uint32_t len)
+{
+    p[0] = (uint8_t)(len >> 24);
+    p[1] = (uint8_t)(len >> 16);
+    p[2] = (uint8_t)(len >> 8);
+    p[3] = (uint8_t)len;
+    memcpy(p + 4, data, len);
+    return 4 + (size_t)len;
+}
+
+/*
+ * Device @p index's own ed25519 host key (--host-key-per-device): its seed is HMAC-SHA256(fleet secret,
+ * index), so a restart with the same state folder gives every device the key it had. libssh imports keys
+ * from the OpenSSH private key format only, so the key is written in that format (unencrypted) in memory.
+ */
+static ssh_key
+device_key(const uint8_t secret[32], uint32_t index)
+{
+    uint8_t seed[32], pub[32], blob[512], priv[256], msg[4];
+    unsigned int seed_len = sizeof seed;
+    size_t pub_len = sizeof pub, n = 0, m = 0, b64_len;
+    EVP_PKEY *pk = NULL;
+    ssh_key key = NULL;
+    char *pem = NULL;
+    uint8_t keypair[64];
+    static const char magic[] = "openssh-key-v1";
+
+    msg[0] = (uint8_t)(index >> 24);
+    msg[1] = (uint8_t)(index >> 16);
+    msg[2] = (uint8_t)(index >> 8);
+    msg[3] = (uint8_t)index;
+    if (!HMAC(EVP_sha256(), secret, 32, msg, sizeof msg, seed, &seed_len) ||
+        !(pk = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, seed, sizeof seed)) ||
+        EVP_PKEY_get_raw_public_key(pk, pub, &pub_len) != 1 || pub_len != 32) {
+        goto cleanup;
+    }
+    /* public key blob, then the private section (check ints, key, comment, padding) */
+    {
+        uint8_t pubblob[64];
+        size_t pb = put_string(pubblob, "ssh-ed25519", 11);
+        pb += put_string(pubblob + pb, pub, 32);
+        memcpy(keypair, seed, 32);
+        memcpy(keypair + 32, pub, 32);
+        priv[m++] = 0x5e, priv[m++] = 0xed, priv[m++] = 0x5e, priv[m++] = 0xed; /* check1 */
+        priv[m++] = 0x5e, priv[m++] = 0xed, priv[m++] = 0x5e, priv[m++] = 0xed; /* check2 = check1 */
+        m += put_string(priv + m, "ssh-ed25519", 11);
+        m += put_string(priv + m, pub, 32);
+        m += put_string(priv + m, keypair, 64);
+        m += put_string(priv + m, "", 0);
+        for (uint8_t pad = 1; m % 8; pad++) {
+            priv[m++] = pad;
+        }
+        memcpy(blob, magic, sizeof magic); /* with its NUL */
+        n = sizeof magic;
+        n += put_string(blob + n, "none", 4);
+        n += put_string(blob + n, "none", 4);
+        n += put_string(blob + n, "", 0);
+        blob[n++] = 0, blob[n++] = 0, blob[n++] = 0, blob[n++] = 1; /* one key */
+        n += put_string(blob + n, pubblob, (uint32_t)pb);
+        n += put_string(blob + n, priv, (uint32_t)m);
+    }
+    b64_len = 4 * ((n + 2) / 3);
+    if (!(pem = malloc(b64_len + 128))) {
+        goto cleanup;
+    }
+    {
+        int w = sprintf(pem, "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+        w += EVP_EncodeBlock((unsigned char *)pem + w, blob, (int)n);
+        sprintf(pem + w, "\n-----END OPENSSH PRIVATE KEY-----\n");
+    }
+    if (ssh_pki_import_privkey_base64(pem, NULL, NULL, NULL, &key) != SSH_OK) {
+        key = NULL;
+    }
+
+cleanup:
+    OPENSSL_cleanse(seed, sizeof seed);
+    OPENSSL_cleanse(keypair, sizeof keypair);
+    free(pem);
+    EVP_PKEY_free(pk);
+    return key;
+}
+
+/* The bind a connection of @p s is accepted with: its device's own (made on first use), or the worker's. */
+static ssh_bind
+bind_for(struct session *s)
+{
+    struct fleet *fleet = s->dev->worker->fleet;
+    ssh_key key;
+
+    if (!fleet->cfg.host_key_per_device) {
+        return s->worker->ssh_bind;
+    }
+    if (s->dev->ssh_bind) {
+        return s->dev->ssh_bind;
+    }
+    if (!(key = device_key(fleet->ssh_secret, s->dev->index))) {
+        return NULL;
+    }
+    if (!(s->dev->ssh_bind = ssh_bind_new()) ||
+        ssh_bind_options_set(s->dev->ssh_bind, SSH_BIND_OPTIONS_IMPORT_KEY, key) != SSH_OK) {
+        /* the bind owns the key once imported; until then it is ours */
+        if (s->dev->ssh_bind) {
+            ssh_bind_free(s->dev->ssh_bind);
+            s->dev->ssh_bind = NULL;
+        }
+        ssh_key_free(key);
+        return NULL;
+    }
+    return s->dev->ssh_bind;
+}
+
 struct ssh_link *
 ssh_link_new(struct session *s, int fd)
 {
@@ -201,8 +318,9 @@ ssh_link_new(struct session *s, int fd)
     l->scb.channel_open_request_session_function = on_channel_open;
     ssh_callbacks_init(&l->scb);
     ssh_set_server_callbacks(l->ss, &l->scb);
-    if (ssh_bind_accept_fd(s->worker->ssh_bind, l->ss, fd) != SSH_OK) {
-        log_warn("device %u: SSH accept failed: %s", s->dev->index, ssh_get_error(s->worker->ssh_bind));
+    ssh_bind b = bind_for(s);
+    if (!b || ssh_bind_accept_fd(b, l->ss, fd) != SSH_OK) {
+        log_warn("device %u: SSH accept failed: %s", s->dev->index, b ? ssh_get_error(b) : "no host key");
         ssh_free(l->ss);
         free(l);
         return NULL;
@@ -411,6 +529,36 @@ load_authorized_keys(struct fleet *fleet, const char *path, char *err, size_t er
     return FLEET_OK;
 }
 
+/* The secret every device's own host key derives from: 32 random bytes, created once in the state folder. */
+static enum fleet_err
+load_secret(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_t err_len)
+{
+    char dir[512], path[600];
+    FILE *f;
+
+    state_dir(cfg, dir, sizeof dir);
+    if (make_dirs(dir)) {
+        snprintf(err, err_len, "cannot create the state folder %s: %s (use --state-dir)", dir,
+                 strerror(errno));
+        return FLEET_ERR_SYS;
+    }
+    snprintf(path, sizeof path, "%s/ssh_device_key_secret", dir);
+    if ((f = fopen(path, "rb"))) {
+        size_t got = fread(fleet->ssh_secret, 1, sizeof fleet->ssh_secret, f);
+        fclose(f);
+        if (got == sizeof fleet->ssh_secret) {
+            return FLEET_OK;
+        }
+    }
+    if (RAND_bytes(fleet->ssh_secret, sizeof fleet->ssh_secret) != 1 || !(f = fopen(path, "wb")) ||
+        fwrite(fleet->ssh_secret, 1, sizeof fleet->ssh_secret, f) != sizeof fleet->ssh_secret || fclose(f)) {
+        snprintf(err, err_len, "cannot create %s: %s", path, strerror(errno));
+        return FLEET_ERR_SYS;
+    }
+    chmod(path, 0600);
+    return FLEET_OK;
+}
+
 enum fleet_err
 ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
 {
@@ -439,6 +587,9 @@ ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
             return rc;
         }
     }
+    if (cfg->host_key_per_device && (rc = load_secret(fleet, cfg, err, err_len))) {
+        return rc;
+    }
     for (uint32_t i = 0; i < cfg->threads; i++) {
         /* One bind per worker: accepting copies the keys from it, and binds are not shared across threads. */
         ssh_bind b = ssh_bind_new();
@@ -463,6 +614,12 @@ ssh_link_fleet_close(struct fleet *fleet)
         if (fleet->workers[i].ssh_bind) {
             ssh_bind_free(fleet->workers[i].ssh_bind);
             fleet->workers[i].ssh_bind = NULL;
+        }
+    }
+    for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
+        if (fleet->devices[i].ssh_bind) {
+            ssh_bind_free(fleet->devices[i].ssh_bind);
+            fleet->devices[i].ssh_bind = NULL;
         }
     }
     for (uint32_t i = 0; i < fleet->authorized_key_count; i++) {
