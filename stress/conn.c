@@ -2,8 +2,10 @@
  * Client connections for the stress client. Output is written at once when
  * the socket takes it (write first) and only a short write arms EPOLLOUT;
  * input is read in bulk and every complete message goes to the workload.
+ * This file also holds the plain TCP transport; SSH is in conn_ssh.c.
  */
 #include "conn.h"
+#include "conn_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,8 +23,18 @@
 #define CONN_MAX_READS_PER_EVENT 8
 
 static const char *const failure_names[CONN_FAIL_COUNT] = {
-    "none", "refused", "timeout", "bad-hello", "closed-by-server", "reset", "framing", "resources",
+    "none",  "refused", "timeout",   "bad-hello", "closed-by-server",
+    "reset", "framing", "resources", "auth",      "ssh",
 };
+
+static char read_buf[CONN_READ_BYTES]; /* lent to the connection being read; one loop, one thread */
+
+char *
+conn_read_buffer(size_t *len)
+{
+    *len = sizeof read_buf;
+    return read_buf;
+}
 
 const char *
 conn_failure_name(enum conn_failure why)
@@ -31,12 +43,18 @@ conn_failure_name(enum conn_failure why)
 }
 
 static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
+static const struct conn_transport tcp_transport;
 
 static void
 teardown(struct conn *c)
 {
     if (c->fd >= 0) {
         loop_unwatch(c->loop, c->fd);
+    }
+    if (c->tr && c->tr->close) {
+        c->tr->close(c); /* may close the socket itself (libssh does) */
+    }
+    if (c->fd >= 0) {
         close(c->fd);
         c->fd = -1;
     }
@@ -46,8 +64,8 @@ teardown(struct conn *c)
     c->state = CONN_CLOSED;
 }
 
-static void
-fail(struct conn *c, enum conn_failure why, const char *detail)
+void
+conn_fail(struct conn *c, enum conn_failure why, const char *detail)
 {
     if (c->state == CONN_CLOSED) {
         return;
@@ -75,7 +93,7 @@ on_timeout(struct loop *loop, struct loop_timer *timer)
 
     (void)loop;
     snprintf(detail, sizeof detail, "no answer within %u ms", (unsigned)c->timeout_ms);
-    fail(c, CONN_FAIL_TIMEOUT, detail);
+    conn_fail(c, CONN_FAIL_TIMEOUT, detail);
 }
 
 static void
@@ -86,7 +104,7 @@ on_early_failure(struct loop *loop, struct loop_timer *timer)
 
     (void)loop;
     snprintf(detail, sizeof detail, "connect: %s", strerror(c->early_errno));
-    fail(c, c->early_failure, detail);
+    conn_fail(c, c->early_failure, detail);
 }
 
 void
@@ -118,6 +136,8 @@ conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t a
     c->addr = addr;
     c->port = port;
     c->out_mode = FRAME_EOM;
+    c->tr = conn_ssh_enabled() ? &conn_ssh_transport : &tcp_transport;
+    c->ssh = NULL;
     loop_timer_init(&c->timer);
     frame_decoder_init(&c->dec, 0);
     c->started_us = loop_clock_monotonic();
@@ -155,7 +175,7 @@ fail_errno(struct conn *c, const char *call)
     char detail[128];
 
     snprintf(detail, sizeof detail, "%s: %s", call, strerror(errno));
-    fail(c, CONN_FAIL_RESET, detail);
+    conn_fail(c, CONN_FAIL_RESET, detail);
 }
 
 /* Write what is queued; on a short write wait for EPOLLOUT. Returns -1 when the connection failed. */
@@ -182,6 +202,12 @@ conn_send(struct conn *c, const char *bytes, size_t len)
     if (c->state == CONN_CLOSED) {
         return -1;
     }
+    return c->tr->send(c, bytes, len);
+}
+
+static int
+tcp_send(struct conn *c, const char *bytes, size_t len)
+{
     /* Nothing queued: write straight from the caller's bytes and queue only what the socket did not take. */
     if (c->state != CONN_CONNECTING && !outq_pending(&c->out)) {
         ssize_t n = send(c->fd, bytes, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -197,7 +223,7 @@ conn_send(struct conn *c, const char *bytes, size_t len)
         }
     }
     if (outq_add(&c->out, bytes, len)) {
-        fail(c, CONN_FAIL_RESOURCES, "out of memory queueing a request");
+        conn_fail(c, CONN_FAIL_RESOURCES, "out of memory queueing a request");
         return -1;
     }
     if (c->state == CONN_CONNECTING) {
@@ -228,7 +254,7 @@ send_client_hello(struct conn *c)
     struct sbuf b = {0};
 
     if (hello_build(both, c->legacy_framing ? 1 : 2, 0, &xml, &len)) {
-        fail(c, CONN_FAIL_RESOURCES, "out of memory building the hello");
+        conn_fail(c, CONN_FAIL_RESOURCES, "out of memory building the hello");
         return;
     }
     sbuf_add(&b, xml, len);
@@ -236,7 +262,7 @@ send_client_hello(struct conn *c)
     free(xml);
     if (b.failed) {
         sbuf_free(&b);
-        fail(c, CONN_FAIL_RESOURCES, "out of memory building the hello");
+        conn_fail(c, CONN_FAIL_RESOURCES, "out of memory building the hello");
         return;
     }
     conn_send(c, b.buf, b.len);
@@ -249,15 +275,15 @@ on_server_hello(struct conn *c, const char *msg)
     char err[256];
 
     if (hello_parse(c->xml_ctx, msg, &c->server_hello, err, sizeof err)) {
-        fail(c, CONN_FAIL_BAD_HELLO, err);
+        conn_fail(c, CONN_FAIL_BAD_HELLO, err);
         return;
     }
     if (!c->server_hello.has_session_id) {
-        fail(c, CONN_FAIL_BAD_HELLO, "server hello without session-id");
+        conn_fail(c, CONN_FAIL_BAD_HELLO, "server hello without session-id");
         return;
     }
     if (!c->server_hello.base10 && !c->server_hello.base11) {
-        fail(c, CONN_FAIL_BAD_HELLO, "server offers no base capability");
+        conn_fail(c, CONN_FAIL_BAD_HELLO, "server offers no base capability");
         return;
     }
     if (c->server_hello.base11 && !c->legacy_framing) {
@@ -270,8 +296,8 @@ on_server_hello(struct conn *c, const char *msg)
     c->cb->ready(c);
 }
 
-static void
-consume(struct conn *c, const char *buf, size_t len)
+void
+conn_input(struct conn *c, const char *buf, size_t len)
 {
     while (len && c->state >= CONN_HELLO && c->state < CONN_CLOSED) {
         size_t used = 0;
@@ -279,7 +305,7 @@ consume(struct conn *c, const char *buf, size_t len)
         buf += used;
         len -= used;
         if (st == FRAME_ERROR) {
-            fail(c, CONN_FAIL_FRAMING, frame_decoder_error(&c->dec));
+            conn_fail(c, CONN_FAIL_FRAMING, frame_decoder_error(&c->dec));
             return;
         }
         if (st == FRAME_NEED_MORE) {
@@ -310,11 +336,16 @@ on_connected(struct conn *c)
     if (err) {
         char detail[128];
         snprintf(detail, sizeof detail, "connect: %s", strerror(err));
-        fail(c, err == ECONNREFUSED ? CONN_FAIL_REFUSED : CONN_FAIL_RESET, detail);
+        conn_fail(c, err == ECONNREFUSED ? CONN_FAIL_REFUSED : CONN_FAIL_RESET, detail);
         return;
     }
+    c->tr->open(c);
+}
+
+void
+conn_stream_up(struct conn *c)
+{
     c->state = CONN_HELLO;
-    loop_set_events(c->loop, c->fd, LOOP_READ);
     if (c->preamble && conn_send(c, c->preamble, c->preamble_len)) {
         return;
     }
@@ -322,10 +353,17 @@ on_connected(struct conn *c)
     send_client_hello(c);
 }
 
+static int
+tcp_open(struct conn *c)
+{
+    loop_set_events(c->loop, c->fd, LOOP_READ);
+    conn_stream_up(c);
+    return c->state == CONN_CLOSED ? -1 : 0;
+}
+
 static void
 on_io(struct loop *loop, int fd, uint32_t events, void *data)
 {
-    static char buf[CONN_READ_BYTES];
     struct conn *c = data;
 
     (void)loop;
@@ -334,6 +372,14 @@ on_io(struct loop *loop, int fd, uint32_t events, void *data)
         on_connected(c);
         return;
     }
+    c->tr->io(c, events);
+}
+
+static void
+tcp_io(struct conn *c, uint32_t events)
+{
+    char *buf = read_buf;
+
     if ((events & LOOP_WRITE) && flush(c)) {
         return;
     }
@@ -341,24 +387,31 @@ on_io(struct loop *loop, int fd, uint32_t events, void *data)
         return;
     }
     for (int i = 0; i < CONN_MAX_READS_PER_EVENT && c->state != CONN_CLOSED; i++) {
-        ssize_t n = read(c->fd, buf, sizeof buf);
+        ssize_t n = read(c->fd, buf, sizeof read_buf);
         if (n > 0) {
-            consume(c, buf, (size_t)n);
+            conn_input(c, buf, (size_t)n);
             if (c->state == CONN_READY && c->cb->drained) {
                 c->cb->drained(c);
             }
-            if ((size_t)n < sizeof buf) {
+            if ((size_t)n < sizeof read_buf) {
                 return;
             }
             continue;
         }
         if (n == 0) {
-            fail(c, CONN_FAIL_CLOSED,
-                 frame_decoder_partial(&c->dec) ? "server closed the connection mid-message"
-                                                : "server closed the connection");
+            conn_fail(c, CONN_FAIL_CLOSED,
+                      frame_decoder_partial(&c->dec) ? "server closed the connection mid-message"
+                                                     : "server closed the connection");
         } else if (errno != EAGAIN && errno != EINTR) {
             fail_errno(c, "read");
         }
         return;
     }
 }
+
+static const struct conn_transport tcp_transport = {
+    .open = tcp_open,
+    .io = tcp_io,
+    .send = tcp_send,
+    .close = NULL,
+};

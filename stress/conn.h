@@ -23,6 +23,7 @@
 enum conn_state {
     CONN_IDLE,       /* not started */
     CONN_CONNECTING, /* connect() in progress */
+    CONN_HANDSHAKE,  /* connected; the transport's own set-up (SSH: keys, login, channel) in progress */
     CONN_HELLO,      /* connected, waiting for the server's hello */
     CONN_READY,      /* hello exchanged; requests may flow */
     CONN_CLOSED,     /* closed (by us or on failure); no callbacks any more */
@@ -38,10 +39,14 @@ enum conn_failure {
     CONN_FAIL_RESET,     /* the connection broke (reset, unreachable, ...) */
     CONN_FAIL_FRAMING,   /* the server broke the framing */
     CONN_FAIL_RESOURCES, /* out of descriptors or memory on our side */
+    CONN_FAIL_AUTH,      /* SSH: the server refused our credentials */
+    CONN_FAIL_SSH,       /* SSH: key exchange, channel or netconf subsystem failed */
     CONN_FAIL_COUNT,
 };
 
 struct conn;
+struct conn_transport;
+struct conn_ssh;
 
 struct conn_callbacks {
     void (*ready)(struct conn *c);                                             /* hello exchanged */
@@ -73,7 +78,24 @@ struct conn {
     int early_errno;                 /* its errno */
     monotime_us started_us;          /* conn_start() */
     monotime_us ready_us;            /* hello exchanged */
+    const struct conn_transport *tr; /* TCP or SSH; chosen by conn_start() */
+    struct conn_ssh *ssh;            /* SSH state from CONN_HANDSHAKE until closed; NULL over TCP */
 };
+
+/**
+ * @brief Run every later connection over SSH (subsystem "netconf"); call once before any conn_start().
+ * The server's host key is not verified: this is a test tool. With @p key_path, public key
+ * authentication is tried first and the password only when the key is refused.
+ * @param[in] user Login name (not copied; must outlive the connections).
+ * @param[in] password Password (not copied).
+ * @param[in] key_path Private key file, or NULL.
+ * @param[out] err Why it failed.
+ * @return 0, or -1 (the key could not be read).
+ */
+int conn_ssh_setup(const char *user, const char *password, const char *key_path, char *err, size_t err_len);
+
+/** @brief Release what conn_ssh_setup() loaded, after every connection was closed. Harmless without setup. */
+void conn_ssh_cleanup(void);
 
 /**
  * @brief Start connecting. Progress and failures arrive through @p cb.

@@ -405,9 +405,10 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
     sbuf_printf(
         &b,
         ",\"edit_batch_size\":%" PRIu64 ",\"candidate_datastore\":%s,\"async_requests\":%s,"
-        "\"thread_amount\":%u,\"pipeline\":%u,\"msg_timeout_s\":%u,\"legacy_framing\":%s,\"ssh\":false},",
+        "\"thread_amount\":%u,\"pipeline\":%u,\"msg_timeout_s\":%u,\"legacy_framing\":%s,\"ssh\":%s},",
         o->batch_size, o->candidate ? "true" : "false", o->async ? "true" : "false", (unsigned)o->threads,
-        (unsigned)o->pipeline, (unsigned)o->msg_timeout_s, o->legacy_framing ? "true" : "false");
+        (unsigned)o->pipeline, (unsigned)o->msg_timeout_s, o->legacy_framing ? "true" : "false",
+        o->ssh ? "true" : "false");
     sbuf_printf(&b, "\"server\":{\"session_id\":%u,\"framing\":\"%s\",\"capabilities\":[",
                 (unsigned)hello->session_id,
                 run->sessions[0].conn.out_mode == FRAME_CHUNKED ? "base:1.1" : "base:1.0");

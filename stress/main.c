@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "conn.h"
 #include "options.h"
 #include "run.h"
 
@@ -16,6 +17,7 @@ main(int argc, char **argv)
 {
     struct stress_options opts;
     char err[512];
+    int rc = 2;
 
     switch (stress_options_parse(argc, argv, &opts, err, sizeof err)) {
     case STRESS_PARSE_EXIT:
@@ -27,17 +29,27 @@ main(int argc, char **argv)
         break;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (opts.ssh && conn_ssh_setup(opts.username, opts.password, opts.ssh_key, err, sizeof err)) {
+        fprintf(stderr, "fleetsim-stress: %s\n", err);
+        return 1;
+    }
     switch (opts.mode) {
     case STRESS_EDIT:
-        return edit_run(&opts);
+        rc = edit_run(&opts);
+        break;
     case STRESS_MOUNT:
-        return mount_run(&opts);
+        rc = mount_run(&opts);
+        break;
     case STRESS_SNMP:
-        return snmprun_run(&opts);
+        rc = snmprun_run(&opts);
+        break;
     case STRESS_NOTIFY:
-        return notify_run(&opts);
+        rc = notify_run(&opts);
+        break;
     case STRESS_RECONCILE:
-        return recon_run(&opts);
+        rc = recon_run(&opts);
+        break;
     }
-    return 2;
+    conn_ssh_cleanup();
+    return rc;
 }

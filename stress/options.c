@@ -22,6 +22,7 @@ enum {
     OPT_SSH,
     OPT_USERNAME,
     OPT_PASSWORD,
+    OPT_SSH_KEY,
     OPT_MSG_TIMEOUT,
     OPT_LEGACY_FRAMING,
     OPT_JSON,
@@ -68,6 +69,7 @@ static const struct option options[] = {
     {"ssh", required_argument, NULL, OPT_SSH},
     {"username", required_argument, NULL, OPT_USERNAME},
     {"password", required_argument, NULL, OPT_PASSWORD},
+    {"ssh-key", required_argument, NULL, OPT_SSH_KEY},
     {"msg-timeout", required_argument, NULL, OPT_MSG_TIMEOUT},
     {"legacy-framing", optional_argument, NULL, OPT_LEGACY_FRAMING},
     {"json", required_argument, NULL, OPT_JSON},
@@ -121,8 +123,10 @@ static const char usage[] =
     "  --json FILE                write a manifest: parameters, server hello, results\n"
     "  --tcp-preamble FILE        bytes to send before the hello (e.g. netconfd's tcp-direct connect "
     "message)\n"
-    "  --ssh true|false           NETCONF over SSH (not available yet; default false)\n"
-    "  --username U, --password P credentials for SSH\n"
+    "  --ssh true|false           NETCONF over SSH for edit, mount and notify (default false); the\n"
+    "                             server's host key is NOT verified (a test tool)\n"
+    "  --username U, --password P credentials for SSH (default admin/admin)\n"
+    "  --ssh-key FILE             SSH private key (unencrypted), tried before the password\n"
     "\n"
     "edit: edit-config throughput (OpenDaylight stress-client options)\n"
     "  --edits N                  edit-config requests in all (default 50000)\n"
@@ -384,6 +388,9 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         case OPT_PASSWORD:
             o->password = optarg;
             break;
+        case OPT_SSH_KEY:
+            o->ssh_key = optarg;
+            break;
         case OPT_MSG_TIMEOUT:
             if (textarg_u32(optarg, 1, 86400, &o->msg_timeout_s)) {
                 BAD("--msg-timeout must be seconds from 1 to 86400, not \"%s\"", optarg);
@@ -592,8 +599,14 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     if (o->mode == STRESS_RECONCILE && (!o->sent_path || !o->received_path)) {
         BAD("reconcile needs --sent REPORT and --received JSON");
     }
-    if (o->ssh) {
-        BAD("NETCONF over SSH (--ssh true) is not available in this version; use --ssh false");
+    if (o->ssh && (o->mode == STRESS_SNMP || o->mode == STRESS_RECONCILE)) {
+        BAD("--ssh is for edit, mount and notify (NETCONF)");
+    }
+    if (o->ssh && o->preamble_path) {
+        BAD("--tcp-preamble is for plain TCP; it cannot be combined with --ssh true");
+    }
+    if (o->ssh_key && !o->ssh) {
+        BAD("--ssh-key needs --ssh true");
     }
     if (o->mode == STRESS_EDIT && o->threads > o->edits) {
         BAD("--thread-amount %u is more than --edits %llu: every session needs an edit", (unsigned)o->threads,

@@ -50,6 +50,7 @@ struct stress_options {
     int ssh;                   /* NETCONF over SSH asked for */
     const char *username;      /* SSH user (and the user of a preamble) */
     const char *password;      /* SSH password */
+    const char *ssh_key;       /* SSH private key file, or NULL */
     uint32_t msg_timeout_s;    /* seconds to wait for any answer */
     int legacy_framing;        /* offer only base:1.0 */
     const char *json_path;     /* manifest, or NULL */

@@ -144,6 +144,16 @@ class SshTests(unittest.TestCase):
             data += ch.recv(65536)
         self.assertIn(b"<hello", data)
 
+    def test_clients_that_disconnect_politely_leave_nothing_behind(self):
+        f = self.fleet(["--threads", "1"])
+        for _ in range(20):
+            t = paramiko.Transport(f.addr(0))
+            t.connect(username="admin", password="admin")
+            t.open_session().invoke_subsystem("netconf")
+            t.close()  # SSH_MSG_DISCONNECT: the server's socket may close inside libssh
+        self.assertIn("<data", self.connect(f, 0).get_config(source="running").xml)
+        self.assertIn("<data", self.connect(f, 1).get_config(source="running").xml)
+
     def test_a_stalled_handshake_blocks_no_one(self):
         f = self.fleet()
         stalled = [socket.create_connection(f.addr(0)) for _ in range(5)]  # never say a word

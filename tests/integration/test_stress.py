@@ -698,7 +698,7 @@ class MountTests(StressCase):
         self.assert_mounted(res, (40, 40))
         self.assertEqual(res.manifest["results"]["failures"],
                          {k: 0 for k in ("refused", "timeout", "bad-hello", "closed-by-server", "reset",
-                                         "framing", "resources")})
+                                         "framing", "resources", "auth", "ssh")})
         f.stop()
 
     def test_mount_hold_1_keeps_sessions_open_1_s(self):
@@ -821,9 +821,9 @@ class UsageTests(StressCase):
         self.check(res.err == "fleetsim-stress: %s\n" % message, res, "stderr should be exactly: %s" % message)
         self.check(res.out == "", res, "nothing on stdout")
 
-    def test_ssh_true_is_not_available(self):
-        self.assert_usage(["edit", "--ssh", "true"],
-                          "NETCONF over SSH (--ssh true) is not available in this version; use --ssh false")
+    def test_ssh_is_refused_where_it_makes_no_sense(self):
+        self.assert_usage(["edit", "--ssh", "true", "--tcp-preamble", "/dev/null"],
+                          "--tcp-preamble is for plain TCP; it cannot be combined with --ssh true")
 
     def test_unknown_option(self):
         self.assert_usage(["edit", "--frobnicate"], 'unknown option "--frobnicate" (see --help)')

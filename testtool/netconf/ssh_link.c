@@ -376,7 +376,10 @@ ssh_link_on_io(struct ssh_link *l)
             return;
         }
     }
-    if (ssh_event_dopoll(l->ev, 0) == SSH_ERROR && !ssh_is_connected(l->ss)) {
+    ssh_event_dopoll(l->ev, 0);
+    if (!ssh_is_connected(l->ss)) {
+        /* The peer disconnected (or the connection broke): libssh may already have closed the socket, so
+         * the loop must forget it now, before another connection can get the same descriptor number. */
         sess_close(s, 0);
         return;
     }
