@@ -26,6 +26,8 @@ def start_fleet(args, binary=None, timeout_s=60, prefix=()):
     if "--snmp" not in args and "--snmp-starting-port" not in args and "--starting-port" in args:
         # NETCONF benchmarks: the agents (on by default) take the UDP ports of the same numbers.
         args = args + ["--snmp-starting-port", args[args.index("--starting-port") + 1]]
+    if "--ssh" not in args:
+        args = args + ["--ssh", "false"]  # the NETCONF benchmarks measure TCP unless they ask for SSH
     proc = subprocess.Popen(list(prefix) + [binary] + args, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + timeout_s
     seen = []

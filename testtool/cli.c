@@ -121,7 +121,7 @@ static const char usage[] =
     "  --starting-port P            first device's port; device i listens on P+i (default 17830)\n"
     "  --ip ADDR                    listening IPv4 address (default 127.0.0.1)\n"
     "  --ip-per-device[=true|false] device i listens on ADDR+i, all on port P\n"
-    "  --ssh true|false             NETCONF over SSH (the netconf subsystem) or plain TCP (default false)\n"
+    "  --ssh true|false             NETCONF over SSH (the netconf subsystem) or plain TCP (default true)\n"
     "  --username U, --password P   SSH login (default admin/admin)\n"
     "  --auth password|any          any: accept every user and password (default password)\n"
     "  --host-key FILE              SSH host key; default: ed25519 and RSA keys created once in the\n"
@@ -196,6 +196,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->seed = 1;
     cfg->replay_log = STREAM_DEFAULT_REPLAY_ENTRIES;
     cfg->trap_community = "public";
+    cfg->ssh = 1; /* as OpenDaylight's testtool: devices speak NETCONF over SSH unless --ssh false */
     cfg->username = "admin";
     cfg->password = "admin";
 

@@ -97,8 +97,10 @@ class FleetError(AssertionError):
 class Fleet:
     """One running fleetsim. Use start()/stop() or a with block."""
 
-    def __init__(self, devices=4, threads=2, extra=(), ip_per_device=False, ip="127.0.0.1", nofile=None):
+    def __init__(self, devices=4, threads=2, extra=(), ip_per_device=False, ip="127.0.0.1", nofile=None,
+                 default_transport=False):
         self.devices = devices
+        self.default_transport = default_transport  # True: no --ssh at all, fleetsim's default decides
         self.threads = threads
         self.extra = list(extra)
         self.ip_per_device = ip_per_device
@@ -158,6 +160,8 @@ class Fleet:
     def _start_once(self, ready_timeout):
         args = [BINARY, "--device-count", str(self.devices), "--starting-port", str(self.port),
                 "--threads", str(self.threads), "--ip", self.ip]
+        if "--ssh" not in self.extra and not self.default_transport:
+            args += ["--ssh", "false"]  # the tests speak plain TCP unless they ask for SSH
         if self.ip_per_device:
             args.append("--ip-per-device")
         if "--snmp-starting-port" not in self.extra:

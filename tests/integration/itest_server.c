@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 /* Arguments fleetsim gets besides the caller's: binary, 2 options with values, NULL. */
-#define ITEST_FIXED_ARGS 8
+#define ITEST_FIXED_ARGS 10
 /* At most this many extra arguments. */
 #define ITEST_MAX_EXTRA_ARGS 32
 
@@ -147,6 +147,9 @@ start_once(struct itest_server *srv, const char *binary, const char *const *extr
     /* The SNMP agents take the UDP ports of the same numbers. */
     argv[argc++] = "--snmp-starting-port";
     argv[argc++] = port_text;
+    /* Plain TCP unless the extra arguments (read later, so they win) ask for SSH. */
+    argv[argc++] = "--ssh";
+    argv[argc++] = "false";
     for (size_t i = 0; extra_args && extra_args[i] && i < ITEST_MAX_EXTRA_ARGS; i++) {
         argv[argc++] = extra_args[i];
     }

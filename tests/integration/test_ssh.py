@@ -50,6 +50,15 @@ class SshTests(unittest.TestCase):
         other = self.connect(f, 0)
         self.assertNotIn("over-ssh", other.get_config(source="running").xml)
 
+    def test_ssh_is_the_default_transport(self):
+        state = tempfile.mkdtemp(prefix="fleetsim-ssh-state-")
+        self.addCleanup(shutil.rmtree, state, True)
+        f = h.Fleet(devices=1, extra=["--state-dir", state], default_transport=True).start()
+        self.addCleanup(f.stop)
+        with socket.create_connection(f.addr(0), timeout=h.scaled(10)) as s:
+            self.assertTrue(s.recv(64).startswith(b"SSH-2.0-"), "without --ssh a device should greet in SSH")
+        self.assertIn("<data", self.connect(f, 0).get_config(source="running").xml)
+
     def test_wrong_password_is_refused_and_others_still_get_in(self):
         f = self.fleet()
         with self.assertRaises(AuthenticationError):

@@ -119,7 +119,10 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
         /* Over SSH the hello waits for the netconf subsystem (sess_transport_ready()). */
         if (!(s->ssh = ssh_link_new(s, fd))) {
             close_now(s);
+            return;
         }
+        /* Greet first, as SSH servers do: some clients wait for the server's version line. */
+        ssh_link_on_io(s->ssh);
         return;
     }
     send_hello(s);
