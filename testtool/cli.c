@@ -28,6 +28,7 @@ enum {
     OPT_LOG_LEVEL,
     OPT_DEBUG,
     OPT_MAX_MESSAGE,
+    OPT_HELLO_TIMEOUT,
     OPT_PROFILE,
     OPT_SNMP,
     OPT_SNMP_PORT,
@@ -77,6 +78,7 @@ static const struct option options[] = {
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"debug", required_argument, NULL, OPT_DEBUG},
     {"max-message-size", required_argument, NULL, OPT_MAX_MESSAGE},
+    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"snmp", required_argument, NULL, OPT_SNMP},
     {"snmp-starting-port", required_argument, NULL, OPT_SNMP_PORT},
@@ -137,6 +139,8 @@ static const char usage[] =
     "  --log-level LEVEL            error, warn, info (default) or debug\n"
     "  --debug true|false           same as --log-level debug\n"
     "  --max-message-size BYTES     largest accepted client message (default 67108864)\n"
+    "  --hello-timeout S            close a session whose hello (over SSH: handshake, login and hello)\n"
+    "                               has not arrived within S seconds (default 60)\n"
     "  --profile NAME|FILE          device profile: minimal (default), crs-x, or a profile file\n"
     "  --snmp true|false            every device is also an SNMP agent (default true)\n"
     "  --snmp-starting-port P       device i's agent on UDP port P+i; with --ip-per-device all on P\n"
@@ -187,6 +191,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->threads = cores > 0 ? (uint32_t)cores : 1;
     cfg->log_level = LOGL_INFO;
     cfg->max_msg_bytes = FLEET_DEFAULT_MAX_MSG_BYTES;
+    cfg->hello_timeout_s = 60;
     cfg->profile = "minimal";
     cfg->snmp = 1;
     cfg->snmp_starting_port = 16100;
@@ -272,6 +277,12 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
                 return CLI_ERROR;
             }
             cfg->max_msg_bytes = v;
+            break;
+        case OPT_HELLO_TIMEOUT:
+            if (textarg_u32(optarg, 1, 86400, &cfg->hello_timeout_s)) {
+                snprintf(err, err_len, "--hello-timeout must be from 1 to 86400 seconds, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
             break;
         case OPT_PROFILE:
             cfg->profile = optarg;

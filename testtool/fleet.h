@@ -52,6 +52,7 @@ struct fleet_config {
     const char *initial_config_file;  /* running configuration every device starts with, or NULL */
     enum log_level log_level;         /* stderr verbosity */
     size_t max_msg_bytes;             /* largest accepted client message */
+    uint32_t hello_timeout_s;         /* a session without a hello by then is closed */
     const char *profile;              /* profile name or file */
     uint64_t seed;                    /* fleet seed: counters, uptimes, fault and latency draws */
     uint64_t clock_fixed_ms;          /* 0: real time; else the devices' clock stands at this instant */

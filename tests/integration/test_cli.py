@@ -84,6 +84,7 @@ class CliTests(unittest.TestCase):
                              (["--ip", "300.1.2.3"], "--ip"),
                              (["--log-level", "loud"], "--log-level"),
                              (["--ssh", "maybe"], "--ssh"),
+                             (["--hello-timeout", "0"], "--hello-timeout"),
                              (["--device-count"], "--device-count")):
             with self.subTest(args=args):
                 self.assert_refused(args, needle)

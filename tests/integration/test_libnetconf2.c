@@ -1391,25 +1391,54 @@ password_admin(const char *username, const char *hostname, void *priv)
     return strdup("admin");
 }
 
-/* libnetconf2's SSH client (nc_connect_ssh) against a fleet started with --ssh true. */
+/* Starts a one-device fleet over SSH with its host keys in a fresh state folder (and extra arguments). */
+static void
+start_ssh_fleet(struct itest_server *srv, char *state_dir, const char *authorized_keys)
+{
+    const char *args[] = {"--ssh", "true", "--state-dir", state_dir, "--threads", "1", NULL, NULL, NULL};
+
+    if (authorized_keys) {
+        args[6] = "--authorized-keys";
+        args[7] = authorized_keys;
+    }
+    if (!mkdtemp(state_dir) || itest_server_start(srv, fleetsim_binary, 1, args)) {
+        fail_msg("cannot start a fleet over SSH");
+    }
+    nc_client_ssh_set_username("admin");
+    nc_client_ssh_set_auth_hostkey_check_clb(accept_any_host_key, NULL);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_INTERACTIVE, -1);
+}
+
+/* An edit and a read through an established SSH session, then the session's end. */
+static void
+edit_and_read_over_ssh(struct client *c, const char *name)
+{
+    char *reply =
+        call(c, nc_rpc_edit(NC_DATASTORE_RUNNING, NC_RPC_EDIT_DFLTOP_MERGE, NC_RPC_EDIT_TESTOPT_TESTSET,
+                            NC_RPC_EDIT_ERROPT_ROLLBACK,
+                            fmt("<interfaces xmlns=\"%s\" xmlns:ianaift=\"%s\"><interface><name>%s</name>"
+                                "<type>ianaift:ethernetCsmacd</type></interface></interfaces>",
+                                IF_NS, IANA_NS, name),
+                            NC_PARAMTYPE_CONST));
+    check_ok(reply, "edit-config over SSH");
+    reply = call(c, nc_rpc_getconfig(NC_DATASTORE_RUNNING, NULL, NC_WD_UNKNOWN, NC_PARAMTYPE_CONST));
+    assert_non_null(strstr(reply, name));
+    nc_session_free(c->s, NULL);
+    c->s = NULL;
+}
+
+/* libnetconf2's SSH client (nc_connect_ssh) against a fleet started with --ssh true, by password. */
 static void
 test_ssh_client_reads_and_edits_over_ssh(void **state)
 {
     struct itest_server ssh_server;
     char state_dir[] = "/tmp/fleetsim-lnc2-ssh-XXXXXX";
-    const char *args[] = {"--ssh", "true", "--state-dir", state_dir, "--threads", "1", NULL};
     struct client c = {.fd = -1, .dev = 0};
-    char *reply;
 
     (void)state;
-    if (!mkdtemp(state_dir) || itest_server_start(&ssh_server, fleetsim_binary, 1, args)) {
-        fail_msg("cannot start a fleet over SSH");
-    }
-    nc_client_ssh_set_username("admin");
-    nc_client_ssh_set_auth_hostkey_check_clb(accept_any_host_key, NULL);
+    start_ssh_fleet(&ssh_server, state_dir, NULL);
     nc_client_ssh_set_auth_password_clb(password_admin, NULL);
     nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PUBLICKEY, -1);
-    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_INTERACTIVE, -1);
     nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PASSWORD, 1);
     c.s = nc_connect_ssh("127.0.0.1", ssh_server.base_port, NULL);
     if (!c.s) {
@@ -1418,19 +1447,73 @@ test_ssh_client_reads_and_edits_over_ssh(void **state)
         remove_dir(state_dir);
         fail_msg("nc_connect_ssh failed (libnetconf2's messages are above)");
     }
-    reply = call(
-        &c, nc_rpc_edit(NC_DATASTORE_RUNNING, NC_RPC_EDIT_DFLTOP_MERGE, NC_RPC_EDIT_TESTOPT_TESTSET,
-                        NC_RPC_EDIT_ERROPT_ROLLBACK,
-                        fmt("<interfaces xmlns=\"%s\" xmlns:ianaift=\"%s\"><interface><name>lnc2-ssh</name>"
-                            "<type>ianaift:ethernetCsmacd</type></interface></interfaces>",
-                            IF_NS, IANA_NS),
-                        NC_PARAMTYPE_CONST));
-    check_ok(reply, "edit-config over SSH");
-    reply = call(&c, nc_rpc_getconfig(NC_DATASTORE_RUNNING, NULL, NC_WD_UNKNOWN, NC_PARAMTYPE_CONST));
-    assert_non_null(strstr(reply, "lnc2-ssh"));
-    nc_session_free(c.s, NULL);
+    edit_and_read_over_ssh(&c, "lnc2-ssh");
     assert_int_equal(itest_server_stop(&ssh_server), 0);
     remove_dir(state_dir);
+}
+
+/* Writes a fresh ed25519 key pair as DIR/NAME and DIR/NAME.pub (OpenSSH formats); returns the public line. */
+static char *
+write_keypair(const char *dir, const char *name)
+{
+    ssh_key key = NULL;
+    char *b64 = NULL, *line;
+
+    if (ssh_pki_generate(SSH_KEYTYPE_ED25519, 0, &key) != SSH_OK ||
+        ssh_pki_export_privkey_file(key, NULL, NULL, NULL, fmt("%s/%s", dir, name)) != SSH_OK ||
+        ssh_pki_export_pubkey_file(key, fmt("%s/%s.pub", dir, name)) != SSH_OK ||
+        ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK) {
+        fail_msg("cannot write a key pair in %s", dir);
+    }
+    line = fmt("ssh-ed25519 %s %s\n", b64, name);
+    ssh_string_free_char(b64);
+    ssh_key_free(key);
+    return line;
+}
+
+/* libnetconf2's SSH client logs in with a key listed in --authorized-keys; a key not listed is refused. */
+static void
+test_ssh_client_logs_in_with_an_authorized_key_only(void **state)
+{
+    struct itest_server ssh_server;
+    char state_dir[] = "/tmp/fleetsim-lnc2-keys-XXXXXX";
+    char keys_dir[] = "/tmp/fleetsim-lnc2-clientkeys-XXXXXX";
+    struct client c = {.fd = -1, .dev = 0};
+    const char *authorized;
+    FILE *f;
+
+    (void)state;
+    if (!mkdtemp(keys_dir)) {
+        fail_msg("cannot create a folder for the client's keys");
+    }
+    authorized = fmt("%s/authorized_keys", keys_dir);
+    f = fopen(authorized, "w");
+    assert_non_null(f);
+    fputs(write_keypair(keys_dir, "good"), f);
+    fclose(f);
+    write_keypair(keys_dir, "unknown");
+    start_ssh_fleet(&ssh_server, state_dir, authorized);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PASSWORD, -1);
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PUBLICKEY, 1);
+
+    assert_int_equal(nc_client_ssh_add_keypair(fmt("%s/unknown.pub", keys_dir), fmt("%s/unknown", keys_dir)),
+                     0);
+    c.s = nc_connect_ssh("127.0.0.1", ssh_server.base_port, NULL);
+    assert_null(c.s); /* the unknown key is refused */
+    assert_int_equal(nc_client_ssh_del_keypair(0), 0);
+
+    assert_int_equal(nc_client_ssh_add_keypair(fmt("%s/good.pub", keys_dir), fmt("%s/good", keys_dir)), 0);
+    c.s = nc_connect_ssh("127.0.0.1", ssh_server.base_port, NULL);
+    assert_int_equal(nc_client_ssh_del_keypair(0), 0);
+    if (!c.s) {
+        itest_server_print_log(&ssh_server);
+        fail_msg("nc_connect_ssh with the authorized key failed (libnetconf2's messages are above)");
+    }
+    edit_and_read_over_ssh(&c, "lnc2-key");
+    nc_client_ssh_set_auth_pref(NC_SSH_AUTH_PASSWORD, 1);
+    assert_int_equal(itest_server_stop(&ssh_server), 0);
+    remove_dir(state_dir);
+    remove_dir(keys_dir);
 }
 
 /* Notifications of the device's stream arrive through nc_recv_notif, parsed against the fetched schemas. */
@@ -1480,6 +1563,7 @@ main(int argc, char **argv)
         TEST(test_edit_on_one_device_is_invisible_on_another),
         TEST(test_notifications_reach_the_client_in_order),
         TEST(test_ssh_client_reads_and_edits_over_ssh),
+        TEST(test_ssh_client_logs_in_with_an_authorized_key_only),
         TEST(test_candidate_commit_and_discard),
         TEST(test_copy_config_validate_and_delete_startup),
         TEST(test_lock_denied_names_holder_and_blocks_edits),

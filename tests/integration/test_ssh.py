@@ -123,6 +123,24 @@ class SshTests(unittest.TestCase):
         self.assertEqual([self.host_key_of(g, i) for i in range(3)], keys, "a restart keeps them")
         self.assertIn("<data", self.connect(g, 2).get_config(source="running").xml)
 
+    def test_ed25519_host_key_by_default_and_rsa_for_older_clients(self):
+        f = self.fleet()
+        t = paramiko.Transport(f.addr(0))
+        self.addCleanup(t.close)
+        t.connect(username="admin", password="admin")
+        self.assertEqual(t.get_remote_server_key().get_name(), "ssh-ed25519")
+        old = paramiko.Transport(f.addr(0), disabled_algorithms={"keys": ["ssh-ed25519"]})
+        self.addCleanup(old.close)
+        old.connect(username="admin", password="admin")
+        self.assertEqual(old.get_remote_server_key().get_name(), "ssh-rsa")
+        ch = old.open_session()
+        ch.invoke_subsystem("netconf")
+        ch.settimeout(h.scaled(5))
+        data = b""
+        while b"]]>]]>" not in data:
+            data += ch.recv(65536)
+        self.assertIn(b"<hello", data)
+
     def host_key_of(self, f, i):
         t = paramiko.Transport(f.addr(i))
         try:
@@ -145,7 +163,13 @@ class SshTests(unittest.TestCase):
             ch = transport().open_session()
             with self.assertRaises(paramiko.SSHException):
                 attempt(ch)
-        ch = transport().open_session()
+        # After a refused request the same connection may still open the netconf subsystem.
+        t = transport()
+        refused = t.open_session()
+        with self.assertRaises(paramiko.SSHException):
+            refused.invoke_shell()
+        refused.close()
+        ch = t.open_session()
         ch.invoke_subsystem("netconf")
         ch.settimeout(h.scaled(5))
         data = b""
@@ -176,6 +200,33 @@ class SshTests(unittest.TestCase):
         finally:
             for s in stalled + [half]:
                 s.close()
+
+    def test_stalled_handshakes_and_unused_channels_are_timed_out(self):
+        f = self.fleet(["--hello-timeout", "1"])
+        silent = socket.create_connection(f.addr(0))  # never says a word
+        half = socket.create_connection(f.addr(0))
+        half.sendall(b"SSH-2.0-stalled\r\n")  # starts, then stops mid key exchange
+        idle = paramiko.Transport(f.addr(1))
+        self.addCleanup(idle.close)
+        idle.connect(username="admin", password="admin")
+        ch = idle.open_session()  # a channel that never asks for the netconf subsystem
+        with self.assertRaises(paramiko.ChannelException):
+            idle.open_session()  # one channel at a time
+        deadline = time.monotonic() + h.scaled(10)
+        for s in (silent, half):
+            s.settimeout(h.scaled(10))
+            try:
+                while s.recv(4096):
+                    pass
+            except ConnectionResetError:
+                pass
+            s.close()
+        while idle.is_active() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertFalse(idle.is_active(), "an SSH connection whose channel never ran NETCONF should be closed")
+        self.assertLess(time.monotonic() - (deadline - h.scaled(10)), h.scaled(5))
+        ch.close()
+        self.assertIn("<data", self.connect(f, 0).get_config(source="running").xml)
 
     def keypair(self, name):
         work = tempfile.mkdtemp(prefix="fleetsim-keys-")

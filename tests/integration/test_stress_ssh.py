@@ -1,5 +1,5 @@
 """fleetsim-stress over SSH (--ssh true) against fleetsim --ssh true: edits that land (read back with
-ncclient over SSH), mounts with get-schema, a wrong password that fails the run with its reason, and
+ncclient over SSH), mounts with get-schema, notifications counted in order, a wrong password that fails the run with its reason, and
 public-key login with --ssh-key.
 
 Run: /usr/bin/python3 test_stress_ssh.py <path to fleetsim> <path to fleetsim-stress> [unittest options]
@@ -96,6 +96,25 @@ class StressSshTests(unittest.TestCase):
         # Mounting again works: the sessions of the first run were closed cleanly on both sides.
         again = self.stress(f, "mount", "--device-count", 4, "--on-mount", "get-schema")
         self.assertEqual(again.code, 0, again)
+
+    def test_notify_over_ssh_receives_every_notification_in_order(self):
+        routes = os.path.join(h.SOURCE_DIR, "notifications", "routes-1.xml")
+        with open(routes) as src:
+            text = src.read().replace("<rate-per-device>10</rate-per-device>", "<rate-per-device>200</rate-per-device>")
+        text = text.replace("<count>1000</count>", "<count>300</count>")
+        work = tempfile.mkdtemp(prefix="fleetsim-stress-ssh-notif-")
+        self.addCleanup(shutil.rmtree, work, True)
+        nfile = os.path.join(work, "routes.xml")
+        with open(nfile, "w") as out:
+            out.write(text)
+        f = self.fleet(["--notification-file", nfile], devices=3)
+        r = self.stress(f, "notify", "--device-count", 3, "--count", 300, "--seq-element", "sequence")
+        self.assertEqual(r.code, 0, r)
+        results = r.manifest["results"]
+        self.assertEqual(results["total_received"], 900, r)
+        self.assertEqual((results["order"]["gaps"], results["order"]["duplicates"], results["order"]["reordered"]),
+                         (0, 0, 0), r)
+        self.assertIs(r.manifest["parameters"]["ssh"], True, r)
 
     def test_wrong_password_fails_the_run_with_the_reason(self):
         f = self.fleet()

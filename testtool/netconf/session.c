@@ -41,8 +41,8 @@ hello_timeout(struct loop *loop, struct loop_timer *timer)
     struct session *s = (struct session *)((char *)timer - offsetof(struct session, hello_timer));
 
     (void)loop;
-    log_debug("device %u session %u: no hello within %d ms, closing", s->dev->index, s->id,
-              SESSION_HELLO_TIMEOUT_MS);
+    log_debug("device %u session %u: no hello within %u s, closing", s->dev->index, s->id,
+              s->worker->fleet->cfg.hello_timeout_s);
     s->dev->stats.in_bad_hellos++;
     sess_close(s, 0);
 }
@@ -112,8 +112,8 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     }
     dev->sessions = s;
     w->session_count++;
-    loop_timer_start(w->loop, &s->hello_timer, loop_now_us(w->loop) + SESSION_HELLO_TIMEOUT_MS * 1000ull,
-                     hello_timeout);
+    loop_timer_start(w->loop, &s->hello_timer,
+                     loop_now_us(w->loop) + w->fleet->cfg.hello_timeout_s * 1000000ull, hello_timeout);
     log_debug("device %u: session %u opened", dev->index, s->id);
     if (w->fleet->cfg.ssh) {
         /* Over SSH the hello waits for the netconf subsystem (sess_transport_ready()). */

@@ -15,8 +15,6 @@
 #include "loop.h"
 #include "outq.h"
 
-/* A client must send its hello within this time. */
-#define SESSION_HELLO_TIMEOUT_MS 60000
 /* Largest message before the hello is done (a hello with thousands of capabilities fits). */
 #define SESSION_HELLO_MAX_BYTES (1024 * 1024)
 /* Bytes read per read(2) into the worker's buffer. */

@@ -40,6 +40,7 @@ struct ssh_link {
     int subsystem_ok;                        /* 1 once the netconf subsystem runs */
     int channel_gone;                        /* 1 when the peer closed the channel (seen in a callback) */
     ssh_channel stale;                       /* a closed channel replaced in a callback, freed after it */
+    int closing;                             /* 1 while the link is freed: no new channels */
     struct ssh_server_callbacks_struct scb;  /* authentication and channel opening */
     struct ssh_channel_callbacks_struct ccb; /* the channel's requests and data */
 };
@@ -91,8 +92,7 @@ on_subsystem(ssh_session ss, ssh_channel ch, const char *subsystem, void *userda
     struct ssh_link *l = userdata;
 
     (void)ss;
-    (void)ch;
-    if (strcmp(subsystem, "netconf") || l->subsystem_ok) {
+    if (ch != l->ch || strcmp(subsystem, "netconf") || l->subsystem_ok) {
         return -1;
     }
     l->subsystem_ok = 1;
@@ -140,8 +140,7 @@ on_data(ssh_session ss, ssh_channel ch, void *data, uint32_t len, int is_stderr,
     struct ssh_link *l = userdata;
 
     (void)ss;
-    (void)ch;
-    if (!is_stderr && l->subsystem_ok) {
+    if (ch == l->ch && !is_stderr && l->subsystem_ok) {
         sess_consume(l->s, data, len);
     }
     return (int)len;
@@ -153,9 +152,11 @@ on_eof(ssh_session ss, ssh_channel ch, void *userdata)
     struct ssh_link *l = userdata;
 
     (void)ss;
-    (void)ch;
-    /* Acted on after libssh returns: nothing is freed inside its own callback. */
-    l->channel_gone = 1;
+    /* A channel given up earlier (freed, its close still under way) shares these callbacks: only the
+     * current one counts. Acted on after libssh returns: nothing is freed inside its own callback. */
+    if (ch == l->ch) {
+        l->channel_gone = 1;
+    }
 }
 
 static ssh_channel
@@ -163,15 +164,15 @@ on_channel_open(ssh_session ss, void *userdata)
 {
     struct ssh_link *l = userdata;
 
-    if (l->ch && !(l->channel_gone && !l->subsystem_ok && !l->stale)) {
+    if (l->closing || (l->ch && !(l->channel_gone && !l->subsystem_ok && !l->stale))) {
         return NULL; /* one channel at a time */
     }
     if (l->ch) {
         /* The previous channel never ran NETCONF and is closed: it goes once libssh returns. */
         l->stale = l->ch;
         l->ch = NULL;
-        l->channel_gone = 0;
     }
+    l->channel_gone = 0;
     if (!(l->ch = ssh_channel_new(ss))) {
         return NULL;
     }
@@ -329,6 +330,19 @@ ssh_link_new(struct session *s, int fd)
     return l;
 }
 
+/* Forgets a channel, then frees it: freeing sends its close, and libssh may handle incoming packets
+ * (a new channel, this one's close) meanwhile, calling back into this link. */
+static void
+drop_channel(ssh_channel *slot)
+{
+    ssh_channel ch = *slot;
+
+    *slot = NULL;
+    if (ch) {
+        ssh_channel_free(ch);
+    }
+}
+
 void
 ssh_link_free(struct ssh_link *l)
 {
@@ -339,12 +353,11 @@ ssh_link_free(struct ssh_link *l)
         ssh_event_remove_session(l->ev, l->ss);
         ssh_event_free(l->ev);
     }
-    if (l->ch) {
-        ssh_channel_free(l->ch);
-    }
-    if (l->stale) {
-        ssh_channel_free(l->stale);
-    }
+    /* libssh may handle packets while it frees a channel (its close is flushed): callbacks must find
+     * nothing of this link to act on by then. */
+    l->closing = 1;
+    drop_channel(&l->ch);
+    drop_channel(&l->stale);
     ssh_disconnect(l->ss); /* closes the socket */
     ssh_free(l->ss);
     free(l);
@@ -383,10 +396,7 @@ ssh_link_on_io(struct ssh_link *l)
         sess_close(s, 0);
         return;
     }
-    if (l->stale) {
-        ssh_channel_free(l->stale);
-        l->stale = NULL;
-    }
+    drop_channel(&l->stale);
     if (l->channel_gone) {
         l->channel_gone = 0;
         if (l->subsystem_ok) {
@@ -394,8 +404,7 @@ ssh_link_on_io(struct ssh_link *l)
             return;
         }
         /* A channel that never ran NETCONF (a refused shell or subsystem): the client may open another. */
-        ssh_channel_free(l->ch);
-        l->ch = NULL;
+        drop_channel(&l->ch);
     }
     if (outq_pending(&s->out)) {
         sess_mark_pending(s); /* a window adjust may have made room */
