@@ -187,6 +187,69 @@ class SshTests(unittest.TestCase):
         self.assertIn("<data", self.connect(f, 0).get_config(source="running").xml)
         self.assertIn("<data", self.connect(f, 1).get_config(source="running").xml)
 
+    def test_clients_that_vanish_at_every_step_leave_no_session_behind(self):
+        f = self.fleet(["--threads", "1"])
+        addr = f.addr(0)
+
+        def raw(data):
+            s = socket.create_connection(addr, timeout=h.scaled(5))
+            if data:
+                s.sendall(data)
+            s.close()
+
+        def logged_in(password="admin"):
+            t = paramiko.Transport(addr)
+            try:
+                t.connect(username="admin", password=password)
+            except paramiko.AuthenticationException:
+                pass
+            return t
+
+        def abrupt(t):
+            t.sock.shutdown(socket.SHUT_RDWR)  # no SSH_MSG_DISCONNECT: the connection just ends
+            t.close()
+
+        def mid_hello():
+            t = logged_in()
+            ch = t.open_session()
+            ch.invoke_subsystem("netconf")
+            ch.sendall(b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabil')
+            abrupt(t)
+
+        def mid_chunk():
+            t = logged_in()
+            ch = t.open_session()
+            ch.invoke_subsystem("netconf")
+            ch.sendall(b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities><capability>'
+                       b'urn:ietf:params:netconf:base:1.1</capability></capabilities></hello>]]>]]>'
+                       b'\n#500\n<rpc message-id="1" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><get')
+            abrupt(t)
+
+        steps = {
+            "before the banner": lambda: raw(b""),
+            "after the banner": lambda: raw(b"SSH-2.0-vanishing\r\n"),
+            "mid key exchange": lambda: raw(b"SSH-2.0-vanishing\r\n\x00\x00\x01\x0c\x0a\x14" + b"\x00" * 40),
+            "after a wrong password": lambda: logged_in("not-this").close(),
+            "after login, before a channel": lambda: abrupt(logged_in()),
+            "with a channel, before the subsystem": lambda: abrupt(logged_in().open_session().get_transport()),
+            "mid hello": mid_hello,
+            "mid chunk": mid_chunk,
+        }
+        for _ in range(5):
+            for name, step in steps.items():
+                with self.subTest(step=name):
+                    step()
+        # The device answers, and the only session it still lists is the one asking.
+        m = self.connect(f, 0)
+        deadline = time.monotonic() + h.scaled(5)
+        while True:
+            state = m.get(filter=("subtree", '<netconf-state xmlns="urn:ietf:params:xml:ns:yang:'
+                                             'ietf-netconf-monitoring"><sessions/></netconf-state>')).xml
+            if state.count("<session-id>") == 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        self.assertEqual(state.count("<session-id>"), 1, state)
+
     def test_a_stalled_handshake_blocks_no_one(self):
         f = self.fleet()
         stalled = [socket.create_connection(f.addr(0)) for _ in range(5)]  # never say a word

@@ -330,6 +330,15 @@ ssh_link_new(struct session *s, int fd)
     return l;
 }
 
+/* 1 when the connection is over: a disconnect message, an end of file or a broken socket. libssh closes
+ * the socket itself on the last two without clearing ssh_is_connected(), so both are asked. */
+static int
+link_lost(struct ssh_link *l)
+{
+    return !ssh_is_connected(l->ss) || ssh_get_fd(l->ss) == SSH_INVALID_SOCKET ||
+           (ssh_get_status(l->ss) & (SSH_CLOSED | SSH_CLOSED_ERROR));
+}
+
 /* Forgets a channel, then frees it: freeing sends its close, and libssh may handle incoming packets
  * (a new channel, this one's close) meanwhile, calling back into this link. */
 static void
@@ -390,7 +399,7 @@ ssh_link_on_io(struct ssh_link *l)
         }
     }
     ssh_event_dopoll(l->ev, 0);
-    if (!ssh_is_connected(l->ss)) {
+    if (link_lost(l)) {
         /* The peer disconnected (or the connection broke): libssh may already have closed the socket, so
          * the loop must forget it now, before another connection can get the same descriptor number. */
         sess_close(s, 0);
@@ -405,6 +414,10 @@ ssh_link_on_io(struct ssh_link *l)
         }
         /* A channel that never ran NETCONF (a refused shell or subsystem): the client may open another. */
         drop_channel(&l->ch);
+    }
+    if (link_lost(l)) {
+        sess_close(s, 0); /* freeing a channel flushes its close, which may meet the end of the connection */
+        return;
     }
     if (outq_pending(&s->out)) {
         sess_mark_pending(s); /* a window adjust may have made room */
@@ -441,7 +454,7 @@ ssh_link_flush(struct ssh_link *l)
         outq_consume(&s->out, (size_t)written);
     }
     rc = ssh_blocking_flush(l->ss, 0);
-    if (rc == SSH_ERROR) {
+    if (rc == SSH_ERROR || link_lost(l)) {
         return -1;
     }
     return outq_pending(&s->out) || rc == SSH_AGAIN ? 1 : 0;
