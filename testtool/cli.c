@@ -60,6 +60,18 @@ enum {
     OPT_TRAP_COMMUNITY,
     OPT_SEED,
     OPT_CLOCK_FIXED,
+    OPT_CONTROLLER_IP,
+    OPT_CONTROLLER_PORT,
+    OPT_CONTROLLER_USER,
+    OPT_CONTROLLER_PASSWORD,
+    OPT_CONFIGS_BATCH,
+    OPT_CONFIG_ADDRESS,
+    OPT_EMIT_INVENTORY,
+    OPT_INVENTORY_FORMAT,
+    OPT_RPC_CONFIG,
+    OPT_METRICS,
+    OPT_METRICS_PER_DEVICE,
+    OPT_STATUS_INTERVAL,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -110,6 +122,18 @@ static const struct option options[] = {
     {"trap-community", required_argument, NULL, OPT_TRAP_COMMUNITY},
     {"seed", required_argument, NULL, OPT_SEED},
     {"clock-fixed", required_argument, NULL, OPT_CLOCK_FIXED},
+    {"controller-ip", required_argument, NULL, OPT_CONTROLLER_IP},
+    {"controller-port", required_argument, NULL, OPT_CONTROLLER_PORT},
+    {"controller-auth-username", required_argument, NULL, OPT_CONTROLLER_USER},
+    {"controller-auth-password", required_argument, NULL, OPT_CONTROLLER_PASSWORD},
+    {"generate-configs-batch-size", required_argument, NULL, OPT_CONFIGS_BATCH},
+    {"generate-config-address", required_argument, NULL, OPT_CONFIG_ADDRESS},
+    {"emit-inventory", required_argument, NULL, OPT_EMIT_INVENTORY},
+    {"inventory-format", required_argument, NULL, OPT_INVENTORY_FORMAT},
+    {"rpc-config", required_argument, NULL, OPT_RPC_CONFIG},
+    {"metrics", required_argument, NULL, OPT_METRICS},
+    {"metrics-per-device", optional_argument, NULL, OPT_METRICS_PER_DEVICE},
+    {"status-interval", required_argument, NULL, OPT_STATUS_INTERVAL},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -171,6 +195,17 @@ static const char usage[] =
     "  --trap-community C           community of traps and informs (default public)\n"
     "  --seed N                     fleet seed: devices' counters, uptimes and draws (default 1)\n"
     "  --clock-fixed SECONDS        freeze the devices' clock at this Unix time (for tests)\n"
+    "  --controller-ip ADDR         register every device with this RESTCONF controller once listening\n"
+    "  --controller-port P          its RESTCONF port (default 8181)\n"
+    "  --controller-auth-username U, --controller-auth-password P  its login (default admin/admin)\n"
+    "  --generate-configs-batch-size N  devices per registration request (default 4000)\n"
+    "  --generate-config-address A  the address the controller is told to connect to (default: --ip)\n"
+    "  --emit-inventory FILE        write the fleet's inventory to FILE and exit (no network call)\n"
+    "  --inventory-format F         odl-json (default), opennms-requisition, prometheus-sd or csv\n"
+    "  --rpc-config FILE            custom RPC replies (OpenDaylight's <rpcs> format)\n"
+    "  --metrics ADDR:PORT          serve Prometheus metrics over HTTP (ADDR defaults to 127.0.0.1)\n"
+    "  --metrics-per-device[=true|false]  add per-device series (one per device and counter)\n"
+    "  --status-interval S          a one-line status on stderr every S seconds, 0: none (default 10)\n"
     "  --help, --version\n"
     "Signals: SIGUSR1 writes the --report file, SIGUSR2 pauses or resumes every notification stream,\n"
     "SIGINT and SIGTERM stop (after writing the report).\n";
@@ -192,6 +227,12 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->log_level = LOGL_INFO;
     cfg->max_msg_bytes = FLEET_DEFAULT_MAX_MSG_BYTES;
     cfg->hello_timeout_s = 60;
+    cfg->controller_port = 8181;
+    cfg->controller_username = "admin";
+    cfg->controller_password = "admin";
+    cfg->configs_batch_size = 4000;
+    cfg->inventory_format = "odl-json";
+    cfg->status_interval_s = 10;
     cfg->profile = "minimal";
     cfg->snmp = 1;
     cfg->snmp_starting_port = 16100;
@@ -396,6 +437,68 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             break;
         case OPT_REPORT:
             cfg->report_path = optarg;
+            break;
+        case OPT_CONTROLLER_IP:
+            cfg->controller_ip = optarg;
+            break;
+        case OPT_CONTROLLER_PORT:
+            if (textarg_u32(optarg, 1, 65535, &cfg->controller_port)) {
+                snprintf(err, err_len, "--controller-port must be a port from 1 to 65535, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_CONTROLLER_USER:
+            cfg->controller_username = optarg;
+            break;
+        case OPT_CONTROLLER_PASSWORD:
+            cfg->controller_password = optarg;
+            break;
+        case OPT_CONFIGS_BATCH:
+            if (textarg_u32(optarg, 1, 1000000, &cfg->configs_batch_size)) {
+                snprintf(err, err_len, "--generate-configs-batch-size must be from 1 to 1000000, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_CONFIG_ADDRESS:
+            cfg->config_address = optarg;
+            break;
+        case OPT_EMIT_INVENTORY:
+            cfg->emit_inventory = optarg;
+            break;
+        case OPT_INVENTORY_FORMAT:
+            if (strcmp(optarg, "odl-json") && strcmp(optarg, "opennms-requisition") &&
+                strcmp(optarg, "prometheus-sd") && strcmp(optarg, "csv")) {
+                snprintf(
+                    err, err_len,
+                    "--inventory-format must be odl-json, opennms-requisition, prometheus-sd or csv, not "
+                    "\"%s\"",
+                    optarg);
+                return CLI_ERROR;
+            }
+            cfg->inventory_format = optarg;
+            break;
+        case OPT_RPC_CONFIG:
+            cfg->rpc_config = optarg;
+            break;
+        case OPT_METRICS:
+            cfg->metrics_addr = optarg; /* checked when the server starts: ADDR:PORT or PORT */
+            break;
+        case OPT_METRICS_PER_DEVICE:
+            if (!optarg) {
+                cfg->metrics_per_device = 1;
+            } else if (textarg_bool(optarg, &cfg->metrics_per_device)) {
+                snprintf(err, err_len, "--metrics-per-device takes true or false, not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            break;
+        case OPT_STATUS_INTERVAL:
+            if (textarg_u32(optarg, 0, 86400, &cfg->status_interval_s)) {
+                snprintf(err, err_len, "--status-interval must be from 0 to 86400 seconds, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
             break;
         case OPT_USERNAME:
             cfg->username = optarg;

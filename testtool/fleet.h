@@ -71,17 +71,29 @@ struct fleet_config {
     struct respond_v3_user snmp_v3_users[RESPOND_MAX_V3_USERS]; /* SNMPv3 users */
     uint32_t snmp_v3_user_count;                                /* entries used in snmp_v3_users */
     const char *notification_file;                              /* what devices stream, or NULL */
-    double notification_rate;       /* > 0: notifications per device per second, whatever the file says */
-    uint32_t replay_log;            /* notifications each streaming device keeps for replay */
-    const char *report_path;        /* JSON report at exit and on SIGUSR1, or NULL */
-    double flap_rate;               /* interface flaps per device per second (Poisson), 0: none */
-    struct trap_sink trap_sinks[8]; /* where link traps go (--trap-sink) */
-    uint32_t trap_sink_count;       /* entries used in trap_sinks */
-    int trap_inform;                /* 1: informs (acknowledged, retried) instead of traps */
-    const char *trap_community;     /* community of traps and informs */
-    const char *snmp_recording;     /* .snmprec or snmpwalk -On file served, or NULL */
-    const char *export_snmprec;     /* write a device's view here and exit, or NULL */
-    uint32_t export_device;         /* the device export_snmprec writes */
+    double notification_rate;        /* > 0: notifications per device per second, whatever the file says */
+    uint32_t replay_log;             /* notifications each streaming device keeps for replay */
+    const char *report_path;         /* JSON report at exit and on SIGUSR1, or NULL */
+    double flap_rate;                /* interface flaps per device per second (Poisson), 0: none */
+    struct trap_sink trap_sinks[8];  /* where link traps go (--trap-sink) */
+    uint32_t trap_sink_count;        /* entries used in trap_sinks */
+    int trap_inform;                 /* 1: informs (acknowledged, retried) instead of traps */
+    const char *trap_community;      /* community of traps and informs */
+    const char *snmp_recording;      /* .snmprec or snmpwalk -On file served, or NULL */
+    const char *export_snmprec;      /* write a device's view here and exit, or NULL */
+    uint32_t export_device;          /* the device export_snmprec writes */
+    const char *controller_ip;       /* register the fleet with this RESTCONF controller, or NULL */
+    uint32_t controller_port;        /* its RESTCONF port */
+    const char *controller_username; /* its login */
+    const char *controller_password;
+    uint32_t configs_batch_size;  /* devices per registration request */
+    const char *config_address;   /* address the controller connects to, NULL: the listening one */
+    const char *emit_inventory;   /* write the inventory here and exit, or NULL */
+    const char *inventory_format; /* odl-json, opennms-requisition, prometheus-sd or csv */
+    const char *rpc_config;       /* custom RPC replies (OpenDaylight's format), or NULL */
+    const char *metrics_addr;     /* --metrics ADDR:PORT, or NULL */
+    int metrics_per_device;       /* 1: per-device series too */
+    uint32_t status_interval_s;   /* one-line status on stderr this often, 0: never */
 };
 
 /* Counters of ietf-netconf-monitoring's statistics container, per device. */

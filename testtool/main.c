@@ -12,8 +12,11 @@
 
 #include "cli.h"
 #include "fleet.h"
+#include "inventory.h"
 #include "log.h"
+#include "metrics.h"
 #include "recording.h"
+#include "register.h"
 #include "report.h"
 
 static void
@@ -106,6 +109,15 @@ main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    if (cfg.emit_inventory) {
+        if (inventory_emit(&cfg, err, sizeof err)) {
+            log_error("%s", err);
+            return 2;
+        }
+        log_info("wrote the inventory of %u devices to %s (%s)", (unsigned)cfg.device_count,
+                 cfg.emit_inventory, cfg.inventory_format);
+        return 0;
+    }
     if (fleet_init(&fleet, &cfg, err, sizeof err)) {
         log_error("%s", err);
         fleet_close(&fleet);
@@ -121,7 +133,16 @@ main(int argc, char **argv)
         fleet_close(&fleet);
         return 1;
     }
+    if (metrics_start(&fleet, err, sizeof err)) {
+        log_error("%s", err);
+        fleet_stop(&fleet);
+        fleet_close(&fleet);
+        return 2;
+    }
     report_ready(&fleet, started_us);
+    if (controller_register_start(&fleet)) {
+        log_error("cannot start registering with the controller");
+    }
     for (;;) {
         sigwait(&signals, &sig);
         if (sig == SIGUSR2) {
@@ -142,6 +163,8 @@ main(int argc, char **argv)
         }
     }
     log_info("signal %d: closing sessions and exiting", sig);
+    controller_register_stop(&fleet);
+    metrics_stop(&fleet);
     fleet_stop(&fleet);
     if (cfg.report_path && report_write(&fleet, cfg.report_path, 0)) {
         log_error("%s: cannot write the report", cfg.report_path);
