@@ -78,6 +78,24 @@ sbuf_printf(struct sbuf *b, const char *fmt, ...)
 }
 
 void
+sbuf_add_json(struct sbuf *b, const char *s)
+{
+    sbuf_add(b, "\"", 1);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            sbuf_add(b, esc, 2);
+        } else if (c < 0x20) {
+            sbuf_printf(b, "\\u%04x", c);
+        } else {
+            sbuf_add(b, s, 1);
+        }
+    }
+    sbuf_add(b, "\"", 1);
+}
+
+void
 sbuf_add_xml(struct sbuf *b, const char *s)
 {
     const char *run = s;

@@ -27,6 +27,10 @@ void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(pri
 /** @brief Append @p s XML-escaped (&, <, >, ", '). */
 void sbuf_add_xml(struct sbuf *b, const char *s);
 
+/* Append @p s as a JSON string: quoted, with quotes, backslashes and control characters escaped (NULL: "").
+ */
+void sbuf_add_json(struct sbuf *b, const char *s);
+
 /** @brief Make sure @p extra more bytes fit without another allocation. */
 void sbuf_reserve(struct sbuf *b, size_t extra);
 

@@ -395,13 +395,13 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
     int rc;
 
     sbuf_printf(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
-    json_string(&b, FLEETSIM_VERSION);
+    sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(&b,
                 ",\"mode\":\"edit\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
                 "\"ip_per_device\":%s,\"edits\":%" PRIu64 ",\"edit_content\":",
                 o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
                 (unsigned)o->device_count, o->ip_per_device ? "true" : "false", o->edits);
-    json_string(&b, o->edit_content ? o->edit_content : "(built-in ietf-interfaces entry)");
+    sbuf_add_json(&b, o->edit_content ? o->edit_content : "(built-in ietf-interfaces entry)");
     sbuf_printf(
         &b,
         ",\"edit_batch_size\":%" PRIu64 ",\"candidate_datastore\":%s,\"async_requests\":%s,"
@@ -416,7 +416,7 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
         if (i) {
             sbuf_adds(&b, ",");
         }
-        json_string(&b, hello->caps[i]);
+        sbuf_add_json(&b, hello->caps[i]);
     }
     sbuf_printf(&b,
                 "]},\"results\":{\"complete\":%s,\"requests_per_second\":%.3f,\"elapsed_s\":%.6f,"
@@ -433,7 +433,7 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
         if (i) {
             sbuf_adds(&b, ",");
         }
-        json_string(&b, tags->items[i].tag);
+        sbuf_add_json(&b, tags->items[i].tag);
         sbuf_printf(&b, ":%" PRIu64, tags->items[i].count);
     }
     sbuf_printf(

@@ -2,7 +2,8 @@
  * fleetsim-stress: load for NETCONF servers and SNMP agents. "edit" measures edit-config
  * throughput (OpenDaylight stress-client compatible), "mount" a controller's
  * mount of a fleet, "snmp" an SNMP collector's polling, "notify" a subscriber to a fleet's
- * notifications, and "reconcile" joins what the simulator sent with what notify received. Exit codes: 0
+ * notifications, "reconcile" joins what the simulator sent with what notify received, and
+ * "controller-mount" watches a RESTCONF controller connect to a fleet. Exit codes: 0
  * complete, 1 the run failed, 2 bad usage.
  */
 #include <signal.h>
@@ -48,6 +49,9 @@ main(int argc, char **argv)
         break;
     case STRESS_RECONCILE:
         rc = recon_run(&opts);
+        break;
+    case STRESS_CONTROLLER_MOUNT:
+        rc = cmount_run(&opts);
         break;
     }
     conn_ssh_cleanup();

@@ -291,7 +291,7 @@ write_manifest(struct mount_run *run)
         }
     }
     sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
-    json_string(&b, FLEETSIM_VERSION);
+    sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(
         &b,
         ",\"mode\":\"mount\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
@@ -305,7 +305,7 @@ write_manifest(struct mount_run *run)
         if (i) {
             sbuf_adds(&b, ",");
         }
-        json_string(&b, hello->caps[i]);
+        sbuf_add_json(&b, hello->caps[i]);
     }
     sbuf_printf(
         &b,

@@ -603,13 +603,13 @@ write_manifest(const struct notify_run *run, const struct notify_totals *t)
     int rc;
 
     sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
-    json_string(&b, FLEETSIM_VERSION);
+    sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(&b,
                 ",\"mode\":\"notify\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
                 "\"ip_per_device\":%s,\"concurrency\":%u,\"stream\":",
                 o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
                 (unsigned)o->device_count, o->ip_per_device ? "true" : "false", (unsigned)o->concurrency);
-    json_string(&b, o->stream);
+    sbuf_add_json(&b, o->stream);
     json_opt_string(&b, "filter_xpath", o->filter_xpath);
     json_opt_string(&b, "filter_subtree", o->filter_subtree);
     json_opt_string(&b, "start_time", o->start_time);

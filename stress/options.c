@@ -58,6 +58,10 @@ enum {
     OPT_SENT,
     OPT_RECEIVED,
     OPT_TOLERANCE,
+    OPT_URL,
+    OPT_INTERVAL,
+    OPT_CSV,
+    OPT_NODE_SUFFIX,
     OPT_HELP,
 };
 
@@ -105,6 +109,10 @@ static const struct option options[] = {
     {"sent", required_argument, NULL, OPT_SENT},
     {"received", required_argument, NULL, OPT_RECEIVED},
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"url", required_argument, NULL, OPT_URL},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"node-suffix", required_argument, NULL, OPT_NODE_SUFFIX},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -112,6 +120,7 @@ static const struct option options[] = {
 static const char usage[] =
     "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
     "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T]\n"
+    "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
     "\n"
     "Common options:\n"
     "  --ip ADDR                  server address (default 127.0.0.1)\n"
@@ -173,7 +182,23 @@ static const char usage[] =
     "reconcile: join fleetsim's --report with notify's --json, device by device\n"
     "  --sent FILE                the simulator's report\n"
     "  --received FILE            notify's manifest\n"
-    "  --tolerance T              allowed |sent - received| as a share of sent: 0.5% or 0.005 (default 0)\n";
+    "  --tolerance T              allowed |sent - received| as a share of sent: 0.5% or 0.005 (default 0)\n"
+    "\n"
+    "controller-mount: poll a RESTCONF controller's topology-netconf while it connects to a fleet\n"
+    "  --url BASE                 RESTCONF base, e.g. http://127.0.0.1:8181/restconf (required)\n"
+    "  --device-count D           nodes expected to connect (required)\n"
+    "  --username U, --password P HTTP basic authentication (default admin/admin)\n"
+    "  --node-suffix S            count only nodes whose node-id ends in S (default -sim-device; \"\": all)\n"
+    "  --interval S               seconds between polls, fractions allowed (default 1)\n"
+    "  --timeout S                fail when not all D are connected after S seconds (default 600)\n"
+    "  --msg-timeout S            limit of one poll (default: the interval plus 10 s)\n"
+    "  --csv FILE                 the curve: t_s,connected,connecting,failed,absent,http_status\n"
+    "  --json FILE                write a manifest: parameters, the curve, results\n";
+
+/* Limits of controller-mount's times, seconds. */
+#define OPTIONS_INTERVAL_MIN_S    0.01     /* polls at most 100 times a second */
+#define OPTIONS_INTERVAL_MAX_S    3600.0   /* and at least once an hour */
+#define OPTIONS_RUN_TIMEOUT_MAX_S 604800.0 /* a week */
 
 /* Limits of the snmp options: a GETBULK request and its window of columns stay bounded. */
 #define OPTIONS_MAX_REPETITIONS_MAX 10000 /* max-repetitions accepted */
@@ -295,6 +320,22 @@ parse_tolerance(const char *text, double *out)
     return 0;
 }
 
+/* Seconds, fractions allowed ("0.2", "1.5"), within [min, max]; @return 0 or -1. */
+static int
+parse_seconds(const char *text, double min, double max, double *out)
+{
+    char *end = NULL;
+    double v;
+
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || *end || errno || !(v >= min && v <= max)) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 enum stress_parse
 stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
 {
@@ -303,6 +344,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     char bad[64];
     int port_given = 0;
     int rounds_given = 0;
+    int count_given = 0;
+    int msg_timeout_given = 0;
     int opt;
 
     memset(o, 0, sizeof *o);
@@ -325,11 +368,14 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     o->rounds = 1;
     o->stream = "NETCONF";
     o->idle_timeout_s = 5;
+    o->node_suffix = "-sim-device";
+    o->interval_s = 1.0;
+    o->run_timeout_s = 600.0;
 
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         if (argc < 2) {
-            BAD("a subcommand is needed: edit, mount, snmp, notify or reconcile");
+            BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile or controller-mount");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -347,8 +393,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         o->mode = STRESS_NOTIFY;
     } else if (!strcmp(argv[1], "reconcile")) {
         o->mode = STRESS_RECONCILE;
+    } else if (!strcmp(argv[1], "controller-mount")) {
+        o->mode = STRESS_CONTROLLER_MOUNT;
     } else {
-        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify or reconcile (see --help)", argv[1]);
+        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile or controller-mount (see "
+            "--help)",
+            argv[1]);
     }
 
     opterr = 0;
@@ -371,6 +421,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             if (textarg_u32(optarg, 1, 1000000, &o->device_count)) {
                 BAD("--device-count must be a number from 1 to 1000000, not \"%s\"", optarg);
             }
+            count_given = 1;
             break;
         case OPT_IP_PER_DEVICE:
             if (textarg_bool(optarg, &o->ip_per_device)) {
@@ -395,6 +446,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             if (textarg_u32(optarg, 1, 86400, &o->msg_timeout_s)) {
                 BAD("--msg-timeout must be seconds from 1 to 86400, not \"%s\"", optarg);
             }
+            msg_timeout_given = 1;
             break;
         case OPT_LEGACY_FRAMING:
             if (textarg_bool(optarg, &o->legacy_framing)) {
@@ -496,6 +548,15 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             }
             break;
         case OPT_TIMEOUT:
+            /* controller-mount waits seconds for a fleet; snmp waits milliseconds for a response. */
+            if (o->mode == STRESS_CONTROLLER_MOUNT) {
+                if (parse_seconds(optarg, OPTIONS_INTERVAL_MIN_S, OPTIONS_RUN_TIMEOUT_MAX_S,
+                                  &o->run_timeout_s)) {
+                    BAD("--timeout must be seconds from %g to %g, not \"%s\"", OPTIONS_INTERVAL_MIN_S,
+                        OPTIONS_RUN_TIMEOUT_MAX_S, optarg);
+                }
+                break;
+            }
             if (textarg_u32(optarg, 1, 3600000, &o->timeout_ms)) {
                 BAD("--timeout must be milliseconds from 1 to 3600000, not \"%s\"", optarg);
             }
@@ -562,6 +623,21 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
                     optarg);
             }
             break;
+        case OPT_URL:
+            o->url = optarg;
+            break;
+        case OPT_INTERVAL:
+            if (parse_seconds(optarg, OPTIONS_INTERVAL_MIN_S, OPTIONS_INTERVAL_MAX_S, &o->interval_s)) {
+                BAD("--interval must be seconds from %g to %g, not \"%s\"", OPTIONS_INTERVAL_MIN_S,
+                    OPTIONS_INTERVAL_MAX_S, optarg);
+            }
+            break;
+        case OPT_CSV:
+            o->csv_path = optarg;
+            break;
+        case OPT_NODE_SUFFIX:
+            o->node_suffix = optarg;
+            break;
         case OPT_HELP:
             fputs(usage, stdout);
             return STRESS_PARSE_EXIT;
@@ -595,6 +671,21 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (o->duration_s && o->count) {
             BAD("--duration and --count exclude each other");
         }
+    }
+    if (o->mode == STRESS_CONTROLLER_MOUNT) {
+        if (!o->url || (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8))) {
+            BAD("controller-mount needs --url http://HOST:PORT/restconf (or https://)");
+        }
+        if (!count_given) {
+            BAD("controller-mount needs --device-count D, the nodes expected to connect");
+        }
+        if (o->ssh) {
+            BAD("--ssh is for edit, mount and notify (NETCONF)");
+        }
+        if (!msg_timeout_given) {
+            o->msg_timeout_s = 0; /* the interval plus a margin */
+        }
+        return STRESS_PARSE_RUN; /* the NETCONF addressing checks below do not apply */
     }
     if (o->mode == STRESS_RECONCILE && (!o->sent_path || !o->received_path)) {
         BAD("reconcile needs --sent REPORT and --received JSON");

@@ -12,11 +12,12 @@
 #include "susm.h"
 
 enum stress_mode {
-    STRESS_EDIT,      /* edit-config throughput */
-    STRESS_MOUNT,     /* mount storm */
-    STRESS_SNMP,      /* SNMP collection (GETBULK walks) */
-    STRESS_NOTIFY,    /* subscribe to every device and count notifications */
-    STRESS_RECONCILE, /* join the simulator's report with notify's manifest */
+    STRESS_EDIT,             /* edit-config throughput */
+    STRESS_MOUNT,            /* mount storm */
+    STRESS_SNMP,             /* SNMP collection (GETBULK walks) */
+    STRESS_NOTIFY,           /* subscribe to every device and count notifications */
+    STRESS_RECONCILE,        /* join the simulator's report with notify's manifest */
+    STRESS_CONTROLLER_MOUNT, /* poll a controller's topology while it connects to a fleet */
 };
 
 /* Default first agent port of "snmp" (fleetsim's first device); NETCONF's is 17830. */
@@ -93,6 +94,13 @@ struct stress_options {
     const char *sent_path;     /* the simulator's --report file */
     const char *received_path; /* notify's --json file */
     double tolerance;          /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
+    /* controller-mount (device_count: nodes expected; username, password: HTTP basic auth; msg_timeout_s:
+     * limit of one poll, 0 for the interval plus a margin) */
+    const char *url;         /* RESTCONF base, "http://host:port/restconf" */
+    const char *node_suffix; /* only nodes whose node-id ends in it count ("": all) */
+    const char *csv_path;    /* the curve as CSV, or NULL */
+    double interval_s;       /* between polls, seconds */
+    double run_timeout_s;    /* give up when not all are connected after this long, seconds */
 };
 
 enum stress_parse {

@@ -33,6 +33,14 @@ int notify_run(const struct stress_options *opts);
 /** @brief Sent against received: the simulator's report joined with notify's manifest (reconcile.c). */
 int recon_run(const struct stress_options *opts);
 
+/**
+ * @brief A controller connecting to a fleet, watched through RESTCONF (controller_mount.c): polls
+ * topology-netconf every --interval and reports the nodes connected, connecting and failed over time.
+ * Returns 0 when all --device-count nodes were connected before --timeout, 1 when not (or interrupted,
+ * or a file could not be written), 2 when the CSV file or HTTP client cannot be set up.
+ */
+int cmount_run(const struct stress_options *opts);
+
 /** @brief Address and port of device @p device under the options' addressing. */
 void run_target(const struct stress_options *opts, uint32_t device, uint32_t *addr, uint16_t *port);
 

@@ -862,7 +862,7 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     int rc;
 
     sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
-    json_string(&b, FLEETSIM_VERSION);
+    sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(&b,
                 ",\"mode\":\"snmp\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
                 "\"ip_per_device\":%s,\"snmp_version\":\"%s\",\"community\":",
@@ -874,7 +874,7 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
         /* The passwords stay out of the manifest. */
         snprintf(text, sizeof text, "%.*s", (int)o->v3.name_len, o->v3.name);
         sbuf_adds(&b, "{\"name\":");
-        json_string(&b, text);
+        sbuf_add_json(&b, text);
         sbuf_printf(&b, ",\"auth\":\"%s\",\"priv\":\"%s\",\"level\":\"%s\"}", o->v3.auth_name,
                     o->v3.priv == SUSM_PRIV_NONE ? "none" : "aes", walk_v3_level_name(run->v3_user.flags));
     } else {
@@ -887,7 +887,7 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     sbuf_adds(&b, ",\"oids\":[");
     for (uint32_t i = 0; i < run->plan.count; i++) {
         sbuf_adds(&b, i ? "," : "");
-        json_string(&b, ber_oid_format(&run->plan.roots[i], text, sizeof text));
+        sbuf_add_json(&b, ber_oid_format(&run->plan.roots[i], text, sizeof text));
     }
     sbuf_printf(&b,
                 "],\"concurrency\":%u,\"max_repetitions\":%u,\"max_vars_per_pdu\":%u,\"timeout_ms\":%u,"

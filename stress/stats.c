@@ -146,28 +146,10 @@ stats_cpu_split(double *user_s, double *system_s)
 }
 
 void
-json_string(struct sbuf *b, const char *s)
-{
-    sbuf_add(b, "\"", 1);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            char esc[2] = {'\\', (char)c};
-            sbuf_add(b, esc, 2);
-        } else if (c < 0x20) {
-            sbuf_printf(b, "\\u%04x", c);
-        } else {
-            sbuf_add(b, s, 1);
-        }
-    }
-    sbuf_add(b, "\"", 1);
-}
-
-void
 json_string_or_null(struct sbuf *b, const char *s)
 {
     if (s && *s) {
-        json_string(b, s);
+        sbuf_add_json(b, s);
     } else {
         sbuf_adds(b, "null");
     }

@@ -57,9 +57,6 @@ double stats_cpu_seconds(void);
 /** @brief User and system CPU seconds of this process so far, apart. */
 void stats_cpu_split(double *user_s, double *system_s);
 
-/** @brief Append @p s as a JSON string (quoted, escaped). */
-void json_string(struct sbuf *b, const char *s);
-
 /** @brief Append @p s as a JSON string, or null when @p s is NULL or empty. */
 void json_string_or_null(struct sbuf *b, const char *s);
 

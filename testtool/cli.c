@@ -198,8 +198,9 @@ static const char usage[] =
     "  --controller-ip ADDR         register every device with this RESTCONF controller once listening\n"
     "  --controller-port P          its RESTCONF port (default 8181)\n"
     "  --controller-auth-username U, --controller-auth-password P  its login (default admin/admin)\n"
-    "  --generate-configs-batch-size N  devices per registration request (default 4000)\n"
-    "  --generate-config-address A  the address the controller is told to connect to (default: --ip)\n"
+    "  --generate-configs-batch-size N  devices per registration request (default 1, as OpenDaylight's)\n"
+    "  --generate-config-address A  the address the controller is told to connect to (default: --ip;\n"
+    "                               127.0.0.1 for 0.0.0.0); with --ip-per-device device i gets A+i\n"
     "  --emit-inventory FILE        write the fleet's inventory to FILE and exit (no network call)\n"
     "  --inventory-format F         odl-json (default), opennms-requisition, prometheus-sd or csv\n"
     "  --rpc-config FILE            custom RPC replies (OpenDaylight's <rpcs> format)\n"
@@ -230,7 +231,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->controller_port = 8181;
     cfg->controller_username = "admin";
     cfg->controller_password = "admin";
-    cfg->configs_batch_size = 4000;
+    cfg->configs_batch_size = 1; /* OpenDaylight testtool's default */
     cfg->inventory_format = "odl-json";
     cfg->status_interval_s = 10;
     cfg->profile = "minimal";

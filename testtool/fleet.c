@@ -18,6 +18,7 @@
 #include "listen.h"
 #include "mib.h"
 #include "notif_file.h"
+#include "rpc_custom.h"
 #include "sbuf.h"
 #include "session.h"
 #include "smiv2.h"
@@ -396,6 +397,10 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         snprintf(err, err_len, "cannot create a YANG context");
         return FLEET_ERR_NOMEM;
     }
+    if (cfg->rpc_config && (rc = rpc_custom_load(cfg->rpc_config, fleet->bare_ctx, cfg->device_count,
+                                                 &fleet->rpc_custom, err, err_len))) {
+        return rc;
+    }
 
     fleet->workers = calloc(cfg->threads, sizeof *fleet->workers);
     fleet->devices = calloc(cfg->device_count, sizeof *fleet->devices);
@@ -551,6 +556,7 @@ fleet_close(struct fleet *fleet)
     lyd_free_all(fleet->template_tree);
     lyd_free_all(fleet->yanglib_tree);
     schema_set_free(&fleet->schemas);
+    rpc_custom_free(fleet->rpc_custom); /* before its context */
     ly_ctx_destroy(fleet->bare_ctx);
     memset(fleet, 0, sizeof *fleet);
 }

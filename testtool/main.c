@@ -18,6 +18,7 @@
 #include "recording.h"
 #include "register.h"
 #include "report.h"
+#include "status.h"
 
 static void
 report_ready(const struct fleet *fleet, monotime_us started_us)
@@ -80,6 +81,7 @@ main(int argc, char **argv)
     struct fleet fleet;
     char err[1024] = "";
     sigset_t signals;
+    struct status_clock status;
     int sig = 0;
 
     switch (cli_parse(argc, argv, &cfg, err, sizeof err)) {
@@ -118,6 +120,10 @@ main(int argc, char **argv)
                  cfg.emit_inventory, cfg.inventory_format);
         return 0;
     }
+    if (controller_register_check(&cfg, err, sizeof err)) {
+        log_error("%s", err);
+        return 2;
+    }
     if (fleet_init(&fleet, &cfg, err, sizeof err)) {
         log_error("%s", err);
         fleet_close(&fleet);
@@ -143,8 +149,9 @@ main(int argc, char **argv)
     if (controller_register_start(&fleet)) {
         log_error("cannot start registering with the controller");
     }
+    status_init(&status, &fleet);
     for (;;) {
-        sigwait(&signals, &sig);
+        sig = status_wait_signal(&status, &fleet, &signals);
         if (sig == SIGUSR2) {
             int paused = !atomic_load(&fleet.streams_paused);
             atomic_store(&fleet.streams_paused, paused);

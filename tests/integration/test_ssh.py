@@ -133,13 +133,18 @@ class SshTests(unittest.TestCase):
         self.addCleanup(old.close)
         old.connect(username="admin", password="admin")
         self.assertEqual(old.get_remote_server_key().get_name(), "ssh-rsa")
-        ch = old.open_session()
+        self.assertIn(b"<hello", self.netconf_hello(old))
+
+    @staticmethod
+    def netconf_hello(transport):
+        """Opens the netconf subsystem on a logged-in paramiko transport; returns the server's hello."""
+        ch = transport.open_session()
         ch.invoke_subsystem("netconf")
         ch.settimeout(h.scaled(5))
         data = b""
         while b"]]>]]>" not in data:
             data += ch.recv(65536)
-        self.assertIn(b"<hello", data)
+        return data
 
     def host_key_of(self, f, i):
         t = paramiko.Transport(f.addr(i))
@@ -169,13 +174,7 @@ class SshTests(unittest.TestCase):
         with self.assertRaises(paramiko.SSHException):
             refused.invoke_shell()
         refused.close()
-        ch = t.open_session()
-        ch.invoke_subsystem("netconf")
-        ch.settimeout(h.scaled(5))
-        data = b""
-        while b"]]>]]>" not in data:
-            data += ch.recv(65536)
-        self.assertIn(b"<hello", data)
+        self.assertIn(b"<hello", self.netconf_hello(t))
 
     def test_clients_that_disconnect_politely_leave_nothing_behind(self):
         f = self.fleet(["--threads", "1"])

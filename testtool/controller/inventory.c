@@ -1,12 +1,395 @@
-/* Placeholder until the inventory writer lands (issue 7). */
+/*
+ * The fleet written for its consumers, computed from the plan only: no
+ * socket is bound, no schema or profile is loaded, so an inventory can be
+ * written while the fleet's ports are taken (by the fleet itself, say).
+ *
+ * Every format names the same devices the same way. Device i is reached at
+ * the consumer address (--generate-config-address, else the listening
+ * address; 0.0.0.0 becomes 127.0.0.1 as in OpenDaylight's testtool) on
+ * port P+i, or with --ip-per-device at that address + i on port P. Node
+ * names are OpenDaylight testtool's "<port>-sim-device", or
+ * "<address>-sim-device" with --ip-per-device, where the port is shared.
+ *
+ * Each document is built in memory (about 300 bytes a device, 9 MB for
+ * 30,000) and written to a temporary file that is renamed over the target,
+ * so a reader never sees half a file.
+ */
 #include "inventory.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fleet.h"
+#include "sbuf.h"
+
+/* OpenDaylight testtool's values for what a simulated device does not need: no keepalives, full schemas. */
+#define INVENTORY_ODL_KEEPALIVE_DELAY_S 0
+#define INVENTORY_ODL_SCHEMALESS        "false"
+/* The address a consumer is given when the fleet listens on every address (OpenDaylight's default). */
+#define INVENTORY_ANY_ADDRESS_STAND_IN "127.0.0.1"
+/* Foreign source of the OpenNMS requisition (OpenNMS names the requisition file after it). */
+#define INVENTORY_OPENNMS_FOREIGN_SOURCE "fleetsim"
+
+int
+inventory_host_valid(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (!n || n > INVENTORY_HOST_MAX) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '-' || c == ':' || c == '_')) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void
+ipv4_text(uint32_t addr, char *out, size_t out_len)
+{
+    snprintf(out, out_len, "%u.%u.%u.%u", addr >> 24, (addr >> 16) & 255, (addr >> 8) & 255, addr & 255);
+}
+
+/* First device's address with --ip-per-device (host byte order). The plan passed inventory_check(). */
+static uint32_t
+ip_per_device_base(const struct fleet_config *cfg)
+{
+    struct in_addr a;
+
+    if (cfg->config_address && inet_pton(AF_INET, cfg->config_address, &a) == 1) {
+        return ntohl(a.s_addr);
+    }
+    return cfg->ip;
+}
+
+int
+inventory_check(const struct fleet_config *cfg, char *err, size_t err_len)
+{
+    struct in_addr a;
+    uint64_t last;
+
+    if (cfg->config_address && !inventory_host_valid(cfg->config_address)) {
+        snprintf(err, err_len, "--generate-config-address must be a host name or an address, not \"%s\"",
+                 cfg->config_address);
+        return -1;
+    }
+    if (cfg->ip_per_device) {
+        if (cfg->config_address && inet_pton(AF_INET, cfg->config_address, &a) != 1) {
+            snprintf(err, err_len,
+                     "--generate-config-address must be an IPv4 address with --ip-per-device (device i is "
+                     "reached at that address + i), not \"%s\"",
+                     cfg->config_address);
+            return -1;
+        }
+        last = (uint64_t)ip_per_device_base(cfg) + cfg->device_count - 1;
+        if (last > UINT32_MAX) {
+            snprintf(err, err_len, "%u devices from that address run past 255.255.255.255",
+                     (unsigned)cfg->device_count);
+            return -1;
+        }
+        return 0;
+    }
+    if ((uint64_t)cfg->starting_port + cfg->device_count - 1 > 65535) {
+        snprintf(err, err_len, "%u devices from port %u run past port 65535 (use --ip-per-device)",
+                 (unsigned)cfg->device_count, (unsigned)cfg->starting_port);
+        return -1;
+    }
+    if (cfg->snmp && (uint64_t)cfg->snmp_starting_port + cfg->device_count - 1 > 65535) {
+        snprintf(err, err_len, "%u SNMP agents from port %u run past port 65535 (see --snmp-starting-port)",
+                 (unsigned)cfg->device_count, (unsigned)cfg->snmp_starting_port);
+        return -1;
+    }
+    return 0;
+}
+
+void
+inventory_device_get(const struct fleet_config *cfg, uint32_t index, struct inventory_device *out)
+{
+    out->index = index;
+    if (cfg->ip_per_device) {
+        ipv4_text(ip_per_device_base(cfg) + index, out->host, sizeof out->host);
+        out->netconf_port = (uint16_t)cfg->starting_port;
+        out->snmp_port = cfg->snmp ? (uint16_t)cfg->snmp_starting_port : 0;
+        snprintf(out->node_id, sizeof out->node_id, "%s" INVENTORY_NODE_SUFFIX, out->host);
+        return;
+    }
+    if (cfg->config_address) {
+        snprintf(out->host, sizeof out->host, "%s", cfg->config_address);
+    } else if (cfg->ip == 0) {
+        snprintf(out->host, sizeof out->host, "%s", INVENTORY_ANY_ADDRESS_STAND_IN);
+    } else {
+        ipv4_text(cfg->ip, out->host, sizeof out->host);
+    }
+    out->netconf_port = (uint16_t)(cfg->starting_port + index);
+    out->snmp_port = cfg->snmp ? (uint16_t)(cfg->snmp_starting_port + index) : 0;
+    snprintf(out->node_id, sizeof out->node_id, "%u" INVENTORY_NODE_SUFFIX, (unsigned)out->netconf_port);
+}
+
+/* Host and port as a URL authority or Prometheus target: an IPv6 literal goes in brackets. */
+static void
+add_host_port(struct sbuf *b, const char *host, unsigned port)
+{
+    if (strchr(host, ':')) {
+        sbuf_printf(b, "[%s]:%u", host, port);
+    } else {
+        sbuf_printf(b, "%s:%u", host, port);
+    }
+}
+
+void
+inventory_odl_topology(const struct fleet_config *cfg, uint32_t first, uint32_t count, struct sbuf *out)
+{
+    struct inventory_device dev;
+
+    /*
+     * RFC 8040 JSON for the target resource topology=topology-netconf: the list entry wrapped in its
+     * list, module-qualified at the top and where netconf-node-topology augments the node. The node
+     * attributes sit in the netconf-node container (netconf-node-topology since 2024-09-11); the
+     * credentials choice takes its login-password-unencrypted case.
+     */
+    sbuf_adds(out, "{\"network-topology:topology\":[{\"topology-id\":\"topology-netconf\",\"node\":[");
+    for (uint32_t i = first; i < first + count; i++) {
+        inventory_device_get(cfg, i, &dev);
+        sbuf_adds(out, i == first ? "\n{\"node-id\":" : ",\n{\"node-id\":");
+        sbuf_add_json(out, dev.node_id);
+        sbuf_adds(out, ",\"netconf-node-topology:netconf-node\":{\"host\":");
+        sbuf_add_json(out, dev.host);
+        sbuf_printf(out,
+                    ",\"port\":%u,\"login-password-unencrypted\":{\"username\":", (unsigned)dev.netconf_port);
+        sbuf_add_json(out, cfg->username);
+        sbuf_adds(out, ",\"password\":");
+        sbuf_add_json(out, cfg->password);
+        sbuf_printf(out, "},\"tcp-only\":%s,\"keepalive-delay\":%d,\"schemaless\":%s}}",
+                    cfg->ssh ? "false" : "true", INVENTORY_ODL_KEEPALIVE_DELAY_S, INVENTORY_ODL_SCHEMALESS);
+    }
+    sbuf_adds(out, "\n]}]}\n");
+}
+
+/* Prometheus file-based service discovery: one target group per SNMP agent, for snmp_exporter. */
+static void
+write_prometheus_sd(const struct fleet_config *cfg, struct sbuf *out)
+{
+    struct inventory_device dev;
+
+    sbuf_adds(out, "[");
+    for (uint32_t i = 0; i < cfg->device_count; i++) {
+        inventory_device_get(cfg, i, &dev);
+        sbuf_adds(out, i ? ",\n{\"targets\":[\"" : "\n{\"targets\":[\"");
+        add_host_port(out, dev.host, dev.snmp_port);
+        sbuf_adds(out, "\"],\"labels\":{\"fleetsim_node\":");
+        sbuf_add_json(out, dev.node_id);
+        sbuf_printf(out, ",\"fleetsim_index\":\"%u\",\"fleetsim_netconf\":\"", (unsigned)i);
+        add_host_port(out, dev.host, dev.netconf_port);
+        sbuf_adds(out, "\"}}");
+    }
+    sbuf_adds(out, "\n]\n");
+}
+
+/*
+ * OpenNMS requisition (model-import): a node per device with one IP interface, primary for SNMP, with
+ * the ICMP and SNMP services. OpenNMS reaches a node's agent on one SNMP port per address (its SNMP
+ * configuration is per address), so nodes are told apart only with --ip-per-device; in a port per
+ * device fleet every node shares the address and its ports travel as requisition meta-data.
+ */
+static void
+write_opennms(const struct fleet_config *cfg, struct sbuf *out)
+{
+    struct inventory_device dev;
+
+    sbuf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                   "<model-import xmlns=\"http://xmlns.opennms.org/xsd/config/model-import\" "
+                   "foreign-source=\"" INVENTORY_OPENNMS_FOREIGN_SOURCE "\">\n");
+    for (uint32_t i = 0; i < cfg->device_count; i++) {
+        inventory_device_get(cfg, i, &dev);
+        sbuf_adds(out, "  <node foreign-id=\"");
+        sbuf_add_xml(out, dev.node_id);
+        sbuf_adds(out, "\" node-label=\"");
+        sbuf_add_xml(out, dev.node_id);
+        sbuf_adds(out, "\">\n    <interface ip-addr=\"");
+        sbuf_add_xml(out, dev.host);
+        sbuf_printf(out,
+                    "\" status=\"1\" snmp-primary=\"P\">\n"
+                    "      <monitored-service service-name=\"ICMP\"/>\n"
+                    "      <monitored-service service-name=\"SNMP\"/>\n"
+                    "    </interface>\n"
+                    "    <category name=\"fleetsim\"/>\n"
+                    "    <meta-data context=\"requisition\" key=\"fleetsim-index\" value=\"%u\"/>\n"
+                    "    <meta-data context=\"requisition\" key=\"snmp-port\" value=\"%u\"/>\n"
+                    "    <meta-data context=\"requisition\" key=\"netconf-port\" value=\"%u\"/>\n"
+                    "  </node>\n",
+                    (unsigned)i, (unsigned)dev.snmp_port, (unsigned)dev.netconf_port);
+    }
+    sbuf_adds(out, "</model-import>\n");
+}
+
+/* A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or line break. */
+static void
+add_csv_field(struct sbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        sbuf_adds(b, s);
+        return;
+    }
+    sbuf_add(b, "\"", 1);
+    for (; *s; s++) {
+        sbuf_add(b, s, 1);
+        if (*s == '"') {
+            sbuf_add(b, "\"", 1);
+        }
+    }
+    sbuf_add(b, "\"", 1);
+}
+
+/* CSV, a row per device; the SNMP columns are empty with --snmp false. The password is the fleet's. */
+static void
+write_csv(const struct fleet_config *cfg, struct sbuf *out)
+{
+    struct inventory_device dev;
+
+    sbuf_adds(out, "index,node_id,netconf_host,netconf_port,transport,username,password,snmp_host,snmp_port,"
+                   "snmp_community\r\n");
+    for (uint32_t i = 0; i < cfg->device_count; i++) {
+        inventory_device_get(cfg, i, &dev);
+        sbuf_printf(out, "%u,", (unsigned)i);
+        add_csv_field(out, dev.node_id);
+        sbuf_adds(out, ",");
+        add_csv_field(out, dev.host);
+        sbuf_printf(out, ",%u,%s,", (unsigned)dev.netconf_port, cfg->ssh ? "ssh" : "tcp");
+        add_csv_field(out, cfg->username);
+        sbuf_adds(out, ",");
+        add_csv_field(out, cfg->password);
+        sbuf_adds(out, ",");
+        if (cfg->snmp) {
+            add_csv_field(out, dev.host);
+            sbuf_printf(out, ",%u,", (unsigned)dev.snmp_port);
+            add_csv_field(out, cfg->snmp_community);
+        } else {
+            sbuf_adds(out, ",,");
+        }
+        sbuf_adds(out, "\r\n");
+    }
+}
+
+/* Write @p len bytes to @p path through a temporary file renamed over it. @return 0 or -1 (err set). */
+static int
+write_atomically(const char *path, const char *data, size_t len, mode_t mode, char *err, size_t err_len)
+{
+    char *tmp = NULL;
+    size_t done = 0;
+    mode_t mask;
+    int fd = -1;
+    int rc = -1;
+
+    /* The file gets the mode fopen() would give it, or less: umask() can only be read by setting it. */
+    mask = umask(077);
+    umask(mask);
+    if (!(tmp = malloc(strlen(path) + sizeof ".XXXXXX"))) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        goto cleanup;
+    }
+    sprintf(tmp, "%s.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) {
+        snprintf(err, err_len, "%s: cannot create a file beside it: %s", path, strerror(errno));
+        free(tmp);
+        tmp = NULL;
+        goto cleanup;
+    }
+    if (fchmod(fd, mode & ~mask) < 0) {
+        snprintf(err, err_len, "%s: %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            snprintf(err, err_len, "%s: cannot write: %s", path, n < 0 ? strerror(errno) : "no progress");
+            goto cleanup;
+        }
+        done += (size_t)n;
+    }
+    if (fsync(fd) < 0 || close(fd) < 0) {
+        fd = -1;
+        snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    fd = -1;
+    if (rename(tmp, path) < 0) {
+        snprintf(err, err_len, "%s: cannot rename the written file into place: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    rc = 0;
+
+cleanup:
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (tmp && rc) {
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
 
 int
 inventory_emit(const struct fleet_config *cfg, char *err, size_t err_len)
 {
-    (void)cfg;
-    snprintf(err, err_len, "--emit-inventory is not built yet");
-    return -1;
+    const char *format = cfg->inventory_format;
+    struct sbuf doc = {0};
+    struct inventory_device first;
+    struct in_addr a4;
+    struct in6_addr a6;
+    mode_t mode = 0644;
+    int rc = -1;
+
+    if (inventory_check(cfg, err, err_len)) {
+        goto cleanup;
+    }
+    inventory_device_get(cfg, 0, &first);
+    if (!cfg->snmp && (!strcmp(format, "prometheus-sd") || !strcmp(format, "opennms-requisition"))) {
+        snprintf(err, err_len,
+                 "--inventory-format %s lists SNMP agents, but the fleet runs with --snmp false", format);
+        goto cleanup;
+    }
+    if (!strcmp(format, "odl-json")) {
+        inventory_odl_topology(cfg, 0, cfg->device_count, &doc);
+        mode = 0600; /* holds the devices' password */
+    } else if (!strcmp(format, "prometheus-sd")) {
+        write_prometheus_sd(cfg, &doc);
+    } else if (!strcmp(format, "opennms-requisition")) {
+        if (inet_pton(AF_INET, first.host, &a4) != 1 && inet_pton(AF_INET6, first.host, &a6) != 1) {
+            snprintf(err, err_len,
+                     "--inventory-format opennms-requisition needs an IP address for the interfaces, not the "
+                     "name \"%s\" (see --generate-config-address)",
+                     first.host);
+            goto cleanup;
+        }
+        write_opennms(cfg, &doc);
+    } else if (!strcmp(format, "csv")) {
+        write_csv(cfg, &doc);
+        mode = 0600; /* holds the devices' password */
+    } else {
+        snprintf(err, err_len, "unknown inventory format \"%s\"", format);
+        goto cleanup;
+    }
+    if (doc.failed) {
+        snprintf(err, err_len, "%s: out of memory building the inventory", cfg->emit_inventory);
+        goto cleanup;
+    }
+    rc = write_atomically(cfg->emit_inventory, doc.buf, doc.len, mode, err, err_len);
+
+cleanup:
+    sbuf_free(&doc);
+    return rc;
 }

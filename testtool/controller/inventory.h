@@ -1,16 +1,67 @@
 /*
- * --emit-inventory: the fleet written for a consumer (OpenDaylight's
- * topology JSON, an OpenNMS requisition, Prometheus file-based service
- * discovery, CSV), from the plan alone: no socket is opened.
+ * The fleet as its consumers see it, from the plan alone (no socket is
+ * opened): each device's node name and the address and ports a controller
+ * or a collector connects to, OpenDaylight's topology-netconf document
+ * (sent by registration, written by --emit-inventory odl-json), and the
+ * --emit-inventory writer for the other formats (an OpenNMS requisition,
+ * Prometheus file-based service discovery, CSV).
  */
 #ifndef FLEET_INVENTORY_H
 #define FLEET_INVENTORY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct fleet_config;
+struct sbuf;
 
-/* Writes cfg->emit_inventory in cfg->inventory_format. @return 0, or -1 with a message in @p err. */
+/* Longest host name accepted for --generate-config-address and --controller-ip (RFC 1035 name). */
+#define INVENTORY_HOST_MAX 253
+/* ODL's node names: "<port>-sim-device", or "<address>-sim-device" with --ip-per-device. */
+#define INVENTORY_NODE_SUFFIX "-sim-device"
+
+/* Where one device is reached, as written for a consumer. */
+struct inventory_device {
+    uint32_t index;                    /* position in the fleet, 0-based */
+    char host[INVENTORY_HOST_MAX + 1]; /* address (or name) the consumer connects to */
+    char node_id[INVENTORY_HOST_MAX + sizeof INVENTORY_NODE_SUFFIX]; /* ODL node-id, also node label */
+    uint16_t netconf_port;                                           /* NETCONF port at host */
+    uint16_t snmp_port; /* SNMP agent's UDP port at host; 0 with --snmp false */
+};
+
+/** @return 1 when @p s may be a host name or an address (letters, digits, '.', '-', ':', '_'; 1-253). */
+int inventory_host_valid(const char *s);
+
+/**
+ * @brief Check that the plan can be written for a consumer: the address given to consumers
+ * (--generate-config-address, an IPv4 address with --ip-per-device), the port and address ranges.
+ * Called before anything listens, for registration and for --emit-inventory.
+ * @param[in] cfg The plan.
+ * @param[out] err On failure, a message naming the option.
+ * @return 0, or -1 (the process should exit with 2).
+ */
+int inventory_check(const struct fleet_config *cfg, char *err, size_t err_len);
+
+/**
+ * @brief Fill @p out with device @p index's node name, address and ports. The plan must have passed
+ * inventory_check() and @p index be below cfg->device_count.
+ */
+void inventory_device_get(const struct fleet_config *cfg, uint32_t index, struct inventory_device *out);
+
+/**
+ * @brief Append OpenDaylight's topology-netconf document (RFC 8040 JSON of network-topology with
+ * netconf-node-topology's netconf-node container) for devices @p first to @p first + @p count - 1.
+ * The body of one registration PATCH; with every device, the odl-json inventory.
+ * @param[in] cfg A plan that passed inventory_check().
+ * @param[in,out] out Receives the document; check out->failed afterwards.
+ */
+void inventory_odl_topology(const struct fleet_config *cfg, uint32_t first, uint32_t count, struct sbuf *out);
+
+/**
+ * @brief Write cfg->emit_inventory in cfg->inventory_format, atomically (a temporary file in the same
+ * folder, renamed over the target). Opens no socket.
+ * @return 0, or -1 with a message in @p err (the process should exit with 2).
+ */
 int inventory_emit(const struct fleet_config *cfg, char *err, size_t err_len);
 
 #endif

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "notif_file.h"
 #include "ops.h"
+#include "rpc_custom.h"
 #include "rpc_fast.h"
 #include "stream.h"
 #include "xmlguard.h"
@@ -175,6 +176,23 @@ print_errors(struct sbuf *b, const struct session *s, const struct ncerr *e)
     }
 }
 
+/* Queue a whole reply, after the injected latency if any (--netconf-latency). */
+static void
+send_message(struct session *s, const struct sbuf *b)
+{
+    if (b->failed) {
+        log_error("device %u session %u: out of memory printing a reply, closing", s->dev->index, s->id);
+        sess_close(s, 0);
+    } else if (s->dev->worker->fleet->cfg.netconf_latency_max_ms) {
+        const struct fleet_config *cfg = &s->dev->worker->fleet->cfg;
+        uint32_t span = cfg->netconf_latency_max_ms - cfg->netconf_latency_min_ms + 1;
+        uint64_t draw = dyn_hash(devview_seed(s->dev), ++s->replies_delayed, 0x1a7e2c);
+        sess_send_delayed(s, b->buf, b->len, cfg->netconf_latency_min_ms + (uint32_t)(draw % span));
+    } else {
+        sess_send(s, b->buf, b->len);
+    }
+}
+
 /* @p attrs: the <rpc> attributes to repeat, ready to print (see print_rpc_attrs()). */
 static void
 send_reply(struct session *s, const char *attrs, size_t attrs_len, struct rpc_call *call)
@@ -201,17 +219,7 @@ send_reply(struct session *s, const char *attrs, size_t attrs_len, struct rpc_ca
         sbuf_adds(&b, "<ok/>");
     }
     sbuf_adds(&b, "</rpc-reply>");
-    if (b.failed) {
-        log_error("device %u session %u: out of memory printing a reply, closing", s->dev->index, s->id);
-        sess_close(s, 0);
-    } else if (s->dev->worker->fleet->cfg.netconf_latency_max_ms) {
-        const struct fleet_config *cfg = &s->dev->worker->fleet->cfg;
-        uint32_t span = cfg->netconf_latency_max_ms - cfg->netconf_latency_min_ms + 1;
-        uint64_t draw = dyn_hash(devview_seed(s->dev), ++s->replies_delayed, 0x1a7e2c);
-        sess_send_delayed(s, b.buf, b.len, cfg->netconf_latency_min_ms + (uint32_t)(draw % span));
-    } else {
-        sess_send(s, b.buf, b.len);
-    }
+    send_message(s, &b);
     sbuf_free(&b);
 }
 
@@ -402,6 +410,42 @@ note_running_write(struct session *s, uint32_t gen_before)
     }
 }
 
+/*
+ * --rpc-config: a request matching a configured input gets its device's next configured output, before any
+ * built-in operation (edit-config's fast path included). Returns -1 when the message is not one of them.
+ */
+static int
+process_custom(struct session *s, const char *msg)
+{
+    struct rpc_custom *table = s->worker->fleet->rpc_custom;
+    struct lyd_node *envelope = NULL;
+    const struct rpc_custom_output *out;
+    struct sbuf b = {0};
+    uint32_t entry;
+
+    if (!table || rpc_custom_match(table, msg, &envelope, &entry)) {
+        return -1;
+    }
+    out = rpc_custom_next(table, s->dev->index, entry);
+    s->in_rpcs++;
+    s->dev->stats.in_rpcs++;
+    sbuf_reserve(&b, out->xml_len + 256);
+    sbuf_adds(&b, "<rpc-reply xmlns=\"" NC_BASE_NS "\"");
+    print_rpc_attrs(&b, envelope);
+    sbuf_adds(&b, ">");
+    sbuf_add(&b, out->xml, out->xml_len);
+    sbuf_adds(&b, "</rpc-reply>");
+    if (out->is_error) {
+        s->out_rpc_errors++;
+        s->dev->stats.out_rpc_errors++;
+    }
+    send_message(s, &b);
+    metrics_count_rpc(s->worker, LYD_NAME(lyd_child(envelope)), out->is_error);
+    sbuf_free(&b);
+    lyd_free_all(envelope);
+    return 0;
+}
+
 /* The <edit-config> fast path (rpc_fast.h); returns -1 when the message needs the full path. */
 static int
 process_fast_edit(struct session *s, const char *msg)
@@ -425,6 +469,7 @@ process_fast_edit(struct session *s, const char *msg)
         note_running_write(s, gen);
     }
     send_reply(s, fe.reply_attrs.buf, fe.reply_attrs.len, &call);
+    metrics_count_rpc(s->worker, "edit-config", call.errs != NULL);
     rc = 0;
 
 cleanup:
@@ -453,7 +498,7 @@ rpc_process(struct session *s, const char *msg, size_t len)
                                                 "the XML parser cannot take them safely."));
         goto reply;
     }
-    if (!process_fast_edit(s, msg)) {
+    if (!process_custom(s, msg) || !process_fast_edit(s, msg)) {
         return;
     }
     if (ly_in_new_memory(msg, &in)) {
@@ -494,6 +539,7 @@ reply:
         struct sbuf attrs = {0};
         print_rpc_attrs(&attrs, envelope);
         send_reply(s, attrs.buf, attrs.len, &call);
+        metrics_count_rpc(s->worker, call.op ? LYD_NAME(call.op) : NULL, call.errs != NULL);
         sbuf_free(&attrs);
         if (call.close_after_reply) {
             s->terminated = 1;

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "xmlscan.h"
+
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
 
 struct xtag {
@@ -36,44 +38,12 @@ struct xattr {
 /* Any attribute (or namespace declaration) on the tag? */
 static int has_attrs(const struct xtag *t);
 
-static int
-is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 /* ASCII name characters only: other names (legal XML) are left to the full parser. */
 static int
 is_name_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
            c == '-' || c == '.' || c == ':';
-}
-
-/* Whitespace, comments and processing instructions between elements. */
-static const char *
-skip_misc(const char *p)
-{
-    for (;;) {
-        while (is_space(*p)) {
-            p++;
-        }
-        if (!strncmp(p, "<!--", 4)) {
-            const char *end = strstr(p + 4, "-->");
-            if (!end) {
-                return NULL;
-            }
-            p = end + 3;
-        } else if (!strncmp(p, "<?", 2)) {
-            const char *end = strstr(p + 2, "?>");
-            if (!end) {
-                return NULL;
-            }
-            p = end + 2;
-        } else {
-            return p;
-        }
-    }
 }
 
 static void
@@ -156,7 +126,7 @@ next_attr(const char **cursor, const char *end, struct xattr *a)
     const char *name;
     char quote;
 
-    while (p < end && is_space(*p)) {
+    while (p < end && xmlscan_is_space(*p)) {
         p++;
     }
     if (p >= end) {
@@ -177,13 +147,13 @@ next_attr(const char **cursor, const char *end, struct xattr *a)
     if (!qname_well_formed(a->prefix, a->prefix_len, a->local, a->local_len)) {
         return -1;
     }
-    while (p < end && is_space(*p)) {
+    while (p < end && xmlscan_is_space(*p)) {
         p++;
     }
     if (p >= end || *p++ != '=') {
         return -1;
     }
-    while (p < end && is_space(*p)) {
+    while (p < end && xmlscan_is_space(*p)) {
         p++;
     }
     if (p >= end || (*p != '"' && *p != '\'')) {
@@ -413,7 +383,7 @@ read_target(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
     struct xtag end;
     const char *q;
 
-    if (open->empty || read_tag(skip_misc(open->next), &ds) || ds.end) {
+    if (open->empty || read_tag(xmlscan_skip_misc(open->next), &ds) || ds.end) {
         return -1;
     }
     if (has_attrs(&ds)) {
@@ -433,7 +403,7 @@ read_target(struct rpc_fast_edit *fe, const char **p, const struct xtag *open)
         }
         q = end.next;
     }
-    if (read_tag(skip_misc(q), &end) || !end.end || !same_qname(&end, open)) {
+    if (read_tag(xmlscan_skip_misc(q), &end) || !end.end || !same_qname(&end, open)) {
         return -1;
     }
     *p = end.next;
@@ -555,19 +525,19 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
 
     memset(fe, 0, sizeof *fe);
     /* <rpc message-id=...> */
-    p = skip_misc(msg);
+    p = xmlscan_skip_misc(msg);
     if (read_tag(p, &rpc) || rpc.end || rpc.empty || push_decls(fe, &rpc) || !is_base(fe, &rpc, "rpc") ||
         collect_reply_attrs(fe, &rpc)) {
         return -1;
     }
     /* <edit-config> */
-    p = skip_misc(rpc.next);
+    p = xmlscan_skip_misc(rpc.next);
     if (read_tag(p, &op) || op.end || op.empty || push_decls(fe, &op) || !is_base(fe, &op, "edit-config")) {
         return -1;
     }
     /* Its parameters, in any order. */
     for (p = op.next;;) {
-        p = skip_misc(p);
+        p = xmlscan_skip_misc(p);
         if (read_tag(p, &t)) {
             return -1;
         }
@@ -616,11 +586,11 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
         fe->ns_count = outer_ns;
     }
     /* </rpc> and nothing after it. */
-    p = skip_misc(p);
+    p = xmlscan_skip_misc(p);
     if (read_tag(p, &t) || !t.end || !same_qname(&t, &rpc)) {
         return -1;
     }
-    p = skip_misc(t.next);
+    p = xmlscan_skip_misc(t.next);
     return p && !*p && has_target && fe->has_config ? 0 : -1;
 }
 

@@ -1,18 +1,126 @@
 /*
- * --metrics: Prometheus text format over HTTP (libmicrohttpd), gathered
- * from the workers through their inboxes, and --status-interval's one-line
- * status on stderr.
+ * The live view: --metrics serves the fleet's counters in Prometheus text
+ * format over HTTP (libmicrohttpd), and the status line (status.h) prints a
+ * summary of the same counters. Devices belong to their workers, so every
+ * read asks each worker, through its inbox, to sum its own devices into a
+ * snapshot; the caller waits (bounded) for all of them and formats.
  */
 #ifndef FLEET_METRICS_H
 #define FLEET_METRICS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct fleet;
+struct sbuf;
+struct worker;
 
-/* Starts the HTTP server when cfg.metrics_addr is set. @return 0, or -1 with a message in @p err. */
+/* NETCONF operations counted by name; any other name (and a message that is no valid <rpc>) is "other". */
+#define METRICS_RPC_OPS 17
+/* SNMP request PDU types counted: get, getnext, getbulk, set. */
+#define METRICS_SNMP_TYPES 4
+/* How long a scrape or a status line waits for the workers' snapshots. */
+#define METRICS_GATHER_TIMEOUT_MS 2000
+
+/* Counters a worker keeps for the devices it owns; written by its thread only, read through its inbox. */
+struct metrics_worker {
+    uint64_t rpcs[METRICS_RPC_OPS][2];    /* rpc-replies by operation, [0] ok or data, [1] rpc-error */
+    uint64_t snmp[METRICS_SNMP_TYPES][2]; /* SNMP responses by request type, [0] noError, [1] an error */
+};
+
+/* The devices' counters summed (fleet-wide once gathered). */
+struct metrics_sums {
+    uint64_t sessions_open;        /* sessions accepted and not yet closed (handshake included) */
+    uint64_t sessions_started;     /* hellos completed (netconf-state in-sessions) */
+    uint64_t sessions_dropped;     /* sessions ended without close-session */
+    uint64_t hello_failures;       /* bad hellos, failed SSH handshakes and hello timeouts */
+    uint64_t ssh_auth_failures;    /* SSH authentications refused */
+    uint64_t rpcs_received;        /* rpc messages received (in-rpcs + in-bad-rpcs) */
+    uint64_t rpc_errors;           /* rpc-replies carrying rpc-error */
+    struct metrics_worker by_op;   /* replies by NETCONF operation, responses by SNMP type */
+    uint64_t snmp_in_pkts;         /* SNMP datagrams received */
+    uint64_t snmp_out_pkts;        /* SNMP responses sent */
+    uint64_t snmp_too_big;         /* tooBig responses */
+    uint64_t snmp_bad_versions;    /* dropped: unknown version */
+    uint64_t snmp_parse_errors;    /* dropped: malformed */
+    uint64_t snmp_bad_communities; /* dropped: unknown community */
+    uint64_t snmp_bad_uses;        /* dropped: SET with the read community */
+    uint64_t snmp_silent_drops;    /* dropped: not a request */
+    uint64_t snmp_injected_drops;  /* dropped on purpose (--snmp-drop-rate, timeout faults) */
+    uint64_t snmp_usm[7];          /* SNMPv3 reports by usmStats counter (enum susm_report_kind) */
+    uint64_t notif[5];             /* emitted, sent, send_failures, dropped, suppressed */
+    uint64_t traps[8];             /* emitted, sent, send_failures, dropped, suppressed, acknowledged,
+                                      timed_out, retries (all trap sinks) */
+};
+
+/* One device's row of the per-device series. */
+struct metrics_device_row {
+    uint32_t index;             /* device index */
+    uint32_t sessions_open;     /* sessions open now */
+    uint32_t sessions_started;  /* hellos completed */
+    uint32_t hello_failures;    /* as in struct metrics_sums */
+    uint32_t ssh_auth_failures; /* SSH authentications refused */
+    uint32_t rpcs_received;     /* rpc messages received */
+    uint32_t rpc_errors;        /* rpc-replies carrying rpc-error */
+    uint32_t snmp_in_pkts;      /* SNMP datagrams received */
+    uint64_t notif_sent;        /* notifications queued to subscribers */
+    uint64_t notif_dropped;     /* notifications dropped for slow subscribers */
+};
+
+/* What one gathering found. */
+struct metrics_snapshot {
+    struct metrics_sums sums;        /* the whole fleet */
+    struct metrics_device_row *rows; /* per device (only when asked), by worker then index; malloc'd */
+    uint32_t row_count;              /* entries in rows */
+};
+
+/**
+ * @brief Index of NETCONF operation @p name among the counted ones.
+ * @param[in] name Operation name, or NULL for a message that named none.
+ * @return 0 to METRICS_RPC_OPS - 1, the last meaning "other".
+ */
+unsigned metrics_rpc_op(const char *name);
+
+/**
+ * @brief Count one rpc-reply of @p w's device. Call on the worker's thread.
+ * @param[in] name Operation name, or NULL when the message named none.
+ * @param[in] error 1 when the reply carries rpc-error.
+ */
+void metrics_count_rpc(struct worker *w, const char *name, int error);
+
+/**
+ * @brief Count one SNMP response of @p w's device. Call on the worker's thread.
+ * @param[in] pdu_type The request's PDU type (SPDU_GET, ...); other types are not counted.
+ * @param[in] error_status The response's error-status (0: noError).
+ */
+void metrics_count_snmp(struct worker *w, int pdu_type, int error_status);
+
+/**
+ * @brief Gather the counters of every device of a running fleet (each worker sums its own devices).
+ * @param[in] per_device 1: fill the per-device rows too.
+ * @param[out] snap Filled; free with metrics_snapshot_clear().
+ * @return 0, or -1 when a worker did not answer within METRICS_GATHER_TIMEOUT_MS or memory ran out.
+ */
+int metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *snap);
+
+/** @brief Free what metrics_gather() allocated. Accepts a zeroed snapshot. */
+void metrics_snapshot_clear(struct metrics_snapshot *snap);
+
+/**
+ * @brief Format @p snap in Prometheus text format (version 0.0.4), appended to @p out.
+ * @param[in] rows 1: the per-device families too.
+ */
+void metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, int rows,
+                    struct sbuf *out);
+
+/**
+ * @brief Start the HTTP server when cfg.metrics_addr is set ("PORT", ":PORT" or "ADDR:PORT", ADDR an
+ * IPv4 address, 127.0.0.1 when left out). Call after fleet_start(): scrapes ask the workers.
+ * @return 0, or -1 with a message in @p err (bad address, port taken).
+ */
 int metrics_start(struct fleet *fleet, char *err, size_t err_len);
-/* Stops the HTTP server, if any. */
+
+/** @brief Stop the HTTP server, if any; call before fleet_stop(). Safe to call twice. */
 void metrics_stop(struct fleet *fleet);
 
 #endif

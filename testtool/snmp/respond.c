@@ -313,6 +313,7 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
     } else {
         status = answer_pdu(dev, scratch, &e, &msg.pdu, 0, forced_error, &index);
     }
+    metrics_count_snmp(dev->worker, msg.pdu.type, status);
     st->out_too_bigs += status == SPDU_TOO_BIG;
     spdu_enc_finish_pdu(&e, SPDU_RESPONSE, msg.pdu.request_id, status, (int32_t)index, &pdu_bytes, &pdu_len);
     if (susm_encode(&o, pdu_bytes, pdu_len, out, out_cap, &len)) {
@@ -380,6 +381,7 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
     if (m.version == SPDU_V1) {
         status = v1_status(status);
     }
+    metrics_count_snmp(dev->worker, m.pdu.type, status);
     st->out_too_bigs += status == SPDU_TOO_BIG;
     spdu_enc_finish_message(&e, m.version, m.community, m.community_len, SPDU_RESPONSE, m.pdu.request_id,
                             status, (int32_t)index, reply, &len);

@@ -138,7 +138,7 @@ test_json_strings_are_escaped(void **state)
     struct sbuf b = {0};
 
     (void)state;
-    json_string(&b, "a\"b\\c\n\x01");
+    sbuf_add_json(&b, "a\"b\\c\n\x01");
     assert_string_equal(b.buf, "\"a\\\"b\\\\c\\u000a\\u0001\"");
     sbuf_free(&b);
 }
@@ -233,8 +233,8 @@ test_bad_usage_is_refused_with_a_message(void **state)
     assert_int_equal(parse(&o, err, sizeof err, 6, ports), STRESS_PARSE_ERROR);
     assert_string_equal(err, "2 devices from port 65535 need ports past 65535");
     assert_int_equal(parse(&o, err, sizeof err, 2, sub), STRESS_PARSE_ERROR);
-    assert_string_equal(
-        err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify or reconcile (see --help)");
+    assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile or "
+                             "controller-mount (see --help)");
 }
 
 int
