@@ -152,9 +152,12 @@ class Controller:
         def close_all():
             for w in self.writers:
                 w.close()
-            self.loop.stop()
+            for task in asyncio.all_tasks(self.loop):
+                task.cancel()
+            self.loop.call_soon(self.loop.stop)  # after the cancelled tasks have run their last step
         self.loop.call_soon_threadsafe(close_all)
         self.loop_thread.join(10)
+        self.loop.close()
 
 
 def main():
