@@ -158,12 +158,16 @@ report_write(struct fleet *fleet, const char *path, int running)
         sbuf_free(&out);
         return FLEET_ERR_NOMEM;
     }
-    if (!(f = fopen(tmp, "w")) || fwrite(out.buf, 1, out.len, f) != out.len || fclose(f) ||
-        rename(tmp, path)) {
-        if (f) {
-            unlink(tmp);
-        }
+    /* Written beside the target and renamed over it: a reader sees the old report or the new one. */
+    if (!(f = fopen(tmp, "w"))) {
         rc = FLEET_ERR_SYS;
+    } else {
+        int bad = fwrite(out.buf, 1, out.len, f) != out.len;
+        bad |= fclose(f) != 0; /* closed whatever fwrite did */
+        if (bad || rename(tmp, path)) {
+            unlink(tmp);
+            rc = FLEET_ERR_SYS;
+        }
     }
     free(tmp);
     sbuf_free(&out);

@@ -285,6 +285,14 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
         st->in_asn_parse_errs++;
         return 0;
     }
+    if (report == SUSM_REPORT_NONE && msg.user &&
+        ((msg.user->auth != SUSM_AUTH_NONE && !(msg.flags & SUSM_FLAG_AUTH)) ||
+         (msg.user->priv != SUSM_PRIV_NONE && !(msg.flags & SUSM_FLAG_PRIV)))) {
+        /* Below the user's level: a user with keys is never served by its name alone. The scopedPDU
+         * was read, so a request (the Confirmed Class, RFC 3412 7.1 step 3b) gets the Report. */
+        report = SUSM_REPORT_UNSUPPORTED_SEC_LEVELS;
+        msg.report_wanted = answerable(&msg.pdu, SPDU_V3) || msg.pdu.type == SPDU_INFORM;
+    }
     if (report != SUSM_REPORT_NONE) {
         uint32_t counter = ++st->usm_stats[report];
         if (!msg.report_wanted || susm_encode_report(&msg, &engine, report, counter, out, out_cap, &len)) {
