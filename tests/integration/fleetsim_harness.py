@@ -223,6 +223,22 @@ class Fleet:
 
 # ---------------------------------------------------------------- raw client
 
+def start_with_metrics(devices=1, extra=(), metrics=True, attempts=8, **kw):
+    """A started Fleet serving --metrics on a random free loopback port (another is drawn when the one
+    drawn is taken): (fleet, base URL); with metrics=False a plain fleet and None."""
+    for _ in range(attempts):
+        port = random.randrange(PORT_LOW, PORT_HIGH)
+        args = list(extra) + (["--metrics", "127.0.0.1:%d" % port] if metrics else [])
+        try:
+            f = Fleet(devices=devices, extra=args, **kw).start()
+        except FleetError as e:
+            if metrics and "--metrics" in str(e) and "in use" in str(e):
+                continue
+            raise
+        return f, ("http://127.0.0.1:%d" % port if metrics else None)
+    raise FleetError("no free metrics port in %d attempts" % attempts)
+
+
 class ConnectionClosed(Exception):
     pass
 

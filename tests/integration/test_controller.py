@@ -24,7 +24,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import stat
 import sys

@@ -104,18 +104,9 @@ def snmp(tool, port, community="public", oid=SYS_NAME):
 class MetricsTests(unittest.TestCase):
     def fleet(self, extra=(), devices=3, metrics=True):
         """A running fleet with --metrics on a free port; returns (fleet, base URL)."""
-        for _ in range(ATTEMPTS):
-            port = free_port()
-            args = list(extra) + (["--metrics", "127.0.0.1:%d" % port] if metrics else [])
-            try:
-                f = h.Fleet(devices=devices, extra=args).start()
-            except h.FleetError as e:
-                if "--metrics" in str(e) and "in use" in str(e):
-                    continue  # the metrics port was taken: another one
-                raise
-            self.addCleanup(f.stop)
-            return f, "http://127.0.0.1:%d" % port
-        self.fail("no free metrics port in %d attempts" % ATTEMPTS)
+        f, base = h.start_with_metrics(devices, extra, metrics, ATTEMPTS)
+        self.addCleanup(f.stop)
+        return f, base
 
     def scrape(self, base):
         status, headers, body = curl(base + "/metrics")
