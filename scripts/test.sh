@@ -1,7 +1,9 @@
 #!/bin/sh
 # The whole test suite: unit, integration and format tests, first in the
 # normal gcc build, then again in a clang build with AddressSanitizer and
-# UndefinedBehaviorSanitizer (leaks fail the run).
+# UndefinedBehaviorSanitizer (leaks fail the run), then the integration tests
+# (fleets of two worker threads) in a clang build with ThreadSanitizer (any
+# report fails the run: TSAN_OPTIONS in tests/CMakeLists.txt).
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -15,5 +17,10 @@ echo "== clang build with ASan and UBSan (build-asan/)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DENABLE_SANITIZERS=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE lint
+
+echo "== clang build with TSan, integration tests (build-tsan/)"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DENABLE_TSAN=ON >/dev/null
+cmake --build build-tsan -j "$jobs"
+ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L integration
 
 echo "== all tests passed"
