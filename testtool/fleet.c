@@ -417,6 +417,7 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         w->index = i;
         w->fleet = fleet;
         w->listen_fd = -1;
+        w->spare_fd = -1;
         w->snmp.fd = -1;
         loop_timer_init(&w->accept_pause);
         w->loop = loop_new(fleet->max_fds);

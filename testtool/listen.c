@@ -1,13 +1,17 @@
 /*
  * Accepting connections for the devices; see listen.h for the two modes.
  * Accepted sockets are non-blocking and close-on-exec from accept4().
- * Running out of descriptors pauses the listener briefly instead of
- * spinning on a level-triggered EMFILE.
+ * Out of descriptors, a worker frees the one it holds in reserve, accepts
+ * the waiting connection with it and closes it at once, so the client learns
+ * right away that it was refused instead of waiting for a hello that cannot
+ * come; without the reserve (another worker took it) the listener pauses
+ * briefly instead of spinning on a level-triggered EMFILE.
  */
 #include "listen.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -43,12 +47,22 @@ adopt(struct loop *loop, void *arg)
     free(h);
 }
 
+/* Hold a descriptor back for refusing connections at the limit. */
+static void
+take_spare(struct worker *w)
+{
+    if (w->spare_fd < 0) {
+        w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    }
+}
+
 static void
 resume_accepting(struct loop *loop, struct loop_timer *timer)
 {
     struct worker *w = (struct worker *)((char *)timer - offsetof(struct worker, accept_pause));
     struct fleet *fleet = w->fleet;
 
+    take_spare(w);
     if (fleet->cfg.ip_per_device) {
         loop_set_events(loop, w->listen_fd, LOOP_READ);
         return;
@@ -77,6 +91,45 @@ pause_accepting(struct worker *w)
     }
     loop_timer_start(w->loop, &w->accept_pause, loop_now_us(w->loop) + LISTEN_EMFILE_PAUSE_MS * 1000ull,
                      resume_accepting);
+}
+
+/*
+ * Out of descriptors: accept one waiting connection with the spare
+ * descriptor and close it. Logged at most once a second per worker.
+ * @return 1 when a connection was refused (there may be more), 0 when there was none or no spare.
+ */
+static int
+refuse_at_limit(struct worker *w, int lfd)
+{
+    struct sockaddr_in peer;
+    socklen_t len = sizeof peer;
+    monotime_us now;
+    int fd;
+
+    if (w->spare_fd < 0) {
+        return 0;
+    }
+    close(w->spare_fd);
+    w->spare_fd = -1;
+    fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+    }
+    take_spare(w);
+    if (fd < 0) {
+        return 0;
+    }
+    w->refused[LISTEN_REFUSED_NO_FD]++;
+    now = loop_now_us(w->loop);
+    if (!w->refused_logged_us || now - w->refused_logged_us >= 1000000) {
+        char text[INET_ADDRSTRLEN];
+        addr_text(ntohl(peer.sin_addr.s_addr), text, sizeof text);
+        log_warn("worker %u: out of file descriptors (limit %d); connection from %s refused (%llu refused "
+                 "so far)",
+                 w->index, w->fleet->max_fds, text, (unsigned long long)w->refused[LISTEN_REFUSED_NO_FD]);
+        w->refused_logged_us = now;
+    }
+    return 1;
 }
 
 /* With an address per device, the local address of the connection names the device. */
@@ -114,6 +167,9 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
             if (errno == EINTR || errno == ECONNABORTED) {
                 continue;
             }
+            if ((errno == EMFILE || errno == ENFILE) && refuse_at_limit(w, lfd)) {
+                continue;
+            }
             /* Level-triggered: a resource error would fire again at once, so wait a little instead. */
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 pause_accepting(w);
@@ -126,6 +182,7 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
             char text[INET_ADDRSTRLEN];
             addr_text(ntohl(peer.sin_addr.s_addr), text, sizeof text);
             log_warn("connection from %s to an address outside the fleet, refused", text);
+            w->refused[LISTEN_REFUSED_NOT_FLEET]++;
             close(fd);
             continue;
         }
@@ -213,6 +270,13 @@ open_shared_listener(struct fleet *fleet, char *err, size_t err_len)
 enum fleet_err
 listen_open_all(struct fleet *fleet, char *err, size_t err_len)
 {
+    for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
+        take_spare(&fleet->workers[i]);
+        if (fleet->workers[i].spare_fd < 0) {
+            snprintf(err, err_len, "cannot open /dev/null: %m");
+            return FLEET_ERR_SYS;
+        }
+    }
     if (fleet->cfg.ip_per_device) {
         for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
             struct worker *w = &fleet->workers[i];
@@ -246,6 +310,10 @@ listen_close_all(struct fleet *fleet)
 {
     for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
+        if (w->spare_fd >= 0) {
+            close(w->spare_fd);
+            w->spare_fd = -1;
+        }
         if (w->listen_fd >= 0) {
             if (w->loop) {
                 loop_unwatch(w->loop, w->listen_fd);

@@ -224,6 +224,9 @@ class SecurityTests(unittest.TestCase):
             self.silent(s, "an SNMP request to %s" % outside)
         self.assertEqual(len(re.findall(r"connection from 127\.0\.0\.1 to an address outside the fleet, refused",
                                         f.log())), 3, f.log())
+        refused = self.metrics()
+        self.assertEqual(refused.value("fleetsim_connections_refused_total", reason="address"), 3)
+        self.assertEqual(refused.value("fleetsim_connections_refused_total", reason="descriptors"), 0)
         for i in range(3):
             with h.RawClient(f.addr(i)).hello() as c:
                 h.assert_data(c.get_config(), "device %d" % i)

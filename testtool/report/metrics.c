@@ -136,6 +136,11 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
 
     sums->sessions_open = w->session_count;
     sums->by_op = w->metrics;
+    _Static_assert(LISTEN_REFUSED_KINDS == sizeof sums->connections_refused / sizeof(uint64_t),
+                   "a refusal counter per reason");
+    for (int k = 0; k < LISTEN_REFUSED_KINDS; k++) {
+        sums->connections_refused[k] = w->refused[k];
+    }
     for (uint32_t i = w->index; i < cfg->device_count; i += cfg->threads) {
         const struct device *dev = &fleet->devices[i];
         const struct device_stats *st = &dev->stats;
@@ -489,6 +494,13 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     sample(out, "fleetsim_hello_failures_total", NULL, NULL, NULL, NULL, s->hello_failures);
     family(out, "fleetsim_ssh_auth_failures_total", "counter", "SSH authentications refused.");
     sample(out, "fleetsim_ssh_auth_failures_total", NULL, NULL, NULL, NULL, s->ssh_auth_failures);
+    family(out, "fleetsim_connections_refused_total", "counter",
+           "Connections closed as soon as they were accepted, by reason: the process was out of file "
+           "descriptors, or the address dialled is outside the fleet.");
+    sample(out, "fleetsim_connections_refused_total", "reason", "descriptors", NULL, NULL,
+           s->connections_refused[LISTEN_REFUSED_NO_FD]);
+    sample(out, "fleetsim_connections_refused_total", "reason", "address", NULL, NULL,
+           s->connections_refused[LISTEN_REFUSED_NOT_FLEET]);
 
     /* NETCONF RPCs. */
     family(out, "fleetsim_netconf_rpcs_received_total", "counter",
