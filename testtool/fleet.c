@@ -334,6 +334,7 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
 
     memset(fleet, 0, sizeof *fleet);
     fleet->cfg = *cfg;
+    fleet->null_fd = -1;
     atomic_init(&fleet->next_session_id, 1);
     fleet->start_time = time(NULL);
     {

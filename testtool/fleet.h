@@ -179,6 +179,7 @@ struct fleet {
     atomic_uint_fast32_t next_session_id;    /* session-ids are unique across the process */
     time_t start_time;                       /* netconf-start-time */
     int max_fds;                             /* RLIMIT_NOFILE after raising it */
+    int null_fd;                             /* /dev/null: the workers' spare descriptors are copies */
     struct profile *profile;                 /* what every device is, read-only */
     struct dyn_traffic traffic;              /* the profile's traffic, prepared for fast reads */
     struct ssh_key_struct **authorized_keys; /* SSH: keys that may log in (--authorized-keys) */

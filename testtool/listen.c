@@ -2,7 +2,8 @@
  * Accepting connections for the devices; see listen.h for the two modes.
  * Accepted sockets are non-blocking and close-on-exec from accept4().
  * Out of descriptors, a worker frees the one it holds in reserve, accepts
- * the waiting connection with it and closes it at once, so the client learns
+ * the waiting connection with it and closes it at once (taking the reserve
+ * back in the same step), so the client learns
  * right away that it was refused instead of waiting for a hello that cannot
  * come; without the reserve (another worker took it) the listener pauses
  * briefly instead of spinning on a level-triggered EMFILE.
@@ -47,12 +48,12 @@ adopt(struct loop *loop, void *arg)
     free(h);
 }
 
-/* Hold a descriptor back for refusing connections at the limit. */
+/* Hold a descriptor back for refusing connections at the limit: a copy of the fleet's /dev/null. */
 static void
 take_spare(struct worker *w)
 {
-    if (w->spare_fd < 0) {
-        w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (w->spare_fd < 0 && w->fleet->null_fd >= 0) {
+        w->spare_fd = fcntl(w->fleet->null_fd, F_DUPFD_CLOEXEC, 0);
     }
 }
 
@@ -112,12 +113,17 @@ refuse_at_limit(struct worker *w, int lfd)
     close(w->spare_fd);
     w->spare_fd = -1;
     fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
-    if (fd >= 0) {
-        close(fd);
-    }
-    take_spare(w);
     if (fd < 0) {
+        take_spare(w);
         return 0;
+    }
+    /* Closing the connection and taking the spare back in one step: a plain close would leave the slot
+     * free for a moment, and a connection accepted by another thread could take it for good. */
+    if (dup3(w->fleet->null_fd, fd, O_CLOEXEC) < 0) {
+        close(fd);
+        take_spare(w);
+    } else {
+        w->spare_fd = fd;
     }
     w->refused[LISTEN_REFUSED_NO_FD]++;
     now = loop_now_us(w->loop);
@@ -270,6 +276,7 @@ open_shared_listener(struct fleet *fleet, char *err, size_t err_len)
 enum fleet_err
 listen_open_all(struct fleet *fleet, char *err, size_t err_len)
 {
+    fleet->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
         take_spare(&fleet->workers[i]);
         if (fleet->workers[i].spare_fd < 0) {
@@ -308,6 +315,10 @@ listen_open_all(struct fleet *fleet, char *err, size_t err_len)
 void
 listen_close_all(struct fleet *fleet)
 {
+    if (fleet->null_fd >= 0) {
+        close(fleet->null_fd);
+        fleet->null_fd = -1;
+    }
     for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
         if (w->spare_fd >= 0) {
