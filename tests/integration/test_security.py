@@ -448,6 +448,32 @@ class SecurityTests(unittest.TestCase):
             self.assertEqual(decode(s.recv(65535))[0][1][2][1][3][1][0][1][1][1], b"noc")
 
 
+    # ------------------------------------------------------------ XPath filters
+
+    def test_an_xpath_filter_that_would_divide_by_zero_is_refused_and_the_fleet_keeps_serving(self):
+        # libyang 2.1.30 computes "mod" as a C integer remainder: "1 mod 0" raised SIGFPE and ended the process.
+        f = self.fleet(devices=2)
+        selects = ("/if:interfaces/if:interface[1 mod 0]", "/if:interfaces/*module", "/if:interfaces[1div0mod 0]")
+        with h.RawClient(f.addr(0)).hello() as c:
+            for i, select in enumerate(selects):
+                for op in ("get", "get-config"):
+                    source = "<source><running/></source>" if op == "get-config" else ""
+                    reply = c.rpc('<%s>%s<filter type="xpath" xmlns:if="%s" select="%s"/></%s>'
+                                  % (op, source, h.IF_NS, select, op), msg_id="%s-%d" % (op, i))
+                    h.assert_error(reply, "invalid-value", what="%s %s" % (op, select))
+                    self.assertIn("operator mod", reply)
+            sub = c.rpc('<create-subscription xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0">'
+                        '<filter type="xpath" xmlns:if="%s" select="%s"/></create-subscription>'
+                        % (h.IF_NS, selects[0]), msg_id="sub")
+            h.assert_error(sub, "invalid-value", what="create-subscription")
+            # The same session, and the fleet, go on: a filter without mod still works.
+            h.assert_data(c.rpc('<get-config><source><running/></source><filter type="xpath" xmlns:if="%s" '
+                                'select="/if:interfaces"/></get-config>' % h.IF_NS, msg_id="after"), "after")
+        with h.RawClient(f.addr(1)).hello() as other:
+            h.assert_data(other.get_config(), "device 1")
+        self.assertIsNone(f.proc.poll(), "fleetsim is still running")
+
+
 if __name__ == "__main__":
     h.BINARY = h.take_binary_argument()
     unittest.main(verbosity=2)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "xmlguard.h"
 
 /* Sibling sets or candidate nodes handled at one level stay inline up to this
  * count; a level with more (many containment nodes for one instance, many
@@ -680,6 +681,10 @@ filter_xpath(const struct lyd_node *data, const char *xpath, struct lyd_node **r
     *result = NULL;
     if (!xpath) {
         err = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    if (xmlguard_xpath_mod(xpath)) {
+        err = FLEET_ERR_INVAL; /* callers that answer a client say why first (ops_filter_print) */
         goto cleanup;
     }
     if (!data) {

@@ -8,6 +8,12 @@
 
 #include "rpc.h"
 
+/* The error message of an XPath filter that may use "mod" (see xmlguard_xpath_mod()), before the expression.
+ */
+#define OPS_XPATH_MOD_REFUSED                                                                                \
+    "XPath filters with the operator mod are not supported (the XPath library of this build divides by "     \
+    "zero on it):"
+
 /* edit-config's parameters, however they were read (rpc_fast.c or libyang). */
 struct ops_edit_params {
     enum ds_id target;             /* running or candidate */

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "ops.h"
 #include "validate.h"
+#include "xmlguard.h"
 
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
 
@@ -220,6 +221,10 @@ ops_filter_print(struct rpc_call *call, const struct lyd_node *subtree, const ch
 
     if (!subtree && !xpath) {
         print_into_reply(call, tree, wd);
+        return;
+    }
+    if (xpath && xmlguard_xpath_mod(xpath)) {
+        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "%s \"%s\"", OPS_XPATH_MOD_REFUSED, xpath));
         return;
     }
     if (xpath) {

@@ -13,6 +13,7 @@
 #include "ops.h"
 #include "session.h"
 #include "stream.h"
+#include "xmlguard.h"
 
 /* yang:date-and-time to ms since the epoch; -1 when it cannot be read. */
 static int64_t
@@ -110,6 +111,13 @@ op_create_subscription(struct rpc_call *call)
             if (!select || !(sub->xpath = ops_xpath_to_module_prefixes(call, lyd_get_meta_value(select)))) {
                 free(sub);
                 rpc_fail(call, ncerr_missing_attribute(NCERR_PROTOCOL, "select", "filter"));
+                return;
+            }
+            if (xmlguard_xpath_mod(sub->xpath)) {
+                rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "%s \"%s\"", OPS_XPATH_MOD_REFUSED,
+                                                   lyd_get_meta_value(select)));
+                free(sub->xpath);
+                free(sub);
                 return;
             }
         } else if (any->value_type == LYD_ANYDATA_DATATREE && any->value.tree &&

@@ -1021,6 +1021,13 @@ notif_plan_load(const char *path, const struct ly_ctx *ctx, struct notif_plan **
     if ((rc = notif_read_file(path, &ld, &text, &len))) {
         goto cleanup;
     }
+    /* XML never holds a NUL; refusing it here lets every scan below treat the text as one C string. */
+    if (memchr(text, '\0', len)) {
+        notif_fail(&ld, NULL, "a NUL byte at offset %zu: not an XML file",
+                   (size_t)((const char *)memchr(text, '\0', len) - text));
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
     if (!(p = calloc(1, sizeof *p)) || !(p->path = strdup(path))) {
         rc = FLEET_ERR_NOMEM;
         goto cleanup;

@@ -18,6 +18,7 @@
 
 #include "filter.h"
 #include "test_util.h"
+#include "xmlguard.h"
 
 #define TF_IF_NS   "urn:ietf:params:xml:ns:yang:ietf-interfaces"
 #define TF_NS      "urn:fleetsim:test:filter"
@@ -630,6 +631,52 @@ test_xpath_bad_expression_is_inval(void **state)
     assert_null(result);
 }
 
+/* libyang 2.1.30 raises SIGFPE on "x mod 0": every expression in which mod may be the operator is refused. */
+static void
+test_xpath_mod_operator_is_refused_before_libyang(void **state)
+{
+    struct tf_state *st = *state;
+    static const char *const refused[] = {
+        "/ietf-interfaces:interfaces/interface[1 mod 0]",
+        "/ietf-interfaces:interfaces/interface[-9223372036854775808 mod -1]",
+        "/ietf-interfaces:interfaces/*module",     /* "*", "mod", "ule": what the fuzzer found */
+        "/ietf-interfaces:*mod 0",                 /* "prefix:*" is one name test */
+        "/ietf-interfaces:interfaces[1div0mod 0]", /* "div" and "mod" need no spaces */
+        "/ietf-interfaces:interfaces[. mod 2]",
+        "/ietf-interfaces:interfaces[(1) mod 2]",
+        "/ietf-interfaces:interfaces['a' mod 2]",
+        "/ietf-interfaces:interfaces[1 and 2 mod 0]",
+        "/ietf-interfaces:interfaces[5mod 0]",
+    };
+    static const char *const allowed[] = {
+        "/ietf-interfaces:interfaces/interface/module",
+        "/ietf-interfaces:interfaces/interface[name='mod']",
+        "/ietf-interfaces:interfaces/interface[name=\"1 mod 0\"]",
+        "/ietf-interfaces:interfaces/mod:x",
+        "/ietf-interfaces:interfaces/interface[module-name='x']",
+        "//module",
+        "/ietf-interfaces:interfaces/child::module",
+        "/ietf-interfaces:interfaces/@mod",
+        "/ietf-interfaces:interfaces[count(module) = 0]",
+        "/ietf-interfaces:interfaces/my-module",
+        "/ietf-interfaces:interfaces[1 div 0]",
+    };
+
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        struct lyd_node *result = (struct lyd_node *)1;
+        if (!xmlguard_xpath_mod(refused[i])) {
+            fail_msg("not refused: %s", refused[i]);
+        }
+        assert_int_equal(filter_xpath(st->data, refused[i], &result), FLEET_ERR_INVAL);
+        assert_null(result);
+    }
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+        if (xmlguard_xpath_mod(allowed[i])) {
+            fail_msg("refused: %s", allowed[i]);
+        }
+    }
+}
+
 static void
 test_xpath_non_node_set_is_inval(void **state)
 {
@@ -693,6 +740,7 @@ main(void)
         cmocka_unit_test(test_xpath_nested_list_keys),
         cmocka_unit_test(test_xpath_ancestor_and_descendant_not_duplicated),
         cmocka_unit_test(test_xpath_bad_expression_is_inval),
+        cmocka_unit_test(test_xpath_mod_operator_is_refused_before_libyang),
         cmocka_unit_test(test_xpath_non_node_set_is_inval),
         cmocka_unit_test(test_xpath_no_data),
         cmocka_unit_test(test_xpath_key_lookup_in_10000_entries),

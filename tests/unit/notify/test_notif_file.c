@@ -530,6 +530,28 @@ test_refuses_odl_times_zero_and_other_defects(void **state)
     tn_load_refused(st, "not xml", FLEET_ERR_INVAL);
 }
 
+/* A NUL byte (in a comment, before the entries) once made the entry count too small for the entries. */
+static void
+test_refuses_nul_byte(void **state)
+{
+    struct tn_state *st = *state;
+    static const char head[] = "<notifications><!-- a comment with a NUL";
+    static const char tail[] = " byte --><notification><times>1</times><content><![CDATA[" TN_NOTIF(
+        TN_IF_EVENT("up")) "]]></content></notification></notifications>";
+    struct notif_plan *plan = NULL;
+    FILE *f;
+
+    snprintf(st->file, sizeof st->file, "%s/notifications.xml", st->tmp);
+    assert_non_null(f = fopen(st->file, "w"));
+    assert_int_equal(fwrite(head, 1, sizeof head, f), sizeof head); /* its terminating NUL too */
+    assert_int_equal(fwrite(tail, 1, sizeof tail - 1, f), sizeof tail - 1);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(notif_plan_load(st->file, st->ctx, &plan, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_null(plan);
+    TN_ASSERT_HAS(st->err, "a NUL byte at offset 40");
+    TN_ASSERT_HAS(st->err, st->file);
+}
+
 int
 main(void)
 {
@@ -546,6 +568,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_refuses_missing_file, tn_setup, tn_teardown),
         cmocka_unit_test_setup_teardown(test_refuses_bad_rates, tn_setup, tn_teardown),
         cmocka_unit_test_setup_teardown(test_refuses_odl_times_zero_and_other_defects, tn_setup, tn_teardown),
+        cmocka_unit_test_setup_teardown(test_refuses_nul_byte, tn_setup, tn_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
