@@ -42,12 +42,18 @@ xpath_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-int
-xmlguard_xpath_mod(const char *xpath)
+/* Nesting of parentheses and brackets the scan follows; deeper expressions are refused. */
+#define XPATH_GUARD_MAX_DEPTH 64
+
+const char *
+xmlguard_xpath_unsafe(const char *xpath)
 {
     const char *p = xpath;
-    int after_operand = 0; /* the last token ends an operand: a name here is an operator */
+    int after_operand = 0; /* the last token ends an operand: a name is an operator */
+    unsigned comparisons[XPATH_GUARD_MAX_DEPTH + 1]; /* comparisons chained at each depth, since and/or/',' */
+    unsigned depth = 0;
 
+    comparisons[0] = 0;
     while (*p) {
         unsigned char c = (unsigned char)*p;
 
@@ -56,7 +62,8 @@ xmlguard_xpath_mod(const char *xpath)
         } else if (c == '\'' || c == '"') {
             const char *end = strchr(p + 1, c);
             if (!end) {
-                return 0; /* an unterminated literal: libyang refuses the expression before evaluating it */
+                return NULL; /* an unterminated literal: libyang refuses the expression before evaluating it
+                              */
             }
             p = end + 1;
             after_operand = 1;
@@ -67,18 +74,37 @@ xmlguard_xpath_mod(const char *xpath)
                 p += strspn(p, "0123456789");
             }
             after_operand = 1;
-        } else if (c == '.' || c == ')' || c == ']') {
-            p += (c == '.' && p[1] == '.') ? 2 : 1;
+        } else if (c == '.') {
+            p += p[1] == '.' ? 2 : 1;
+            after_operand = 1;
+        } else if (c == '(' || c == '[') {
+            if (depth == XPATH_GUARD_MAX_DEPTH) {
+                return "nesting deeper than 64";
+            }
+            comparisons[++depth] = 0;
+            p++;
+            after_operand = 0;
+        } else if (c == ')' || c == ']') {
+            depth -= depth > 0;
+            p++;
             after_operand = 1;
         } else if (c == '*') {
             p++;
             after_operand = !after_operand; /* a name test, or multiplication after an operand */
+        } else if (c == '=' || c == '<' || c == '>' || (c == '!' && p[1] == '=')) {
+            /* libyang 2.1.30 leaks memory on a comparison whose left side is itself a comparison. */
+            if (++comparisons[depth] > 1) {
+                return "a comparison of a comparison (such as a = b = c)";
+            }
+            p += (p[1] == '=') ? 2 : 1;
+            after_operand = 0;
         } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80) {
             if (after_operand && !strncmp(p, "mod", 3)) {
-                return 1;
+                return "the operator mod";
             }
             if (after_operand && (!strncmp(p, "and", 3) || !strncmp(p, "div", 3) || !strncmp(p, "or", 2))) {
                 /* An operator, even with name characters after it, as libyang reads it. */
+                comparisons[depth] = p[0] == 'd' ? comparisons[depth] : 0;
                 p += p[0] == 'o' ? 2 : 3;
                 after_operand = 0;
                 continue;
@@ -91,9 +117,12 @@ xmlguard_xpath_mod(const char *xpath)
             }
             after_operand = 1;
         } else {
-            p++; /* '/', '(', '[', '@', ',', '|', '+', '-', '=', '!', '<', '>', '$' ... */
+            if (c == ',') {
+                comparisons[depth] = 0; /* the next argument of a function */
+            }
+            p++; /* '/', '@', '|', '+', '-', '$' ... */
             after_operand = 0;
         }
     }
-    return 0;
+    return NULL;
 }

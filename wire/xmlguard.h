@@ -20,20 +20,24 @@
 int xmlguard_empty_namespace(const char *xml);
 
 /**
- * @brief Whether the XPath expression @p xpath may hold the operator "mod".
+ * @brief What in the XPath expression @p xpath libyang 2.1.30 cannot evaluate safely, if anything.
  *
- * libyang 2.1.30 computes "a mod b" as a C integer remainder, so a divisor of
- * 0 (or -1 with the smallest dividend) raises SIGFPE and one filter from a
- * client would end the whole process (found by tests/fuzz/fuzz_filter.c).
- * Callers refuse such expressions. The scan follows XPath 1.0's rule for
- * operator names (3.7: after a token that ends an operand, a name is an
- * operator) and, like libyang's lexer, takes "mod" as the operator even when
- * more name characters follow ("*module" is "*", "mod", "ule"). Where the
- * scan and libyang could disagree it answers 1: a rare odd expression is
- * refused rather than a crash risked.
+ * Two defects, both found by tests/fuzz/fuzz_filter.c; one filter from any
+ * client would hit them:
+ * - "a mod b" is computed as a C integer remainder, so a divisor of 0 (or -1
+ *   with the smallest dividend) raises SIGFPE and ends the process. The scan
+ *   follows XPath 1.0's rule for operator names (3.7: after a token that ends
+ *   an operand, a name is an operator) and, like libyang's lexer, takes "mod"
+ *   as the operator even when more name characters follow ("*module" is "*",
+ *   "mod", "ule").
+ * - A comparison whose left side is itself a comparison ("a = b = c", "a > b
+ *   > c") leaks memory on every evaluation. Two comparisons at one nesting
+ *   level not separated by and, or or a function argument are refused.
+ * Where the scan and libyang could disagree it refuses: a rare odd expression
+ * is turned away rather than a crash risked.
  *
- * @return 1 when "mod" may be an operator, else 0.
+ * @return NULL when the expression may be given to libyang, else a phrase naming what is refused.
  */
-int xmlguard_xpath_mod(const char *xpath);
+const char *xmlguard_xpath_unsafe(const char *xpath);
 
 #endif

@@ -683,7 +683,7 @@ filter_xpath(const struct lyd_node *data, const char *xpath, struct lyd_node **r
         err = FLEET_ERR_INVAL;
         goto cleanup;
     }
-    if (xmlguard_xpath_mod(xpath)) {
+    if (xmlguard_xpath_unsafe(xpath)) {
         err = FLEET_ERR_INVAL; /* callers that answer a client say why first (ops_filter_print) */
         goto cleanup;
     }

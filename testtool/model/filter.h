@@ -45,8 +45,8 @@ enum fleet_err filter_subtree(const struct lyd_node *data, const struct lyd_node
  *            client's XML prefixes first.
  * @param[out] result New tree with the selected nodes (their subtrees, ancestors and keys).
  * @return FLEET_OK, FLEET_ERR_INVAL (expression does not compile; libyang's
- *         error message is in the context's log; or it may use the operator
- *         mod, which xmlguard_xpath_mod() refuses) or FLEET_ERR_NOMEM.
+ *         error message is in the context's log; or xmlguard_xpath_unsafe()
+ *         refuses it) or FLEET_ERR_NOMEM.
  */
 enum fleet_err filter_xpath(const struct lyd_node *data, const char *xpath, struct lyd_node **result);
 

@@ -8,11 +8,10 @@
 
 #include "rpc.h"
 
-/* The error message of an XPath filter that may use "mod" (see xmlguard_xpath_mod()), before the expression.
+/* The error message of an XPath filter xmlguard_xpath_unsafe() refuses: the expression, then what it refused.
  */
-#define OPS_XPATH_MOD_REFUSED                                                                                \
-    "XPath filters with the operator mod are not supported (the XPath library of this build divides by "     \
-    "zero on it):"
+#define OPS_XPATH_REFUSED                                                                                    \
+    "XPath filter \"%s\" refused: %s is not supported by the XPath library of this build"
 
 /* edit-config's parameters, however they were read (rpc_fast.c or libyang). */
 struct ops_edit_params {

@@ -217,14 +217,15 @@ ops_filter_print(struct rpc_call *call, const struct lyd_node *subtree, const ch
                  const struct lyd_node *tree, uint32_t wd)
 {
     struct lyd_node *result = NULL;
+    const char *unsafe;
     enum fleet_err rc;
 
     if (!subtree && !xpath) {
         print_into_reply(call, tree, wd);
         return;
     }
-    if (xpath && xmlguard_xpath_mod(xpath)) {
-        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "%s \"%s\"", OPS_XPATH_MOD_REFUSED, xpath));
+    if (xpath && (unsafe = xmlguard_xpath_unsafe(xpath))) {
+        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, OPS_XPATH_REFUSED, xpath, unsafe));
         return;
     }
     if (xpath) {

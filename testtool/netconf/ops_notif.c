@@ -113,9 +113,10 @@ op_create_subscription(struct rpc_call *call)
                 rpc_fail(call, ncerr_missing_attribute(NCERR_PROTOCOL, "select", "filter"));
                 return;
             }
-            if (xmlguard_xpath_mod(sub->xpath)) {
-                rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "%s \"%s\"", OPS_XPATH_MOD_REFUSED,
-                                                   lyd_get_meta_value(select)));
+            const char *unsafe = xmlguard_xpath_unsafe(sub->xpath);
+            if (unsafe) {
+                rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, OPS_XPATH_REFUSED,
+                                                   lyd_get_meta_value(select), unsafe));
                 free(sub->xpath);
                 free(sub);
                 return;

@@ -848,7 +848,8 @@ rec_value(const struct rec_table *rec, uint32_t i, uint64_t seed, uint64_t elaps
     case BER_OCTET_STRING:
     case BER_OPAQUE:
     case BER_IPADDRESS:
-        value->v.bytes.ptr = rec->bytes + e->v.ref.off;
+        /* A table of empty strings only has no byte store: never offset a NULL pointer. */
+        value->v.bytes.ptr = rec->bytes ? rec->bytes + e->v.ref.off : (const uint8_t *)"";
         value->v.bytes.len = e->v.ref.len;
         break;
     case BER_OID:
