@@ -258,15 +258,17 @@ notif_split(struct notif_template *t, uint32_t et_start, uint32_t et_end, struct
     uint32_t lit = 0; /* start of the pending literal */
     uint32_t n = 0;
     uint32_t i = 0;
+    int et_done = 0; /* once only: an empty <eventTime></eventTime> ends where it starts */
 
     while (i < len) {
         const struct notif_token *tok = NULL;
-        if (i == et_start) {
+        if (i == et_start && !et_done) {
             if (i > lit) {
                 n = notif_put_seg(segs, n, NOTIF_PH_LITERAL, lit, i - lit);
             }
             n = notif_put_seg(segs, n, NOTIF_PH_EVENT_TIME, 0, 0);
             i = lit = et_end;
+            et_done = 1;
             continue;
         }
         if (t->text[i] == '{') {

@@ -530,6 +530,23 @@ test_refuses_odl_times_zero_and_other_defects(void **state)
     tn_load_refused(st, "not xml", FLEET_ERR_INVAL);
 }
 
+/* An empty <eventTime></eventTime> ends where it starts: it once made the template split loop forever. */
+static void
+test_empty_event_time_is_filled_in(void **state)
+{
+    struct tn_state *st = *state;
+    struct notif_plan *plan = tn_load_ok(
+        st, "<notifications><notification><times>1</times><content><![CDATA[<notification "
+            "xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"><eventTime></eventTime>" TN_IF_EVENT(
+                "up") "</notification>]]></content></notification></notifications>");
+    char *out = tn_expand(&plan->items[0], 1);
+
+    TN_ASSERT_HAS(out, "<eventTime>2023-11-14T");
+    TN_ASSERT_HAS(out, "Z</eventTime><if-state-change");
+    free(out);
+    notif_plan_free(plan);
+}
+
 /* A NUL byte (in a comment, before the entries) once made the entry count too small for the entries. */
 static void
 test_refuses_nul_byte(void **state)
@@ -569,6 +586,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_refuses_bad_rates, tn_setup, tn_teardown),
         cmocka_unit_test_setup_teardown(test_refuses_odl_times_zero_and_other_defects, tn_setup, tn_teardown),
         cmocka_unit_test_setup_teardown(test_refuses_nul_byte, tn_setup, tn_teardown),
+        cmocka_unit_test_setup_teardown(test_empty_event_time_is_filled_in, tn_setup, tn_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
