@@ -32,6 +32,7 @@ sbuf_reserve(struct sbuf *b, size_t extra)
         b->failed = 1;
         return;
     }
+    p[b->len] = '\0'; /* reserved room alone already reads as the (possibly empty) content */
     b->buf = p;
     b->cap = cap;
 }

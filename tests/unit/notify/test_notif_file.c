@@ -508,9 +508,13 @@ test_refuses_odl_times_zero_and_other_defects(void **state)
         "<times>1</times><content><![CDATA[<hello xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\">"
         "<eventTime>XXXX</eventTime></hello>]]></content>",
         "<times>1</times><content><![CDATA[" TN_NOTIF(TN_IF_EVENT("up")) "</content>",
+        /* An empty text once printed unterminated bytes into the message (found by fuzz_notif_file). */
+        "<delay></delay><times>1</times><content><![CDATA[" TN_NOTIF(TN_IF_EVENT("up")) "]]></content>",
     };
-    static const char *const want[] = {"<times> \"0\"", "no <times>", "<delay> \"-1\"",       "no <content>",
-                                       "<repeat>",      "eventTime",  "NETCONF notification", "CDATA"};
+    static const char *const want[] = {
+        "<times> \"0\"",        "no <times>", "<delay> \"-1\"",
+        "no <content>",         "<repeat>",   "eventTime",
+        "NETCONF notification", "CDATA",      "<delay> \"\": not a whole number"};
     char text[4096];
 
     for (size_t i = 0; i < sizeof entry2 / sizeof entry2[0]; i++) {
