@@ -20,14 +20,11 @@ metrics endpoint. Around it, until the end:
 
 A device's first write copies its datastores (until then every device
 shares the template's), so memory grows until the edit runs have been round
-the fleet once: the warm-up lasts at least that long. It lasts longer: each
-device keeps its last --replay-log notifications (16) in buffers that grow to
-the largest notification they have held and are then reused, and the largest
-here is the netconf-config-change an edit sends. Memory stops growing once
-every slot of every device has held one, which takes several rounds of the
-edit runs (with the defaults, 200 s a round, about 15 minutes; with
---edit-interval 2 --edit-sessions 100, 20 s a round, well within 5 minutes).
---replay-log 0 takes that part out.
+the fleet once: the warm-up lasts at least that long (200 s with the
+defaults). Each device also keeps its last --replay-log notifications (16)
+in reused buffers that all grow to the largest notification of its stream,
+here the netconf-config-change an edit sends, so that part of memory is at
+its final size soon after a device's first edit; --replay-log 0 takes it out.
 
 Every --sample seconds fleetsim's VmRSS (/proc/PID/status) and CPU time
 (/proc/PID/stat, user + system) go to a CSV. At the end: RSS after the

@@ -60,7 +60,12 @@ pick_item(const struct fleet *fleet, struct notif_stream *st, uint64_t seq)
     return fleet->notif_mix[(seq - 1) % fleet->notif_mix_len];
 }
 
-/* Keep the last sends for replay; a slot's buffer is reused, so a busy stream does not malloc per send. */
+/*
+ * Keep the last sends for replay; a slot's buffer is reused, so a busy stream does not malloc per send.
+ * Every slot grows to the largest text the stream has logged, not only to its own largest: the ring
+ * reaches its final size within one turn after the stream's largest kind of notification first
+ * appears, instead of whenever each slot happens to hold one (memory that rose for a long time).
+ */
 static void
 log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms)
 {
@@ -76,8 +81,11 @@ log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms
         slot = (st->log_head + st->log_count) % st->log_cap;
         st->log_count++;
     }
-    if (st->log_size[slot] < len + 1) {
-        char *grown = realloc(st->log[slot], len + 1);
+    if (len + 1 > st->log_slot_bytes) {
+        st->log_slot_bytes = (uint32_t)(len + 1);
+    }
+    if (st->log_size[slot] < st->log_slot_bytes) {
+        char *grown = realloc(st->log[slot], st->log_slot_bytes);
         if (!grown) {
             st->log_size[slot] = 0;
             free(st->log[slot]);
@@ -86,7 +94,7 @@ log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms
             return;
         }
         st->log[slot] = grown;
-        st->log_size[slot] = (uint32_t)(len + 1);
+        st->log_size[slot] = st->log_slot_bytes;
     }
     memcpy(st->log[slot], xml, len);
     st->log[slot][len] = '\0';

@@ -83,6 +83,7 @@ struct notif_stream {
     char **log;              /* replay log: the last notifications sent, ring of log_cap */
     uint64_t *log_ms;        /* their event times */
     uint32_t *log_size;      /* bytes allocated for each slot's text (reused from send to send) */
+    uint32_t log_slot_bytes; /* what every slot grows to: the largest text logged so far, with its NUL */
     uint32_t log_cap, log_head, log_count;
     struct notif_ended ended[STREAM_ENDED_ROWS]; /* rows of ended subscriptions, oldest first */
     uint32_t ended_count;                        /* entries used in ended */
