@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,25 +98,33 @@ pause_accepting(struct worker *w)
 /*
  * Out of descriptors: accept one waiting connection with the spare
  * descriptor and close it. Logged at most once a second per worker.
- * @return 1 when a connection was refused (there may be more), 0 when there was none or no spare.
+ * @return 1 when a connection was refused (there may be more), 0 when none was waiting (accept4 reports
+ *         EMFILE before it looks at the queue), -1 without a spare.
  */
 static int
 refuse_at_limit(struct worker *w, int lfd)
 {
     struct sockaddr_in peer;
     socklen_t len = sizeof peer;
+    struct pollfd waiting = {.fd = lfd, .events = POLLIN};
     monotime_us now;
     int fd;
 
     if (w->spare_fd < 0) {
+        return -1;
+    }
+    /* accept4 says EMFILE before it looks at the queue; freeing the spare with nothing to refuse would
+     * only hand the slot to whichever thread opens a descriptor next. */
+    if (poll(&waiting, 1, 0) <= 0 || !(waiting.revents & POLLIN)) {
         return 0;
     }
     close(w->spare_fd);
     w->spare_fd = -1;
     fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
     if (fd < 0) {
+        int none_waiting = errno == EAGAIN || errno == EWOULDBLOCK;
         take_spare(w);
-        return 0;
+        return none_waiting && w->spare_fd >= 0 ? 0 : -1;
     }
     /* Closing the connection and taking the spare back in one step: a plain close would leave the slot
      * free for a moment, and a connection accepted by another thread could take it for good. */
@@ -173,11 +182,18 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
             if (errno == EINTR || errno == ECONNABORTED) {
                 continue;
             }
-            if ((errno == EMFILE || errno == ENFILE) && refuse_at_limit(w, lfd)) {
-                continue;
+            int err = errno;
+            if (err == EMFILE || err == ENFILE) {
+                int refused = refuse_at_limit(w, lfd);
+                if (refused > 0) {
+                    continue;
+                }
+                if (refused == 0) {
+                    return; /* the queue is empty; the next connection wakes the loop */
+                }
             }
             /* Level-triggered: a resource error would fire again at once, so wait a little instead. */
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
                 pause_accepting(w);
             }
             return;
