@@ -460,23 +460,6 @@ ssh_link_flush(struct ssh_link *l)
     return outq_pending(&s->out) || rc == SSH_AGAIN ? 1 : 0;
 }
 
-/* Where the host keys live when --host-key is not given. */
-static void
-state_dir(const struct fleet_config *cfg, char *buf, size_t len)
-{
-    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-    if (cfg->state_dir) {
-        snprintf(buf, len, "%s", cfg->state_dir);
-    } else if (xdg && *xdg) {
-        snprintf(buf, len, "%s/fleetsim", xdg);
-    } else if (home && *home) {
-        snprintf(buf, len, "%s/.local/state/fleetsim", home);
-    } else {
-        snprintf(buf, len, "/tmp/fleetsim-state-%u", (unsigned)getuid());
-    }
-}
-
 static int
 make_dirs(char *path)
 {
@@ -491,6 +474,29 @@ make_dirs(char *path)
         }
     }
     return mkdir(path, 0700) && errno != EEXIST ? -1 : 0;
+}
+
+/* Where the host keys and the device key secret live (--state-dir, else XDG's state folder), created. */
+static enum fleet_err
+open_state_dir(const struct fleet_config *cfg, char *buf, size_t len, char *err, size_t err_len)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+    if (cfg->state_dir) {
+        snprintf(buf, len, "%s", cfg->state_dir);
+    } else if (xdg && *xdg) {
+        snprintf(buf, len, "%s/fleetsim", xdg);
+    } else if (home && *home) {
+        snprintf(buf, len, "%s/.local/state/fleetsim", home);
+    } else {
+        snprintf(buf, len, "/tmp/fleetsim-state-%u", (unsigned)getuid());
+    }
+    if (make_dirs(buf)) {
+        snprintf(err, err_len, "cannot create the state folder %s: %s (use --state-dir)", buf,
+                 strerror(errno));
+        return FLEET_ERR_SYS;
+    }
+    return FLEET_OK;
 }
 
 /* The key at @p path, created (type @p type, @p bits) on first use and kept for later runs. */
@@ -559,13 +565,11 @@ static enum fleet_err
 load_secret(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_t err_len)
 {
     char dir[512], path[600];
+    enum fleet_err rc;
     FILE *f;
 
-    state_dir(cfg, dir, sizeof dir);
-    if (make_dirs(dir)) {
-        snprintf(err, err_len, "cannot create the state folder %s: %s (use --state-dir)", dir,
-                 strerror(errno));
-        return FLEET_ERR_SYS;
+    if ((rc = open_state_dir(cfg, dir, sizeof dir, err, err_len))) {
+        return rc;
     }
     snprintf(path, sizeof path, "%s/ssh_device_key_secret", dir);
     if ((f = fopen(path, "rb"))) {
@@ -599,11 +603,8 @@ ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
         snprintf(ed, sizeof ed, "%s", cfg->host_key);
         rsa[0] = '\0';
     } else {
-        state_dir(cfg, dir, sizeof dir);
-        if (make_dirs(dir)) {
-            snprintf(err, err_len, "cannot create the state folder %s: %s (use --state-dir)", dir,
-                     strerror(errno));
-            return FLEET_ERR_SYS;
+        if ((rc = open_state_dir(cfg, dir, sizeof dir, err, err_len))) {
+            return rc;
         }
         snprintf(ed, sizeof ed, "%s/ssh_host_ed25519_key", dir);
         snprintf(rsa, sizeof rsa, "%s/ssh_host_rsa_key", dir);
