@@ -49,3 +49,15 @@ textarg_bool(const char *s, int *out)
     }
     return 0;
 }
+
+const char *
+textarg_flag_value(const char *optarg, int argc, char **argv, int *optind)
+{
+    if (optarg) {
+        return optarg;
+    }
+    if (*optind < argc && (!strcmp(argv[*optind], "true") || !strcmp(argv[*optind], "false"))) {
+        return argv[(*optind)++];
+    }
+    return NULL;
+}

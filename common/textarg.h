@@ -16,4 +16,16 @@ int textarg_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 /** @brief "true" or "false" (NULL, as for a flag given without value, is true). @return 0 or -1. */
 int textarg_bool(const char *s, int *out);
 
+/**
+ * @brief The value of a flag declared with an optional argument: getopt hands a value over only in the
+ * form "--flag=false", so "--flag false" (OpenDaylight's scripts write it so) would leave "false" behind as
+ * a stray argument. When @p optarg is NULL and the next argument reads true or false, that argument is the
+ * value and @p optind moves past it.
+ * @param[in] optarg getopt's optarg for the flag.
+ * @param[in] argc, argv The command line.
+ * @param[in,out] optind getopt's optind.
+ * @return The value text, or NULL for a flag given alone (textarg_bool() reads NULL as true).
+ */
+const char *textarg_flag_value(const char *optarg, int argc, char **argv, int *optind);
+
 #endif

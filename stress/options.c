@@ -114,6 +114,7 @@ static const struct option options[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"node-suffix", required_argument, NULL, OPT_NODE_SUFFIX},
     {"help", no_argument, NULL, OPT_HELP},
+    {"h", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
@@ -403,7 +404,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
 
     opterr = 0;
     optind = 2;
-    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+    /* getopt_long_only: "-ip" is read as "--ip", and an unknown word is reported whole. */
+    while ((opt = getopt_long_only(argc, argv, ":", options, NULL)) != -1) {
         switch (opt) {
         case OPT_IP:
             if (inet_pton(AF_INET, optarg, &addr) != 1) {
@@ -424,6 +426,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             count_given = 1;
             break;
         case OPT_IP_PER_DEVICE:
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
             if (textarg_bool(optarg, &o->ip_per_device)) {
                 BAD("--ip-per-device takes true or false, not \"%s\"", optarg);
             }
@@ -449,6 +452,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             msg_timeout_given = 1;
             break;
         case OPT_LEGACY_FRAMING:
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
             if (textarg_bool(optarg, &o->legacy_framing)) {
                 BAD("--legacy-framing takes true or false, not \"%s\"", optarg);
             }

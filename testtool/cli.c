@@ -135,6 +135,7 @@ static const struct option options[] = {
     {"metrics-per-device", optional_argument, NULL, OPT_METRICS_PER_DEVICE},
     {"status-interval", required_argument, NULL, OPT_STATUS_INTERVAL},
     {"help", no_argument, NULL, OPT_HELP},
+    {"h", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
@@ -249,7 +250,9 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
 
     opterr = 0;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+    /* getopt_long_only: "-ip" is read as "--ip", as users of single-dash tools type it, and an unknown
+     * word is reported whole (getopt_long would split "-ip" into the short options i and p). */
+    while ((opt = getopt_long_only(argc, argv, ":", options, NULL)) != -1) {
         switch (opt) {
         case OPT_DEVICE_COUNT:
             if (textarg_u32(optarg, 1, 1000000, &cfg->device_count)) {
@@ -272,9 +275,8 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             cfg->ip = ntohl(addr.s_addr);
             break;
         case OPT_IP_PER_DEVICE:
-            if (!optarg) {
-                cfg->ip_per_device = 1;
-            } else if (textarg_bool(optarg, &cfg->ip_per_device)) {
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
+            if (textarg_bool(optarg, &cfg->ip_per_device)) {
                 snprintf(err, err_len, "--ip-per-device takes true or false, not \"%s\"", optarg);
                 return CLI_ERROR;
             }
@@ -487,9 +489,8 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             cfg->metrics_addr = optarg; /* checked when the server starts: ADDR:PORT or PORT */
             break;
         case OPT_METRICS_PER_DEVICE:
-            if (!optarg) {
-                cfg->metrics_per_device = 1;
-            } else if (textarg_bool(optarg, &cfg->metrics_per_device)) {
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
+            if (textarg_bool(optarg, &cfg->metrics_per_device)) {
                 snprintf(err, err_len, "--metrics-per-device takes true or false, not \"%s\"", optarg);
                 return CLI_ERROR;
             }
@@ -524,9 +525,8 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             cfg->authorized_keys = optarg;
             break;
         case OPT_HOST_KEY_PER_DEVICE:
-            if (!optarg) {
-                cfg->host_key_per_device = 1;
-            } else if (textarg_bool(optarg, &cfg->host_key_per_device)) {
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
+            if (textarg_bool(optarg, &cfg->host_key_per_device)) {
                 snprintf(err, err_len, "--host-key-per-device takes true or false, not \"%s\"", optarg);
                 return CLI_ERROR;
             }

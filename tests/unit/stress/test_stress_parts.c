@@ -237,6 +237,32 @@ test_bad_usage_is_refused_with_a_message(void **state)
                              "controller-mount (see --help)");
 }
 
+/* Issue 13: "-ip" named argv[0] in its error, and "--legacy-framing true" left "true" as a stray argument. */
+static void
+test_single_dash_words_and_flag_values_are_read(void **state)
+{
+    const char *dash[] = {"fleetsim-stress", "edit", "-ip", "127.0.0.3", "-edits", "7"};
+    const char *flags[] = {"fleetsim-stress", "mount", "--legacy-framing", "true",
+                           "--ip-per-device", "false", "--device-count",   "2"};
+    const char *alone[] = {"fleetsim-stress", "mount", "--legacy-framing", "--device-count", "2"};
+    const char *unknown[] = {"fleetsim-stress", "edit", "-xyz"};
+    struct stress_options o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, err, sizeof err, 6, dash), STRESS_PARSE_RUN);
+    assert_int_equal(o.ip, 0x7f000003u);
+    assert_int_equal(o.edits, 7);
+    assert_int_equal(parse(&o, err, sizeof err, 8, flags), STRESS_PARSE_RUN);
+    assert_int_equal(o.legacy_framing, 1);
+    assert_int_equal(o.ip_per_device, 0);
+    assert_int_equal(o.device_count, 2);
+    assert_int_equal(parse(&o, err, sizeof err, 5, alone), STRESS_PARSE_RUN);
+    assert_int_equal(o.legacy_framing, 1);
+    assert_int_equal(parse(&o, err, sizeof err, 3, unknown), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "unknown option \"-xyz\" (see --help)");
+}
+
 int
 main(void)
 {
@@ -252,6 +278,7 @@ main(void)
         cmocka_unit_test(test_edit_defaults_follow_opendaylight),
         cmocka_unit_test(test_opendaylight_flags_are_understood),
         cmocka_unit_test(test_bad_usage_is_refused_with_a_message),
+        cmocka_unit_test(test_single_dash_words_and_flag_values_are_read),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
