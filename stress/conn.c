@@ -2,7 +2,8 @@
  * Client connections for the stress client. Output is written at once when
  * the socket takes it (write first) and only a short write arms EPOLLOUT;
  * input is read in bulk and every complete message goes to the workload.
- * This file also holds the plain TCP transport; SSH is in conn_ssh.c.
+ * This file also holds the plain TCP transport; SSH is in conn_ssh.c, the
+ * choice between them in conn_detect.c.
  */
 #include "conn.h"
 #include "conn_internal.h"
@@ -23,8 +24,8 @@
 #define CONN_MAX_READS_PER_EVENT 8
 
 static const char *const failure_names[CONN_FAIL_COUNT] = {
-    "none",  "refused", "timeout",   "bad-hello", "closed-by-server",
-    "reset", "framing", "resources", "auth",      "ssh",
+    "none",    "refused",   "timeout", "bad-hello", "closed-by-server", "reset",
+    "framing", "resources", "auth",    "ssh",       "wrong-transport",
 };
 
 static char read_buf[CONN_READ_BYTES]; /* lent to the connection being read; one loop, one thread */
@@ -43,7 +44,6 @@ conn_failure_name(enum conn_failure why)
 }
 
 static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
-static const struct conn_transport tcp_transport;
 
 static void
 teardown(struct conn *c)
@@ -89,10 +89,11 @@ static void
 on_timeout(struct loop *loop, struct loop_timer *timer)
 {
     struct conn *c = (struct conn *)((char *)timer - offsetof(struct conn, timer));
-    char detail[64];
+    char detail[192];
 
     (void)loop;
-    snprintf(detail, sizeof detail, "no answer within %u ms", (unsigned)c->timeout_ms);
+    snprintf(detail, sizeof detail, "no answer within %u ms%s", (unsigned)c->timeout_ms,
+             conn_detect_timeout_hint(c));
     conn_fail(c, CONN_FAIL_TIMEOUT, detail);
 }
 
@@ -122,25 +123,19 @@ conn_idle(struct conn *c)
     loop_timer_stop(c->loop, &c->timer);
 }
 
-int
-conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t addr, uint16_t port,
-           const struct conn_callbacks *cb, void *user)
+/* A socket connecting to c's target over c->tr. Returns 0, or -1 when not even the socket could be made. */
+static int
+connect_socket(struct conn *c)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
+    struct sockaddr_in sa = {
+        .sin_family = AF_INET, .sin_port = htons(c->port), .sin_addr.s_addr = htonl(c->addr)};
+    struct loop *loop = c->loop;
     int one = 1;
 
-    c->loop = loop;
-    c->xml_ctx = xml_ctx;
-    c->cb = cb;
-    c->user = user;
-    c->addr = addr;
-    c->port = port;
     c->out_mode = FRAME_EOM;
-    c->tr = conn_ssh_enabled() ? &conn_ssh_transport : &tcp_transport;
     c->ssh = NULL;
     loop_timer_init(&c->timer);
     frame_decoder_init(&c->dec, 0);
-    c->started_us = loop_clock_monotonic();
     c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->fd < 0) {
         frame_decoder_close(&c->dec);
@@ -167,6 +162,31 @@ conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t a
         loop_timer_start(loop, &c->timer, loop_clock_monotonic(), on_early_failure);
     }
     return 0;
+}
+
+int
+conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t addr, uint16_t port,
+           const struct conn_callbacks *cb, void *user)
+{
+    c->loop = loop;
+    c->xml_ctx = xml_ctx;
+    c->cb = cb;
+    c->user = user;
+    c->addr = addr;
+    c->port = port;
+    c->started_us = loop_clock_monotonic();
+    c->tr = conn_detect_first(c);
+    return connect_socket(c);
+}
+
+void
+conn_restart(struct conn *c, const struct conn_transport *tr)
+{
+    teardown(c);
+    c->tr = tr;
+    if (connect_socket(c)) {
+        c->cb->failed(c, CONN_FAIL_RESOURCES, "socket: cannot reconnect");
+    }
 }
 
 static void
@@ -389,6 +409,9 @@ tcp_io(struct conn *c, uint32_t events)
     for (int i = 0; i < CONN_MAX_READS_PER_EVENT && c->state != CONN_CLOSED; i++) {
         ssize_t n = read(c->fd, buf, sizeof read_buf);
         if (n > 0) {
+            if (!c->heard && conn_detect_tcp_heard(c, buf, (size_t)n)) {
+                return; /* an SSH server: failed, or connecting again over SSH */
+            }
             conn_input(c, buf, (size_t)n);
             if (c->state == CONN_READY && c->cb->drained) {
                 c->cb->drained(c);
@@ -409,7 +432,7 @@ tcp_io(struct conn *c, uint32_t events)
     }
 }
 
-static const struct conn_transport tcp_transport = {
+const struct conn_transport conn_tcp_transport = {
     .open = tcp_open,
     .io = tcp_io,
     .send = tcp_send,

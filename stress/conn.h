@@ -23,7 +23,7 @@
 enum conn_state {
     CONN_IDLE,       /* not started */
     CONN_CONNECTING, /* connect() in progress */
-    CONN_HANDSHAKE,  /* connected; the transport's own set-up (SSH: keys, login, channel) in progress */
+    CONN_HANDSHAKE,  /* connected; the transport's detection or own set-up (SSH: keys, login, channel) */
     CONN_HELLO,      /* connected, waiting for the server's hello */
     CONN_READY,      /* hello exchanged; requests may flow */
     CONN_CLOSED,     /* closed (by us or on failure); no callbacks any more */
@@ -41,6 +41,7 @@ enum conn_failure {
     CONN_FAIL_RESOURCES, /* out of descriptors or memory on our side */
     CONN_FAIL_AUTH,      /* SSH: the server refused our credentials */
     CONN_FAIL_SSH,       /* SSH: key exchange, channel or netconf subsystem failed */
+    CONN_FAIL_TRANSPORT, /* --ssh true|false does not match what the server speaks */
     CONN_FAIL_COUNT,
 };
 
@@ -80,10 +81,20 @@ struct conn {
     monotime_us ready_us;            /* hello exchanged */
     const struct conn_transport *tr; /* TCP or SSH; chosen by conn_start() */
     struct conn_ssh *ssh;            /* SSH state from CONN_HANDSHAKE until closed; NULL over TCP */
+    uint8_t heard;                   /* 1 once the server's first bytes were seen (peeked or read) */
+    uint8_t silent;                  /* 1: the transport was chosen without the server having spoken */
+};
+
+/* How connections choose their transport (--ssh true, false, or left out). */
+enum conn_transport_mode {
+    CONN_TRANSPORT_TCP,  /* plain TCP; an SSH server is reported as CONN_FAIL_TRANSPORT */
+    CONN_TRANSPORT_SSH,  /* SSH; a server sending XML first is reported as CONN_FAIL_TRANSPORT */
+    CONN_TRANSPORT_AUTO, /* from the server's first bytes, per connection (conn_detect.c) */
 };
 
 /**
- * @brief Run every later connection over SSH (subsystem "netconf"); call once before any conn_start().
+ * @brief Prepare SSH (subsystem "netconf") for the connections that will run it; call once before any
+ * conn_start() when conn_transport_set() chooses SSH or detection.
  * The server's host key is not verified: this is a test tool. With @p key_path, public key
  * authentication is tried first and the password only when the key is refused.
  * @param[in] user Login name (not copied; must outlive the connections).
@@ -96,6 +107,23 @@ int conn_ssh_setup(const char *user, const char *password, const char *key_path,
 
 /** @brief Release what conn_ssh_setup() loaded, after every connection was closed. Harmless without setup. */
 void conn_ssh_cleanup(void);
+
+/**
+ * @brief Choose how every later connection picks its transport (default CONN_TRANSPORT_TCP); call once
+ * before any conn_start(). CONN_TRANSPORT_AUTO looks at the server's first bytes; a server silent for
+ * a second is taken for TCP and later connections no longer wait. A connection with a preamble runs TCP.
+ */
+void conn_transport_set(enum conn_transport_mode mode);
+
+/** @return What the connections so far were handed to: "ssh", "tcp", "tcp+ssh" or "none". */
+const char *conn_transport_used(void);
+
+/**
+ * @return The manifest's transport fields, without braces: "ssh":true|false (SSH was used),
+ * "transport":"auto|tcp|ssh" (as asked) and "transport_used" (conn_transport_used()). A static buffer,
+ * overwritten by the next call.
+ */
+const char *conn_transport_json(void);
 
 /**
  * @brief Start connecting. Progress and failures arrive through @p cb.

@@ -1,7 +1,9 @@
 /*
  * What conn.c shares with its transports: the byte stream under a NETCONF
  * connection is plain TCP (conn.c) or an SSH channel (conn_ssh.c), each an
- * ops table like redis's ConnectionType. conn.c owns the socket's connect,
+ * ops table like redis's ConnectionType; without --ssh a third one
+ * (conn_detect.c) looks at the server's first bytes and hands the connection
+ * to one of them. conn.c owns the socket's connect,
  * the timers, the hello and the framing; a transport moves bytes once the
  * TCP connection is up. Workload code never sees which one runs.
  */
@@ -28,8 +30,46 @@ struct conn_transport {
 /* NETCONF over SSH (conn_ssh.c). */
 extern const struct conn_transport conn_ssh_transport;
 
-/** @return 1 when conn_ssh_setup() enabled SSH for every connection of this process. */
-int conn_ssh_enabled(void);
+/* NETCONF over plain TCP (conn.c). */
+extern const struct conn_transport conn_tcp_transport;
+
+/* What a server's first bytes say (conn_detect_classify()). */
+enum conn_detect_kind {
+    CONN_DETECT_UNKNOWN, /* neither (or nothing yet) */
+    CONN_DETECT_SSH,     /* an SSH version line "SSH-..." (or a prefix of one), maybe after other lines */
+    CONN_DETECT_XML,     /* XML: a NETCONF server over plain TCP sending its hello */
+};
+
+/**
+ * @brief The transport conn_start() begins with, after the TCP connect: TCP, SSH, or the detection, which
+ * hands the connection to one of them (conn_detect.c). Resets c->heard and c->silent.
+ */
+const struct conn_transport *conn_detect_first(struct conn *c);
+
+/** @brief Classify the first @p len bytes a server sent. */
+enum conn_detect_kind conn_detect_classify(const char *buf, size_t len);
+
+/**
+ * @brief Quote the first line of @p buf for a message: printable ASCII only, at most 48 characters then
+ * "...". @return The length written to @p out (NUL-terminated when @p out_len > 0).
+ */
+size_t conn_detect_quote(const char *buf, size_t len, char *out, size_t out_len);
+
+/**
+ * @brief The first bytes read over TCP: an SSH version line fails the connection (CONN_FAIL_TRANSPORT),
+ * or restarts it over SSH when TCP was only assumed because the server was silent.
+ * @return 0 to go on with the bytes, 1 when the connection was failed or restarted (drop them).
+ */
+int conn_detect_tcp_heard(struct conn *c, const char *buf, size_t len);
+
+/** @return Words appended to a timeout's detail during the set-up (what the server did not send), or "". */
+const char *conn_detect_timeout_hint(const struct conn *c);
+
+/**
+ * @brief Close the socket and connect again, over @p tr this time (the callbacks, the target and the start
+ * time stay). A failure to do so is reported through the callback.
+ */
+void conn_restart(struct conn *c, const struct conn_transport *tr);
 
 /** @brief Report a failure once: tear the connection down, then call the workload's failed callback. */
 void conn_fail(struct conn *c, enum conn_failure why, const char *detail);

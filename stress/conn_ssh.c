@@ -14,6 +14,9 @@
  * far as the server's window allows; the rest waits in the connection's
  * queue until a window adjust arrives with the next input.
  *
+ * Before this file's set-up starts, conn_detect.c may have peeked at the
+ * server's version line, leaving it in the socket for libssh to read.
+ *
  * The server's host key is not verified (a test tool against simulated
  * devices). Each connection has its own libssh session (~tens of KiB);
  * thousands of them in one process cost memory, not threads.
@@ -61,7 +64,7 @@ struct conn_ssh {
 
 /* Process-wide settings: set once by conn_ssh_setup() before any connection, read-only afterwards. */
 static struct {
-    int enabled;          /* 1: every connection runs over SSH */
+    int enabled;          /* 1: conn_ssh_setup() ran (conn_detect.c decides which connections use SSH) */
     const char *user;     /* login name (not owned) */
     const char *password; /* password (not owned) */
     ssh_key key;          /* --ssh-key, or NULL; shared by all sessions of the one loop thread */
@@ -93,12 +96,6 @@ conn_ssh_cleanup(void)
     settings.key = NULL;
     settings.enabled = 0;
     ssh_finalize();
-}
-
-int
-conn_ssh_enabled(void)
-{
-    return settings.enabled;
 }
 
 static void
@@ -285,7 +282,7 @@ ssh_open(struct conn *c)
     }
     c->ssh = l;
     c->state = CONN_HANDSHAKE;
-    l->events = LOOP_WRITE; /* what conn_start() watched for */
+    l->events = LOOP_WRITE; /* what conn_start() watched for (the detection's LOOP_READ is set again below) */
     inet_ntop(AF_INET, &a, host, sizeof host);
     /*
      * No ~/.ssh/config and no known_hosts: the run must not depend on the user's files, and reading

@@ -402,13 +402,12 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
                 o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
                 (unsigned)o->device_count, o->ip_per_device ? "true" : "false", o->edits);
     sbuf_add_json(&b, o->edit_content ? o->edit_content : "(built-in ietf-interfaces entry)");
-    sbuf_printf(
-        &b,
-        ",\"edit_batch_size\":%" PRIu64 ",\"candidate_datastore\":%s,\"async_requests\":%s,"
-        "\"thread_amount\":%u,\"pipeline\":%u,\"msg_timeout_s\":%u,\"legacy_framing\":%s,\"ssh\":%s},",
-        o->batch_size, o->candidate ? "true" : "false", o->async ? "true" : "false", (unsigned)o->threads,
-        (unsigned)o->pipeline, (unsigned)o->msg_timeout_s, o->legacy_framing ? "true" : "false",
-        o->ssh ? "true" : "false");
+    sbuf_printf(&b,
+                ",\"edit_batch_size\":%" PRIu64 ",\"candidate_datastore\":%s,\"async_requests\":%s,"
+                "\"thread_amount\":%u,\"pipeline\":%u,\"msg_timeout_s\":%u,\"legacy_framing\":%s,%s},",
+                o->batch_size, o->candidate ? "true" : "false", o->async ? "true" : "false",
+                (unsigned)o->threads, (unsigned)o->pipeline, (unsigned)o->msg_timeout_s,
+                o->legacy_framing ? "true" : "false", conn_transport_json());
     sbuf_printf(&b, "\"server\":{\"session_id\":%u,\"framing\":\"%s\",\"capabilities\":[",
                 (unsigned)hello->session_id,
                 run->sessions[0].conn.out_mode == FRAME_CHUNKED ? "base:1.1" : "base:1.0");

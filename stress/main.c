@@ -19,6 +19,7 @@ main(int argc, char **argv)
     struct stress_options opts;
     char err[512];
     int rc = 2;
+    int netconf;
 
     switch (stress_options_parse(argc, argv, &opts, err, sizeof err)) {
     case STRESS_PARSE_EXIT:
@@ -30,10 +31,16 @@ main(int argc, char **argv)
         break;
     }
     signal(SIGPIPE, SIG_IGN);
-    if (opts.ssh && conn_ssh_setup(opts.username, opts.password, opts.ssh_key, err, sizeof err)) {
+    netconf = opts.mode == STRESS_EDIT || opts.mode == STRESS_MOUNT || opts.mode == STRESS_NOTIFY;
+    /* Without --ssh each connection may turn out to need SSH: its key is loaded up front all the same. */
+    if (netconf && opts.ssh != 0 &&
+        conn_ssh_setup(opts.username, opts.password, opts.ssh_key, err, sizeof err)) {
         fprintf(stderr, "fleetsim-stress: %s\n", err);
         return 1;
     }
+    conn_transport_set(opts.ssh < 0 ? CONN_TRANSPORT_AUTO
+                       : opts.ssh   ? CONN_TRANSPORT_SSH
+                                    : CONN_TRANSPORT_TCP);
     switch (opts.mode) {
     case STRESS_EDIT:
         rc = edit_run(&opts);
@@ -53,6 +60,9 @@ main(int argc, char **argv)
     case STRESS_CONTROLLER_MOUNT:
         rc = cmount_run(&opts);
         break;
+    }
+    if (netconf) {
+        printf("transport: %s (%s)\n", conn_transport_used(), opts.ssh < 0 ? "detected" : "as --ssh asked");
     }
     conn_ssh_cleanup();
     return rc;

@@ -296,11 +296,11 @@ write_manifest(struct mount_run *run)
         &b,
         ",\"mode\":\"mount\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
         "\"ip_per_device\":%s,\"concurrency\":%u,\"on_mount\":\"%s\",\"hold_s\":%u,\"msg_timeout_s\":%u,"
-        "\"legacy_framing\":%s,\"ssh\":%s},\"server\":{\"capabilities\":[",
+        "\"legacy_framing\":%s,%s},\"server\":{\"capabilities\":[",
         o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
         (unsigned)o->device_count, o->ip_per_device ? "true" : "false", (unsigned)o->concurrency,
         actions[o->on_mount], (unsigned)o->hold_s, (unsigned)o->msg_timeout_s,
-        o->legacy_framing ? "true" : "false", o->ssh ? "true" : "false");
+        o->legacy_framing ? "true" : "false", conn_transport_json());
     for (size_t i = 0; hello && i < hello->cap_count; i++) {
         if (i) {
             sbuf_adds(&b, ",");

@@ -617,8 +617,8 @@ write_manifest(const struct notify_run *run, const struct notify_totals *t)
     sbuf_printf(&b, ",\"duration_s\":%u,\"count\":%" PRIu64 ",\"idle_timeout_s\":%u", (unsigned)o->duration_s,
                 o->count, (unsigned)o->idle_timeout_s);
     json_opt_string(&b, "seq_element", o->seq_element);
-    sbuf_printf(&b, ",\"msg_timeout_s\":%u,\"legacy_framing\":%s,\"ssh\":%s", (unsigned)o->msg_timeout_s,
-                o->legacy_framing ? "true" : "false", o->ssh ? "true" : "false");
+    sbuf_printf(&b, ",\"msg_timeout_s\":%u,\"legacy_framing\":%s,%s", (unsigned)o->msg_timeout_s,
+                o->legacy_framing ? "true" : "false", conn_transport_json());
     json_opt_string(&b, "tcp_preamble", o->preamble_path);
     sbuf_printf(
         &b,

@@ -133,8 +133,11 @@ static const char usage[] =
     "  --json FILE                write a manifest: parameters, server hello, results\n"
     "  --tcp-preamble FILE        bytes to send before the hello (e.g. netconfd's tcp-direct connect "
     "message)\n"
-    "  --ssh true|false           NETCONF over SSH for edit, mount and notify (default false); the\n"
-    "                             server's host key is NOT verified (a test tool)\n"
+    "  --ssh true|false           NETCONF over SSH or plain TCP for edit, mount and notify (default:\n"
+    "                             detected per connection: a server sending \"SSH-2.0-...\" first gets\n"
+    "                             SSH, one sending its hello gets TCP, one silent for 1 s gets TCP and so\n"
+    "                             do the later ones); given, a server speaking the other fails with\n"
+    "                             wrong-transport; the server's host key is NOT verified (a test tool)\n"
     "  --username U, --password P credentials for SSH (default admin/admin)\n"
     "  --ssh-key FILE             SSH private key (unencrypted), tried before the password\n"
     "\n"
@@ -353,6 +356,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     o->ip = 0x7f000001u;
     o->port = 17830;
     o->device_count = 1;
+    o->ssh = -1;
     o->msg_timeout_s = 60;
     o->username = "admin";
     o->password = "admin";
@@ -683,7 +687,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (!count_given) {
             BAD("controller-mount needs --device-count D, the nodes expected to connect");
         }
-        if (o->ssh) {
+        if (o->ssh > 0) {
             BAD("--ssh is for edit, mount and notify (NETCONF)");
         }
         if (!msg_timeout_given) {
@@ -694,14 +698,20 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     if (o->mode == STRESS_RECONCILE && (!o->sent_path || !o->received_path)) {
         BAD("reconcile needs --sent REPORT and --received JSON");
     }
-    if (o->ssh && (o->mode == STRESS_SNMP || o->mode == STRESS_RECONCILE)) {
+    if (o->ssh > 0 && (o->mode == STRESS_SNMP || o->mode == STRESS_RECONCILE)) {
         BAD("--ssh is for edit, mount and notify (NETCONF)");
     }
-    if (o->ssh && o->preamble_path) {
+    if (o->ssh > 0 && o->preamble_path) {
         BAD("--tcp-preamble is for plain TCP; it cannot be combined with --ssh true");
     }
     if (o->ssh_key && !o->ssh) {
-        BAD("--ssh-key needs --ssh true");
+        BAD("--ssh-key is for SSH; it cannot be combined with --ssh false");
+    }
+    if (o->ssh_key && o->preamble_path) {
+        BAD("--ssh-key is for SSH and --tcp-preamble for plain TCP; give one of them");
+    }
+    if (o->ssh < 0 && o->preamble_path) {
+        o->ssh = 0; /* the preamble implies TCP (netconfd's tcp-direct answers only after it) */
     }
     if (o->mode == STRESS_EDIT && o->threads > o->edits) {
         BAD("--thread-amount %u is more than --edits %llu: every session needs an edit", (unsigned)o->threads,
