@@ -95,11 +95,11 @@ conn_detect_classify(const char *buf, size_t len)
             return CONN_DETECT_SSH; /* RFC 4253 4.2: a server may send other lines before its version */
         }
     }
+    if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+        i = 3; /* a UTF-8 byte order mark before the XML */
+    }
     while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')) {
         i++;
-    }
-    if (i + 3 <= len && !memcmp(buf + i, "\xef\xbb\xbf", 3)) {
-        i += 3; /* a UTF-8 byte order mark before the XML */
     }
     return i < len && buf[i] == '<' ? CONN_DETECT_XML : CONN_DETECT_UNKNOWN;
 }

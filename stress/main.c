@@ -61,7 +61,7 @@ main(int argc, char **argv)
         rc = cmount_run(&opts);
         break;
     }
-    if (netconf) {
+    if (netconf && rc == 0) { /* a failed run ends with its reason; the manifest has the transport */
         printf("transport: %s (%s)\n", conn_transport_used(), opts.ssh < 0 ? "detected" : "as --ssh asked");
     }
     conn_ssh_cleanup();

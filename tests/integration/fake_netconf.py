@@ -46,7 +46,7 @@ class Script:
 
     def __init__(self, caps=(h.BASE10, h.BASE11), session_id=4242, send_hello=True, hello_delay_s=0.0,
                  preamble_len=0, answer=None, after="close", reply_delay_s=0.0, settle_s=None, error_tags=None,
-                 wrong_id_at=None, notify=False):
+                 wrong_id_at=None, notify=False, hello_after_client=False):
         self.caps = list(caps)
         self.session_id = session_id      # None: a hello without session-id
         self.send_hello = send_hello      # False: never send a hello
@@ -59,6 +59,7 @@ class Script:
         self.error_tags = dict(error_tags or {})  # operation name -> error-tag of an rpc-error reply
         self.wrong_id_at = wrong_id_at    # the reply to this request (1-based) carries message-id 999999
         self.notify = notify              # a <notification> before every reply
+        self.hello_after_client = hello_after_client  # True: silent until the client's hello has arrived
 
 
 class Request:
@@ -306,8 +307,9 @@ class _Session:
             self.drain()
             return
         self.servers.setup_done()
-        self.send(server_hello(s.caps, s.session_id))
-        self.conn.hello_sent_at = time.monotonic()
+        if not s.hello_after_client:
+            self.send(server_hello(s.caps, s.session_id))
+            self.conn.hello_sent_at = time.monotonic()
         # The client's hello is always end-of-message framed.
         msg = None
         while msg is None and not self.stopped() and not self.eof:
@@ -316,6 +318,9 @@ class _Session:
                 self.fill()
         if msg is None:
             return
+        if s.hello_after_client:
+            self.send(server_hello(s.caps, s.session_id))
+            self.conn.hello_sent_at = time.monotonic()
         self.conn.client_hello = msg.decode(errors="replace")
         try:
             root = ET.fromstring(msg)

@@ -141,7 +141,8 @@ class StressSshTests(unittest.TestCase):
 
     def test_ssh_options_that_do_not_fit_are_usage_errors(self):
         for args, text in ((["snmp", "--ssh", "true"], "--ssh is for edit, mount and notify"),
-                           (["edit", "--ssh-key", "/nonexistent"], "--ssh-key needs --ssh true")):
+                           (["edit", "--ssh", "false", "--ssh-key", "/nonexistent"],
+                            "--ssh-key is for SSH; it cannot be combined with --ssh false")):
             p = subprocess.run([STRESS] + args, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                timeout=h.scaled(10))
             self.assertEqual(p.returncode, 2, p.stderr)

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "conn_internal.h"
 #include "options.h"
 #include "stats.h"
 #include "template.h"
@@ -263,6 +264,57 @@ test_single_dash_words_and_flag_values_are_read(void **state)
     assert_string_equal(err, "unknown option \"-xyz\" (see --help)");
 }
 
+/* Issue 13: without --ssh the transport is detected; the options only record that it was left out. */
+static void
+test_ssh_left_out_means_detected(void **state)
+{
+    const char *plain[] = {"fleetsim-stress", "mount"};
+    const char *key[] = {"fleetsim-stress", "mount", "--ssh-key", "k"};
+    const char *preamble[] = {"fleetsim-stress", "mount", "--tcp-preamble", "p"};
+    const char *key_tcp[] = {"fleetsim-stress", "mount", "--ssh", "false", "--ssh-key", "k"};
+    struct stress_options o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, err, sizeof err, 2, plain), STRESS_PARSE_RUN);
+    assert_int_equal(o.ssh, -1);
+    assert_int_equal(parse(&o, err, sizeof err, 4, key), STRESS_PARSE_RUN);
+    assert_int_equal(o.ssh, -1);
+    assert_int_equal(parse(&o, err, sizeof err, 4, preamble), STRESS_PARSE_RUN);
+    assert_int_equal(o.ssh, 0); /* the preamble implies TCP */
+    assert_int_equal(parse(&o, err, sizeof err, 6, key_tcp), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--ssh-key is for SSH; it cannot be combined with --ssh false");
+}
+
+static void
+test_first_bytes_tell_ssh_from_netconf_over_tcp(void **state)
+{
+    static const char banner[] = "SSH-2.0-libssh_0.10.6\r\n";
+    static const char pre[] = "hello there\r\nSSH-2.0-OpenSSH_9.2\r\n";
+    static const char hello[] = "<?xml version=\"1.0\"?><hello/>";
+    static const char bom[] = "\xef\xbb\xbf\n <hello/>";
+    char q[64];
+
+    (void)state;
+    assert_int_equal(conn_detect_classify(banner, strlen(banner)), CONN_DETECT_SSH);
+    assert_int_equal(conn_detect_classify("SS", 2), CONN_DETECT_SSH); /* the rest is on its way */
+    assert_int_equal(conn_detect_classify(pre, strlen(pre)), CONN_DETECT_SSH);
+    assert_int_equal(conn_detect_classify(hello, strlen(hello)), CONN_DETECT_XML);
+    assert_int_equal(conn_detect_classify(bom, strlen(bom)), CONN_DETECT_XML);
+    assert_int_equal(conn_detect_classify("#12\n", 4), CONN_DETECT_UNKNOWN);
+    assert_int_equal(conn_detect_classify("SSX-", 4), CONN_DETECT_UNKNOWN);
+    assert_int_equal(conn_detect_classify("", 0), CONN_DETECT_UNKNOWN);
+    /* The quote is the first line, printable, at most 48 characters and then "...". */
+    assert_int_equal(conn_detect_quote(banner, strlen(banner), q, sizeof q), 21);
+    assert_string_equal(q, "SSH-2.0-libssh_0.10.6");
+    conn_detect_quote("a\001b\tc", 5, q, sizeof q);
+    assert_string_equal(q, "a.b.c");
+    conn_detect_quote("0123456789012345678901234567890123456789012345678901234567890", 61, q, sizeof q);
+    assert_string_equal(q, "012345678901234567890123456789012345678901234567...");
+    conn_detect_quote(banner, strlen(banner), q, 5);
+    assert_string_equal(q, "SSH-");
+}
+
 int
 main(void)
 {
@@ -279,6 +331,8 @@ main(void)
         cmocka_unit_test(test_opendaylight_flags_are_understood),
         cmocka_unit_test(test_bad_usage_is_refused_with_a_message),
         cmocka_unit_test(test_single_dash_words_and_flag_values_are_read),
+        cmocka_unit_test(test_ssh_left_out_means_detected),
+        cmocka_unit_test(test_first_bytes_tell_ssh_from_netconf_over_tcp),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
