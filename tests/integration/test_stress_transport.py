@@ -12,10 +12,13 @@ Loopback only, random ports below 32000, every wait bounded.
 import json
 import os
 import re
+import random
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -48,6 +51,80 @@ class Run:
     def __str__(self):
         return "fleetsim-stress %s\nexit code %s after %.2f s\n--- stdout\n%s--- stderr\n%s" % (
             " ".join(self.args), self.code, self.elapsed_s, self.out, self.err)
+
+
+class LateBannerProxy:
+    """A loopback TCP proxy to one upstream port that holds back what the server sends on the FIRST
+    connection for `delay_s` (an SSH server late with its version line); later connections pass at once."""
+
+    def __init__(self, upstream_port, delay_s):
+        self.upstream_port = upstream_port
+        self.delay_s = delay_s
+        self.accepted = 0
+        self.stopping = threading.Event()
+        self.threads = []
+        for _ in range(20):
+            self.port = random.randrange(h.PORT_LOW, h.PORT_HIGH)
+            self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                self.listener.bind(("127.0.0.1", self.port))
+                break
+            except OSError:
+                self.listener.close()
+        self.listener.listen(8)
+        self.listener.settimeout(0.05)
+        self.spawn(self.accept_loop)
+
+    def spawn(self, fn, *args):
+        t = threading.Thread(target=fn, args=args, daemon=True)
+        self.threads.append(t)
+        t.start()
+
+    def accept_loop(self):
+        while not self.stopping.is_set():
+            try:
+                client, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            delay = self.delay_s if self.accepted == 0 else 0.0
+            self.accepted += 1
+            server = socket.create_connection(("127.0.0.1", self.upstream_port), timeout=5)
+            for sock in (client, server):
+                sock.settimeout(0.05)
+            self.spawn(self.pump, client, server, 0.0)
+            self.spawn(self.pump, server, client, delay)
+
+    def pump(self, src, dst, delay_s):
+        start = time.monotonic()
+        held = b""
+        while not self.stopping.is_set() and time.monotonic() - start < 30:
+            try:
+                data = src.recv(65536)
+            except socket.timeout:
+                data = None
+            except OSError:
+                data = b""
+            if data:
+                held += data
+            if held and time.monotonic() - start >= delay_s:
+                try:
+                    dst.sendall(held)
+                except OSError:
+                    break
+                held = b""
+            if data == b"" and (not held or time.monotonic() - start >= delay_s):
+                break
+        for sock in (src, dst):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def close(self):
+        self.stopping.set()
+        for t in self.threads:
+            t.join(5)
+        self.listener.close()
 
 
 class StressTransportTests(unittest.TestCase):
@@ -170,6 +247,18 @@ class StressTransportTests(unittest.TestCase):
             self.assertEqual(len(servers.connections), 3, r)
             for c in servers.connections:
                 self.assertIn("<hello", c.client_hello or "", r)
+
+    def test_ssh_server_late_with_its_version_line_is_reconnected_over_ssh(self):
+        f = self.fleet(ssh=True, devices=1)
+        proxy = LateBannerProxy(f.port, 1.5)
+        self.addCleanup(proxy.close)
+        r = self.stress(proxy.port, "mount", "--device-count", 1)
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("mounted: 1 of 1", r.out, r)
+        self.assert_transport(r, "auto", "ssh")
+        # Taken for TCP after the grace second, then "SSH-2.0-..." arrived: a second connection, over SSH.
+        self.assertEqual(proxy.accepted, 2, r)
+        self.assertGreaterEqual(r.hello_ms()[1], 1400, r)
 
     def test_ssh_true_against_a_silent_tcp_server_times_out_with_a_hint(self):
         with fake.FakeServers(fake.Script(hello_after_client=True), count=1) as servers:
