@@ -54,8 +54,10 @@ class Run:
 
 
 class LateBannerProxy:
-    """A loopback TCP proxy to one upstream port that holds back what the server sends on the FIRST
-    connection for `delay_s` (an SSH server late with its version line); later connections pass at once."""
+    """A loopback TCP proxy to one upstream port. Its FIRST connection plays an SSH server late with its
+    version line: silent for `delay_s`, then "SSH-2.0-..." (what the client sent meanwhile is dropped, so
+    the outcome does not depend on how the real server treats a bad client banner); later connections are
+    passed through at once."""
 
     def __init__(self, upstream_port, delay_s):
         self.upstream_port = upstream_port
@@ -63,6 +65,7 @@ class LateBannerProxy:
         self.accepted = 0
         self.stopping = threading.Event()
         self.threads = []
+        self.sockets = []  # every accepted and upstream socket, closed by close()
         for _ in range(20):
             self.port = random.randrange(h.PORT_LOW, h.PORT_HIGH)
             self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -86,13 +89,32 @@ class LateBannerProxy:
                 client, _ = self.listener.accept()
             except socket.timeout:
                 continue
-            delay = self.delay_s if self.accepted == 0 else 0.0
+            client.settimeout(0.05)
+            self.sockets.append(client)
             self.accepted += 1
+            if self.accepted == 1:
+                self.spawn(self.late_banner, client)
+                continue
             server = socket.create_connection(("127.0.0.1", self.upstream_port), timeout=5)
-            for sock in (client, server):
-                sock.settimeout(0.05)
+            server.settimeout(0.05)
+            self.sockets.append(server)
             self.spawn(self.pump, client, server, 0.0)
-            self.spawn(self.pump, server, client, delay)
+            self.spawn(self.pump, server, client, 0.0)
+
+    def late_banner(self, client):
+        start = time.monotonic()
+        sent = False
+        while not self.stopping.is_set() and time.monotonic() - start < 30:
+            if not sent and time.monotonic() - start >= self.delay_s:
+                client.sendall(b"SSH-2.0-LateServer_1.0\r\n")
+                sent = True
+            try:
+                if client.recv(65536) == b"":
+                    break  # the client gave up on this connection
+            except socket.timeout:
+                pass
+            except OSError:
+                break
 
     def pump(self, src, dst, delay_s):
         start = time.monotonic()
@@ -114,16 +136,17 @@ class LateBannerProxy:
                 held = b""
             if data == b"" and (not held or time.monotonic() - start >= delay_s):
                 break
-        for sock in (src, dst):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        try:
+            dst.shutdown(socket.SHUT_WR)  # this direction is done; the other one may still carry bytes
+        except OSError:
+            pass
 
     def close(self):
         self.stopping.set()
         for t in self.threads:
             t.join(5)
+        for sock in self.sockets:
+            sock.close()
         self.listener.close()
 
 
@@ -210,7 +233,8 @@ class StressTransportTests(unittest.TestCase):
             f = self.fleet(ssh=ssh, extra=["--notification-file", nfile], devices=2)
             r = self.stress(f.port, "notify", "--device-count", 2, "--count", 20)
             self.assertEqual(r.code, 0, r)
-            self.assertEqual(r.manifest["results"]["total_received"], 40, r)
+            # --count 20 stops once both devices delivered 20; one read may bring a few more.
+            self.assertGreaterEqual(r.manifest["results"]["total_received"], 40, r)
             self.assert_transport(r, "auto", used)
 
     def test_ssh_false_against_ssh_names_the_option_in_one_line(self):
