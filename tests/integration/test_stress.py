@@ -577,7 +577,11 @@ class EditFakeServerTests(StressCase):
     def test_reply_with_the_wrong_message_id_fails_the_run(self):
         srv = self.fakes(fake.Script(wrong_id_at=3))
         res = run_stress(["edit", "--port", srv.port, "--edits", 10, "--candidate-datastore", "false"])
-        self.assert_failed(res, re.escape("session 0: reply with message-id 999999 where 3 was due"))
+        m = self.assert_failed(res, re.escape("session 0: reply with message-id 999999 where 3 was due; "
+                                              "the server answered: <rpc-reply") + ".*")
+        # What the server said is quoted, at most 200 bytes of it, so the line shows what went wrong.
+        said = m.group(1).split("the server answered: ", 1)[1]
+        self.check('message-id="999999"' in said and len(said) <= 200, res, "the quoted reply")
 
     def test_tcp_preamble_is_sent_first_byte_for_byte(self):
         preamble = (b'<ncx-connect xmlns="http://netconfcentral.org/ns/yuma-ncx" version="1" user="u" />\n'
