@@ -11,12 +11,12 @@
  * One request at a time from one blocking libcurl handle, kept alive across
  * polls: there is nothing else to do while waiting. Polls keep to a grid of
  * --interval from the start; a poll that overruns skips the grid points it
- * missed rather than polling twice in a row.
+ * missed rather than polling twice in a row. SIGINT or SIGTERM ends the
+ * run with the summary and the manifest, exit 130 or 143 (run_util.c).
  */
 #include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,16 +93,6 @@ struct cm_run {
     uint32_t unknown_max;             /* most nodes without a known status in a poll */
 };
 
-/* SIGINT or SIGTERM: stop polling, report what was seen. */
-static volatile sig_atomic_t cm_stop;
-
-static void
-on_signal(int sig)
-{
-    (void)sig;
-    cm_stop = 1;
-}
-
 static size_t
 on_body(char *data, size_t size, size_t n, void *user)
 {
@@ -126,7 +116,7 @@ on_transfer(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal
     (void)dlnow;
     (void)ultotal;
     (void)ulnow;
-    return cm_stop ? 1 : 0;
+    return run_interrupted() ? 1 : 0;
 }
 
 static double
@@ -333,7 +323,7 @@ sleep_until(monotime_us until_us)
 {
     monotime_us now;
 
-    while (!cm_stop && (now = loop_clock_monotonic()) < until_us) {
+    while (!run_interrupted() && (now = loop_clock_monotonic()) < until_us) {
         struct timespec ts = {.tv_sec = (time_t)((until_us - now) / 1000000u),
                               .tv_nsec = (long)((until_us - now) % 1000000u) * 1000};
         nanosleep(&ts, NULL); /* EINTR: check the flag, then sleep the rest */
@@ -358,7 +348,7 @@ poll_loop(struct cm_run *run)
 
         err[0] = '\0';
         s.result = poll_once(run, &s, &tc, err, sizeof err);
-        if (cm_stop) {
+        if (run_interrupted()) {
             break; /* a transfer cut short by the signal is not a poll */
         }
         if (record(run, &s, &tc, err)) {
@@ -376,7 +366,7 @@ poll_loop(struct cm_run *run)
             next_us = deadline_us; /* one last look when the time is up */
         }
         sleep_until(next_us);
-        if (cm_stop) {
+        if (run_interrupted()) {
             break;
         }
     }
@@ -413,7 +403,7 @@ print_summary(const struct cm_run *run)
         printf("all %" PRIu32 " connected after %.3f s\n", o->device_count, run->reached_s);
     } else {
         printf("NOT all %" PRIu32 " connected: gave up after %.3f s%s\n", o->device_count, run->elapsed_s,
-               cm_stop ? " (interrupted)" : "");
+               run_interrupted() ? " (interrupted)" : "");
     }
     if (run->first_seen_s >= 0) {
         printf("first node listed after %.3f s", run->first_seen_s);
@@ -484,8 +474,9 @@ write_manifest(const struct cm_run *run)
     json_seconds_or_null(&b, run->first_seen_s >= 0, run->first_seen_s);
     sbuf_adds(&b, ",\"first_connected_s\":");
     json_seconds_or_null(&b, run->first_connected_s >= 0, run->first_connected_s);
-    sbuf_printf(&b, ",\"elapsed_s\":%.6f,\"interrupted\":%s,\"polls\":%zu,\"errors\":%" PRIu64,
-                run->elapsed_s, cm_stop ? "true" : "false", run->sample_count, errors);
+    sbuf_printf(&b, ",\"elapsed_s\":%.6f,\"interrupted\":", run->elapsed_s);
+    json_string_or_null(&b, run_interrupted_name());
+    sbuf_printf(&b, ",\"polls\":%zu,\"errors\":%" PRIu64, run->sample_count, errors);
     for (int i = CM_TRANSPORT; i < CM_RESULT_COUNT; i++) {
         sbuf_printf(&b, ",\"errors_%s\":%" PRIu64, result_names[i], run->errors[i]);
     }
@@ -538,9 +529,6 @@ int
 cmount_run(const struct stress_options *o)
 {
     struct cm_run run = {.o = o, .first_seen_s = -1, .first_connected_s = -1};
-    struct sigaction sa = {.sa_handler = on_signal};
-    struct sigaction old_int;
-    struct sigaction old_term;
     int curl_ready = 0;
     int rc = 2;
 
@@ -561,14 +549,9 @@ cmount_run(const struct stress_options *o)
         fputs("t_s,connected,connecting,failed,absent,http_status\n", run.csv);
     }
     run.tty = isatty(STDERR_FILENO);
-    /* No SA_RESTART: the signal must cut a sleep short. */
-    sigemptyset(&sa.sa_mask);
-    cm_stop = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    /* No loop: the signal cuts the sleep (nanosleep) or the transfer (on_transfer) short. */
+    run_signals_catch(NULL);
     rc = poll_loop(&run);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     if (run.tty) {
         fprintf(stderr, "\r\033[K");
     }
@@ -591,7 +574,7 @@ cmount_run(const struct stress_options *o)
     if (!run.reached) {
         const struct topo_counts *tc = &run.last;
         fprintf(stderr, "fleetsim-stress: FAILED: %s%" PRIu32 " of %" PRIu32 " connected after %.3f s",
-                cm_stop ? "interrupted: " : "", run.have_last ? tc->by_status[TOPO_CONNECTED] : 0,
+                run_interrupted() ? "interrupted: " : "", run.have_last ? tc->by_status[TOPO_CONNECTED] : 0,
                 o->device_count, run.elapsed_s);
         if (run.have_last) {
             fprintf(stderr, " (connecting %" PRIu32 ", failed %" PRIu32 ", absent %" PRIu32 ")",
@@ -609,6 +592,7 @@ cmount_run(const struct stress_options *o)
     }
 
 cleanup:
+    rc = run_signals_release(rc);
     if (run.csv) {
         fclose(run.csv);
     }

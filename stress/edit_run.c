@@ -5,7 +5,8 @@
  * Requests go out in windows (1 when synchronous, --pipeline when
  * asynchronous) as contiguous runs of the prebuilt buffer, so sending costs
  * one write per window. Each reply is matched to its request by
- * message-id, in order; anything unanswered fails the run.
+ * message-id, in order; anything unanswered fails the run. SIGINT or
+ * SIGTERM ends it early with the report of what was answered so far.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -23,6 +24,8 @@
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
 /* Progress line refresh on a terminal. */
 #define EDIT_PROGRESS_INTERVAL_MS 250
+/* What of an unmatched reply the failure quotes. */
+#define EDIT_QUOTE_BYTES 200
 
 /* Used when --edit-content is not given: one new ietf-interfaces entry per edit. */
 static const char default_content[] =
@@ -76,7 +79,9 @@ struct edit_run {
     double user_start_s;              /* of cpu_start_s, the user time */
     double user_end_s;                /* of cpu_end_s, the user time */
     int progress;                     /* 1 when stderr is a terminal */
-    struct loop_timer progress_timer; /* refreshes the progress line */
+    int progress_lines;               /* 1 when it is not: a line every RUN_PROGRESS_LINE_US */
+    monotime_us launch_us;            /* the first connect, origin of the progress lines */
+    struct loop_timer progress_timer; /* refreshes the progress line, or prints the next */
     uint64_t progress_last_answered;  /* for the current rate */
     monotime_us progress_last_us;     /* idem */
 };
@@ -222,6 +227,19 @@ on_ready(struct conn *c)
     }
 }
 
+/* The first EDIT_QUOTE_BYTES of what the server sent, on one line (control characters as spaces). */
+static const char *
+quote(const char *msg, size_t len, char *buf, size_t size)
+{
+    size_t n = len < size - 1 ? len : size - 1;
+
+    for (size_t i = 0; i < n; i++) {
+        buf[i] = (unsigned char)msg[i] < 0x20 ? ' ' : msg[i];
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 static void
 on_message(struct conn *c, const char *msg, size_t len)
 {
@@ -229,17 +247,23 @@ on_message(struct conn *c, const char *msg, size_t len)
     struct edit_run *run = s->run;
     struct reply_info r;
     uint64_t i = s->answered;
+    char said[EDIT_QUOTE_BYTES + 1];
 
     if (reply_scan(msg, len, &r) == REPLY_NOTIFICATION) {
         return;
     }
     if (r.kind != REPLY_RPC_REPLY || i >= s->sent) {
-        run_fail(run, "session %u: unexpected message from the server: %.120s", (unsigned)s->index, msg);
+        run_fail(run, "session %u: unexpected message from the server: %s", (unsigned)s->index,
+                 quote(msg, len, said, sizeof said));
         return;
     }
     if (!r.has_message_id || r.message_id != i + 1) {
-        run_fail(run, "session %u: reply with message-id %" PRIu64 " where %" PRIu64 " was due",
-                 (unsigned)s->index, r.has_message_id ? r.message_id : 0, i + 1);
+        char id[32] = "no message-id";
+        if (r.has_message_id) {
+            snprintf(id, sizeof id, "message-id %" PRIu64, r.message_id);
+        }
+        run_fail(run, "session %u: reply with %s where %" PRIu64 " was due; the server answered: %s",
+                 (unsigned)s->index, id, i + 1, quote(msg, len, said, sizeof said));
         return;
     }
     s->answered++;
@@ -343,12 +367,35 @@ on_progress(struct loop *loop, struct loop_timer *timer)
     loop_timer_start(loop, timer, loop_now_us(loop) + EDIT_PROGRESS_INTERVAL_MS * 1000u, on_progress);
 }
 
+/* Without a terminal: a line every RUN_PROGRESS_LINE_US, for a log. */
+static void
+on_progress_line(struct loop *loop, struct loop_timer *timer)
+{
+    struct edit_run *run = (struct edit_run *)((char *)timer - offsetof(struct edit_run, progress_timer));
+    monotime_us now = loop_clock_monotonic();
+
+    if (run->measuring) {
+        uint64_t answered = total_answered(run);
+        double dt = (double)(now - run->progress_last_us) / 1e6;
+        run_progress_line(run->launch_us, "%" PRIu64 " of %" PRIu64 " requests answered (%.1f/s)", answered,
+                          total_requests(run),
+                          dt > 0 ? (double)(answered - run->progress_last_answered) / dt : 0.0);
+        run->progress_last_answered = answered;
+        run->progress_last_us = now;
+    } else {
+        run_progress_line(run->launch_us, "%u of %u sessions ready, the clock has not started",
+                          (unsigned)run->ready, (unsigned)run->o->threads);
+    }
+    loop_timer_start(loop, timer, loop_now_us(loop) + RUN_PROGRESS_LINE_US, on_progress_line);
+}
+
 static void
 print_report(struct edit_run *run, struct latency *all, struct tag_counts *tags, uint64_t *totals)
 {
     const struct stress_options *o = run->o;
     double elapsed_s = (double)(run->end_us - run->start_us) / 1e6;
     double cpu_s = run->cpu_end_s - run->cpu_start_s;
+    char pct[5][24];
 
     printf("fleetsim-stress edit: %" PRIu64 " edits over %u session(s) to %u device(s), %s, %s", o->edits,
            (unsigned)o->threads, (unsigned)(o->device_count < o->threads ? o->device_count : o->threads),
@@ -357,9 +404,14 @@ print_report(struct edit_run *run, struct latency *all, struct tag_counts *tags,
         printf(" (pipeline %u)", (unsigned)o->pipeline);
     }
     printf("\n");
-    /* OpenDaylight's line, which scripts parse; a failed run gets none, so no script takes its number. */
-    if (!run->failed) {
+    /* OpenDaylight's line, which scripts parse; a failed or interrupted run gets none, so no script
+     * takes its number. */
+    if (!run->failed && !run_interrupted()) {
         printf("Requests per second: %.3f\n", elapsed_s > 0 ? (double)o->edits / elapsed_s : 0.0);
+    } else if (run_interrupted()) {
+        printf("interrupted by %s: %" PRIu64 " of %" PRIu64 " edits answered, %.3f per second\n",
+               run_interrupted_name(), totals[1], o->edits,
+               elapsed_s > 0 ? (double)totals[1] / elapsed_s : 0.0);
     }
     printf("elapsed: %.3f s\n", elapsed_s);
     printf("edits: %" PRIu64 " sent, %" PRIu64 " answered: %" PRIu64 " ok, %" PRIu64 " rpc-error\n",
@@ -368,9 +420,12 @@ print_report(struct edit_run *run, struct latency *all, struct tag_counts *tags,
         printf("commits: %" PRIu64 " sent, %" PRIu64 " ok, %" PRIu64 " rpc-error\n", totals[4], totals[5],
                totals[6]);
     }
-    printf("latency us: p50 %u p90 %u p99 %u p99.9 %u max %u\n", latency_percentile(all, 50),
-           latency_percentile(all, 90), latency_percentile(all, 99), latency_percentile(all, 99.9),
-           latency_percentile(all, 100));
+    printf("latency us: p50 %s p90 %s p99 %s p99.9 %s max %s\n",
+           latency_text(all, 50, 1, 0, pct[0], sizeof pct[0]),
+           latency_text(all, 90, 1, 0, pct[1], sizeof pct[1]),
+           latency_text(all, 99, 1, 0, pct[2], sizeof pct[2]),
+           latency_text(all, 99.9, 1, 0, pct[3], sizeof pct[3]),
+           latency_text(all, 100, 1, 0, pct[4], sizeof pct[4]));
     if (tags->count) {
         printf("errors by error-tag:");
         for (size_t i = 0; i < tags->count; i++) {
@@ -382,7 +437,7 @@ print_report(struct edit_run *run, struct latency *all, struct tag_counts *tags,
      * delivery). */
     printf("client CPU: %.3f s (user %.3f, system %.3f), %.2f us per edit\n", cpu_s,
            run->user_end_s - run->user_start_s, cpu_s - (run->user_end_s - run->user_start_s),
-           o->edits ? cpu_s * 1e6 / (double)o->edits : 0.0);
+           totals[1] ? cpu_s * 1e6 / (double)totals[1] : 0.0);
 }
 
 static int
@@ -391,6 +446,9 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
     const struct stress_options *o = run->o;
     const struct hello_info *hello = &run->sessions[0].conn.server_hello;
     double elapsed_s = (double)(run->end_us - run->start_us) / 1e6;
+    int complete = !run->failed && !run_interrupted();
+    /* A complete run answered every edit; one cut short is rated by what was answered. */
+    double edits_done = complete ? (double)o->edits : (double)totals[1];
     struct sbuf b = {0};
     int rc;
 
@@ -418,15 +476,25 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
         sbuf_add_json(&b, hello->caps[i]);
     }
     sbuf_printf(&b,
-                "]},\"results\":{\"complete\":%s,\"requests_per_second\":%.3f,\"elapsed_s\":%.6f,"
+                "]},\"results\":{\"complete\":%s,\"interrupted\":%s%s%s,\"requests_per_second\":%.3f,"
+                "\"elapsed_s\":%.6f,"
                 "\"edits_sent\":%" PRIu64 ",\"edits_answered\":%" PRIu64 ",\"edits_ok\":%" PRIu64
                 ",\"edits_rpc_error\":%" PRIu64 ",\"commits_sent\":%" PRIu64 ",\"commits_ok\":%" PRIu64
                 ",\"commits_rpc_error\":%" PRIu64 ",",
-                run->failed ? "false" : "true", elapsed_s > 0 ? (double)o->edits / elapsed_s : 0.0, elapsed_s,
-                totals[0], totals[1], totals[2], totals[3], totals[4], totals[5], totals[6]);
-    sbuf_printf(&b, "\"latency_us\":{\"p50\":%u,\"p90\":%u,\"p99\":%u,\"p99.9\":%u,\"max\":%u},",
-                latency_percentile(all, 50), latency_percentile(all, 90), latency_percentile(all, 99),
-                latency_percentile(all, 99.9), latency_percentile(all, 100));
+                complete ? "true" : "false", run_interrupted() ? "\"" : "",
+                run_interrupted() ? run_interrupted_name() : "null", run_interrupted() ? "\"" : "",
+                elapsed_s > 0 ? edits_done / elapsed_s : 0.0, elapsed_s, totals[0], totals[1], totals[2],
+                totals[3], totals[4], totals[5], totals[6]);
+    {
+        static const double pcts[] = {50, 90, 99, 99.9, 100};
+        static const char *const names[] = {"p50", "p90", "p99", "p99.9", "max"};
+        sbuf_adds(&b, "\"latency_us\":{");
+        for (size_t i = 0; i < 5; i++) {
+            sbuf_printf(&b, "%s\"%s\":", i ? "," : "", names[i]);
+            latency_json(&b, all, pcts[i], 1, 0);
+        }
+        sbuf_adds(&b, "},");
+    }
     sbuf_adds(&b, "\"errors_by_tag\":{");
     for (size_t i = 0; i < tags->count; i++) {
         if (i) {
@@ -438,7 +506,7 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
     sbuf_printf(
         &b, "},\"client_cpu_s\":%.6f,\"client_cpu_user_s\":%.6f,\"client_cpu_us_per_edit\":%.3f,\"failure\":",
         run->cpu_end_s - run->cpu_start_s, run->user_end_s - run->user_start_s,
-        o->edits ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / (double)o->edits : 0.0);
+        totals[1] ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / (double)totals[1] : 0.0);
     json_string_or_null(&b, run->failed ? run->failure : NULL);
     sbuf_adds(&b, "}}");
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
@@ -461,6 +529,14 @@ setup(struct edit_run *run, const struct stress_options *o)
     text = o->edit_content ? run_read_file(o->edit_content, NULL) : strdup(default_content);
     if (!text || template_init(&run->tpl, text)) {
         return -1;
+    }
+    {
+        char why[512];
+        if (template_check(&run->tpl, run->xml_ctx, why, sizeof why)) {
+            fprintf(stderr, "fleetsim-stress: --edit-content \"%s\" is not well-formed XML: %s\n",
+                    o->edit_content ? o->edit_content : "(built-in)", why);
+            return -1;
+        }
     }
     if (o->preamble_path && !(run->preamble = run_read_file(o->preamble_path, &run->preamble_len))) {
         return -1;
@@ -518,6 +594,8 @@ edit_run(const struct stress_options *o)
     if (setup(&run, o)) {
         goto cleanup;
     }
+    run_signals_catch(run.loop);
+    run.launch_us = loop_clock_monotonic();
     for (uint32_t i = 0; i < o->threads; i++) {
         struct edit_session *s = &run.sessions[i];
         uint32_t addr;
@@ -533,14 +611,18 @@ edit_run(const struct stress_options *o)
         }
     }
     run.progress = isatty(STDERR_FILENO);
+    run.progress_lines = !run.progress && run_progress_lines();
     if (run.progress) {
         loop_timer_start(run.loop, &run.progress_timer, loop_now_us(run.loop), on_progress);
+    } else if (run.progress_lines) {
+        loop_timer_start(run.loop, &run.progress_timer, loop_now_us(run.loop) + RUN_PROGRESS_LINE_US,
+                         on_progress_line);
     }
     loop_run(run.loop);
     if (run.progress) {
         fprintf(stderr, "\r%*s\r", 79, "");
     }
-    if (!run.measuring || run.failed) {
+    if (!run.end_us) { /* failed, interrupted, or the clock never started */
         double sys_s;
         run.end_us = loop_clock_monotonic();
         stats_cpu_split(&run.user_end_s, &sys_s);
@@ -569,9 +651,10 @@ edit_run(const struct stress_options *o)
         }
     }
     latency_sort(&all);
-    if (run.measuring) {
+    if (run.measuring || run_interrupted()) {
         print_report(&run, &all, &tags, totals);
     }
+    fflush(stdout); /* the report before any FAILED line on stderr, when both go to one file */
     rc = 0;
     if (o->json_path && write_manifest(&run, &all, &tags, totals)) {
         /* The manifest is part of the result: a run that cannot record it did not complete. */
@@ -582,8 +665,13 @@ edit_run(const struct stress_options *o)
         fprintf(stderr, "fleetsim-stress: FAILED: %s\n", run.failure);
         rc = 1;
     }
+    if (run_interrupted()) {
+        fprintf(stderr, "fleetsim-stress: interrupted by %s: %" PRIu64 " of %" PRIu64 " edits answered\n",
+                run_interrupted_name(), totals[1], o->edits);
+    }
 
 cleanup:
+    rc = run_signals_release(rc);
     latency_free(&all);
     tags_free(&tags);
     teardown(&run);

@@ -4,6 +4,7 @@
  * as mounted when its hello is done and its on-mount work (every schema
  * fetched, or the configuration read) is answered. Mounted sessions stay
  * open until every device is done, then for --hold seconds more.
+ * SIGINT or SIGTERM ends the run there with the report so far.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -53,6 +54,7 @@ struct mount_run {
     double cpu_start_s;                 /* client CPU at the start */
     double cpu_end_s;                   /* client CPU when all were done */
     struct loop_timer hold_timer;       /* --hold */
+    struct loop_timer line_timer;       /* progress lines when stderr is not a terminal */
     char first_failure[256];            /* for the report */
 };
 
@@ -244,6 +246,7 @@ report(struct mount_run *run)
     const struct stress_options *o = run->o;
     double all_s = (double)(run->all_done_us - run->start_us) / 1e6;
     static const char *const actions[] = {"none", "get-schema", "get-config"};
+    char pct[3][24];
     int any = 0;
 
     latency_sort(&run->to_hello);
@@ -252,10 +255,17 @@ report(struct mount_run *run)
            (unsigned)o->concurrency, actions[o->on_mount]);
     printf("mounted: %u of %u in %.3f s (%.1f sessions/s)\n", (unsigned)run->mounted,
            (unsigned)o->device_count, all_s, all_s > 0 ? (double)run->mounted / all_s : 0.0);
-    printf("time to hello ms: p50 %.3f p99 %.3f max %.3f\n", latency_percentile(&run->to_hello, 50) / 1e3,
-           latency_percentile(&run->to_hello, 99) / 1e3, latency_percentile(&run->to_hello, 100) / 1e3);
-    printf("time to mounted ms: p50 %.3f p99 %.3f max %.3f\n", latency_percentile(&run->to_mount, 50) / 1e3,
-           latency_percentile(&run->to_mount, 99) / 1e3, latency_percentile(&run->to_mount, 100) / 1e3);
+    if (run_interrupted()) {
+        printf("interrupted by %s after %.3f s%s\n", run_interrupted_name(),
+               (double)(loop_clock_monotonic() - run->start_us) / 1e6,
+               run->mounted + run->failed < o->device_count ? ", before every device was done" : ", holding");
+    }
+    printf("time to hello ms: p50 %s p99 %s max %s\n", latency_text(&run->to_hello, 50, 1e3, 3, pct[0], 24),
+           latency_text(&run->to_hello, 99, 1e3, 3, pct[1], 24),
+           latency_text(&run->to_hello, 100, 1e3, 3, pct[2], 24));
+    printf("time to mounted ms: p50 %s p99 %s max %s\n", latency_text(&run->to_mount, 50, 1e3, 3, pct[0], 24),
+           latency_text(&run->to_mount, 99, 1e3, 3, pct[1], 24),
+           latency_text(&run->to_mount, 100, 1e3, 3, pct[2], 24));
     if (o->on_mount == MOUNT_GET_SCHEMA) {
         printf("schemas fetched: %" PRIu64 "\n", run->schemas);
     }
@@ -273,6 +283,22 @@ report(struct mount_run *run)
     printf("%s\n", any ? "" : " none");
     printf("client CPU: %.3f s, %.1f us per session\n", run->cpu_end_s - run->cpu_start_s,
            o->device_count ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / o->device_count : 0.0);
+}
+
+static void
+on_progress_line(struct loop *loop, struct loop_timer *timer)
+{
+    struct mount_run *run = (struct mount_run *)((char *)timer - offsetof(struct mount_run, line_timer));
+
+    if (run->all_done_us) {
+        run_progress_line(run->start_us, "%u of %u mounted, %u failed, holding", (unsigned)run->mounted,
+                          (unsigned)run->o->device_count, (unsigned)run->failed);
+    } else {
+        run_progress_line(run->start_us, "%u of %u mounted, %u failed, %u being set up",
+                          (unsigned)run->mounted, (unsigned)run->o->device_count, (unsigned)run->failed,
+                          (unsigned)run->in_setup);
+    }
+    loop_timer_start(loop, timer, loop_now_us(loop) + RUN_PROGRESS_LINE_US, on_progress_line);
 }
 
 static int
@@ -307,17 +333,22 @@ write_manifest(struct mount_run *run)
         }
         sbuf_add_json(&b, hello->caps[i]);
     }
-    sbuf_printf(
-        &b,
-        "]},\"results\":{\"mounted\":%u,\"failed\":%u,\"all_done_s\":%.6f,\"sessions_per_second\":%.3f,"
-        "\"time_to_hello_us\":{\"p50\":%u,\"p99\":%u,\"max\":%u},"
-        "\"time_to_mounted_us\":{\"p50\":%u,\"p99\":%u,\"max\":%u},\"schemas_fetched\":%" PRIu64
-        ",\"rpc_errors\":%" PRIu64 ",\"failures\":{",
-        (unsigned)run->mounted, (unsigned)run->failed, all_s, all_s > 0 ? run->mounted / all_s : 0.0,
-        latency_percentile(&run->to_hello, 50), latency_percentile(&run->to_hello, 99),
-        latency_percentile(&run->to_hello, 100), latency_percentile(&run->to_mount, 50),
-        latency_percentile(&run->to_mount, 99), latency_percentile(&run->to_mount, 100), run->schemas,
-        run->rpc_errors);
+    sbuf_adds(&b, "]},\"results\":{\"interrupted\":");
+    json_string_or_null(&b, run_interrupted_name());
+    sbuf_printf(&b, ",\"mounted\":%u,\"failed\":%u,\"all_done_s\":%.6f,\"sessions_per_second\":%.3f,",
+                (unsigned)run->mounted, (unsigned)run->failed, all_s, all_s > 0 ? run->mounted / all_s : 0.0);
+    for (int l = 0; l < 2; l++) {
+        const struct latency *lat = l ? &run->to_mount : &run->to_hello;
+        sbuf_printf(&b, "\"%s\":{\"p50\":", l ? "time_to_mounted_us" : "time_to_hello_us");
+        latency_json(&b, lat, 50, 1, 0);
+        sbuf_adds(&b, ",\"p99\":");
+        latency_json(&b, lat, 99, 1, 0);
+        sbuf_adds(&b, ",\"max\":");
+        latency_json(&b, lat, 100, 1, 0);
+        sbuf_adds(&b, "},");
+    }
+    sbuf_printf(&b, "\"schemas_fetched\":%" PRIu64 ",\"rpc_errors\":%" PRIu64 ",\"failures\":{", run->schemas,
+                run->rpc_errors);
     for (int i = 1; i < CONN_FAIL_COUNT; i++) {
         sbuf_printf(&b, "%s\"%s\":%" PRIu64, i > 1 ? "," : "", conn_failure_name((enum conn_failure)i),
                     run->failures[i]);
@@ -339,6 +370,7 @@ mount_run(const struct stress_options *o)
 
     run.o = o;
     loop_timer_init(&run.hold_timer);
+    loop_timer_init(&run.line_timer);
     if (o->concurrency + 64 > (uint32_t)fd_limit && o->device_count + 64 > (uint32_t)fd_limit) {
         fprintf(stderr,
                 "fleetsim-stress: %u sessions need more descriptors than the limit of %d (ulimit -Hn)\n",
@@ -367,12 +399,22 @@ mount_run(const struct stress_options *o)
         run.sessions[i].device = i;
         run.sessions[i].conn.fd = -1;
     }
+    run_signals_catch(run.loop);
     run.cpu_start_s = stats_cpu_seconds();
     run.start_us = loop_clock_monotonic();
+    if (run_progress_lines()) {
+        loop_timer_start(run.loop, &run.line_timer, loop_now_us(run.loop) + RUN_PROGRESS_LINE_US,
+                         on_progress_line);
+    }
     start_more(&run);
     all_done_check(&run);
     loop_run(run.loop);
+    if (!run.all_done_us) { /* interrupted before every device was done: measured until now */
+        run.all_done_us = loop_clock_monotonic();
+        run.cpu_end_s = stats_cpu_seconds();
+    }
     report(&run);
+    fflush(stdout); /* the report before any FAILED line on stderr, when both go to one file */
     rc = 0;
     if (o->json_path && write_manifest(&run)) {
         fprintf(stderr, "fleetsim-stress: FAILED: cannot write %s: %m\n", o->json_path);
@@ -387,13 +429,19 @@ mount_run(const struct stress_options *o)
                 run.rpc_errors);
         rc = 1;
     }
+    if (run_interrupted()) {
+        fprintf(stderr, "fleetsim-stress: interrupted by %s: %u of %u mounted\n", run_interrupted_name(),
+                (unsigned)run.mounted, (unsigned)o->device_count);
+    }
 
 cleanup:
+    rc = run_signals_release(rc);
     for (uint32_t i = 0; run.sessions && i < o->device_count; i++) {
         conn_close(&run.sessions[i].conn);
     }
     if (run.loop) {
         loop_timer_stop(run.loop, &run.hold_timer);
+        loop_timer_stop(run.loop, &run.line_timer);
     }
     free(run.sessions);
     free(run.preamble);

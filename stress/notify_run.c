@@ -7,7 +7,8 @@
  * --seq-element its sequence number goes through the order check
  * (seq_order.c). The run stops after --duration, when every device
  * delivered --count, when the subscriptions ended (--stop-time), or when
- * nothing arrived for --idle-timeout; then the summary and the manifest.
+ * nothing arrived for --idle-timeout, or on SIGINT or SIGTERM; then the
+ * summary and the manifest.
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -99,7 +100,8 @@ struct notify_run {
     monotime_us first_us;                 /* first data notification; 0 before */
     monotime_us last_us;                  /* last data notification */
     monotime_us end_us;                   /* the run stopped */
-    monotime_us progress_us;              /* progress line last printed */
+    monotime_us progress_us;              /* progress line last printed (terminal) */
+    monotime_us line_us;                  /* next progress line due (no terminal), 0 for none */
     uint64_t progress_total;              /* total then */
     const char *ended;                    /* why the run stopped: count, duration, ... */
     int as_asked;                         /* 1 when that is the end the options asked for */
@@ -437,6 +439,15 @@ on_tick(struct loop *loop, struct loop_timer *timer)
                 dt > 0 ? (double)(run->total - run->progress_total) / dt : 0.0);
         run->progress_us = now;
         run->progress_total = run->total;
+    } else if (run->line_us && now >= run->line_us) {
+        double dt = (double)(now - run->progress_us) / 1e6;
+        run_progress_line(run->start_us,
+                          "%u of %u subscribed, %u failed, %" PRIu64 " notifications received (%.1f/s)",
+                          (unsigned)run->live, (unsigned)o->device_count, (unsigned)run->failed, run->total,
+                          dt > 0 ? (double)(run->total - run->progress_total) / dt : 0.0);
+        run->progress_us = now;
+        run->progress_total = run->total;
+        run->line_us += RUN_PROGRESS_LINE_US;
     }
     loop_timer_start(loop, timer, loop_now_us(loop) + NOTIFY_TICK_MS * 1000u, on_tick);
 }
@@ -538,8 +549,13 @@ print_summary(const struct notify_run *run, const struct notify_totals *t)
     printf("subscribed: %u of %u in %.3f s\n", (unsigned)run->subscribed, (unsigned)o->device_count,
            run->all_up_us ? (double)(run->all_up_us - run->start_us) / 1e6
                           : (double)(run->end_us - run->start_us) / 1e6);
-    printf("ended: %s%s after %.3f s\n", run->ended, run->as_asked ? "" : " (not as asked)",
-           (double)(run->end_us - run->start_us) / 1e6);
+    if (run_interrupted()) {
+        printf("ended: interrupted by %s after %.3f s\n", run_interrupted_name(),
+               (double)(run->end_us - run->start_us) / 1e6);
+    } else {
+        printf("ended: %s%s after %.3f s\n", run->ended, run->as_asked ? "" : " (not as asked)",
+               (double)(run->end_us - run->start_us) / 1e6);
+    }
     printf("Notifications per second: %.1f\n", t->rate);
     printf("received: %" PRIu64 " in %.3f s (first to last); per device min %" PRIu64 " median %" PRIu64
            " max %" PRIu64 "\n",
@@ -622,14 +638,16 @@ write_manifest(const struct notify_run *run, const struct notify_totals *t)
     json_opt_string(&b, "tcp_preamble", o->preamble_path);
     sbuf_printf(
         &b,
-        "},\"results\":{\"subscribed\":%u,\"failed\":%u,\"ended\":\"%s\",\"ended_as_asked\":%s,"
+        "},\"results\":{\"interrupted\":%s%s%s,\"subscribed\":%u,\"failed\":%u,\"ended\":\"%s\",\"ended_as_"
+        "asked\":%s,"
         "\"run_s\":%.6f,\"setup_s\":%.6f,\"total_received\":%" PRIu64 ",\"first_to_last_s\":%.6f,"
         "\"notifications_per_second\":%.3f,\"replay_complete\":%" PRIu64 ",\"notification_complete\":%" PRIu64
         ",\"received_per_device\":{\"min\":%" PRIu64 ",\"median\":%" PRIu64 ",\"max\":%" PRIu64 "},"
         "\"order\":{\"checked\":%s,\"gaps\":%" PRIu64 ",\"missing\":%" PRIu64 ",\"duplicates\":%" PRIu64
         ",\"reordered\":%" PRIu64 ",\"unnumbered\":%" PRIu64 "},\"failures\":{",
-        (unsigned)run->subscribed, (unsigned)run->failed, run->ended, run->as_asked ? "true" : "false",
-        (double)(run->end_us - run->start_us) / 1e6,
+        run_interrupted() ? "\"" : "", run_interrupted() ? run_interrupted_name() : "null",
+        run_interrupted() ? "\"" : "", (unsigned)run->subscribed, (unsigned)run->failed, run->ended,
+        run->as_asked ? "true" : "false", (double)(run->end_us - run->start_us) / 1e6,
         run->all_up_us ? (double)(run->all_up_us - run->start_us) / 1e6 : 0.0, run->total, t->span_s, t->rate,
         run->replay_complete, run->notif_complete, t->min, t->median, t->max,
         o->seq_element ? "true" : "false", t->gaps, t->missing, t->duplicates, t->reordered, t->unnum);
@@ -717,14 +735,21 @@ notify_run(const struct stress_options *o)
         run.sessions[i].device = i;
         run.sessions[i].conn.fd = -1;
     }
+    run_signals_catch(run.loop);
     run.progress = isatty(STDERR_FILENO);
     stats_cpu_split(&run.user_s, &run.system_s);
     run.start_us = run.progress_us = loop_clock_monotonic();
+    if (!run.progress && run_progress_lines()) {
+        run.line_us = run.start_us + RUN_PROGRESS_LINE_US;
+    }
     loop_timer_start(run.loop, &run.tick, loop_now_us(run.loop) + NOTIFY_TICK_MS * 1000u, on_tick);
     start_more(&run);
     check_all_up(&run);
     if (!run.ended) {
         loop_run(run.loop);
+    }
+    if (!run.ended) {
+        finish(&run, "interrupted", 0); /* only a signal stops the loop without an end */
     }
     if (run.progress) {
         fprintf(stderr, "\r%*s\r", 79, "");
@@ -749,12 +774,17 @@ notify_run(const struct stress_options *o)
                 t.gaps, t.duplicates, t.reordered);
         rc = 1;
     }
-    if (!run.as_asked) {
+    if (run_interrupted()) {
+        fprintf(stderr,
+                "fleetsim-stress: interrupted by %s: %" PRIu64 " notifications from %u of %u devices\n",
+                run_interrupted_name(), run.total, (unsigned)run.subscribed, (unsigned)o->device_count);
+    } else if (!run.as_asked) {
         fprintf(stderr, "fleetsim-stress: FAILED: the run ended by %s, not as asked\n", run.ended);
         rc = 1;
     }
 
 cleanup:
+    rc = run_signals_release(rc);
     for (uint32_t i = 0; run.sessions && i < o->device_count; i++) {
         conn_close(&run.sessions[i].conn);
         free(run.sessions[i].failure);

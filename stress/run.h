@@ -1,14 +1,20 @@
 /*
  * The workloads of fleetsim-stress. Each returns the process exit
  * code: 0 when every request was answered, 1 when the run failed (a
- * connection lost, a timeout, unanswered requests), 2 for a setup problem.
+ * connection lost, a timeout, unanswered requests), 2 for a setup problem,
+ * 130 or 143 when SIGINT or SIGTERM ended it (after its summary and
+ * manifest, as at a normal end).
  */
 #ifndef STRESS_RUN_H
 #define STRESS_RUN_H
 
 #include <stdint.h>
 
+#include "loop.h"
 #include "options.h"
+
+/* Without a terminal on stderr, a progress line is printed this often. */
+#define RUN_PROGRESS_LINE_US (10u * 1000000u)
 
 /** @brief edit-config throughput. */
 int edit_run(const struct stress_options *opts);
@@ -36,8 +42,8 @@ int recon_run(const struct stress_options *opts);
 /**
  * @brief A controller connecting to a fleet, watched through RESTCONF (controller_mount.c): polls
  * topology-netconf every --interval and reports the nodes connected, connecting and failed over time.
- * Returns 0 when all --device-count nodes were connected before --timeout, 1 when not (or interrupted,
- * or a file could not be written), 2 when the CSV file or HTTP client cannot be set up.
+ * Returns 0 when all --device-count nodes were connected before --timeout, 1 when not (or a file could
+ * not be written), 2 when the CSV file or HTTP client cannot be set up, 130 or 143 when interrupted.
  */
 int cmount_run(const struct stress_options *opts);
 
@@ -52,5 +58,32 @@ char *run_read_file(const char *path, size_t *len);
 
 /** @brief Raise the descriptor limit to the hard limit; @return the limit. */
 int run_raise_fd_limit(void);
+
+/**
+ * @brief Catch SIGINT and SIGTERM for the run: the first one is recorded and stops @p loop (NULL: only
+ * recorded, for a run without a loop, whose sleeps and transfers the signal cuts short), and puts back the
+ * default action of both, so a second one ends the process at once.
+ */
+void run_signals_catch(struct loop *loop);
+
+/** @return The signal (SIGINT, SIGTERM) that interrupted the run, 0 while none did. */
+int run_interrupted(void);
+
+/** @return "SIGINT" or "SIGTERM" when the run was interrupted, else NULL. */
+const char *run_interrupted_name(void);
+
+/**
+ * @brief End of the run: put back the actions run_signals_catch() replaced.
+ * @return 128 + the signal when one interrupted the run (130 SIGINT, 143 SIGTERM), else @p rc.
+ */
+int run_signals_release(int rc);
+
+/** @return 1 when progress goes out as lines every RUN_PROGRESS_LINE_US (stderr is not a terminal). */
+int run_progress_lines(void);
+
+/**
+ * @brief Print one progress line on stderr: "t 10.0 s: " (seconds since @p origin_us), then @p fmt.
+ */
+void run_progress_line(monotime_us origin_us, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -1,14 +1,116 @@
 /*
  * Small services the workloads share: where device N is, reading input
- * files, and the descriptor limit.
+ * files, the descriptor limit, SIGINT and SIGTERM, and progress lines.
+ *
+ * Signals: every mode ends on SIGINT or SIGTERM as at its normal end (the
+ * summary of what was measured, the manifest, then exit 128 + the signal).
+ * The handler only records the signal and stops the run's event loop
+ * (loop_stop() is an atomic store and an eventfd write, both safe in a
+ * handler); the mode sees loop_run() return as it does at its end.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "run.h"
+
+static volatile sig_atomic_t run_signal;   /* the first SIGINT or SIGTERM of the run, 0 before */
+static struct loop *volatile run_sig_loop; /* stopped by it, or NULL */
+static struct sigaction run_old_int;       /* SIGINT's action before run_signals_catch() */
+static struct sigaction run_old_term;      /* SIGTERM's */
+static int run_caught;                     /* 1 between run_signals_catch() and run_signals_release() */
+
+static void
+on_signal(int sig)
+{
+    int saved = errno;
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    struct loop *loop = run_sig_loop;
+
+    if (!run_signal) {
+        run_signal = sig;
+    }
+    /* A second Ctrl-C (or a SIGTERM after it) ends the process at once. */
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGINT, &dfl, NULL);
+    sigaction(SIGTERM, &dfl, NULL);
+    if (loop) {
+        loop_stop(loop);
+    }
+    errno = saved;
+}
+
+void
+run_signals_catch(struct loop *loop)
+{
+    /* SA_RESTART keeps a write to stdout or a socket from failing with EINTR; epoll_wait, poll and
+     * nanosleep return early whatever the flag (signal(7)), which is what stops a run that sleeps. */
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    run_signal = 0;
+    run_sig_loop = loop;
+    sigaction(SIGINT, &sa, &run_old_int);
+    sigaction(SIGTERM, &sa, &run_old_term);
+    run_caught = 1;
+}
+
+int
+run_interrupted(void)
+{
+    return run_signal;
+}
+
+const char *
+run_interrupted_name(void)
+{
+    switch (run_signal) {
+    case SIGINT:
+        return "SIGINT";
+    case SIGTERM:
+        return "SIGTERM";
+    default:
+        return NULL;
+    }
+}
+
+int
+run_signals_release(int rc)
+{
+    if (run_caught) {
+        sigaction(SIGINT, &run_old_int, NULL);
+        sigaction(SIGTERM, &run_old_term, NULL);
+        run_caught = 0;
+    }
+    run_sig_loop = NULL;
+    return run_signal ? 128 + run_signal : rc;
+}
+
+int
+run_progress_lines(void)
+{
+    return !isatty(STDERR_FILENO);
+}
+
+void
+run_progress_line(monotime_us origin_us, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "t %.1f s: ", (double)(loop_clock_monotonic() - origin_us) / 1e6);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
 
 void
 run_target(const struct stress_options *o, uint32_t device, uint32_t *addr, uint16_t *port)

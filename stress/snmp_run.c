@@ -66,8 +66,12 @@
 #define SNMPRUN_SOCKET_RCVBUF_BYTES (4 << 20)
 /* Progress line refresh on a terminal. */
 #define SNMPRUN_PROGRESS_INTERVAL_MS 250
-/* Failed devices listed in the report and the manifest; the count is always complete. */
-#define SNMPRUN_FAILED_LIST_MAX 100
+/* Failed devices listed in the report, one a line; the manifest lists every one. */
+#define SNMPRUN_FAILED_PRINT_MAX 10
+/* The fit T = P x R + c needs this many collections to mean anything. */
+#define SNMPRUN_FIT_MIN_COLLECTIONS 3
+/* Below this R^2 the fit is printed, flagged as poor: the model explains less than half of T's spread. */
+#define SNMPRUN_FIT_POOR_R_SQUARED 0.5
 /* Collection times reserved up front; more grow the set while running. */
 #define SNMPRUN_RESERVE_MAX (1u << 20)
 /* error-status values with a name (RFC 3416: 0..18); anything above is counted as "other". */
@@ -179,7 +183,7 @@ struct snmprun {
     double cpu_start_s; /* client CPU at the start */
     double cpu_end_s;   /* at the end */
     int progress;       /* 1 when stdout is a terminal */
-    struct loop_timer progress_timer; /* refreshes the progress line */
+    struct loop_timer progress_timer; /* refreshes the progress line, or prints the next progress line */
     char first_failure[256];          /* for the report */
     /* SNMPv3, with --v3-user */
     int v3;                                    /* 1 with --v3-user: the fields below are used */
@@ -687,6 +691,25 @@ on_progress(struct loop *loop, struct loop_timer *timer)
     loop_timer_start(loop, timer, loop_now_us(loop) + SNMPRUN_PROGRESS_INTERVAL_MS * 1000u, on_progress);
 }
 
+/* Without a terminal (stderr): a line every RUN_PROGRESS_LINE_US, for a log. */
+static void
+on_progress_line(struct loop *loop, struct loop_timer *timer)
+{
+    struct snmprun *run = (struct snmprun *)((char *)timer - offsetof(struct snmprun, progress_timer));
+    double elapsed_s = (double)(loop_clock_monotonic() - run->start_us) / 1e6;
+
+    if (run->o->duration_s) {
+        run_progress_line(run->start_us, "%" PRIu64 " collections ended (%" PRIu64 " failed), %.1f/s",
+                          run->collections, run->failed, elapsed_s > 0 ? run->collections / elapsed_s : 0.0);
+    } else {
+        run_progress_line(run->start_us,
+                          "%" PRIu64 " of %" PRIu64 " collections ended (%" PRIu64 " failed), %.1f/s",
+                          run->collections, (uint64_t)run->o->device_count * run->o->rounds, run->failed,
+                          elapsed_s > 0 ? run->collections / elapsed_s : 0.0);
+    }
+    loop_timer_start(loop, timer, loop_now_us(loop) + RUN_PROGRESS_LINE_US, on_progress_line);
+}
+
 /* Summary numbers of the completed collections. */
 struct snmprun_summary {
     double elapsed_s;            /* first send to last collection ended */
@@ -745,14 +768,45 @@ summarize(struct snmprun *run, struct snmprun_summary *sum)
     return 0;
 }
 
+/* Why the fit means nothing, or NULL when it was fitted. */
+static const char *
+fit_not_fitted(const struct snmprun_summary *sum, char *buf, size_t len)
+{
+    const struct walk_fit *f = &sum->fit;
+
+    if (!f->n) {
+        snprintf(buf, len, "no collection completed");
+    } else if (f->n < SNMPRUN_FIT_MIN_COLLECTIONS) {
+        snprintf(buf, len, "%zu collection%s completed, at least %d needed", f->n, f->n == 1 ? "" : "s",
+                 SNMPRUN_FIT_MIN_COLLECTIONS);
+    } else if (sum->p_min == sum->p_max) {
+        /* With one P the model reduces to the mean of T: R^2 is 0 by construction, the error is T's spread.
+         */
+        snprintf(buf, len, "every collection took the same number of requests, %.0f", sum->p_min);
+    } else {
+        return NULL;
+    }
+    return buf;
+}
+
+/* A fit that was made explains little of T. */
+static int
+fit_poor(const struct walk_fit *f)
+{
+    return f->r_squared_valid && f->r_squared < SNMPRUN_FIT_POOR_R_SQUARED;
+}
+
 static void
 report(struct snmprun *run, const struct snmprun_summary *sum)
 {
     const struct stress_options *o = run->o;
     const struct walk_fit *f = &sum->fit;
     uint32_t listed = 0;
+    uint32_t failed_devices = 0;
     int any = 0;
     char where[32];
+    char pct[3][24];
+    char why[128];
 
     printf("fleetsim-stress snmp: %u devices from %u.%u.%u.%u:%u, concurrency %u, %u OIDs (%s%s), "
            "max-repetitions %u, max-vars-per-pdu %u, timeout %u ms, retries %u, ",
@@ -771,16 +825,35 @@ report(struct snmprun *run, const struct snmprun_summary *sum)
                (int)o->v3.name_len, o->v3.name, walk_v3_level_name(run->v3_user.flags), o->v3.auth_name,
                o->v3.priv == SUSM_PRIV_NONE ? "none" : "aes", run->discoveries, run->time_resyncs);
     }
+    if (run_interrupted()) {
+        printf("interrupted by %s after %.3f s: collections in progress are not counted\n",
+               run_interrupted_name(), sum->elapsed_s);
+    }
     printf("collections: %" PRIu64 " completed, %" PRIu64 " failed in %.3f s (%.1f/s)\n", run->completed,
            run->failed, sum->elapsed_s, sum->elapsed_s > 0 ? run->collections / sum->elapsed_s : 0.0);
-    printf("collection time ms: p50 %.3f p99 %.3f max %.3f\n", latency_percentile(&run->coll_time, 50) / 1e3,
-           latency_percentile(&run->coll_time, 99) / 1e3, latency_percentile(&run->coll_time, 100) / 1e3);
-    printf("requests per collection: mean %.2f min %.0f max %.0f\n", sum->p_mean, sum->p_min, sum->p_max);
-    printf("response time ms: p50 %.3f p99 %.3f mean %.3f\n", latency_percentile(&run->resp_time, 50) / 1e3,
-           latency_percentile(&run->resp_time, 99) / 1e3, sum->r_mean_us / 1e3);
-    printf("samples per collection: mean %.1f min %.0f max %.0f (values %.1f); samples %" PRIu64
-           ", %.1f samples/s\n",
-           sum->s_mean, sum->s_min, sum->s_max, sum->v_mean, run->samples, sum->samples_per_s);
+    printf("collection time ms: p50 %s p99 %s max %s\n",
+           latency_text(&run->coll_time, 50, 1e3, 3, pct[0], 24),
+           latency_text(&run->coll_time, 99, 1e3, 3, pct[1], 24),
+           latency_text(&run->coll_time, 100, 1e3, 3, pct[2], 24));
+    if (run->record_count) {
+        printf("requests per collection: mean %.2f min %.0f max %.0f\n", sum->p_mean, sum->p_min, sum->p_max);
+    } else {
+        printf("requests per collection: n/a (no collection completed)\n");
+    }
+    printf("response time ms: p50 %s p99 %s mean ", latency_text(&run->resp_time, 50, 1e3, 3, pct[0], 24),
+           latency_text(&run->resp_time, 99, 1e3, 3, pct[1], 24));
+    if (run->responses) {
+        printf("%.3f\n", sum->r_mean_us / 1e3);
+    } else {
+        printf("n/a\n");
+    }
+    if (run->record_count) {
+        printf("samples per collection: mean %.1f min %.0f max %.0f (values %.1f); samples %" PRIu64
+               ", %.1f samples/s\n",
+               sum->s_mean, sum->s_min, sum->s_max, sum->v_mean, run->samples, sum->samples_per_s);
+    } else {
+        printf("samples per collection: n/a (no collection completed)\n");
+    }
     printf("requests: %" PRIu64 " sent, %" PRIu64 " retries, %" PRIu64 " timed out, %" PRIu64
            " stray replies, %" PRIu64 " malformed, %" PRIu64 " send errors\n",
            run->attempts, run->retries, run->request_timeouts, run->stray, run->malformed, run->send_errors);
@@ -807,47 +880,63 @@ report(struct snmprun *run, const struct snmprun_summary *sum)
         }
     }
     printf("%s\n", any ? "" : " none");
-    if (f->n) {
+    if (fit_not_fitted(sum, why, sizeof why)) {
+        printf("fit T = P x R + c over %zu collections: not fitted (%s)\n", f->n, why);
+    } else {
         printf("fit T = P x R + c over %zu collections: R %.3f ms, c %.3f ms, ", f->n, f->r_us / 1e3,
                f->c_us / 1e3);
         if (f->r_squared_valid) {
             printf("R^2 %.4f, ", f->r_squared);
         } else {
-            printf("R^2 n/a, ");
+            printf("R^2 n/a (every collection took the same time), ");
         }
         printf("mean relative error %.2f %%", f->mean_rel_error * 100);
         if (f->line_valid) {
             printf("; free line T = %.3f (P x R) + %.3f ms", f->slope, f->intercept_us / 1e3);
         }
+        if (fit_poor(f)) {
+            printf("; poor fit (R^2 below %.1f)", SNMPRUN_FIT_POOR_R_SQUARED);
+        }
         printf("\n");
     }
     printf("client CPU: %.3f s, %.1f us per request sent\n", sum->cpu_s,
            run->attempts ? sum->cpu_s * 1e6 / (double)run->attempts : 0.0);
-    for (uint32_t d = 0; d < o->device_count && listed < SNMPRUN_FAILED_LIST_MAX; d++) {
+    for (uint32_t d = 0; d < o->device_count; d++) {
         struct sockaddr_in a = {0};
         uint32_t addr;
         uint16_t port;
         if (!run->device_failure[d]) {
             continue;
         }
+        failed_devices++;
+        if (listed == SNMPRUN_FAILED_PRINT_MAX) {
+            continue;
+        }
         run_target(o, d, &addr, &port);
         a.sin_addr.s_addr = htonl(addr);
         a.sin_port = htons(port);
         format_target(&a, where, sizeof where);
-        printf("%s device %u (%s) %s", listed ? "," : "failed devices:", (unsigned)d, where,
+        printf("%s  device %u (%s) %s\n", listed ? "" : "failed devices:\n", (unsigned)d, where,
                failure_names[run->device_failure[d]]);
         listed++;
     }
-    if (listed) {
-        printf("\n");
+    if (failed_devices > listed) {
+        printf("  ... and %u more%s\n", (unsigned)(failed_devices - listed),
+               o->json_path ? " (every one in --json)" : "");
     }
 }
 
+/* "name":{"p50":..,"p99":..,"max":.. in milliseconds, null when nothing was measured; the caller closes it.
+ */
 static void
 json_percentiles_ms(struct sbuf *b, const char *name, const struct latency *l)
 {
-    sbuf_printf(b, "\"%s\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}", name, latency_percentile(l, 50) / 1e3,
-                latency_percentile(l, 99) / 1e3, latency_percentile(l, 100) / 1e3);
+    sbuf_printf(b, "\"%s\":{\"p50\":", name);
+    latency_json(b, l, 50, 1e3, 3);
+    sbuf_adds(b, ",\"p99\":");
+    latency_json(b, l, 99, 1e3, 3);
+    sbuf_adds(b, ",\"max\":");
+    latency_json(b, l, 100, 1e3, 3);
 }
 
 static int
@@ -857,7 +946,6 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     const struct walk_fit *f = &sum->fit;
     struct sbuf b = {0};
     uint32_t failed_devices = 0;
-    uint32_t listed = 0;
     char text[BER_OID_MAX_SUBIDS * 11];
     int rc;
 
@@ -896,22 +984,34 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
                 (unsigned)o->timeout_ms, (unsigned)o->retries, o->duration_s ? 0u : (unsigned)o->rounds,
                 (unsigned)o->duration_s);
     sbuf_printf(&b,
-                "\"results\":{\"collections\":%" PRIu64 ",\"completed\":%" PRIu64 ",\"failed\":%" PRIu64
-                ",\"elapsed_s\":%.6f,\"collections_per_second\":%.3f,",
-                run->collections, run->completed, run->failed, sum->elapsed_s,
+                "\"results\":{\"interrupted\":%s%s%s,\"collections\":%" PRIu64 ",\"completed\":%" PRIu64
+                ",\"failed\":%" PRIu64 ",\"elapsed_s\":%.6f,\"collections_per_second\":%.3f,",
+                run_interrupted() ? "\"" : "", run_interrupted() ? run_interrupted_name() : "null",
+                run_interrupted() ? "\"" : "", run->collections, run->completed, run->failed, sum->elapsed_s,
                 sum->elapsed_s > 0 ? run->collections / sum->elapsed_s : 0.0);
     json_percentiles_ms(&b, "collection_time_ms", &run->coll_time);
-    sbuf_printf(&b, ",\"requests_per_collection\":{\"mean\":%.3f,\"min\":%.0f,\"max\":%.0f},", sum->p_mean,
-                sum->p_min, sum->p_max);
-    sbuf_printf(&b, "\"response_time_ms\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f,\"mean\":%.3f},",
-                latency_percentile(&run->resp_time, 50) / 1e3, latency_percentile(&run->resp_time, 99) / 1e3,
-                latency_percentile(&run->resp_time, 100) / 1e3, sum->r_mean_us / 1e3);
+    if (run->record_count) {
+        sbuf_printf(&b, "},\"requests_per_collection\":{\"mean\":%.3f,\"min\":%.0f,\"max\":%.0f},",
+                    sum->p_mean, sum->p_min, sum->p_max);
+    } else {
+        sbuf_adds(&b, "},\"requests_per_collection\":{\"mean\":null,\"min\":null,\"max\":null},");
+    }
+    json_percentiles_ms(&b, "response_time_ms", &run->resp_time);
+    if (run->responses) {
+        sbuf_printf(&b, ",\"mean\":%.3f},", sum->r_mean_us / 1e3);
+    } else {
+        sbuf_adds(&b, ",\"mean\":null},");
+    }
+    if (run->record_count) {
+        sbuf_printf(&b, "\"samples_per_collection\":{\"mean\":%.3f,\"min\":%.0f,\"max\":%.0f},", sum->s_mean,
+                    sum->s_min, sum->s_max);
+    } else {
+        sbuf_adds(&b, "\"samples_per_collection\":{\"mean\":null,\"min\":null,\"max\":null},");
+    }
     sbuf_printf(&b,
-                "\"samples_per_collection\":{\"mean\":%.3f,\"min\":%.0f,\"max\":%.0f},\"samples\":%" PRIu64
-                ",\"values_per_collection\":%.3f,\"values\":%" PRIu64 ",\"varbinds_received\":%" PRIu64
-                ",\"samples_per_second\":%.3f,",
-                sum->s_mean, sum->s_min, sum->s_max, run->samples, sum->v_mean, run->values, run->varbinds,
-                sum->samples_per_s);
+                "\"samples\":%" PRIu64 ",\"values_per_collection\":%.3f,\"values\":%" PRIu64
+                ",\"varbinds_received\":%" PRIu64 ",\"samples_per_second\":%.3f,",
+                run->samples, sum->v_mean, run->values, run->varbinds, sum->samples_per_s);
     sbuf_printf(&b,
                 "\"requests\":%" PRIu64 ",\"requests_sent\":%" PRIu64 ",\"responses\":%" PRIu64
                 ",\"timeouts\":%" PRIu64 ",\"request_timeouts\":%" PRIu64 ",\"retries\":%" PRIu64
@@ -947,6 +1047,13 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     } else {
         sbuf_adds(&b, "null");
     }
+    {
+        char why[128];
+        const char *not_fitted = fit_not_fitted(sum, why, sizeof why);
+        sbuf_printf(&b, ",\"fitted\":%s,\"not_fitted\":", not_fitted ? "false" : "true");
+        json_string_or_null(&b, not_fitted);
+        sbuf_printf(&b, ",\"poor_fit\":%s", !not_fitted && fit_poor(f) ? "true" : "false");
+    }
     sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"client_cpu_us_per_request\":%.3f,\"failed_devices\":[",
                 sum->cpu_s, run->attempts ? sum->cpu_s * 1e6 / (double)run->attempts : 0.0);
     for (uint32_t d = 0; d < o->device_count; d++) {
@@ -956,17 +1063,13 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
         if (!run->device_failure[d]) {
             continue;
         }
-        failed_devices++;
-        if (listed == SNMPRUN_FAILED_LIST_MAX) {
-            continue;
-        }
         run_target(o, d, &addr, &port);
         a.sin_addr.s_addr = htonl(addr);
         a.sin_port = htons(port);
         format_target(&a, text, sizeof text);
-        sbuf_printf(&b, "%s{\"device\":%u,\"address\":\"%s\",\"failure\":\"%s\"}", listed ? "," : "",
+        sbuf_printf(&b, "%s{\"device\":%u,\"address\":\"%s\",\"failure\":\"%s\"}", failed_devices ? "," : "",
                     (unsigned)d, text, failure_names[run->device_failure[d]]);
-        listed++;
+        failed_devices++;
     }
     sbuf_printf(&b, "],\"failed_device_count\":%u,\"first_failure\":", (unsigned)failed_devices);
     json_string_or_null(&b, run->first_failure);
@@ -1192,6 +1295,7 @@ snmprun_run(const struct stress_options *o)
     if (load_plan(&run) || setup(&run, fd_limit)) {
         goto cleanup;
     }
+    run_signals_catch(run.loop);
     run.progress = isatty(STDOUT_FILENO);
     run.cpu_start_s = stats_cpu_seconds();
     run.start_us = loop_clock_monotonic();
@@ -1200,6 +1304,9 @@ snmprun_run(const struct stress_options *o)
     }
     if (run.progress) {
         loop_timer_start(run.loop, &run.progress_timer, loop_now_us(run.loop), on_progress);
+    } else if (run_progress_lines()) {
+        loop_timer_start(run.loop, &run.progress_timer, loop_now_us(run.loop) + RUN_PROGRESS_LINE_US,
+                         on_progress_line);
     }
     start_more(&run);
     check_done(&run);
@@ -1229,8 +1336,14 @@ snmprun_run(const struct stress_options *o)
                 run.failed, run.collections, run.first_failure);
         rc = 1;
     }
+    if (run_interrupted()) {
+        fprintf(stderr,
+                "fleetsim-stress: interrupted by %s: %" PRIu64 " collections completed, %" PRIu64 " failed\n",
+                run_interrupted_name(), run.completed, run.failed);
+    }
 
 cleanup:
+    rc = run_signals_release(rc);
     teardown(&run);
     return rc;
 }

@@ -88,6 +88,27 @@ latency_percentile(const struct latency *l, double pct)
     return l->us[rank - 1];
 }
 
+const char *
+latency_text(const struct latency *l, double pct, double div, int decimals, char *buf, size_t len)
+{
+    if (!l->count) {
+        snprintf(buf, len, "n/a");
+    } else {
+        snprintf(buf, len, "%.*f", decimals, latency_percentile(l, pct) / div);
+    }
+    return buf;
+}
+
+void
+latency_json(struct sbuf *b, const struct latency *l, double pct, double div, int decimals)
+{
+    if (!l->count) {
+        sbuf_adds(b, "null");
+    } else {
+        sbuf_printf(b, "%.*f", decimals, latency_percentile(l, pct) / div);
+    }
+}
+
 void
 latency_free(struct latency *l)
 {

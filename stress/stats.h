@@ -44,6 +44,17 @@ void latency_sort(struct latency *l);
 /** @return The nearest-rank percentile @p pct (0-100] of a sorted set, 0 when empty. */
 uint32_t latency_percentile(const struct latency *l, double pct);
 
+/**
+ * @brief The percentile @p pct of a sorted set, divided by @p div, as text with @p decimals decimals;
+ * "n/a" when the set is empty (nothing was measured: 0 would read as a measurement).
+ * @return @p buf.
+ */
+const char *latency_text(const struct latency *l, double pct, double div, int decimals, char *buf,
+                         size_t len);
+
+/** @brief Append the percentile as latency_text() does, as a JSON number, or null when the set is empty. */
+void latency_json(struct sbuf *b, const struct latency *l, double pct, double div, int decimals);
+
 void latency_free(struct latency *l);
 
 /** @brief Count one reply whose first rpc-error has @p tag. @return 0 or -1. */

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libyang/libyang.h>
+
+#include "xmlguard.h"
+
 static const struct {
     const char *name;
     enum template_kind kind;
@@ -101,4 +105,50 @@ template_expand(const struct template *t, const struct template_vars *v, struct 
             break;
         }
     }
+}
+
+int
+template_check(const struct template *t, struct ly_ctx *ctx, char *err, size_t len)
+{
+    struct template_vars v = {.index = 0, .msg_id = 1, .session = 0, .device = 0};
+    struct sbuf b = {0};
+    struct lyd_node *tree = NULL;
+    uint32_t old_log;
+    unsigned line = 0;
+    int rc = -1;
+
+    /* On the first line, so that libyang's line numbers are the template's. */
+    sbuf_adds(&b, "<config xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\">");
+    template_expand(t, &v, &b);
+    sbuf_adds(&b, "</config>");
+    if (b.failed) {
+        snprintf(err, len, "out of memory");
+        goto cleanup;
+    }
+    if (xmlguard_empty_namespace(b.buf)) {
+        /* libyang 2.1 cannot parse xmlns="" safely (xmlguard.h); such content is left to the server. */
+        rc = 0;
+        goto cleanup;
+    }
+    old_log = ly_log_options(LY_LOSTORE_LAST);
+    if (lyd_parse_data_mem(ctx, b.buf, LYD_XML, LYD_PARSE_OPAQ | LYD_PARSE_ONLY, 0, &tree) == LY_SUCCESS) {
+        rc = 0;
+    } else {
+        const struct ly_err_item *e = ly_err_last(ctx);
+        if (e && e->path) {
+            sscanf(e->path, "Line number %u", &line);
+        }
+        if (line) {
+            snprintf(err, len, "line %u: %s", line, e && e->msg ? e->msg : "not well-formed");
+        } else {
+            snprintf(err, len, "%s", e && e->msg ? e->msg : "not well-formed");
+        }
+        ly_err_clean(ctx, NULL);
+    }
+    ly_log_options(old_log);
+    lyd_free_all(tree);
+
+cleanup:
+    sbuf_free(&b);
+    return rc;
 }

@@ -55,4 +55,16 @@ void template_free(struct template *t);
 /** @brief Append the expansion for @p v to @p b. */
 void template_expand(const struct template *t, const struct template_vars *v, struct sbuf *b);
 
+struct ly_ctx;
+
+/**
+ * @brief Whether the edits will be well-formed XML: expand once with sample values (edit 0 of session 0
+ * to device 0, message-id 1), wrap in <config> and parse that with libyang as opaque data (no schema).
+ * Placeholders hold no line break, so a line named is a line of the template's text.
+ * @param[in] ctx A context (no schema needed).
+ * @param[out] err On failure, "line N: what libyang found".
+ * @return 0 when well-formed, -1 when not (or out of memory).
+ */
+int template_check(const struct template *t, struct ly_ctx *ctx, char *err, size_t len);
+
 #endif

@@ -577,7 +577,11 @@ class EditFakeServerTests(StressCase):
     def test_reply_with_the_wrong_message_id_fails_the_run(self):
         srv = self.fakes(fake.Script(wrong_id_at=3))
         res = run_stress(["edit", "--port", srv.port, "--edits", 10, "--candidate-datastore", "false"])
-        self.assert_failed(res, re.escape("session 0: reply with message-id 999999 where 3 was due"))
+        m = self.assert_failed(res, re.escape("session 0: reply with message-id 999999 where 3 was due; "
+                                              "the server answered: <rpc-reply") + ".*")
+        # What the server said is quoted, at most 200 bytes of it, so the line shows what went wrong.
+        said = m.group(1).split("the server answered: ", 1)[1]
+        self.check('message-id="999999"' in said and len(said) <= 200, res, "the quoted reply")
 
     def test_tcp_preamble_is_sent_first_byte_for_byte(self):
         preamble = (b'<ncx-connect xmlns="http://netconfcentral.org/ns/yuma-ncx" version="1" user="u" />\n'
@@ -659,6 +663,8 @@ def mount_summary(out):
         s["seconds"] = float(m.group(3))
     if re.search(r"^time to hello ms: p50 \d+\.\d+ p99 \d+\.\d+ max \d+\.\d+$", out, re.M):
         s["hello"] = True
+    elif re.search(r"^time to hello ms: p50 n/a p99 n/a max n/a$", out, re.M):
+        s["hello"] = "n/a"  # no hello completed: nothing measured
     m = re.search(r"^schemas fetched: (\d+)$", out, re.M)
     if m:
         s["schemas"] = int(m.group(1))
@@ -785,7 +791,9 @@ class MountTests(StressCase):
         res = run_stress(["mount", "--port", srv.port, "--device-count", 3])
         self.assert_failed(res, r"3 of 3 sessions failed; first: device [012]: bad-hello "
                                 r"\(server hello without session-id\)")
-        self.assert_mounted(res, (0, 3), failures="bad-hello 3")
+        s = self.assert_mounted(res, (0, 3), failures="bad-hello 3")
+        self.check(s["hello"] == "n/a", res, "no hello completed: percentiles n/a, not 0.000")
+        self.assertEqual(res.manifest["results"]["time_to_hello_us"], {"p50": None, "p99": None, "max": None})
 
 
 # ---------------------------------------------------------------- an address per device

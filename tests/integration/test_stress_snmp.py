@@ -387,7 +387,7 @@ class StressSnmpTest(unittest.TestCase):
                              [{"device": 1, "address": "127.0.0.1:%d" % (agent.port + 1), "failure": "timeout"}],
                              str(r))
             self.assertIn("no response after 2 retries", res["first_failure"], str(r))
-            self.assertIn("failed devices: device 1 (127.0.0.1:%d) timeout" % (agent.port + 1), r.out)
+            self.assertIn("failed devices:\n  device 1 (127.0.0.1:%d) timeout\n" % (agent.port + 1), r.out)
             self.assertIn("FAILED: 1 of 2 collections failed", r.err)
             # Three attempts of the same request, each under its own request-id, none before the timeout.
             self.assertEqual(len(peer.received), 3, str(r))
