@@ -8,6 +8,7 @@
 #include "fleet.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "flap.h"
 #include "listen.h"
+#include "log.h"
 #include "mib.h"
 #include "notif_file.h"
 #include "rpc_custom.h"
@@ -24,6 +26,7 @@
 #include "smiv2.h"
 #include "ssh_link.h"
 #include "validate.h"
+#include "xmlscan.h"
 
 uint32_t
 fleet_new_session_id(struct fleet *fleet)
@@ -271,6 +274,71 @@ load_profile_state(struct fleet *fleet, char *err, size_t err_len)
 }
 
 /*
+ * Interfaces of the initial configuration that the profile does not list have configuration only: the
+ * device's state (oper-status, counters, ifTable rows) is the profile's, by position. Say so once, naming
+ * them, rather than let a user look for their state.
+ */
+static void
+warn_stateless_interfaces(const struct fleet *fleet, const struct lyd_node *user)
+{
+    struct ly_set *set = NULL;
+    struct sbuf names = {0};
+    uint32_t count = 0;
+
+    if (!user || lyd_find_xpath(user, "/ietf-interfaces:interfaces/interface/name", &set)) {
+        goto cleanup;
+    }
+    for (uint32_t i = 0; i < set->count; i++) {
+        const char *name = lyd_get_value(set->dnodes[i]);
+        uint32_t k = 0;
+        while (k < fleet->profile->if_count && strcmp(fleet->profile->ifs[k].name, name)) {
+            k++;
+        }
+        if (k < fleet->profile->if_count) {
+            continue;
+        }
+        if (count++ < 8) {
+            sbuf_printf(&names, "%s\"%s\"", count > 1 ? ", " : "", name);
+        }
+    }
+    if (count) {
+        log_warn("initial configuration: %" PRIu32
+                 " interface%s not in profile \"%s\" (%s%s) %s configuration "
+                 "only: no oper-status, statistics or ifTable row",
+                 count, count > 1 ? "s" : "", fleet->profile->name, names.buf ? names.buf : "",
+                 count > 8 ? ", ..." : "", count > 1 ? "have" : "has");
+    }
+
+cleanup:
+    sbuf_free(&names);
+    ly_set_free(set, NULL);
+}
+
+/*
+ * A <config> or <data> wrapper without any namespace (as people write it) put in the base namespace, so
+ * that libyang reads it; other text is copied unchanged. Returns the text to parse (caller frees), or NULL
+ * when out of memory.
+ */
+static char *
+wrapper_in_base_ns(const char *text)
+{
+    const char *p = xmlscan_skip_misc(text);
+    struct xmlscan_scope scope = {.count = 0};
+    struct xmlscan_tag t;
+    struct sbuf b = {0};
+
+    if (xmlscan_read_tag(p, &t) || t.end || t.prefix || xmlscan_push_decls(&scope, &t) ||
+        xmlscan_resolve(&scope, NULL, 0) ||
+        !(xmlscan_eq(t.local, t.local_len, "config") || xmlscan_eq(t.local, t.local_len, "data"))) {
+        return strdup(text);
+    }
+    sbuf_add(&b, text, (size_t)(t.attrs - text));
+    sbuf_adds(&b, " xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\"");
+    sbuf_adds(&b, t.attrs);
+    return sbuf_take(&b, NULL);
+}
+
+/*
  * The initial configuration: bare data, or data wrapped in <config> or
  * <data> (as saved from a get-config reply). Validated like a copy-config.
  */
@@ -282,6 +350,7 @@ load_initial_config(struct fleet *fleet, char *err, size_t err_len)
     struct lyd_node *opaque = NULL;
     char *text = NULL;
     char *inner = NULL;
+    char *wrapped = NULL;
     char *first_error = NULL;
     enum fleet_err rc = FLEET_OK;
     const uint32_t parse = LYD_PARSE_STRICT | LYD_PARSE_NO_STATE;
@@ -301,7 +370,12 @@ load_initial_config(struct fleet *fleet, char *err, size_t err_len)
         goto cleanup;
     }
     first_error = strdup(ly_errmsg(ctx) ? ly_errmsg(ctx) : "invalid data");
-    if (!lyd_parse_data_mem(ctx, text, LYD_XML, LYD_PARSE_OPAQ | LYD_PARSE_ONLY, 0, &opaque) && opaque &&
+    if (!(wrapped = wrapper_in_base_ns(text))) {
+        snprintf(err, err_len, "out of memory reading the initial configuration");
+        rc = FLEET_ERR_NOMEM;
+        goto cleanup;
+    }
+    if (!lyd_parse_data_mem(ctx, wrapped, LYD_XML, LYD_PARSE_OPAQ | LYD_PARSE_ONLY, 0, &opaque) && opaque &&
         !opaque->schema && !opaque->next &&
         (!strcmp(LYD_NAME(opaque), "config") || !strcmp(LYD_NAME(opaque), "data"))) {
         if (!lyd_child(opaque)) {
@@ -322,6 +396,7 @@ load_initial_config(struct fleet *fleet, char *err, size_t err_len)
 cleanup:
     lyd_free_all(opaque);
     free(first_error);
+    free(wrapped);
     free(inner);
     free(text);
     return rc;
@@ -382,6 +457,9 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
             snprintf(err, err_len, "cannot merge the initial configuration: %s",
                      ly_errmsg(fleet->schemas.ctx));
             rc = FLEET_ERR_INVAL;
+        }
+        if (!rc) {
+            warn_stateless_interfaces(fleet, user);
         }
         lyd_free_all(user);
         if (rc || (rc = devview_fleet_init(fleet))) {

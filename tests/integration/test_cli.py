@@ -114,6 +114,8 @@ class CliTests(unittest.TestCase):
             "not-xml.xml": '<interfaces xmlns="%s"><interface>' % h.IF_NS,
             "bad-value.xml": ('<config xmlns="%s">%s</config>'
                               % (h.NC_NS, INTERFACES.replace("<enabled>false", "<enabled>maybe"))),
+            "bad-value-bare-wrapper.xml": ("<config>%s</config>"
+                                           % INTERFACES.replace("<enabled>false", "<enabled>maybe")),
         }
         for name, text in cases.items():
             with self.subTest(file=name):
@@ -150,6 +152,9 @@ class CliTests(unittest.TestCase):
 
     def check_initial_config(self, path):
         f = self.fleet(devices=4, extra=["--initial-config-xml-file", path])
+        # Interfaces the profile does not list get configuration only, and the log says so.
+        self.assertRegex(f.log(), r'initial configuration: 2 interfaces not in profile "[^"]+" '
+                                  r'\("init-eth0", "init-lo"\) have configuration only')
         clients = [h.RawClient(f.addr(i)).hello() for i in range(4)]
         try:
             for i, c in enumerate(clients):
@@ -172,6 +177,17 @@ class CliTests(unittest.TestCase):
 
     def test_initial_config_wrapped_in_config_is_on_every_device(self):
         self.check_initial_config(self.write("wrapped.xml", '<config xmlns="%s">%s</config>' % (h.NC_NS, INTERFACES)))
+
+    def test_initial_config_wrapped_without_namespace_is_on_every_device(self):
+        # README: "wrapped in <config> or <data>"; people write the wrapper without a namespace.
+        for name, text in (("config.xml", "<config>%s</config>" % INTERFACES),
+                           ("data.xml", '<?xml version="1.0"?>\n<!-- saved --><data>%s</data>' % INTERFACES),
+                           ("data-ns.xml", '<data xmlns="%s">%s</data>' % (h.NC_NS, INTERFACES)),
+                           ("prefixes.xml", '<config xmlns:if="%s" xmlns:ianaift="%s">%s</config>'
+                            % (h.IF_NS, h.IANA_NS, INTERFACES.replace("<interfaces", "<if:interfaces", 1)
+                               .replace("</interfaces>", "</if:interfaces>")))):
+            with self.subTest(file=name):
+                self.check_initial_config(self.write(name, text))
 
     def test_initial_config_bare_is_on_every_device(self):
         self.check_initial_config(self.write("bare.xml", INTERFACES))

@@ -219,6 +219,19 @@ class NcclientTests(ManagerTestCase):
         m.edit_config(target="running", config=config(h.iface("ncc-test-only")), test_option="test-only")
         self.assertNotIn("ncc-test-only", names_in(m.get_config(source="running")))
 
+    def test_config_without_namespace_is_an_rpc_error_and_the_session_lives(self):
+        # ncclient passes a <config> without namespace through as written, inside its prefixed
+        # <nc:edit-config>. The reply must keep the message-id, or ncclient drops the session.
+        m = self.connect(3)
+        with self.assertRaises(RPCError) as cm:
+            m.edit_config(target="running", config="<config>%s</config>" % h.iface("ncc-unqualified"))
+        self.assertEqual((cm.exception.type, cm.exception.tag), ("protocol", "unknown-element"), cm.exception.xml)
+        self.assertIn("<config> must be in the base namespace %s" % h.NC_NS, cm.exception.message)
+        self.assertTrue(m.connected)
+        self.assertNotIn("ncc-unqualified", names_in(m.get()))
+        m.edit_config(target="running", config=config(h.iface("ncc-qualified")))
+        self.assertIn("ncc-qualified", names_in(m.get_config(source="running")))
+
     def test_candidate_lock_commit_discard(self):
         m = self.connect(2)
         other = self.connect(2)

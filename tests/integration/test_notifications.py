@@ -249,6 +249,28 @@ class NotificationTests(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("LOSS", r.stdout)
 
+    def test_report_without_a_stream_lists_every_device_with_zero_counts(self):
+        import subprocess
+        f = self.fleet([], devices=3)
+        report = self.read_report(f)
+        devices = sorted(report["devices"], key=lambda d: d["device"])
+        self.assertEqual([d["device"] for d in devices], [0, 1, 2], report)
+        for i, d in enumerate(devices):
+            self.assertEqual((d["address"], d["port"]), ("127.0.0.1", f.port + i), d)
+            self.assertEqual(d["notifications"], {"emitted": 0, "sent": 0, "send_failures": 0, "dropped": 0,
+                                                  "suppressed": 0}, d)
+            self.assertEqual((d["generated"], d["behind"], d["subscribers"], d["trap_sinks"]), (0, 0, [], []), d)
+        # fleetsim-stress reconcile reads it: nothing sent, nothing received, every device OK.
+        stress = os.path.join(os.path.dirname(h.BINARY), "fleetsim-stress")
+        received = tempfile.NamedTemporaryFile(suffix=".json", delete=False, mode="w")
+        self.addCleanup(os.unlink, received.name)
+        received.write('{"devices":[]}')
+        received.close()
+        r = subprocess.run([stress, "reconcile", "--sent", self.report, "--received", received.name],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(len(re.findall(r"^OK\s", r.stdout, re.M)), 3, r.stdout)
+
     def test_an_edit_sends_netconf_config_change(self):
         f = self.fleet([])
         with h.RawClient(f.addr(0)).hello() as listener, h.RawClient(f.addr(0)).hello() as editor:

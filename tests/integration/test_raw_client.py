@@ -72,6 +72,51 @@ class RawClientTests(unittest.TestCase):
                 h.assert_error(reply, "malformed-message", "rpc", "not well-formed XML #%d" % i)
                 self.assert_works(c, "session after malformed XML #%d" % i)
 
+    def test_malformed_rpcs_keep_message_id_and_attributes(self):
+        # RFC 6241 4.2: whenever the <rpc> start tag can be read, the reply repeats its attributes,
+        # even when the rest of the message is not XML libyang can read (ncclient drops a session
+        # whose reply has no message-id).
+        attrs = ' xmlns:ex="urn:example:attr" ex:tag="a&amp;b" foo="bar"'
+        cases = [
+            ("unclosed element", "<rpc xmlns='%s' message-id='m1'%s><get-config>" % (h.NC_NS, attrs)),
+            ("mismatched end tag", "<rpc xmlns='%s' message-id='m1'%s><a></b></rpc>" % (h.NC_NS, attrs)),
+            ("prefixed rpc, unqualified element",
+             "<nc:rpc xmlns:nc='%s' message-id='m1'%s><nc:get><filter/></nc:get></nc:rpc>" % (h.NC_NS, attrs)),
+            ("undeclared prefix", "<rpc xmlns='%s' message-id='m1'%s><get><x:y/></get></rpc>" % (h.NC_NS, attrs)),
+            ("empty namespace", "<rpc xmlns='%s' message-id='m1'%s><get xmlns=''/></rpc>" % (h.NC_NS, attrs)),
+        ]
+        c = self.session()
+        for name, msg in cases:
+            with self.subTest(case=name):
+                c.send_msg(msg)
+                reply = c.recv_msg()
+                root = h.parse(reply)
+                self.assertEqual(root.get("message-id"), "m1", "%s: message-id lost:\n%s" % (name, reply))
+                self.assertEqual(root.get("{urn:example:attr}tag"), "a&b", reply)
+                self.assertEqual(root.get("foo"), "bar", reply)
+                self.assertTrue(h.errors(reply), reply)
+        self.assert_works(c, "session after the malformed rpcs")
+
+    def test_unqualified_config_is_named_and_not_carried_out(self):
+        # ncclient's edit_config passes a <config> without namespace through as written.
+        c = self.session()
+        c.send_msg('<nc:rpc xmlns:nc="%s" message-id="u7"><nc:edit-config><nc:target><nc:running/></nc:target>'
+                   '<config>%s</config></nc:edit-config></nc:rpc>' % (h.NC_NS, h.iface("unqualified")))
+        reply = c.recv_msg()
+        self.assertEqual(h.parse(reply).get("message-id"), "u7", reply)
+        h.assert_error(reply, "unknown-element", "protocol", "<config> without namespace")
+        root = h.parse(reply)
+        self.assertEqual(root.findtext(".//{%s}bad-element" % h.NC_NS), "config", reply)
+        self.assertIn("<config> must be in the base namespace %s" % h.NC_NS,
+                      root.findtext(".//{%s}error-message" % h.NC_NS), reply)
+        self.assertNotIn("unqualified", h.interface_names(c.get_config()), "the edit was carried out")
+        # An operation without namespace is named with its parent.
+        c.send_msg('<nc:rpc xmlns:nc="%s" message-id="u8"><get/></nc:rpc>' % h.NC_NS)
+        reply = c.recv_msg()
+        self.assertEqual(h.parse(reply).get("message-id"), "u8", reply)
+        self.assertIn("<get> (in <rpc>) has no XML namespace",
+                      h.parse(reply).findtext(".//{%s}error-message" % h.NC_NS), reply)
+
     def test_base10_session_never_gets_malformed_message(self):
         # RFC 6241 appendix A: malformed-message is new in base:1.1 and MUST NOT be sent to
         # base:1.0 clients. Whatever else the server does (another error or closing), not that.

@@ -18,8 +18,11 @@
 #include "rpc_fast.h"
 #include "stream.h"
 #include "xmlguard.h"
+#include "xmlscan.h"
 
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
+/* Deepest nesting unqualified_element() follows; deeper messages keep libyang's message. */
+#define RPC_SCAN_MAX_DEPTH 32
 
 struct rpc_entry {
     const char *module;  /* module defining the RPC */
@@ -134,6 +137,107 @@ print_rpc_attrs(struct sbuf *b, const struct lyd_node *envelope)
         sbuf_add_xml(b, a->value);
         sbuf_adds(b, "\"");
     }
+}
+
+/*
+ * The attributes of the <rpc> start tag read from the text, for the reply to a message libyang could not
+ * read: RFC 6241 4.2 wants them repeated whenever they can be read. Attributes a well-formed tag could
+ * not carry are left out; nothing is added when the first tag is not an <rpc>.
+ */
+static void
+scan_rpc_attrs(const char *msg, struct sbuf *out)
+{
+    struct xmlscan_scope scope = {.count = 0};
+    struct xmlscan_tag t;
+
+    if (xmlscan_read_tag(xmlscan_skip_misc(msg), &t) || t.end || !xmlscan_eq(t.local, t.local_len, "rpc")) {
+        return;
+    }
+    (void)xmlscan_push_decls(&scope, &t);                /* what it read before any trouble is in scope */
+    (void)xmlscan_print_attrs(&scope, &t, 0, out, NULL); /* lenient: what it printed is whole */
+}
+
+/*
+ * An element without any XML namespace, which libyang refuses ("Missing XML namespace."): the error
+ * naming it, or NULL when the scan finds none (or cannot follow the text). Elements that belong to the
+ * base namespace (an operation's parameters, such as <config>) say so.
+ */
+static struct ncerr *
+unqualified_element(const char *msg)
+{
+    struct xmlscan_scope scope = {.count = 0};
+    struct xmlscan_tag open[RPC_SCAN_MAX_DEPTH];
+    size_t marks[RPC_SCAN_MAX_DEPTH];
+    int base[RPC_SCAN_MAX_DEPTH]; /* 1: the open element holds base-namespace parameters */
+    size_t depth = 0;
+    struct xmlscan_tag t;
+    const char *p = msg;
+
+    while (!xmlscan_next_tag(p, &t)) {
+        const struct xmlscan_ns *ns;
+        p = t.next;
+        if (t.end) {
+            if (!depth || !xmlscan_same_qname(&open[depth - 1], &t)) {
+                return NULL;
+            }
+            scope.count = marks[--depth];
+            continue;
+        }
+        if (depth == RPC_SCAN_MAX_DEPTH) {
+            return NULL;
+        }
+        marks[depth] = scope.count;
+        if (xmlscan_push_decls(&scope, &t)) {
+            return NULL;
+        }
+        ns = xmlscan_resolve(&scope, t.prefix, t.prefix_len);
+        if (!ns && !t.prefix) {
+            char name[64];
+            struct ncerr *err;
+            snprintf(name, sizeof name, "%.*s", (int)(t.local_len < 63 ? t.local_len : 63), t.local);
+            if (!depth) {
+                return ncerr_malformed_message(
+                    "The message is not a NETCONF <rpc>: <%s> has no XML namespace "
+                    "(an <rpc> is in the base namespace " NC_BASE_NS ").",
+                    name);
+            }
+            err = ncerr_unknown_element(NCERR_PROTOCOL, name, NULL);
+            if (err) {
+                char parent[64];
+                char text[400];
+                snprintf(parent, sizeof parent, "%.*s",
+                         (int)(open[depth - 1].local_len < 63 ? open[depth - 1].local_len : 63),
+                         open[depth - 1].local);
+                if (base[depth - 1]) {
+                    snprintf(text, sizeof text,
+                             "<%s> must be in the base namespace " NC_BASE_NS
+                             " (it has no XML namespace: write <%s xmlns=\"" NC_BASE_NS "\">).",
+                             name, name);
+                } else {
+                    snprintf(text, sizeof text,
+                             "Element <%s> (in <%s>) has no XML namespace: it needs the namespace of the "
+                             "module that defines it.",
+                             name, parent);
+                }
+                free(err->message);
+                err->message = strdup(text);
+            }
+            return err;
+        }
+        if (!t.empty) {
+            /* Below <rpc> and an operation of the base namespace, parameters are base elements too;
+             * the content of <config>, <filter> and the like is data. */
+            int is_base = ns && xmlscan_eq(ns->uri, ns->uri_len, NC_BASE_NS);
+            base[depth] =
+                is_base && depth &&
+                (xmlscan_eq(open[depth - 1].local, open[depth - 1].local_len, "rpc") ||
+                 xmlscan_eq(t.local, t.local_len, "source") || xmlscan_eq(t.local, t.local_len, "target"));
+            open[depth++] = t;
+        } else {
+            scope.count = marks[depth];
+        }
+    }
+    return NULL;
 }
 
 /* RFC 6241 appendix A: malformed-message is new in base:1.1 and never sent to base:1.0 sessions. */
@@ -343,7 +447,10 @@ diagnose(struct session *s, const char *msg, struct lyd_node **envelope)
     }
     if (lyd_parse_data_mem(fleet->bare_ctx, msg, LYD_XML, LYD_PARSE_OPAQ | LYD_PARSE_ONLY, 0, &tree) ||
         !tree) {
-        err = ncerr_malformed_message("Malformed message: %s", why_copy);
+        err = unqualified_element(msg);
+        if (!err) {
+            err = ncerr_malformed_message("Malformed message: %s", why_copy);
+        }
         goto cleanup;
     }
     root = (const struct lyd_node_opaq *)tree;
@@ -537,7 +644,11 @@ rpc_process(struct session *s, const char *msg, size_t len)
 reply:
     if (s->state < SESS_CLOSING) {
         struct sbuf attrs = {0};
-        print_rpc_attrs(&attrs, envelope);
+        if (envelope) {
+            print_rpc_attrs(&attrs, envelope);
+        } else {
+            scan_rpc_attrs(msg, &attrs);
+        }
         send_reply(s, attrs.buf, attrs.len, &call);
         metrics_count_rpc(s->worker, call.op ? LYD_NAME(call.op) : NULL, call.errs != NULL);
         sbuf_free(&attrs);

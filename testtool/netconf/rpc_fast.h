@@ -19,28 +19,17 @@
 
 #include "datastore.h"
 #include "sbuf.h"
-
-/* Namespace declarations kept in scope down to <config>. */
-#define RPC_FAST_MAX_NS 16
-
-struct rpc_fast_ns {
-    const char *prefix; /* declared prefix, NULL for the default namespace */
-    size_t prefix_len;  /* its length */
-    const char *uri;    /* namespace, as written (no entities) */
-    size_t uri_len;     /* its length */
-};
+#include "xmlscan.h"
 
 struct rpc_fast_edit {
-    struct sbuf reply_attrs; /* the <rpc> attributes to repeat on <rpc-reply>, ready to print */
-    enum ds_id target;       /* running or candidate */
-    int default_op;          /* index into merge, replace, none */
-    int test_option;         /* index into test-then-set, set, test-only */
-    int error_option;        /* index into stop-on-error, continue-on-error, rollback-on-error */
-    struct sbuf config;      /* <config> content with the inherited namespace declarations added */
-    int has_config;          /* 1 when a <config> element was present */
-    struct rpc_fast_ns
-        ns[RPC_FAST_MAX_NS]; /* declarations in scope at <config> (pointers into the message) */
-    size_t ns_count;         /* entries in ns */
+    struct sbuf reply_attrs;    /* the <rpc> attributes to repeat on <rpc-reply>, ready to print */
+    enum ds_id target;          /* running or candidate */
+    int default_op;             /* index into merge, replace, none */
+    int test_option;            /* index into test-then-set, set, test-only */
+    int error_option;           /* index into stop-on-error, continue-on-error, rollback-on-error */
+    struct sbuf config;         /* <config> content with the inherited namespace declarations added */
+    int has_config;             /* 1 when a <config> element was present */
+    struct xmlscan_scope scope; /* declarations in scope at <config> (pointers into the message) */
 };
 
 /**

@@ -14,7 +14,9 @@
  * text, or both mixed. What OpenDaylight itself does with the file (it reads
  * delay as seconds, sends each entry times + 1 times and re-waits delay
  * before every send, and keeps no file order) is not copied: here the order
- * is the file's and times is the exact count, as notif_file.h says.
+ * is the file's and times is the exact count, as notif_file.h says. Its
+ * defaults are kept: a missing <delay> is 0 and a missing <times> (or 0,
+ * which OpenDaylight sends once) is one send.
  *
  * Every template is then expanded once with sample values and parsed as a
  * NETCONF notification against the fleet's context, so a payload the
@@ -22,6 +24,7 @@
  * file, the notification's position and libyang's reason.
  */
 #include "notif_file.h"
+#include "xmlscan.h"
 #include "ydata.h"
 
 #include <errno.h>
@@ -296,6 +299,42 @@ notif_split(struct notif_template *t, uint32_t et_start, uint32_t et_end, struct
     return n;
 }
 
+/*
+ * Whether the payload (the first child of <notification> after <eventTime>) is in a namespace no loaded
+ * module implements; its namespace in @p uri then. 0 too when the scan cannot follow the text.
+ */
+static int
+notif_payload_ns_unknown(const struct ly_ctx *ctx, const char *text, char *uri, size_t uri_size)
+{
+    struct xmlscan_scope scope = {.count = 0};
+    struct xmlscan_tag t;
+    const struct xmlscan_ns *ns;
+    const char *p;
+
+    if (xmlscan_read_tag(xmlscan_skip_misc(text), &t) || t.end || t.empty || xmlscan_push_decls(&scope, &t)) {
+        return 0;
+    }
+    for (p = t.next;;) {
+        if (xmlscan_next_tag(p, &t) || t.end) {
+            return 0;
+        }
+        if (!xmlscan_eq(t.local, t.local_len, "eventTime")) {
+            break;
+        }
+        if (!t.empty && (xmlscan_next_tag(t.next, &t) || !t.end)) {
+            return 0;
+        }
+        p = t.next;
+    }
+    if (xmlscan_push_decls(&scope, &t) || !(ns = xmlscan_resolve(&scope, t.prefix, t.prefix_len)) ||
+        ns->uri_len >= uri_size) {
+        return 0;
+    }
+    memcpy(uri, ns->uri, ns->uri_len);
+    uri[ns->uri_len] = '\0';
+    return !ly_ctx_get_module_implemented_ns(ctx, uri);
+}
+
 /* Validate one expanded template as a NETCONF notification of the fleet's modules. */
 static enum fleet_err
 notif_validate(const struct notif_template *t, const struct ly_ctx *ctx, struct notif_loader *ld)
@@ -326,7 +365,15 @@ notif_validate(const struct notif_template *t, const struct ly_ctx *ctx, struct 
                    "xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"> element)");
         rc = FLEET_ERR_INVAL;
     } else if (lyrc) {
+        char uri[256];
         notif_fail_ly(ld, t->label, ctx, mark, "not a valid notification of the loaded schemas");
+        if (ld->err && ld->err_len > 1 && notif_payload_ns_unknown(ctx, text.buf, uri, sizeof uri)) {
+            size_t used = strlen(ld->err);
+            snprintf(ld->err + used, ld->err_len - used,
+                     "; no loaded module has namespace \"%s\" (add the module that defines it with "
+                     "--schemas-dir DIR)",
+                     uri);
+        }
         rc = FLEET_ERR_INVAL;
     } else if (!op) {
         notif_fail(ld, t->label, "no payload after <eventTime>");
@@ -840,12 +887,14 @@ notif_odl_entry(struct notif_plan *plan, struct notif_scan *s, const struct ly_c
     struct sbuf val = {0};
     char *content = NULL;
     char name[32];
-    int have_times = 0;
     int empty;
     const char *why = NULL;
     uint64_t num;
 
     t->weight = 1;
+    /* OpenDaylight's defaults: no <delay> is 0 s, no <times> is one send (it reads both as 0). */
+    t->delay_ms = 0;
+    t->times = 1;
     if ((rc = notif_label(t, plan->item_count, NULL, plan->path))) {
         goto cleanup;
     }
@@ -882,14 +931,14 @@ notif_odl_entry(struct notif_plan *plan, struct notif_scan *s, const struct ly_c
             }
             t->delay_ms = num * 1000;
         } else if (!strcmp(name, "times")) {
-            if (notif_odl_number(val.buf ? val.buf : "", &num) || !num) {
-                notif_fail(ld, t->label, "<times> \"%s\": not a whole number of sends of at least 1",
+            if (notif_odl_number(val.buf ? val.buf : "", &num)) {
+                notif_fail(ld, t->label, "<times> \"%s\": not a whole number of sends",
                            val.buf ? val.buf : "");
                 rc = FLEET_ERR_INVAL;
                 goto cleanup;
             }
-            t->times = num;
-            have_times = 1;
+            /* 0 is what OpenDaylight sends once (it sends times + 1); N >= 1 is our exact count. */
+            t->times = num ? num : 1;
         } else if (!strcmp(name, "content")) {
             free(content);
             content = sbuf_take(&val, NULL);
@@ -913,11 +962,6 @@ notif_odl_entry(struct notif_plan *plan, struct notif_scan *s, const struct ly_c
     }
     if (!content || !*notif_odl_trim(content)) {
         notif_fail(ld, t->label, "no <content>: give the <notification> message to send");
-        rc = FLEET_ERR_INVAL;
-        goto cleanup;
-    }
-    if (!have_times) {
-        notif_fail(ld, t->label, "no <times>: give how many times to send it (at least 1)");
         rc = FLEET_ERR_INVAL;
         goto cleanup;
     }

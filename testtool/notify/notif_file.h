@@ -46,7 +46,7 @@ struct notif_template {
     int has_seq;                /* 1 when {SEQ} appears */
     uint32_t weight;            /* rate format: share in the mix (>= 1); OpenDaylight: 1 */
     uint64_t delay_ms;          /* OpenDaylight: wait before this entry's first send */
-    uint64_t times;             /* OpenDaylight: exact number of sends of this entry (>= 1) */
+    uint64_t times; /* OpenDaylight: exact number of sends of this entry (>= 1; 1 for none or 0) */
 };
 
 enum notif_plan_kind {

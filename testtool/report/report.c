@@ -33,7 +33,8 @@ counts_json(struct sbuf *b, const struct notif_counts *c)
                 c->emitted, c->sent, c->send_failures, c->dropped, c->suppressed);
 }
 
-/* Print the devices of worker @p w that have anything to report. */
+/* Print every device of worker @p w, with zero counts where nothing happened (a reader sees the whole fleet).
+ */
 static void
 worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
 {
@@ -41,9 +42,6 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         const struct device *dev = &fleet->devices[i];
         struct notif_counts total;
         int first = 1;
-        if (!dev->stream && !dev->notif_closed.emitted && !dev->trap_rows && !dev->stats.auth_failures) {
-            continue;
-        }
         stream_device_counts(dev, &total);
         sbuf_printf(b,
                     "%s{\"device\":%" PRIu32 ",\"address\":\"%u.%u.%u.%u\",\"port\":%u,\"notifications\":{",

@@ -870,12 +870,12 @@ static void
 test_sixteen_namespace_declarations_are_eligible(void **state)
 {
     struct trf_state *st = *state;
-    char *msg = trf_rpc_with_declarations(RPC_FAST_MAX_NS - 1, "");
+    char *msg = trf_rpc_with_declarations(XMLSCAN_MAX_NS - 1, "");
     struct rpc_fast_edit fe;
     struct lyd_node *tree = NULL;
 
     trf_scan_ok(msg, &fe);
-    assert_int_equal(fe.ns_count, RPC_FAST_MAX_NS);
+    assert_int_equal(fe.scope.count, XMLSCAN_MAX_NS);
     assert_int_equal(rpc_fast_edit_config(&fe, st->ctx, &tree), 0);
     assert_non_null(tree);
     lyd_free_all(tree);
@@ -886,13 +886,13 @@ test_sixteen_namespace_declarations_are_eligible(void **state)
 static void
 test_more_than_sixteen_namespace_declarations_are_not_eligible(void **state)
 {
-    char *msg = trf_rpc_with_declarations(RPC_FAST_MAX_NS, "");
+    char *msg = trf_rpc_with_declarations(XMLSCAN_MAX_NS, "");
 
     (void)state;
     trf_assert_not_eligible(msg);
     free(msg);
     /* The limit counts declarations on every level down to <config>. */
-    msg = trf_rpc_with_declarations(RPC_FAST_MAX_NS - 1, " xmlns:q=\"urn:q\"");
+    msg = trf_rpc_with_declarations(XMLSCAN_MAX_NS - 1, " xmlns:q=\"urn:q\"");
     trf_assert_not_eligible(msg);
     free(msg);
 }

@@ -388,6 +388,8 @@ test_refuses_payload_not_in_schemas(void **state)
         FLEET_ERR_INVAL);
     TN_ASSERT_HAS(st->err, "notification 2 of ");
     TN_ASSERT_HAS(st->err, "urn:example:unknown");
+    TN_ASSERT_HAS(st->err, "no loaded module has namespace \"urn:example:unknown\" (add the module that "
+                           "defines it with --schemas-dir DIR)");
 
     /* Known namespace, unknown notification. */
     tn_load_refused(
@@ -399,6 +401,8 @@ test_refuses_payload_not_in_schemas(void **state)
         FLEET_ERR_INVAL);
     TN_ASSERT_HAS(st->err, "notification 1 (\"bad\") of ");
     TN_ASSERT_HAS(st->err, "link-flap");
+    /* The namespace is loaded: no hint to add a module. */
+    assert_null(strstr(st->err, "--schemas-dir"));
 }
 
 static void
@@ -492,13 +496,39 @@ test_refuses_bad_rates(void **state)
     TN_ASSERT_HAS(st->err, "weight");
 }
 
+/* OpenDaylight's Notification reads a missing <delay> or <times> as 0 and sends an entry times + 1 times. */
 static void
-test_refuses_odl_times_zero_and_other_defects(void **state)
+test_odl_defaults_for_missing_times_and_delay_and_times_zero(void **state)
+{
+    struct tn_state *st = *state;
+    struct notif_plan *plan = tn_load_ok(
+        st,
+        "<notifications>"
+        "<notification><content><![CDATA[" TN_NOTIF(TN_IF_EVENT(
+            "down")) "]]></content></notification>"
+                     "<notification><times>0</times><delay>2</delay><content><![CDATA[" TN_NOTIF(TN_IF_EVENT(
+                         "up")) "]]></content></notification>"
+                                "<notification><delay>0</delay><times>3</times><content><![CDATA[" TN_NOTIF(
+                                    TN_IF_EVENT("up")) "]]></content></notification>"
+                                                       "</notifications>");
+
+    assert_int_equal(plan->kind, NOTIF_PLAN_ODL);
+    assert_int_equal(plan->item_count, 3);
+    assert_int_equal(plan->items[0].times, 1);
+    assert_int_equal(plan->items[0].delay_ms, 0);
+    assert_int_equal(plan->items[1].times, 1);
+    assert_int_equal(plan->items[1].delay_ms, 2000);
+    /* N >= 1 stays our exact count (OpenDaylight would send 4). */
+    assert_int_equal(plan->items[2].times, 3);
+    notif_plan_free(plan);
+}
+
+static void
+test_refuses_odl_defects(void **state)
 {
     struct tn_state *st = *state;
     static const char *const entry2[] = {
-        "<times>0</times><content><![CDATA[" TN_NOTIF(TN_IF_EVENT("up")) "]]></content>",
-        "<content><![CDATA[" TN_NOTIF(TN_IF_EVENT("up")) "]]></content>",
+        "<times>x</times><content><![CDATA[" TN_NOTIF(TN_IF_EVENT("up")) "]]></content>",
         "<times>1</times><delay>-1</delay><content><![CDATA[" TN_NOTIF(TN_IF_EVENT("up")) "]]></content>",
         "<times>1</times>",
         "<times>1</times><repeat>2</repeat><content><![CDATA[" TN_NOTIF(TN_IF_EVENT("up")) "]]></content>",
@@ -512,9 +542,8 @@ test_refuses_odl_times_zero_and_other_defects(void **state)
         "<delay></delay><times>1</times><content><![CDATA[" TN_NOTIF(TN_IF_EVENT("up")) "]]></content>",
     };
     static const char *const want[] = {
-        "<times> \"0\"",        "no <times>", "<delay> \"-1\"",
-        "no <content>",         "<repeat>",   "eventTime",
-        "NETCONF notification", "CDATA",      "<delay> \"\": not a whole number"};
+        "<times> \"x\"", "<delay> \"-1\"",       "no <content>", "<repeat>",
+        "eventTime",     "NETCONF notification", "CDATA",        "<delay> \"\": not a whole number"};
     char text[4096];
 
     for (size_t i = 0; i < sizeof entry2 / sizeof entry2[0]; i++) {
@@ -588,7 +617,9 @@ main(void)
         cmocka_unit_test_setup_teardown(test_refuses_invalid_value, tn_setup, tn_teardown),
         cmocka_unit_test_setup_teardown(test_refuses_missing_file, tn_setup, tn_teardown),
         cmocka_unit_test_setup_teardown(test_refuses_bad_rates, tn_setup, tn_teardown),
-        cmocka_unit_test_setup_teardown(test_refuses_odl_times_zero_and_other_defects, tn_setup, tn_teardown),
+        cmocka_unit_test_setup_teardown(test_odl_defaults_for_missing_times_and_delay_and_times_zero,
+                                        tn_setup, tn_teardown),
+        cmocka_unit_test_setup_teardown(test_refuses_odl_defects, tn_setup, tn_teardown),
         cmocka_unit_test_setup_teardown(test_refuses_nul_byte, tn_setup, tn_teardown),
         cmocka_unit_test_setup_teardown(test_empty_event_time_is_filled_in, tn_setup, tn_teardown),
     };
