@@ -22,6 +22,7 @@
 #include "respond.h"
 #include "spdu.h"
 #include "textarg.h"
+#include "trap.h"
 
 /* An answer held back by injected latency. */
 struct agent_delayed {
@@ -314,6 +315,9 @@ read_batch(struct worker *w, int fd, struct device *own_dev)
                 }
                 continue;
             }
+        }
+        if (own_dev && w->traps && trap_sender_take_response(w->traps, data, len, &peers[i])) {
+            continue; /* a collector's Response to an inform this device sent from its agent socket */
         }
         if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
             dev->snmp_stats.in_pkts++;
