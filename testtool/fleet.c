@@ -611,8 +611,9 @@ fleet_close(struct fleet *fleet)
     }
     listen_close_all(fleet);
     ssh_link_fleet_close(fleet);
-    agent_close_all(fleet);
+    /* Traps first: queued ones and inform retransmissions may leave from the agents' sockets. */
     flap_close_all(fleet);
+    agent_close_all(fleet);
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];
         stream_free(dev->stream, dev->worker ? dev->worker->loop : NULL);

@@ -13,7 +13,7 @@ import time
 import unittest
 
 import fleetsim_harness as h
-from snmp_ber import v2c_request, v2c_response
+from snmp_ber import ber_int, decode, oid_text, tlv, v2c_request, v2c_response
 
 IF_HC_IN_OCTETS = "1.3.6.1.2.1.31.1.1.1.6"
 IF_IN_OCTETS = "1.3.6.1.2.1.2.2.1.10"
@@ -26,6 +26,7 @@ SYS_DESCR = "1.3.6.1.2.1.1.1.0"
 SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
 SYS_CONTACT = "1.3.6.1.2.1.1.4.0"
 SYS_NAME = "1.3.6.1.2.1.1.5.0"
+SNMP_TRAP_ADDRESS = "1.3.6.1.6.3.18.1.3.0"
 # 2026-01-01T00:00:00Z, for runs with the devices' clock stopped.
 FIXED_CLOCK = 1767225600
 TOOL_TIMEOUT_S = 10
@@ -364,8 +365,10 @@ class SnmpTests(unittest.TestCase):
         a = self.agent(f, 0)
         self.v3("snmpset", a, [SYS_NAME, "s", "v3-set"], "ops", "authPriv", ("SHA", "authpass1"), ("AES", "privpass1"))
         self.assertEqual(values(snmp("snmpget", a, [SYS_NAME]))[SYS_NAME][1], "v3-set")
-        out = self.v3("snmpset", a, [SYS_NAME, "s", "anon"], "mon", "noAuthNoPriv", check=False)
-        self.assertIn("Timeout", out)
+        # A user without write access is answered as net-snmp's snmpd answers its read-only users.
+        out = self.v3("snmpset", a, [SYS_NAME, "s", "anon", SYS_CONTACT, "s", "anon"], "mon", "noAuthNoPriv",
+                      check=False)
+        self.assertIn("Error in packet.\nReason: noAccess\nFailed object: .%s\n" % SYS_NAME, out)
         self.assertEqual(values(snmp("snmpget", a, [SYS_NAME]))[SYS_NAME][1], "v3-set")
 
     def test_v3_is_refused_without_users(self):
@@ -380,12 +383,22 @@ class SnmpTests(unittest.TestCase):
         a = self.agent(f, 0)
         out = snmp("snmpget", a, [SYS_DESCR], community="nope", extra=["-r", "0"], check=False)
         self.assertIn("Timeout", out)
-        out = snmp("snmpset", a, [SYS_CONTACT, "s", "x"], community="public", extra=["-r", "0"], check=False)
-        self.assertIn("Timeout", out)
+        contact = values(snmp("snmpget", a, [SYS_CONTACT]))[SYS_CONTACT]
+        # As net-snmp's snmpd answers a SET with its rocommunity (measured with snmpd 5.9.3): v2c noAccess,
+        # v1 noSuchName, each on the first varbind.
+        out = snmp("snmpset", a, [SYS_CONTACT, "s", "x", SYS_NAME, "s", "y"], community="public",
+                   extra=["-r", "0"], check=False)
+        self.assertIn("Error in packet.\nReason: noAccess\nFailed object: .%s\n" % SYS_CONTACT, out)
+        out = snmp("snmpset", a, [SYS_CONTACT, "s", "x"], community="public", version="1", extra=["-r", "0"],
+                   check=False)
+        self.assertIn("Error in packet.\nReason: (noSuchName) There is no such variable name in this MIB.\n"
+                      "Failed object: .%s\n" % SYS_CONTACT, out)
         self.assertIn("fleetsim simulated router", snmp("snmpget", a, [SYS_DESCR]))
+        self.assertEqual(values(snmp("snmpget", a, [SYS_CONTACT, SYS_NAME])),
+                         {SYS_CONTACT: contact, SYS_NAME: ("STRING", "device-0")}, "nothing was written")
         counters = values(snmp("snmpget", a, ["1.3.6.1.2.1.11.4.0", "1.3.6.1.2.1.11.5.0"]))
         self.assertEqual(counters["1.3.6.1.2.1.11.4.0"], ("Counter32", "1"), "snmpInBadCommunityNames")
-        self.assertEqual(counters["1.3.6.1.2.1.11.5.0"], ("Counter32", "1"), "snmpInBadCommunityUses")
+        self.assertEqual(counters["1.3.6.1.2.1.11.5.0"], ("Counter32", "2"), "snmpInBadCommunityUses")
 
     def test_garbage_and_truncated_datagrams_are_dropped_and_the_agent_keeps_serving(self):
         f = self.fleet(devices=1)
@@ -426,6 +439,9 @@ class SnmpTests(unittest.TestCase):
 
     def test_ip_per_device_agents_answer_from_their_own_address(self):
         f = self.fleet(devices=5, ip_per_device=True)
+        # SO_BINDTODEVICE before bind keeps the workers' sockets in one SO_REUSEPORT group (set after bind,
+        # the kernel took them out of it and refused the steering program with EINVAL).
+        self.assertNotIn("cannot steer", f.log())
         for i in range(5):
             host, _ = f.addr(i)
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
@@ -435,6 +451,78 @@ class SnmpTests(unittest.TestCase):
             self.assertEqual(src, (host, f.port), "answered from the address asked")
             self.assertEqual(response_header(data)[0], 100 + i)
             self.assertIn(b"device-%d" % i, data)
+
+    # ------------------------------------------------------------ traps
+
+    def notifications(self, sink, devices, answer=False, seconds=20):
+        """{device index: [(source, request-id, {oid: value bytes})]} until every device sent one (bounded);
+        with @answer each inform gets a Response sent back to its source."""
+        seen = {}
+        deadline = time.monotonic() + h.scaled(seconds)
+        while len(seen) < devices and time.monotonic() < deadline:
+            try:
+                data, src = sink.recvfrom(65535)
+            except socket.timeout:
+                continue
+            _version, _community, (tag, pdu) = decode(data)[0][1]
+            rid = pdu[0][1]
+            binds = {oid_text(vb[1][0][1]): vb[1][1][1] for vb in pdu[3][1]}
+            name = binds[SYS_NAME].decode()
+            seen.setdefault(int(name.split("-")[1]), []).append((src, rid, binds))
+            if answer and tag == 0xa6:
+                body = tlv(0x02, rid) + ber_int(0) + ber_int(0) + tlv(0x30, b"")
+                sink.sendto(tlv(0x30, ber_int(1) + tlv(0x04, b"public") + tlv(0xa2, body)), src)
+        self.assertEqual(sorted(seen), list(range(devices)), "every device sent a notification")
+        return seen
+
+    def trap_sink(self):
+        sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.addCleanup(sink.close)
+        sink.bind(("127.0.0.1", 0))
+        sink.settimeout(0.2)
+        return sink
+
+    def test_traps_name_their_device_by_source_and_objects_in_both_addressing_modes(self):
+        for ip_per_device in (False, True):
+            sink = self.trap_sink()
+            f = self.fleet(devices=3, ip_per_device=ip_per_device,
+                           extra=["--flap-rate", "5", "--trap-sink", "127.0.0.1:%d" % sink.getsockname()[1]])
+            for i, sent in self.notifications(sink, 3).items():
+                host, port = self.agent(f, i)
+                for src, _, binds in sent:
+                    # A port per device: from the device's agent socket; an address per device: from its
+                    # address. Either way snmpTrapAddress.0 and sysName.0 close the varbind list.
+                    if ip_per_device:
+                        self.assertEqual(src[0], host)
+                    else:
+                        self.assertEqual(src, (host, port), "sent from device %d's agent port" % i)
+                    self.assertEqual(binds[SNMP_TRAP_ADDRESS], socket.inet_aton(host))
+                    self.assertEqual(list(binds)[-2:], [SNMP_TRAP_ADDRESS, SYS_NAME])
+            self.assertIn("device-0", snmp("snmpget", self.agent(f, 0), [SYS_NAME]))
+            f.stop()
+
+    def test_informs_from_agent_ports_are_acknowledged_through_the_agent(self):
+        sink = self.trap_sink()
+        f = self.fleet(devices=2, extra=["--flap-rate", "2", "--trap-inform", "true",
+                                         "--trap-sink", "127.0.0.1:%d" % sink.getsockname()[1]])
+        self.notifications(sink, 2, answer=True)
+        # The Responses reached the agents' sockets and were passed to the sender: no inform is sent again
+        # (the retransmission timeout is 1 s), while new ones keep coming with new request-ids. Request-ids
+        # are per worker, so an inform is known by its source and request-id.
+        later = []
+        deadline = time.monotonic() + h.scaled(3)
+        while time.monotonic() < deadline:
+            try:
+                data, src = sink.recvfrom(65535)
+            except socket.timeout:
+                continue
+            rid = decode(data)[0][1][2][1][0][1]
+            later.append((src, rid))
+            body = tlv(0x02, rid) + ber_int(0) + ber_int(0) + tlv(0x30, b"")
+            sink.sendto(tlv(0x30, ber_int(1) + tlv(0x04, b"public") + tlv(0xa2, body)), src)
+        self.assertTrue(later, "informs keep coming")
+        self.assertEqual(len(later), len(set(later)), "an acknowledged inform was sent again: %r" % later)
+        self.assertIn("device-1", snmp("snmpget", self.agent(f, 1), [SYS_NAME]))
 
     def timed_gets(self, f, devices, rounds=1, timeout=5.0):
         """Send a GET to every device at once; return {device: [seconds to answer or None]}."""

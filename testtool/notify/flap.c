@@ -93,12 +93,17 @@ on_flap(struct loop *loop, struct loop_timer *timer)
             if (stream_has_subscribers(dev)) {
                 notify_subscribers(dev, (uint32_t)pos, admin_up, oper_up, now_ms);
             }
+            /* From the device's agent socket when it has one (a port per device: the source port names
+             * it), else from its address; and named inside (snmpTrapAddress.0, sysName.0) either way. */
+            char name[256];
+            struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
+            devview_hostname(dev, name, sizeof name);
             for (uint32_t k = 0; k < fleet->cfg.trap_sink_count && dev->worker->traps; k++) {
                 if (!dev->trap_rows &&
                     !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
                     break;
                 }
-                trap_send_link(dev->worker->traps, dev->addr, &fleet->cfg.trap_sinks[k],
+                trap_send_link(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
                                (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), oper_up,
                                (uint32_t)pos + 1, admin_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN,
                                oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &dev->trap_rows[k]);

@@ -1,6 +1,7 @@
 /*
  * SNMPv2c trap and inform sender: one UDP socket per worker loop, sends
- * from each device's own address with IP_PKTINFO, batches with sendmmsg,
+ * from each device's own address with IP_PKTINFO, or from the device's own
+ * agent socket when it has one (a port per device), batches with sendmmsg,
  * and keeps informs in a fixed table until a Response arrives or the
  * retries run out.
  *
@@ -62,6 +63,7 @@ struct trap_pending {
     size_t msg_len;             /* bytes at msg */
     struct sockaddr_in peer;    /* QUEUED, WAITING: the sink */
     uint32_t src_addr;          /* QUEUED, WAITING: source address, network order; 0: the socket's */
+    int fd;                     /* QUEUED, WAITING: the socket every copy leaves from */
     int32_t request_id;         /* QUEUED, WAITING: the message's request-id; request_id % cap is the slot */
     uint32_t generation;        /* uses of this slot so far; makes the next request-id differ */
     uint32_t retries_left;      /* WAITING: retransmissions still allowed */
@@ -77,6 +79,7 @@ struct trap_out {
     struct trap_counters *row; /* TRAP: the caller's row */
     struct sockaddr_in peer;   /* TRAP: the sink */
     uint32_t src_addr;         /* TRAP: source address, network order; 0: the socket's */
+    int fd;                    /* TRAP: the socket it leaves from */
     const uint8_t *data;       /* TRAP: the message, inside the batch buffer */
     size_t len;                /* TRAP: bytes at data */
 };
@@ -106,6 +109,9 @@ struct trap_sender {
 /* sysUpTime.0 and snmpTrapOID.0 (RFC 3418), the first two varbinds of every v2 notification. */
 static const struct ber_oid trap_sysuptime_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 3, 0}};
 static const struct ber_oid trap_snmptrapoid_oid = {.len = 11, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0}};
+/* The identity appended after a named origin's objects: snmpTrapAddress.0 (RFC 3584) and sysName.0. */
+static const struct ber_oid trap_snmptrapaddress_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 18, 1, 3, 0}};
+static const struct ber_oid trap_sysname_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 5, 0}};
 /* IF-MIB linkDown and linkUp (RFC 2863): snmpTraps.3 and .4. */
 static const struct ber_oid trap_linkdown_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 3}};
 static const struct ber_oid trap_linkup_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 4}};
@@ -320,6 +326,7 @@ trap_sender_flush(struct trap_sender *s)
         struct cmsghdr align;
     } ctl[TRAP_BATCH];
     uint32_t which[TRAP_BATCH]; /* entry of s->out behind each message */
+    int fds[TRAP_BATCH];        /* the socket each message leaves from */
     int ok[TRAP_BATCH];
     uint32_t n = 0, count = s->out_count;
 
@@ -334,19 +341,27 @@ trap_sender_flush(struct trap_sender *s)
         if (o->kind == TRAP_OUT_TRAP) {
             trap_fill_msghdr(&msgs[n].msg_hdr, &iov[n], ctl[n].buf, sizeof ctl[n].buf, &o->peer, o->src_addr,
                              o->data, o->len);
+            fds[n] = o->fd;
         } else {
             p = &s->slots[o->slot];
             trap_fill_msghdr(&msgs[n].msg_hdr, &iov[n], ctl[n].buf, sizeof ctl[n].buf, &p->peer, p->src_addr,
                              p->msg, p->msg_len);
+            fds[n] = p->fd;
         }
         msgs[n].msg_len = 0;
         which[n] = i;
         ok[n] = 0;
         n++;
     }
-    /* Step 2: send. After a refusal sendmmsg stops; that message fails alone and the rest go on. */
+    /* Step 2: send, one sendmmsg per run of messages from the same socket. After a refusal sendmmsg
+     * stops; that message fails alone and the rest go on. */
     for (uint32_t i = 0; i < n;) {
-        int r = sendmmsg(s->fd, msgs + i, n - i, MSG_DONTWAIT);
+        uint32_t run = 1;
+        int r;
+        while (i + run < n && fds[i + run] == fds[i]) {
+            run++;
+        }
+        r = sendmmsg(fds[i], msgs + i, run, MSG_DONTWAIT);
         if (r > 0) {
             for (int k = 0; k < r; k++) {
                 ok[i + (uint32_t)k] = 1;
@@ -414,6 +429,29 @@ trap_on_inform_timeout(struct loop *loop, struct loop_timer *timer)
                      trap_on_inform_timeout);
 }
 
+/* Settle the inform a well-formed v2c Response answers, if it answers one. */
+static void
+trap_settle(struct trap_sender *s, const struct spdu_message *msg, const struct sockaddr_in *from)
+{
+    struct trap_pending *p;
+    uint32_t index;
+
+    if (!s->slots) {
+        s->stats.responses_unmatched++;
+        return;
+    }
+    index = (uint32_t)msg->pdu.request_id % s->slot_cap;
+    p = &s->slots[index];
+    if (p->state != TRAP_SLOT_WAITING || p->request_id != msg->pdu.request_id ||
+        p->peer.sin_addr.s_addr != from->sin_addr.s_addr || p->peer.sin_port != from->sin_port) {
+        s->stats.responses_unmatched++;
+        return;
+    }
+    p->row->pending--;
+    p->row->acknowledged++;
+    trap_slot_release(s, index);
+}
+
 /* Read Responses (bounded per event) and settle the informs they answer. */
 static void
 trap_on_readable(struct loop *loop, int fd, uint32_t events, void *data)
@@ -426,8 +464,6 @@ trap_on_readable(struct loop *loop, int fd, uint32_t events, void *data)
         struct sockaddr_in from;
         socklen_t from_len = sizeof from;
         struct spdu_message msg;
-        struct trap_pending *p;
-        uint32_t index;
         ssize_t n =
             recvfrom(fd, s->rx, sizeof s->rx, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &from_len);
         if (n < 0) {
@@ -439,21 +475,24 @@ trap_on_readable(struct loop *loop, int fd, uint32_t events, void *data)
             s->stats.responses_malformed++;
             continue;
         }
-        if (!s->slots) {
-            s->stats.responses_unmatched++;
-            continue;
-        }
-        index = (uint32_t)msg.pdu.request_id % s->slot_cap;
-        p = &s->slots[index];
-        if (p->state != TRAP_SLOT_WAITING || p->request_id != msg.pdu.request_id ||
-            p->peer.sin_addr.s_addr != from.sin_addr.s_addr || p->peer.sin_port != from.sin_port) {
-            s->stats.responses_unmatched++;
-            continue;
-        }
-        p->row->pending--;
-        p->row->acknowledged++;
-        trap_slot_release(s, index);
+        trap_settle(s, &msg, &from);
     }
+}
+
+int
+trap_sender_take_response(struct trap_sender *s, const uint8_t *data, size_t len,
+                          const struct sockaddr_in *from)
+{
+    struct spdu_message msg;
+
+    /* Only informs are answered; without them every datagram is the agent's. */
+    if (!s->slots || spdu_message_decode(data, len, &msg) || msg.version != SPDU_V2C ||
+        msg.pdu.type != SPDU_RESPONSE || msg.pdu.request_id < 0) {
+        return 0;
+    }
+    s->stats.responses++;
+    trap_settle(s, &msg, from);
+    return 1;
 }
 
 static enum fleet_err
@@ -590,9 +629,9 @@ trap_sender_free(struct trap_sender *s)
 
 /* Encode into the next batch buffer; FLEET_ERR_LIMIT when the message would pass TRAP_MAX_MSG_BYTES. */
 static enum fleet_err
-trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, uint32_t sysuptime_ticks,
-            const struct ber_oid *trap_oid, const struct trap_varbind *varbinds, size_t varbind_count,
-            uint8_t **msg, size_t *msg_len)
+trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struct trap_origin *from,
+            uint32_t sysuptime_ticks, const struct ber_oid *trap_oid, const struct trap_varbind *varbinds,
+            size_t varbind_count, uint8_t **msg, size_t *msg_len)
 {
     struct spdu_encoder e;
     struct spdu_value uptime = {.tag = BER_TIMETICKS, .v.u = sysuptime_ticks};
@@ -608,6 +647,18 @@ trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, uint32_t sy
     for (size_t i = 0; !rc && i < varbind_count; i++) {
         rc = spdu_enc_binding(&e, varbinds[i].name, &varbinds[i].value);
     }
+    if (!rc && from->name) {
+        /* Who sent it, whatever the datagram's source says (RFC 3416 4.2.6 allows further objects). */
+        uint8_t addr[4] = {(uint8_t)(from->addr >> 24), (uint8_t)(from->addr >> 16),
+                           (uint8_t)(from->addr >> 8), (uint8_t)from->addr};
+        struct spdu_value a = {.tag = BER_IPADDRESS, .v.bytes = {addr, sizeof addr}};
+        struct spdu_value n = {.tag = BER_OCTET_STRING,
+                               .v.bytes = {(const uint8_t *)from->name, strlen(from->name)}};
+        rc = spdu_enc_binding(&e, &trap_snmptrapaddress_oid, &a);
+        if (!rc) {
+            rc = spdu_enc_binding(&e, &trap_sysname_oid, &n);
+        }
+    }
     if (!rc) {
         spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)s->community, s->community_len,
                                 s->slots ? SPDU_INFORM : SPDU_TRAP_V2, request_id, 0, 0, msg, msg_len);
@@ -616,9 +667,9 @@ trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, uint32_t sy
 }
 
 enum fleet_err
-trap_send(struct trap_sender *s, uint32_t src_addr, const struct trap_sink *sink, uint32_t sysuptime_ticks,
-          const struct ber_oid *trap_oid, const struct trap_varbind *varbinds, size_t varbind_count,
-          struct trap_counters *row)
+trap_send(struct trap_sender *s, const struct trap_origin *from, const struct trap_sink *sink,
+          uint32_t sysuptime_ticks, const struct ber_oid *trap_oid, const struct trap_varbind *varbinds,
+          size_t varbind_count, struct trap_counters *row)
 {
     struct sockaddr_in peer = {
         .sin_family = AF_INET, .sin_port = htons(sink->port), .sin_addr.s_addr = htonl(sink->addr)};
@@ -627,6 +678,9 @@ trap_send(struct trap_sender *s, uint32_t src_addr, const struct trap_sink *sink
     uint8_t *msg;
     size_t msg_len;
     uint32_t slot = TRAP_NO_SLOT;
+    /* A device's own socket is bound to its address: no IP_PKTINFO then. */
+    int fd = from->fd >= 0 ? from->fd : s->fd;
+    uint32_t src_addr = from->fd >= 0 ? 0 : htonl(from->addr);
     int32_t request_id;
     enum fleet_err rc;
 
@@ -645,7 +699,8 @@ trap_send(struct trap_sender *s, uint32_t src_addr, const struct trap_sink *sink
         s->next_request_id = (s->next_request_id + 1) % TRAP_REQUEST_ID_SPAN;
     }
     /* Step 2: encode into the batch buffer this entry owns. */
-    rc = trap_encode(s, buf, request_id, sysuptime_ticks, trap_oid, varbinds, varbind_count, &msg, &msg_len);
+    rc = trap_encode(s, buf, request_id, from, sysuptime_ticks, trap_oid, varbinds, varbind_count, &msg,
+                     &msg_len);
     if (rc == FLEET_ERR_LIMIT) {
         row->emitted++;
         row->dropped++;
@@ -669,7 +724,8 @@ trap_send(struct trap_sender *s, uint32_t src_addr, const struct trap_sink *sink
         p->msg_len = msg_len;
         p->row = row;
         p->peer = peer;
-        p->src_addr = htonl(src_addr);
+        p->src_addr = src_addr;
+        p->fd = fd;
         o->kind = TRAP_OUT_INFORM;
         o->slot = slot;
         o->request_id = request_id;
@@ -678,7 +734,8 @@ trap_send(struct trap_sender *s, uint32_t src_addr, const struct trap_sink *sink
         o->kind = TRAP_OUT_TRAP;
         o->row = row;
         o->peer = peer;
-        o->src_addr = htonl(src_addr);
+        o->src_addr = src_addr;
+        o->fd = fd;
         o->data = msg;
         o->len = msg_len;
     }
@@ -706,7 +763,7 @@ trap_ifentry_oid(struct ber_oid *oid, uint32_t column, uint32_t if_index)
 }
 
 enum fleet_err
-trap_send_link(struct trap_sender *s, uint32_t src_addr, const struct trap_sink *sink,
+trap_send_link(struct trap_sender *s, const struct trap_origin *from, const struct trap_sink *sink,
                uint32_t sysuptime_ticks, int up, uint32_t if_index, int32_t admin_status, int32_t oper_status,
                struct trap_counters *row)
 {
@@ -719,8 +776,7 @@ trap_send_link(struct trap_sender *s, uint32_t src_addr, const struct trap_sink 
     vb[0] = (struct trap_varbind){.name = &names[0], .value = {.tag = BER_INTEGER, .v.i = if_index}};
     vb[1] = (struct trap_varbind){.name = &names[1], .value = {.tag = BER_INTEGER, .v.i = admin_status}};
     vb[2] = (struct trap_varbind){.name = &names[2], .value = {.tag = BER_INTEGER, .v.i = oper_status}};
-    return trap_send(s, src_addr, sink, sysuptime_ticks, up ? &trap_linkup_oid : &trap_linkdown_oid, vb, 3,
-                     row);
+    return trap_send(s, from, sink, sysuptime_ticks, up ? &trap_linkup_oid : &trap_linkdown_oid, vb, 3, row);
 }
 
 size_t

@@ -3,7 +3,12 @@
  * SNMPv2-Trap-PDU and 4.2.7 InformRequest-PDU, in RFC 1901 messages). One
  * sender per worker loop owns one UDP socket; each notification leaves from
  * the device's own address (IP_PKTINFO), because collectors identify a
- * device by the source address of what it sends. Notifications queued in
+ * device by the source address of what it sends, or from the device's own
+ * agent socket when the caller gives one (devices sharing an address then
+ * differ by source port), and may carry the device's identity as two more
+ * objects (snmpTrapAddress.0, sysName.0). A Response to an inform sent
+ * from an agent socket arrives there; the agent passes it on with
+ * trap_sender_take_response(). Notifications queued in
  * one loop iteration go out together with sendmmsg at the start of the next
  * (a timer armed for "now"), or when the batch is full. Informs wait in a
  * bounded table for their Response, each with an embedded loop timer that
@@ -18,6 +23,7 @@
 #ifndef FLEET_TRAP_H
 #define FLEET_TRAP_H
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -101,6 +107,16 @@ struct trap_sender_config {
     uint32_t request_id_seed; /* start of the request-ids; one per worker keeps workers' ids apart */
 };
 
+/* Who a notification is from: where it leaves from and what names it. */
+struct trap_origin {
+    uint32_t addr;    /* the device's address (host order): the source with fd -1 (IP_PKTINFO; 0: the socket's
+                         choice) and the value of snmpTrapAddress.0 */
+    int fd;           /* a UDP socket bound to the device's address and port (its SNMP agent's) to send from,
+                         on the sender's loop; -1: the sender's own socket */
+    const char *name; /* the device's sysName.0; not NULL: snmpTrapAddress.0 (addr) and sysName.0 (name)
+                         follow the notification's objects; NULL: nothing follows */
+};
+
 /* One of a notification's objects (after sysUpTime.0 and snmpTrapOID.0). */
 struct trap_varbind {
     const struct ber_oid *name; /* the object instance */
@@ -141,8 +157,10 @@ void trap_sender_free(struct trap_sender *sender);
 
 /**
  * @brief Queue one notification from a device to a sink; it goes out with the batch.
- * The message holds sysUpTime.0 (@p sysuptime_ticks), snmpTrapOID.0 (@p trap_oid), then @p varbinds.
- * @param[in] src_addr The device's address (host order) the datagram leaves from; 0: the socket's.
+ * The message holds sysUpTime.0 (@p sysuptime_ticks), snmpTrapOID.0 (@p trap_oid), then @p varbinds,
+ * then, for a named origin, snmpTrapAddress.0 and sysName.0.
+ * @param[in] from The device: socket or source address, and identity (copied into the message). An
+ * inform's retransmissions leave from the same socket, which must stay open until trap_sender_free().
  * @param[in] sink Where to; copied.
  * @param[in] sysuptime_ticks The device's sysUpTime in hundredths of a second.
  * @param[in] trap_oid The notification's OID; copied into the message.
@@ -152,10 +170,10 @@ void trap_sender_free(struct trap_sender *sender);
  * @return FLEET_OK (queued); FLEET_ERR_LIMIT when dropped (counted: message too big, inform table full);
  * FLEET_ERR_INVAL for a value the encoder refuses (a bug of the caller: nothing counted).
  */
-enum fleet_err trap_send(struct trap_sender *sender, uint32_t src_addr, const struct trap_sink *sink,
-                         uint32_t sysuptime_ticks, const struct ber_oid *trap_oid,
-                         const struct trap_varbind *varbinds, size_t varbind_count,
-                         struct trap_counters *row);
+enum fleet_err trap_send(struct trap_sender *sender, const struct trap_origin *from,
+                         const struct trap_sink *sink, uint32_t sysuptime_ticks,
+                         const struct ber_oid *trap_oid, const struct trap_varbind *varbinds,
+                         size_t varbind_count, struct trap_counters *row);
 
 /**
  * @brief Queue IF-MIB linkUp (1.3.6.1.6.3.1.1.5.4) or linkDown (1.3.6.1.6.3.1.1.5.3) with ifIndex.N,
@@ -165,9 +183,20 @@ enum fleet_err trap_send(struct trap_sender *sender, uint32_t src_addr, const st
  * @param[in] admin_status ifAdminStatus after the change (TRAP_IF_STATUS_UP, ...).
  * @param[in] oper_status ifOperStatus after the change.
  */
-enum fleet_err trap_send_link(struct trap_sender *sender, uint32_t src_addr, const struct trap_sink *sink,
-                              uint32_t sysuptime_ticks, int up, uint32_t if_index, int32_t admin_status,
-                              int32_t oper_status, struct trap_counters *row);
+enum fleet_err trap_send_link(struct trap_sender *sender, const struct trap_origin *from,
+                              const struct trap_sink *sink, uint32_t sysuptime_ticks, int up,
+                              uint32_t if_index, int32_t admin_status, int32_t oper_status,
+                              struct trap_counters *row);
+
+/**
+ * @brief Offer a datagram read from a device's agent socket: a v2c Response settles the inform it answers
+ * (matched as on the sender's own socket: request-id, sink address and port).
+ * @param[in] from Who sent it.
+ * @return 1 when it was a Response and the sender took it (counted in its stats, matched or not); 0 when it
+ * is not one or the sender sends no informs: the agent answers it as a request.
+ */
+int trap_sender_take_response(struct trap_sender *sender, const uint8_t *data, size_t len,
+                              const struct sockaddr_in *from);
 
 /** @brief Count a notification the caller decided not to send (emitted and suppressed). */
 void trap_note_suppressed(struct trap_counters *row);

@@ -22,6 +22,7 @@
 #include "respond.h"
 #include "spdu.h"
 #include "textarg.h"
+#include "trap.h"
 
 /* An answer held back by injected latency. */
 struct agent_delayed {
@@ -315,6 +316,9 @@ read_batch(struct worker *w, int fd, struct device *own_dev)
                 continue;
             }
         }
+        if (own_dev && w->traps && trap_sender_take_response(w->traps, data, len, &peers[i])) {
+            continue; /* a collector's Response to an inform this device sent from its agent socket */
+        }
         if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
             dev->snmp_stats.in_pkts++;
             dev->snmp_stats.in_asn_parse_errs++;
@@ -357,8 +361,13 @@ on_shared_readable(struct loop *loop, int fd, uint32_t events, void *data)
     read_batch(data, fd, NULL);
 }
 
+/*
+ * @p shared: one of the workers' sockets on the shared port (SO_REUSEPORT, IP_PKTINFO); @p loopback_only
+ * restricts it to the lo interface. SO_BINDTODEVICE must come before bind: set on a bound socket it
+ * rehashes the socket out of its SO_REUSEPORT group, and the steering program is then refused (EINVAL).
+ */
 static int
-open_udp(uint32_t addr, uint16_t port, int shared, char *err, size_t err_len)
+open_udp(uint32_t addr, uint16_t port, int shared, int loopback_only, char *err, size_t err_len)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
     int one = 1;
@@ -371,6 +380,10 @@ open_udp(uint32_t addr, uint16_t port, int shared, char *err, size_t err_len)
     if (shared) {
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
         setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+    }
+    if (loopback_only && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0) {
+        log_warn("cannot restrict SNMP to the loopback interface (%m); datagrams to addresses outside "
+                 "the fleet are ignored");
     }
     /*
      * A poller's burst must not overflow the queue while the worker is busy (the kernel's default,
@@ -407,8 +420,15 @@ attach_steering(struct fleet *fleet, int fd)
     };
     struct sock_fprog prog = {.len = sizeof code / sizeof code[0], .filter = code};
 
-    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) < 0) {
-        log_warn("cannot steer SNMP datagrams by address (%m); workers hand them over instead");
+    if (fleet->cfg.threads > 1 &&
+        setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) < 0) {
+        /* Nothing is lost: the kernel spreads the datagrams over the workers' sockets by its own hash, and
+         * a worker copies each one meant for another worker's device to that worker (read_batch). */
+        log_warn(
+            "cannot steer SNMP datagrams to the worker of the device they are for (SO_ATTACH_REUSEPORT_CBPF: "
+            "%m): every device still answers, from its own address, but a datagram that reaches another "
+            "worker costs a copy and a hand-over between threads; with --threads 1 nothing is handed "
+            "over (see docs/LIMITS.md)");
     }
 }
 
@@ -439,13 +459,9 @@ agent_open_all(struct fleet *fleet, char *err, size_t err_len)
     if (cfg->ip_per_device) {
         for (uint32_t i = 0; i < cfg->threads; i++) {
             struct worker *w = &fleet->workers[i];
-            if ((w->snmp.fd = open_udp(0, (uint16_t)cfg->snmp_starting_port, 1, err, err_len)) < 0) {
+            if ((w->snmp.fd = open_udp(0, (uint16_t)cfg->snmp_starting_port, 1, (cfg->ip >> 24) == 127, err,
+                                       err_len)) < 0) {
                 return FLEET_ERR_SYS;
-            }
-            if ((cfg->ip >> 24) == 127 && setsockopt(w->snmp.fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0) {
-                log_warn(
-                    "cannot restrict SNMP to the loopback interface (%m); datagrams to addresses outside "
-                    "the fleet are ignored");
             }
             if (loop_watch(w->loop, w->snmp.fd, LOOP_READ, on_shared_readable, w)) {
                 snprintf(err, err_len, "cannot watch an SNMP socket: %m");
@@ -457,8 +473,8 @@ agent_open_all(struct fleet *fleet, char *err, size_t err_len)
     }
     for (uint32_t i = 0; i < cfg->device_count; i++) {
         struct device *dev = &fleet->devices[i];
-        if ((dev->snmp_fd = open_udp(dev->addr, (uint16_t)(cfg->snmp_starting_port + i), 0, err, err_len)) <
-            0) {
+        if ((dev->snmp_fd =
+                 open_udp(dev->addr, (uint16_t)(cfg->snmp_starting_port + i), 0, 0, err, err_len)) < 0) {
             return FLEET_ERR_SYS;
         }
         if (loop_watch(dev->worker->loop, dev->snmp_fd, LOOP_READ, on_device_readable, dev)) {

@@ -302,10 +302,15 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
         st->out_pkts++;
         return len;
     }
-    if (!answerable(&msg.pdu, SPDU_V3) || (msg.pdu.type == SPDU_SET && !(msg.flags & SUSM_FLAG_AUTH))) {
-        /* Reads for every user; writes only for authenticated ones. */
+    if (!answerable(&msg.pdu, SPDU_V3)) {
         st->silent_drops++;
         return 0;
+    }
+    if (msg.pdu.type == SPDU_SET && !(msg.flags & SUSM_FLAG_AUTH)) {
+        /* Reads for every user; writes only for authenticated ones. A user without write access gets
+         * noAccess on the first varbind, as net-snmp's snmpd answers a SET outside a user's write view. */
+        st->in_denied_v3_sets++;
+        forced_error = SPDU_NO_ACCESS;
     }
     if (msg.max_size > 0 && (size_t)msg.max_size < max_msg) {
         max_msg = (size_t)msg.max_size;
@@ -367,13 +372,15 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
         st->in_bad_community_names++;
         return 0;
     }
-    if (m.pdu.type == SPDU_SET && !community_is(&m, fleet->cfg.snmp_write_community)) {
-        st->in_bad_community_uses++;
-        return 0;
-    }
     if (!answerable(&m.pdu, m.version)) {
         st->silent_drops++;
         return 0;
+    }
+    if (m.pdu.type == SPDU_SET && !community_is(&m, fleet->cfg.snmp_write_community)) {
+        /* Answered as net-snmp's snmpd answers a SET with its rocommunity: noAccess on the first
+         * varbind (v1: noSuchName, RFC 3584 4.4), the varbinds echoed, nothing written. */
+        st->in_bad_community_uses++;
+        forced_error = SPDU_NO_ACCESS;
     }
 
     headroom = SPDU_HEADROOM(m.community_len);

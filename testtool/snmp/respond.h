@@ -20,7 +20,7 @@ struct respond_stats {
     uint32_t out_pkts;               /* snmpOutPkts: responses sent */
     uint32_t in_bad_versions;        /* snmpInBadVersions */
     uint32_t in_bad_community_names; /* snmpInBadCommunityNames: unknown community, dropped */
-    uint32_t in_bad_community_uses;  /* snmpInBadCommunityUses: SET with the read community, dropped */
+    uint32_t in_bad_community_uses;  /* snmpInBadCommunityUses: SET with the read community (noAccess) */
     uint32_t in_asn_parse_errs;      /* snmpInASNParseErrs: malformed messages, dropped */
     uint32_t in_get_requests;        /* GET PDUs accepted */
     uint32_t in_get_nexts;           /* GETNEXT PDUs accepted */
@@ -29,6 +29,7 @@ struct respond_stats {
     uint32_t out_too_bigs;           /* responses that were tooBig */
     uint32_t silent_drops;           /* snmpSilentDrops: other PDUs dropped (responses, traps, reports) */
     uint32_t injected_drops;         /* requests left unanswered on purpose (--snmp-drop-rate, faults) */
+    uint32_t in_denied_v3_sets;      /* SNMPv3 SETs by a user without write access (noAccess) */
     uint32_t usm_stats[7];           /* usmStats counters (RFC 3414), indexed by enum susm_report_kind */
 };
 

@@ -55,6 +55,8 @@
 #define TT_DEV_B 0x7f000003u /* 127.0.0.3 */
 /* An address no interface has (TEST-NET-1): sending from it must fail. */
 #define TT_FOREIGN_ADDR 0xc0000201u /* 192.0.2.1 */
+/* A device known by its address only: the sender's socket, no identity objects. */
+#define TT_FROM(a) (&(struct trap_origin){.addr = (a), .fd = -1, .name = NULL})
 /* Largest datagram the sink reads. */
 #define TT_RX_BYTES 4096
 /* Traps of the batch test: more than one TRAP_BATCH. */
@@ -375,6 +377,64 @@ tt_assert_link_pdu(const netsnmp_pdu *pdu, int command, uint32_t ticks, const ch
     assert_null(var->next_variable);
 }
 
+/* A device's own agent socket: UDP on 127.0.0.1 and a free random port (a port per device). */
+static int
+tt_bind_agent(uint16_t *port)
+{
+    struct trap_sink where;
+    int fd = tt_bind_sink(&where);
+
+    *port = where.port;
+    return fd;
+}
+
+/* Read one datagram that must come to @p fd (bounded); returns its length, @p from its sender. */
+static size_t
+tt_recv_on(int fd, uint8_t *buf, size_t cap, struct sockaddr_in *from)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    socklen_t from_len = sizeof *from;
+    ssize_t n;
+
+    if (poll(&pfd, 1, TT_RECV_WAIT_MS * tt_multiplier()) <= 0) {
+        fail_msg("nothing arrived within %d ms", TT_RECV_WAIT_MS * tt_multiplier());
+    }
+    n = recvfrom(fd, buf, cap, MSG_DONTWAIT, (struct sockaddr *)from, &from_len);
+    assert_true(n > 0);
+    return (size_t)n;
+}
+
+/* The two objects a named origin appends, after @p var: snmpTrapAddress.0 = @p addr, sysName.0 = @p name. */
+static void
+tt_assert_identity(const netsnmp_variable_list *var, uint32_t addr, const char *name)
+{
+    uint8_t want[4] = {(uint8_t)(addr >> 24), (uint8_t)(addr >> 16), (uint8_t)(addr >> 8), (uint8_t)addr};
+
+    tt_assert_var_oid_name(var, "1.3.6.1.6.3.18.1.3.0");
+    assert_int_equal(var->type, ASN_IPADDRESS);
+    assert_int_equal(var->val_len, 4);
+    assert_memory_equal(var->val.string, want, 4);
+    var = var->next_variable;
+    tt_assert_var_oid_name(var, "1.3.6.1.2.1.1.5.0");
+    assert_int_equal(var->type, ASN_OCTET_STR);
+    assert_int_equal(var->val_len, strlen(name));
+    assert_memory_equal(var->val.string, name, strlen(name));
+    assert_null(var->next_variable);
+}
+
+/* The varbind after the five of a link notification (sysUpTime, snmpTrapOID, ifIndex, admin, oper). */
+static const netsnmp_variable_list *
+tt_after_link(const netsnmp_pdu *pdu)
+{
+    const netsnmp_variable_list *var = pdu->variables;
+
+    for (int i = 0; i < 5; i++) {
+        assert_non_null(var);
+        var = var->next_variable;
+    }
+    return var;
+}
+
 /* ---- trap_sink_parse ---- */
 
 static void
@@ -429,9 +489,9 @@ test_link_down_trap_parses_with_netsnmp_from_device_address(void **state)
     struct trap_counters row = {0};
     netsnmp_pdu *pdu;
 
-    assert_int_equal(
-        trap_send_link(s, TT_DEV_A, &st->sink, 123456, 0, 7, TRAP_IF_STATUS_UP, TRAP_IF_STATUS_DOWN, &row),
-        FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 123456, 0, 7, TRAP_IF_STATUS_UP,
+                                    TRAP_IF_STATUS_DOWN, &row),
+                     FLEET_OK);
     /* Queued, not yet counted: the batch goes out at the next iteration. */
     assert_int_equal(trap_sender_queued(s), 1);
     tt_assert_row(&row, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -460,7 +520,8 @@ test_link_up_trap_and_custom_varbinds(void **state)
     const netsnmp_variable_list *var;
     static const char text[] = "eth0 flapped";
 
-    assert_int_equal(trap_send_link(s, TT_DEV_B, &st->sink, 0, 1, 2147483647u, 1, 1, &row), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_B), &st->sink, 0, 1, 2147483647u, 1, 1, &row),
+                     FLEET_OK);
     tt_spin(st, &row);
     tt_sink_expect(st);
     assert_int_equal(ntohl(st->rx_from.sin_addr.s_addr), TT_DEV_B);
@@ -474,7 +535,7 @@ test_link_up_trap_and_custom_varbinds(void **state)
     vb = (struct trap_varbind){
         .name = &name,
         .value = {.tag = BER_OCTET_STRING, .v.bytes = {(const uint8_t *)text, sizeof text - 1}}};
-    assert_int_equal(trap_send(s, 0, &st->sink, 42, &trap_oid, &vb, 1, &row), FLEET_OK);
+    assert_int_equal(trap_send(s, TT_FROM(0), &st->sink, 42, &trap_oid, &vb, 1, &row), FLEET_OK);
     tt_spin(st, &row);
     tt_sink_expect(st);
     /* Source 0: the socket's own choice, which for a loopback sink is 127.0.0.1. */
@@ -501,7 +562,7 @@ test_traps_of_one_iteration_go_out_in_batches(void **state)
     int32_t seen[TT_BATCH_TRAPS];
 
     for (uint32_t i = 0; i < TT_BATCH_TRAPS; i++) {
-        assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, i, 0, i + 1, 1, 2, &row), FLEET_OK);
+        assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, i, 0, i + 1, 1, 2, &row), FLEET_OK);
         assert_true(trap_counters_consistent(&row));
     }
     /* The first TRAP_BATCH went out when the batch filled; the rest wait for the iteration. */
@@ -528,9 +589,9 @@ test_send_from_foreign_address_counts_failure(void **state)
     struct trap_counters bad = {0}, good = {0};
 
     /* A refused message in the middle of a batch fails alone. */
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 0, 1, 1, 2, &good), FLEET_OK);
-    assert_int_equal(trap_send_link(s, TT_FOREIGN_ADDR, &st->sink, 1, 0, 1, 1, 2, &bad), FLEET_OK);
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 1, 1, 1, 1, &good), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 0, 1, 1, 2, &good), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_FOREIGN_ADDR), &st->sink, 1, 0, 1, 1, 2, &bad), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 1, 1, 1, 1, &good), FLEET_OK);
     trap_sender_flush(s);
     tt_assert_row(&bad, 1, 0, 1, 0, 0, 0, 0, 0);
     tt_assert_row(&good, 2, 2, 0, 0, 0, 0, 0, 0);
@@ -552,14 +613,14 @@ test_oversized_notification_is_dropped(void **state)
 
     assert_int_equal(ber_oid_parse("1.3.6.1.4.1.99999.0.2", &trap_oid), FLEET_OK);
     assert_int_equal(ber_oid_parse("1.3.6.1.4.1.99999.1.0", &name), FLEET_OK);
-    assert_int_equal(trap_send(s, TT_DEV_A, &st->sink, 1, &trap_oid, &vb, 1, &row), FLEET_ERR_LIMIT);
+    assert_int_equal(trap_send(s, TT_FROM(TT_DEV_A), &st->sink, 1, &trap_oid, &vb, 1, &row), FLEET_ERR_LIMIT);
     tt_assert_row(&row, 1, 0, 0, 1, 0, 0, 0, 0);
     assert_int_equal(trap_sender_queued(s), 0);
     /* Nothing queued, so the flush timer was put back. */
     assert_int_equal(loop_timer_count(st->loop), 0);
     /* A bad value is the caller's bug: refused and counted nowhere. */
     vb.value = (struct spdu_value){.tag = BER_TIMETICKS, .v.u = (uint64_t)UINT32_MAX + 1};
-    assert_int_equal(trap_send(s, TT_DEV_A, &st->sink, 1, &trap_oid, &vb, 1, &row), FLEET_ERR_INVAL);
+    assert_int_equal(trap_send(s, TT_FROM(TT_DEV_A), &st->sink, 1, &trap_oid, &vb, 1, &row), FLEET_ERR_INVAL);
     tt_assert_row(&row, 1, 0, 0, 1, 0, 0, 0, 0);
     tt_spin(st, &row);
     tt_sink_expect_silence(st);
@@ -581,6 +642,119 @@ test_suppressed_counts_emitted(void **state)
 
 /* ---- informs ---- */
 
+/* An address per device: each trap from its device's address (IP_PKTINFO) and the sender's port, named. */
+static void
+test_named_traps_from_device_addresses_carry_address_and_sysname(void **state)
+{
+    struct tt_state *st = *state;
+    struct trap_sender *s = tt_sender(st, 0, 0);
+    struct trap_counters row_a = {0}, row_b = {0};
+    const struct trap_origin a = {.addr = TT_DEV_A, .fd = -1, .name = "core-a"};
+    const struct trap_origin b = {.addr = TT_DEV_B, .fd = -1, .name = "device-b"};
+    netsnmp_pdu *pdu;
+
+    assert_int_equal(trap_send_link(s, &a, &st->sink, 10, 0, 4, 1, 2, &row_a), FLEET_OK);
+    assert_int_equal(trap_send_link(s, &b, &st->sink, 20, 1, 5, 1, 1, &row_b), FLEET_OK);
+    tt_spin(st, NULL);
+    tt_assert_row(&row_a, 1, 1, 0, 0, 0, 0, 0, 0);
+    tt_assert_row(&row_b, 1, 1, 0, 0, 0, 0, 0, 0);
+    tt_sink_expect(st);
+    assert_int_equal(ntohl(st->rx_from.sin_addr.s_addr), TT_DEV_A);
+    assert_int_equal(ntohs(st->rx_from.sin_port), trap_sender_port(s));
+    pdu = tt_netsnmp_parse(st);
+    tt_assert_identity(tt_after_link(pdu), TT_DEV_A, "core-a");
+    snmp_free_pdu(pdu);
+    tt_sink_expect(st);
+    assert_int_equal(ntohl(st->rx_from.sin_addr.s_addr), TT_DEV_B);
+    assert_int_equal(ntohs(st->rx_from.sin_port), trap_sender_port(s));
+    pdu = tt_netsnmp_parse(st);
+    tt_assert_identity(tt_after_link(pdu), TT_DEV_B, "device-b");
+    snmp_free_pdu(pdu);
+}
+
+/* A port per device: every device on 127.0.0.1; each trap leaves from its device's agent socket. */
+static void
+test_named_traps_from_agent_sockets_leave_from_each_agent_port(void **state)
+{
+    struct tt_state *st = *state;
+    struct trap_sender *s = tt_sender(st, 0, 0);
+    struct trap_counters rows[3] = {{0}};
+    uint16_t ports[2];
+    int fds[2];
+    const char *names[2] = {"device-0", "device-1"};
+    netsnmp_pdu *pdu;
+
+    fds[0] = tt_bind_agent(&ports[0]);
+    fds[1] = tt_bind_agent(&ports[1]);
+    for (int i = 0; i < 3; i++) {
+        const struct trap_origin from = {.addr = INADDR_LOOPBACK, .fd = fds[i % 2], .name = names[i % 2]};
+        assert_int_equal(trap_send_link(s, &from, &st->sink, 100, 0, (uint32_t)i + 1, 1, 2, &rows[i]),
+                         FLEET_OK);
+    }
+    tt_spin(st, NULL);
+    for (int i = 0; i < 3; i++) {
+        tt_assert_row(&rows[i], 1, 1, 0, 0, 0, 0, 0, 0);
+    }
+    /* One sendmmsg per run of messages from the same socket: 0, 1, 0. */
+    assert_int_equal(trap_sender_stats(s)->batches, 3);
+    for (int i = 0; i < 3; i++) {
+        const netsnmp_variable_list *var;
+        tt_sink_expect(st);
+        assert_int_equal(ntohl(st->rx_from.sin_addr.s_addr), INADDR_LOOPBACK);
+        assert_int_equal(ntohs(st->rx_from.sin_port), ports[i % 2]);
+        pdu = tt_netsnmp_parse(st);
+        var = pdu->variables->next_variable->next_variable;
+        assert_int_equal(*var->val.integer, i + 1); /* ifIndex: the send order */
+        tt_assert_identity(tt_after_link(pdu), INADDR_LOOPBACK, names[i % 2]);
+        snmp_free_pdu(pdu);
+    }
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* An inform from an agent socket: its retransmission leaves from there too, and the Response that comes
+ * back to the agent socket settles it once the agent hands it over. */
+static void
+test_inform_from_agent_socket_is_settled_by_take_response(void **state)
+{
+    struct tt_state *st = *state;
+    struct trap_sender *s = tt_sender(st, 1, 0);
+    struct trap_counters row = {0};
+    uint16_t port;
+    int fd = tt_bind_agent(&port);
+    const struct trap_origin from = {.addr = INADDR_LOOPBACK, .fd = fd, .name = "device-7"};
+    uint8_t buf[TT_RX_BYTES];
+    struct sockaddr_in peer;
+    size_t n;
+    int32_t rid;
+
+    assert_int_equal(trap_send_link(s, &from, &st->sink, 1, 0, 1, 1, 2, &row), FLEET_OK);
+    tt_spin(st, &row);
+    tt_sink_expect(st);
+    assert_int_equal(ntohs(st->rx_from.sin_port), port);
+    rid = tt_sink_request_id(st, SPDU_INFORM);
+    tt_advance_ms(st, TT_TIMEOUT_MS, &row);
+    tt_sink_expect(st);
+    assert_int_equal(ntohs(st->rx_from.sin_port), port);
+    assert_int_equal(tt_sink_request_id(st, SPDU_INFORM), rid);
+    tt_assert_row(&row, 1, 1, 0, 0, 0, 0, 1, 1);
+    /* The collector answers the source: the agent socket, not the sender's. */
+    tt_sink_answer_from(st, st->sink_fd, rid);
+    n = tt_recv_on(fd, buf, sizeof buf, &peer);
+    /* A request is the agent's, not the sender's. */
+    {
+        uint8_t get[] = {0x30, 0x1a, 0x02, 0x01, 0x01, 0x04, 0x06, 'p',  'u',  'b',  'l',  'i',  'c',  0xa0,
+                         0x0d, 0x02, 0x01, 0x01, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00, 0x30, 0x02, 0x30, 0x00};
+        get[1] = (uint8_t)(sizeof get - 2);
+        assert_int_equal(trap_sender_take_response(s, get, sizeof get, &peer), 0);
+    }
+    assert_int_equal(trap_sender_take_response(s, buf, n, &peer), 1);
+    tt_assert_row(&row, 1, 1, 0, 0, 1, 0, 1, 0);
+    assert_int_equal(trap_sender_stats(s)->responses, 1);
+    assert_int_equal(trap_sender_pending(s), 0);
+    close(fd);
+}
+
 static void
 test_inform_acknowledged_on_first_copy(void **state)
 {
@@ -590,7 +764,7 @@ test_inform_acknowledged_on_first_copy(void **state)
     netsnmp_pdu *pdu;
     int32_t rid;
 
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 500, 0, 3, 1, 2, &row), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 500, 0, 3, 1, 2, &row), FLEET_OK);
     tt_assert_row(&row, 0, 0, 0, 0, 0, 0, 0, 0);
     tt_spin(st, &row);
     tt_assert_row(&row, 1, 1, 0, 0, 0, 0, 0, 1);
@@ -620,7 +794,7 @@ test_inform_retransmits_then_gives_up(void **state)
     struct trap_counters row = {0};
     int32_t rid;
 
-    assert_int_equal(trap_send_link(s, TT_DEV_B, &st->sink, 1, 1, 9, 1, 1, &row), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_B), &st->sink, 1, 1, 9, 1, 1, &row), FLEET_OK);
     tt_spin(st, &row);
     tt_sink_expect(st);
     rid = tt_sink_request_id(st, SPDU_INFORM);
@@ -657,7 +831,7 @@ test_inform_acknowledged_after_retry_once(void **state)
     struct trap_counters row = {0};
     int32_t rid;
 
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 0, 4, 1, 2, &row), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 0, 4, 1, 2, &row), FLEET_OK);
     tt_spin(st, &row);
     tt_sink_expect(st);
     rid = tt_sink_request_id(st, SPDU_INFORM);
@@ -683,7 +857,7 @@ test_inform_response_from_other_source_or_id_is_unmatched(void **state)
     int other = tt_bind_sink(&other_sink);
     int32_t rid;
 
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 0, 4, 1, 2, &row), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 0, 4, 1, 2, &row), FLEET_OK);
     tt_spin(st, &row);
     tt_sink_expect(st);
     rid = tt_sink_request_id(st, SPDU_INFORM);
@@ -712,15 +886,15 @@ test_inform_table_full_drops_and_counts(void **state)
     struct trap_counters a = {0}, b = {0};
     int32_t rid[2];
 
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 0, 1, 1, 2, &a), FLEET_OK);
-    assert_int_equal(trap_send_link(s, TT_DEV_B, &st->sink, 1, 0, 1, 1, 2, &b), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 0, 1, 1, 2, &a), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_B), &st->sink, 1, 0, 1, 1, 2, &b), FLEET_OK);
     /* Full (queued informs hold their slots too): dropped and counted at once. */
-    assert_int_equal(trap_send_link(s, TT_DEV_B, &st->sink, 1, 0, 2, 1, 2, &b), FLEET_ERR_LIMIT);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_B), &st->sink, 1, 0, 2, 1, 2, &b), FLEET_ERR_LIMIT);
     tt_assert_row(&b, 1, 0, 0, 1, 0, 0, 0, 0);
     tt_spin(st, &b);
     tt_assert_row(&a, 1, 1, 0, 0, 0, 0, 0, 1);
     tt_assert_row(&b, 2, 1, 0, 1, 0, 0, 0, 1);
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 0, 3, 1, 2, &a), FLEET_ERR_LIMIT);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 0, 3, 1, 2, &a), FLEET_ERR_LIMIT);
     tt_assert_row(&a, 2, 1, 0, 1, 0, 0, 0, 1);
     /* An answer frees a slot: the next inform goes. */
     for (int i = 0; i < 2; i++) {
@@ -733,7 +907,7 @@ test_inform_table_full_drops_and_counts(void **state)
     assert_int_not_equal(rid[0], rid[1]);
     tt_loop_read(st);
     tt_assert_row(&a, 2, 1, 0, 1, 1, 0, 0, 0);
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 0, 4, 1, 2, &a), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 0, 4, 1, 2, &a), FLEET_OK);
     tt_spin(st, &a);
     tt_assert_row(&a, 3, 2, 0, 1, 1, 0, 0, 1);
     tt_sink_expect(st);
@@ -754,13 +928,13 @@ test_inform_first_copy_refused_is_not_retried(void **state)
     struct trap_sender *s = tt_sender(st, 1, 1);
     struct trap_counters row = {0};
 
-    assert_int_equal(trap_send_link(s, TT_FOREIGN_ADDR, &st->sink, 1, 0, 1, 1, 2, &row), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_FOREIGN_ADDR), &st->sink, 1, 0, 1, 1, 2, &row), FLEET_OK);
     tt_spin(st, &row);
     tt_assert_row(&row, 1, 0, 1, 0, 0, 0, 0, 0);
     assert_int_equal(trap_sender_pending(s), 0);
     assert_int_equal(loop_timer_count(st->loop), 0);
     /* Its slot is free again (the table holds one). */
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 0, 1, 1, 2, &row), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 0, 1, 1, 2, &row), FLEET_OK);
     tt_spin(st, &row);
     tt_assert_row(&row, 2, 1, 1, 0, 0, 0, 0, 1);
     for (int i = 0; i <= TT_RETRIES; i++) {
@@ -776,7 +950,7 @@ test_free_sends_queued_and_settles_rows(void **state)
     struct trap_sender *s = tt_sender(st, 1, 0);
     struct trap_counters row = {0};
 
-    assert_int_equal(trap_send_link(s, TT_DEV_A, &st->sink, 1, 0, 1, 1, 2, &row), FLEET_OK);
+    assert_int_equal(trap_send_link(s, TT_FROM(TT_DEV_A), &st->sink, 1, 0, 1, 1, 2, &row), FLEET_OK);
     trap_sender_free(s);
     st->sender = NULL;
     tt_assert_row(&row, 1, 1, 0, 0, 0, 1, 0, 0);
@@ -973,9 +1147,14 @@ test_snmptrapd_logs_link_traps_and_acknowledges_informs(void **state)
     struct trap_sender *traps = NULL, *informs = NULL;
     struct trap_counters trap_row = {0}, inform_row = {0};
     struct trap_sink sink;
-    char err[256] = "", *out = NULL, *errs = NULL;
+    char err[256] = "", *out = NULL, *errs = NULL, from_agent[64];
     FILE *f;
     int started = 0, clean;
+    uint16_t agent_port;
+    int agent_fd = tt_bind_agent(&agent_port);
+    /* Traps as with a port per device (from the agent's socket), informs as with an address per device. */
+    const struct trap_origin trap_from = {.addr = INADDR_LOOPBACK, .fd = agent_fd, .name = "device-0"};
+    const struct trap_origin inform_from = {.addr = TT_DEV_B, .fd = -1, .name = "device-1"};
     monotime_us deadline;
 
     if (!path) {
@@ -1004,10 +1183,10 @@ test_snmptrapd_logs_link_traps_and_acknowledges_informs(void **state)
     cfg.request_id_seed = 1000;
     assert_int_equal(trap_sender_new(st->loop, &cfg, &informs, err, sizeof err), FLEET_OK);
     /* Traps first, then informs on the same path: once the informs are answered, the traps were read. */
-    assert_int_equal(trap_send_link(traps, TT_DEV_A, &sink, 100, 0, 5, 1, 2, &trap_row), FLEET_OK);
-    assert_int_equal(trap_send_link(traps, TT_DEV_A, &sink, 200, 1, 5, 1, 1, &trap_row), FLEET_OK);
-    assert_int_equal(trap_send_link(informs, TT_DEV_B, &sink, 300, 0, 6, 1, 2, &inform_row), FLEET_OK);
-    assert_int_equal(trap_send_link(informs, TT_DEV_B, &sink, 400, 1, 6, 1, 1, &inform_row), FLEET_OK);
+    assert_int_equal(trap_send_link(traps, &trap_from, &sink, 100, 0, 5, 1, 2, &trap_row), FLEET_OK);
+    assert_int_equal(trap_send_link(traps, &trap_from, &sink, 200, 1, 5, 1, 1, &trap_row), FLEET_OK);
+    assert_int_equal(trap_send_link(informs, &inform_from, &sink, 300, 0, 6, 1, 2, &inform_row), FLEET_OK);
+    assert_int_equal(trap_send_link(informs, &inform_from, &sink, 400, 1, 6, 1, 1, &inform_row), FLEET_OK);
     deadline = loop_clock_monotonic() + (monotime_us)TT_TRAPD_ACK_MS * 1000 * (monotime_us)tt_multiplier();
     while (inform_row.acknowledged + inform_row.timed_out < 2 && loop_clock_monotonic() < deadline) {
         loop_run_once(st->loop, 50);
@@ -1015,6 +1194,7 @@ test_snmptrapd_logs_link_traps_and_acknowledges_informs(void **state)
         assert_true(trap_counters_consistent(&inform_row));
     }
     clean = tt_trapd_stop(&d);
+    snprintf(from_agent, sizeof from_agent, "[127.0.0.1]:%u->", (unsigned)agent_port);
     out = tt_read_file(d.out);
     errs = tt_read_file(d.errlog);
     if (inform_row.acknowledged != 2 || !clean) {
@@ -1025,7 +1205,11 @@ test_snmptrapd_logs_link_traps_and_acknowledges_informs(void **state)
     assert_true(clean);
     /* Each notification once, from its device's address, with its numeric trap OID. */
     if (tt_count(out, ".1.3.6.1.6.3.1.1.5.3") != 2 || tt_count(out, ".1.3.6.1.6.3.1.1.5.4") != 2 ||
-        !strstr(out, "[127.0.0.2]") || !strstr(out, "[127.0.0.3]") ||
+        !strstr(out, from_agent) || !strstr(out, "[127.0.0.3]") ||
+        tt_count(out, ".1.3.6.1.6.3.18.1.3.0 = IpAddress: 127.0.0.1") != 2 ||
+        tt_count(out, ".1.3.6.1.2.1.1.5.0 = STRING: \"device-0\"") != 2 ||
+        tt_count(out, ".1.3.6.1.6.3.18.1.3.0 = IpAddress: 127.0.0.3") != 2 ||
+        tt_count(out, ".1.3.6.1.2.1.1.5.0 = STRING: \"device-1\"") != 2 ||
         !strstr(out, ".1.3.6.1.2.1.2.2.1.1.5 = INTEGER: 5") ||
         !strstr(out, ".1.3.6.1.2.1.2.2.1.8.6 = INTEGER: 2")) {
         fprintf(stderr, "snmptrapd stdout:\n%s\nstderr:\n%s\n", out, errs);
@@ -1033,6 +1217,7 @@ test_snmptrapd_logs_link_traps_and_acknowledges_informs(void **state)
     }
     trap_sender_free(traps);
     trap_sender_free(informs);
+    close(agent_fd);
     free(out);
     free(errs);
     unlink(d.conf);
@@ -1055,6 +1240,12 @@ main(void)
         cmocka_unit_test_setup_teardown(test_traps_of_one_iteration_go_out_in_batches, tt_setup, tt_teardown),
         cmocka_unit_test_setup_teardown(test_send_from_foreign_address_counts_failure, tt_setup, tt_teardown),
         cmocka_unit_test_setup_teardown(test_oversized_notification_is_dropped, tt_setup, tt_teardown),
+        cmocka_unit_test_setup_teardown(test_named_traps_from_device_addresses_carry_address_and_sysname,
+                                        tt_setup, tt_teardown),
+        cmocka_unit_test_setup_teardown(test_named_traps_from_agent_sockets_leave_from_each_agent_port,
+                                        tt_setup, tt_teardown),
+        cmocka_unit_test_setup_teardown(test_inform_from_agent_socket_is_settled_by_take_response, tt_setup,
+                                        tt_teardown),
         cmocka_unit_test_setup_teardown(test_inform_acknowledged_on_first_copy, tt_setup, tt_teardown),
         cmocka_unit_test_setup_teardown(test_inform_retransmits_then_gives_up, tt_setup, tt_teardown),
         cmocka_unit_test_setup_teardown(test_inform_acknowledged_after_retry_once, tt_setup, tt_teardown),
