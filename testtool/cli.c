@@ -239,7 +239,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->controller_username = "admin";
     cfg->controller_password = "admin";
     cfg->configs_batch_size = 1; /* OpenDaylight testtool's default */
-    cfg->controller_timeout_s = REGISTER_DEFAULT_TIMEOUT_S;
+    cfg->register_timeout_s = REGISTER_DEFAULT_TIMEOUT_S;
     cfg->inventory_format = "odl-json";
     cfg->status_interval_s = 10;
     cfg->profile = "minimal";
@@ -475,7 +475,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             cfg->config_address = optarg;
             break;
         case OPT_TIME_OUT:
-            if (textarg_u32(optarg, 0, 604800, &cfg->controller_timeout_s)) {
+            if (textarg_u32(optarg, 0, 604800, &cfg->register_timeout_s)) {
                 snprintf(err, err_len, "--time-out must be from 0 (no bound) to 604800 seconds, not \"%s\"",
                          optarg);
                 return CLI_ERROR;

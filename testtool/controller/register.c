@@ -89,13 +89,13 @@ struct reg_state {
 
 /* What the thread has done so far. */
 struct reg_progress {
-    uint32_t registered;        /* devices in batches the controller accepted */
-    uint32_t failed;            /* batches given up */
-    uint32_t tried;             /* batches started */
-    monotime_us down_since_us;  /* when the controller stopped answering, 0 while it answers */
-    monotime_us down_logged_us; /* when the last "unreachable" line was written */
-    uint32_t down_attempts;     /* attempts without an answer since down_since_us */
-    long backoff_ms;            /* the next pause while unreachable */
+    uint32_t registered;              /* devices in batches the controller accepted */
+    uint32_t failed;                  /* batches given up */
+    uint32_t tried;                   /* batches started */
+    monotime_us down_since_us;        /* when the controller stopped answering, 0 while it answers */
+    monotime_us down_logged_us;       /* when the last "unreachable" line was written */
+    uint32_t down_attempts;           /* attempts without an answer since down_since_us */
+    long backoff_ms;                  /* the next pause while unreachable */
     char reason[REGISTER_REASON_MAX]; /* why the last attempt got no answer */
 };
 
@@ -332,7 +332,7 @@ unreachable_backoff(struct reg_progress *p, const char *reason)
         log_warn("controller %s still unreachable (%s) after %.0f s and %u attempts; %u of %u devices "
                  "registered, next attempt in %.1f s",
                  reg.peer, reason, seconds_since(p->down_since_us), (unsigned)p->down_attempts,
-                 (unsigned)p->registered, (unsigned)total, (double)p->backoff_ms / 1000);
+                 (unsigned)p->registered, (unsigned)total, (double)wait_budget_ms(now, p->backoff_ms) / 1000);
     }
     end = pause_ms(p->backoff_ms);
     p->backoff_ms = p->backoff_ms * 2 > REGISTER_BACKOFF_MAX_MS ? REGISTER_BACKOFF_MAX_MS : p->backoff_ms * 2;
@@ -357,8 +357,8 @@ answered(struct reg_progress *p)
  * @return REG_DONE when the batch is settled (registered or given up), else why registering ends.
  */
 static enum reg_outcome
-register_batch(CURL *easy, struct reg_progress *p, uint32_t b, uint32_t batches, uint32_t first, uint32_t count,
-               const struct sbuf *body, struct sbuf *answer)
+register_batch(CURL *easy, struct reg_progress *p, uint32_t b, uint32_t batches, uint32_t first,
+               uint32_t count, const struct sbuf *body, struct sbuf *answer)
 {
     char what[REGISTER_REASON_MAX];
     char excerpt[REGISTER_ANSWER_LOG_BYTES + 1];
@@ -388,18 +388,20 @@ register_batch(CURL *easy, struct reg_progress *p, uint32_t b, uint32_t batches,
             answer_excerpt(answer, excerpt, sizeof excerpt);
             log_warn("controller: batch %u of %u (devices %u-%u): attempt %d of %d failed: %s; the "
                      "controller answered: \"%s\"%s",
-                     (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1), attempt,
-                     REGISTER_ATTEMPTS, what, excerpt, answer->len > REGISTER_ANSWER_LOG_BYTES ? " (cut)" : "");
+                     (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1),
+                     attempt, REGISTER_ATTEMPTS, what, excerpt,
+                     answer->len > REGISTER_ANSWER_LOG_BYTES ? " (cut)" : "");
         } else {
             log_warn("controller: batch %u of %u (devices %u-%u): attempt %d of %d failed: %s with an empty "
                      "answer",
-                     (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1), attempt,
-                     REGISTER_ATTEMPTS, what);
+                     (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1),
+                     attempt, REGISTER_ATTEMPTS, what);
         }
         if (outcome == REG_FINAL || attempt == REGISTER_ATTEMPTS) {
             log_error("controller: batch %u of %u (devices %u-%u) not registered: %s", (unsigned)b + 1,
                       (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1),
-                      outcome == REG_FINAL ? "the controller refused it (not retried)" : "no attempt succeeded");
+                      outcome == REG_FINAL ? "the controller refused it (not retried)"
+                                           : "no attempt succeeded");
             p->failed++;
             return REG_DONE;
         }
@@ -427,7 +429,8 @@ reg_run(void *arg)
     char limit[48] = "";
 
     (void)arg;
-    reg.deadline_us = cfg->controller_timeout_s ? started_us + (monotime_us)cfg->controller_timeout_s * 1000000 : 0;
+    reg.deadline_us =
+        cfg->register_timeout_s ? started_us + (monotime_us)cfg->register_timeout_s * 1000000 : 0;
     headers = curl_slist_append(headers, "Content-Type: application/yang-data+json");
     headers = headers ? curl_slist_append(headers, "Accept: application/yang-data+json") : NULL;
     /* No "Expect: 100-continue" for large batches: one round trip less, and every server copes. */
@@ -446,11 +449,11 @@ reg_run(void *arg)
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)REGISTER_REQUEST_TIMEOUT_MS);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, keep_answer);
-    if (cfg->controller_timeout_s) {
-        snprintf(limit, sizeof limit, " within --time-out %u s", (unsigned)cfg->controller_timeout_s);
+    if (cfg->register_timeout_s) {
+        snprintf(limit, sizeof limit, " within --time-out %u s", (unsigned)cfg->register_timeout_s);
     }
-    log_info("controller: registering %u devices with %s in %u batches of up to %u%s", (unsigned)total, reg.url,
-             (unsigned)batches, (unsigned)size, limit);
+    log_info("controller: registering %u devices with %s in %u batches of up to %u%s", (unsigned)total,
+             reg.url, (unsigned)batches, (unsigned)size, limit);
 
     for (uint32_t b = 0; b < batches && end == REG_DONE; b++) {
         uint32_t first = b * size;
@@ -478,7 +481,7 @@ reg_run(void *arg)
         }
         log_warn("controller: --time-out %u s reached: registered %u of %u devices, %u not registered%s; the "
                  "fleet keeps serving",
-                 (unsigned)cfg->controller_timeout_s, (unsigned)p.registered, (unsigned)total,
+                 (unsigned)cfg->register_timeout_s, (unsigned)p.registered, (unsigned)total,
                  (unsigned)(total - p.registered), why);
     } else {
         log_msg(p.registered == total ? LOGL_INFO : LOGL_WARN,

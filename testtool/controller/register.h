@@ -16,7 +16,7 @@ struct fleet_config;
 /* While nothing answers (refused, no route, timeout): the first pause, doubled after each attempt up to
  * the most. */
 #define REGISTER_BACKOFF_FIRST_MS 500
-#define REGISTER_BACKOFF_MAX_MS 30000
+#define REGISTER_BACKOFF_MAX_MS   30000
 /* While nothing answers, a "still unreachable" line at most this often. */
 #define REGISTER_UNREACHABLE_REPORT_MS 30000
 /* --time-out's default: the bound on the whole registration, seconds (OpenDaylight testtool's). */
@@ -33,7 +33,7 @@ int controller_register_check(const struct fleet_config *cfg, char *err, size_t 
 /**
  * @brief Start registering every device when cfg.controller_ip is set; otherwise do nothing. Call once,
  * from the main thread, after the fleet listens and before any other thread uses libcurl. Registering
- * ends after every batch or at cfg.controller_timeout_s (0: no bound). Outcomes are logged (each refused
+ * ends after every batch or at cfg.register_timeout_s (0: no bound). Outcomes are logged (each refused
  * attempt; an unreachable controller once, now and then while it lasts, and when it is back; then one
  * summary line); the fleet serves whatever the controller says.
  * @return 0, or -1 when the thread cannot start.
