@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "agent.h"
+#include "register.h"
 #include "respond.h"
 #include "textarg.h"
 #include "trap.h"
@@ -66,6 +67,7 @@ enum {
     OPT_CONTROLLER_PASSWORD,
     OPT_CONFIGS_BATCH,
     OPT_CONFIG_ADDRESS,
+    OPT_TIME_OUT,
     OPT_EMIT_INVENTORY,
     OPT_INVENTORY_FORMAT,
     OPT_RPC_CONFIG,
@@ -128,6 +130,7 @@ static const struct option options[] = {
     {"controller-auth-password", required_argument, NULL, OPT_CONTROLLER_PASSWORD},
     {"generate-configs-batch-size", required_argument, NULL, OPT_CONFIGS_BATCH},
     {"generate-config-address", required_argument, NULL, OPT_CONFIG_ADDRESS},
+    {"time-out", required_argument, NULL, OPT_TIME_OUT},
     {"emit-inventory", required_argument, NULL, OPT_EMIT_INVENTORY},
     {"inventory-format", required_argument, NULL, OPT_INVENTORY_FORMAT},
     {"rpc-config", required_argument, NULL, OPT_RPC_CONFIG},
@@ -202,6 +205,9 @@ static const char usage[] =
     "  --generate-configs-batch-size N  devices per registration request (default 1, as OpenDaylight's)\n"
     "  --generate-config-address A  the address the controller is told to connect to (default: --ip;\n"
     "                               127.0.0.1 for 0.0.0.0); with --ip-per-device device i gets A+i\n"
+    "  --time-out S                 bound on the whole registration, seconds; an unreachable controller\n"
+    "                               is retried with backoff until then (default 20, as OpenDaylight's;\n"
+    "                               0: no bound)\n"
     "  --emit-inventory FILE        write the fleet's inventory to FILE and exit (no network call)\n"
     "  --inventory-format F         odl-json (default), opennms-requisition, prometheus-sd or csv\n"
     "  --rpc-config FILE            custom RPC replies (OpenDaylight's <rpcs> format)\n"
@@ -233,6 +239,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->controller_username = "admin";
     cfg->controller_password = "admin";
     cfg->configs_batch_size = 1; /* OpenDaylight testtool's default */
+    cfg->register_timeout_s = REGISTER_DEFAULT_TIMEOUT_S;
     cfg->inventory_format = "odl-json";
     cfg->status_interval_s = 10;
     cfg->profile = "minimal";
@@ -466,6 +473,13 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             break;
         case OPT_CONFIG_ADDRESS:
             cfg->config_address = optarg;
+            break;
+        case OPT_TIME_OUT:
+            if (textarg_u32(optarg, 0, 604800, &cfg->register_timeout_s)) {
+                snprintf(err, err_len, "--time-out must be from 0 (no bound) to 604800 seconds, not \"%s\"",
+                         optarg);
+                return CLI_ERROR;
+            }
             break;
         case OPT_EMIT_INVENTORY:
             cfg->emit_inventory = optarg;

@@ -95,6 +95,7 @@ struct fleet_config {
     const char *controller_username; /* its login */
     const char *controller_password;
     uint32_t configs_batch_size;  /* devices per registration request */
+    uint32_t register_timeout_s;  /* --time-out: bound on the whole registration, 0: none */
     const char *config_address;   /* address the controller connects to, NULL: the listening one */
     const char *emit_inventory;   /* write the inventory here and exit, or NULL */
     const char *inventory_format; /* odl-json, opennms-requisition, prometheus-sd or csv */

@@ -1,6 +1,10 @@
 """fleetsim's command line: plans it must refuse (exit code 2 and a message naming the problem,
-before anything listens), the initial configuration, SIGTERM with sessions open, and a
-30,000-device fleet with an address per device under a 20,000-descriptor limit.
+before anything listens), the initial configuration, SIGTERM with sessions open, a
+30,000-device fleet with an address per device under a 20,000-descriptor limit, and the first-run
+banner: its lines for a default fleet, a TCP fleet without SNMP, an address-per-device fleet with
+--auth any and SNMPv3 users, and a login of one's own with --authorized-keys; the commands it gives
+are run as pasted (OpenSSH's ssh with the password from SSH_ASKPASS, net-snmp's snmpwalk v2c and v3,
+the metrics URL) or, for nc, dialled at the address and port it names.
 
 Run: /usr/bin/python3 test_cli.py <path to fleetsim>
 """
@@ -8,11 +12,14 @@ Run: /usr/bin/python3 test_cli.py <path to fleetsim>
 import os
 import re
 import resource
+import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 import unittest
+import urllib.request
 
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +37,33 @@ def child_nofile():
     if hard == resource.RLIM_INFINITY:
         return TARGET_NOFILE
     return min(hard, TARGET_NOFILE)
+
+
+# A banner line without the log's prefix.
+BANNER_PREFIX = "fleetsim[info]: "
+SYSDESCR = re.compile(r"^(SNMPv2-MIB::sysDescr\.0|iso\.3\.6\.1\.2\.1\.1\.1\.0|\.1\.3\.6\.1\.2\.1\.1\.1\.0) = "
+                      r"STRING: \S", re.M)
+
+
+def banner(fleet):
+    """The lines fleetsim logged at info level, without the prefix."""
+    return [line[len(BANNER_PREFIX):] for line in fleet.log().splitlines() if line.startswith(BANNER_PREFIX)]
+
+
+def banner_line(testcase, lines, pattern):
+    """The one banner line matching pattern (a regular expression matched whole); its match."""
+    found = [m for m in (re.fullmatch(pattern, line) for line in lines) if m]
+    testcase.assertEqual(len(found), 1, "want one line matching %r in:\n%s" % (pattern, "\n".join(lines)))
+    return found[0]
+
+
+def run_pasted(command, timeout=15, **kw):
+    """Run a command line as a user pasting it would (shell words); (exit code, stdout, stderr)."""
+    argv = shlex.split(command) if isinstance(command, str) else command
+    if "input" not in kw:
+        kw["stdin"] = subprocess.DEVNULL
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=h.scaled(timeout), **kw)
+    return proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
 
 
 INTERFACES = ('<interfaces xmlns="%s" xmlns:ianaift="%s">'
@@ -235,6 +269,116 @@ class CliTests(unittest.TestCase):
                 self.assertEqual(h.interface_names(c.get_config()), ["big-last"] if i == BIG_FLEET - 1 else [],
                                  "device %d (%s)" % (i, f.addr(i)[0]))
         sys.stderr.write("\n  30000 devices ready in %.2f s (descriptor limit %d)\n" % (f.startup_s, limit))
+        f.stop()
+
+    # ------------------------------------------------------------ the first-run banner
+
+    def run_ssh_line(self, ssh_line, password):
+        """Run the banner's ssh command with OpenSSH: the password comes from SSH_ASKPASS (forced, no
+        terminal), host keys are not kept, no user configuration is read. Returns what the server sent."""
+        askpass = self.write("askpass", "#!/bin/sh\necho %s\n" % shlex.quote(password))
+        os.chmod(askpass, 0o700)
+        argv = shlex.split(ssh_line)
+        self.assertEqual(argv[0], "ssh")
+        argv[1:1] = ["-F", "/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                     "-o", "PubkeyAuthentication=no", "-o", "ConnectTimeout=5", "-o", "LogLevel=ERROR"]
+        env = dict(os.environ, SSH_ASKPASS=askpass, SSH_ASKPASS_REQUIRE="force", DISPLAY="")
+        env.pop("SSH_AUTH_SOCK", None)
+        hello = ('<hello xmlns="%s"><capabilities><capability>%s</capability></capabilities></hello>]]>]]>'
+                 '<rpc message-id="1" xmlns="%s"><close-session/></rpc>]]>]]>' % (h.NC_NS, h.BASE10, h.NC_NS))
+        code, out, err = run_pasted(argv, input=hello.encode(), env=env)
+        self.assertIn("<hello", out, "ssh exited with %d: %s" % (code, err))
+        self.assertIn("<ok/>", out, "close-session was not answered: %s %s" % (out[-300:], err))
+        return out
+
+    def test_banner_of_a_default_fleet_gives_commands_that_work(self):
+        f, url = h.start_with_metrics(devices=3, default_transport=True, extra=["--state-dir", self.tmp])
+        self.fleets.append(f)
+        lines = banner(f)
+        p = f.port
+        banner_line(self, lines, r"3 devices listening on 127\.0\.0\.1 ports %d-%d \(NETCONF over SSH, 2 workers\), "
+                                 r"start-up took [0-9.]+ s; stop with Ctrl-C" % (p, p + 2))
+        banner_line(self, lines, re.escape("NETCONF over SSH on 127.0.0.1 ports %d-%d (login admin/admin):"
+                                           % (p, p + 2)))
+        ssh = banner_line(self, lines, r"  (ssh -p %d -s admin@127\.0\.0\.1 netconf) +\(or: (fleetsim-stress mount "
+                                       r"--ssh true --port %d --device-count 3)\)" % (p, p))
+        banner_line(self, lines, re.escape("SNMP v2c on UDP 127.0.0.1 ports %d-%d, community public (write: private):"
+                                           % (p, p + 2)))
+        walk = banner_line(self, lines, re.escape("  snmpwalk -v2c -c public 127.0.0.1:%d 1.3.6.1.2.1.1" % p))
+        metrics = banner_line(self, lines, re.escape("metrics: %s/metrics" % url))
+        # Pasted, the commands work: snmpwalk returns sysDescr, ssh gets the device's hello with the
+        # login the banner names, the URL serves metrics.
+        code, out, err = run_pasted(walk.group(0))
+        self.assertEqual(code, 0, err)
+        self.assertRegex(out, SYSDESCR)
+        self.run_ssh_line(ssh.group(1), "admin")
+        with urllib.request.urlopen(metrics.group(0)[len("metrics: "):], timeout=h.scaled(5)) as r:
+            self.assertIn(b"fleetsim_", r.read())
+        # Few lines, all of them on stderr through the log.
+        start = next(i for i, line in enumerate(lines) if "devices listening on" in line)
+        self.assertEqual(len(lines) - start, 6, "\n".join(lines[start:]))
+        f.stop()
+
+    def test_banner_of_a_tcp_fleet_without_snmp(self):
+        f = self.fleet(devices=2, extra=["--snmp", "false"])
+        lines = banner(f)
+        p = f.port
+        banner_line(self, lines, re.escape("NETCONF over TCP on 127.0.0.1 ports %d-%d (no login):" % (p, p + 1)))
+        nc = banner_line(self, lines, r"  nc (127\.0\.0\.1) (%d) +\(or: fleetsim-stress mount --port %d "
+                                      r"--device-count 2\)" % (p, p))
+        self.assertFalse([line for line in lines if "SNMP" in line or "snmpwalk" in line or "metrics" in line],
+                         "\n".join(lines))
+        self.assertFalse([line for line in lines if "ssh" in line.lower()], "\n".join(lines))
+        # Where nc would connect, a device greets.
+        with h.RawClient((nc.group(1), int(nc.group(2)))) as c:
+            self.assertIn(h.BASE11, c.read_hello())
+        f.stop()
+
+    def test_banner_of_an_address_per_device_fleet_with_auth_any_and_v3_users(self):
+        f = self.fleet(devices=3, ip_per_device=True, ip="127.0.23.1", default_transport=True,
+                       extra=["--state-dir", self.tmp, "--auth", "any",
+                              "--snmp-v3-user", "ops:sha256:authpass1:aes:privpass1",
+                              "--snmp-v3-user", "reader:md5:authpass2:none:"])
+        lines = banner(f)
+        p = f.port
+        banner_line(self, lines, re.escape("NETCONF over SSH on 127.0.23.1-127.0.23.3 port %d (any user and password: "
+                                           "--auth any):" % p))
+        ssh = banner_line(self, lines, r"  (ssh -p %d -s admin@127\.0\.23\.1 netconf) +\(or: fleetsim-stress mount "
+                                       r"--ssh true --ip 127\.0\.23\.1 --ip-per-device --port %d --device-count 3\)"
+                          % (p, p))
+        banner_line(self, lines, re.escape("SNMP v2c and v3 (users ops, reader) on UDP 127.0.23.1-127.0.23.3 port %d, "
+                                           "community public (write: private):" % p))
+        banner_line(self, lines, re.escape("  snmpwalk -v2c -c public 127.0.23.1:%d 1.3.6.1.2.1.1" % p))
+        v3 = banner_line(self, lines, re.escape("  snmpwalk -v3 -l authPriv -u ops -a SHA-256 -A '<auth password>' "
+                                                "-x AES -X '<priv password>' 127.0.23.1:%d 1.3.6.1.2.1.1" % p))
+        argv = [{"<auth password>": "authpass1", "<priv password>": "privpass1"}.get(w, w)
+                for w in shlex.split(v3.group(0))]
+        code, out, err = run_pasted(argv)
+        self.assertEqual(code, 0, err)
+        self.assertRegex(out, SYSDESCR)
+        self.run_ssh_line(ssh.group(1), "whatever")
+        f.stop()
+
+    def test_banner_keeps_a_password_of_ones_own_out_of_the_log(self):
+        key = os.path.join(self.tmp, "id_ed25519")
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True,
+                       stdout=subprocess.DEVNULL, timeout=h.scaled(10))
+        f = self.fleet(devices=1, default_transport=True,
+                       extra=["--state-dir", self.tmp, "--username", "bob", "--password", "s3cret-pw",
+                              "--authorized-keys", key + ".pub", "--snmp-community", "my comm"])
+        lines = banner(f)
+        p = f.port
+        banner_line(self, lines, re.escape("NETCONF over SSH on 127.0.0.1 port %d (login bob, the --password given, "
+                                           "or a key of %s.pub):" % (p, key)))
+        ssh = banner_line(self, lines, r"  (ssh -p %d -s bob@127\.0\.0\.1 netconf) +\(or: fleetsim-stress mount --ssh "
+                                       r"true --port %d --device-count 1 --username bob --password '<password>'\)"
+                          % (p, p))
+        walk = banner_line(self, lines, re.escape("  snmpwalk -v2c -c 'my comm' 127.0.0.1:%d 1.3.6.1.2.1.1" % p))
+        self.assertNotIn("s3cret-pw", f.log())
+        self.run_ssh_line(ssh.group(1), "s3cret-pw")
+        code, out, err = run_pasted(walk.group(0))
+        self.assertEqual(code, 0, err)
+        self.assertRegex(out, SYSDESCR)
         f.stop()
 
     def test_help_and_version_exit_0(self):

@@ -3,9 +3,12 @@
 A small HTTP server in a thread of this test stands in for OpenDaylight's RESTCONF: it records every
 request (method, path, headers, JSON body) and answers from a script (500 then 204, a permanent 400,
 no answer at all). Checked: the PATCH target, Content-Type, basic authentication, every node's fields
-against the fleet's plan, batching (each device exactly once), retries after a 5xx and a refused
-connection (bounded), a 400 reported with the server's answer and never retried while the fleet keeps
-serving, and a prompt exit on SIGTERM in the middle of an exchange.
+against the fleet's plan, batching (each device exactly once), retries after a 5xx (bounded), a 400 reported with the server's
+answer and never retried while the fleet keeps serving, an empty answer said to be empty, and a prompt
+exit on SIGTERM in the middle of an exchange. A controller that is down (connection refused) is said
+to be unreachable once, retried with an exponential backoff (counted in the debug log) and the whole
+registration ends at --time-out with one line while the fleet serves; one that comes up late gets
+every device and a "reachable again" line; one that never answers is abandoned at --time-out.
 
 Each inventory format is read by a real parser of its kind (json, xml.etree with the structure of
 OpenNMS's model-import schema, csv) and checked field by field, for a port-per-device fleet and an
@@ -40,7 +43,6 @@ import fleetsim_harness as h  # noqa: E402
 TOPOLOGY_PATH = "/restconf/data/network-topology:network-topology/topology=topology-netconf"
 NETCONF_NODE = "netconf-node-topology:netconf-node"
 ONMS_NS = "{http://xmlns.opennms.org/xsd/config/model-import}"
-ATTEMPTS = 3  # REGISTER_ATTEMPTS in testtool/controller/register.h
 
 
 # ---------------------------------------------------------------- the stand-in controller
@@ -51,7 +53,7 @@ class Controller:
     script: a list of (status, body) answers used in order, one per request; afterwards `default`.
     A status of None means: never answer (hold the request until the server stops)."""
 
-    def __init__(self, script=(), default=(204, "")):
+    def __init__(self, script=(), default=(204, ""), port=None):
         self.script = list(script)
         self.default = default
         self.requests = []
@@ -88,8 +90,8 @@ class Controller:
             do_PATCH = do_POST = do_PUT = do_GET = handle_any
 
         rng = random.Random()
-        for _ in range(20):
-            self.port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
+        for _ in range(1 if port else 20):
+            self.port = port or rng.randrange(h.PORT_LOW, h.PORT_HIGH)
             try:
                 self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
                 break
@@ -141,12 +143,24 @@ def assert_serves(testcase, fleet, device=0):
 
 
 def free_port():
-    """A TCP port on 127.0.0.1 nobody listens on (connections to it are refused)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A TCP port on 127.0.0.1 nobody listens on (connections to it are refused), below the ephemeral
+    range so that no client socket takes it before a stand-in controller binds it."""
+    rng = random.Random()
+    for _ in range(50):
+        port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    raise AssertionError("no free port for a controller that is down")
+
+
+UNREACHABLE_LINE = ("controller 127.0.0.1:%d unreachable (connection refused); retrying with backoff up to 30 s, "
+                    "the fleet keeps serving")
 
 
 # ---------------------------------------------------------------- what a node must say
@@ -296,20 +310,73 @@ class RegistrationTests(unittest.TestCase):
         self.assertEqual(len(m.group(1)), 300)
         f.stop()
 
-    def test_refused_connection_is_retried_a_bounded_number_of_times(self):
+    def test_controller_down_backs_off_and_time_out_ends_registration(self):
+        # Before: 3 attempts per batch, each logged with `the controller answered: ""`, 4.5 s for 3
+        # devices and about 2 hours for 5,000. Now the outage is one line, the same batch is retried with
+        # a backoff of 0.5 s, 1 s, 2 s... (attempts at 0, 0.5 and 1.5 s), and --time-out 3 ends it all.
         port = free_port()
-        f = self.fleet(2, ["--controller-ip", "127.0.0.1", "--controller-port", str(port),
-                           "--generate-configs-batch-size", "2"])
+        f = self.fleet(3, ["--controller-ip", "127.0.0.1", "--controller-port", str(port),
+                           "--generate-configs-batch-size", "1", "--time-out", "3", "--log-level", "debug"])
         started = time.monotonic()
-        wait_log(f, r"controller: registered 0 of 2 devices in 1 batches, 1 failed", timeout=15)
+        m = wait_log(f, r"controller: --time-out 3 s reached: registered 0 of 3 devices, 3 not registered "
+                        r"\(controller 127\.0\.0\.1:%d unreachable for [0-9.]+ s: connection refused\); "
+                        r"the fleet keeps serving" % port, timeout=10)
         took = time.monotonic() - started
+        self.assertGreater(took, 2.5, "the deadline is 3 s after registering starts")
+        self.assertLess(took, h.scaled(4.5), "registration should end at --time-out 3")
         log = f.log()
-        for k in range(1, ATTEMPTS + 1):
-            self.assertRegex(log, r"batch 1 of 1 \(devices 0-1\): attempt %d of 3 failed: Couldn't connect" % k)
-        self.assertNotIn("attempt 4", log)
-        self.assertIn("batch 1 of 1 (devices 0-1) not registered: no attempt succeeded", log)
-        self.assertLess(took, h.scaled(8), "retries should pause briefly (0.5 s, then 1 s)")
+        self.assertEqual(log.count(UNREACHABLE_LINE % port), 1, log)
+        self.assertEqual(log.count("unreachable"), 2, "the outage line and the deadline line only:\n" + log)
+        self.assertEqual(log.count("controller: no answer from"), 3, "attempts at 0, 0.5 and 1.5 s:\n" + log)
+        self.assertNotIn('answered: ""', log)
+        self.assertNotIn("attempt 1 of 3", log)
+        self.assertNotIn("still unreachable", log)
+        self.assertNotIn("controller: registered", log)
+        self.assertEqual(log.count(m.group(0)), 1)
+        # Registering is over: nothing more is tried, and the fleet serves.
+        time.sleep(h.scaled(0.7))
+        self.assertEqual(f.log().count("controller: no answer from"), 3)
+        assert_serves(self, f, 2)
+        f.stop()
+
+    def test_controller_coming_up_late_gets_every_device(self):
+        port = free_port()
+        f = self.fleet(3, ["--controller-ip", "127.0.0.1", "--controller-port", str(port),
+                           "--generate-configs-batch-size", "1"])
+        wait_log(f, re.escape(UNREACHABLE_LINE % port))
+        time.sleep(2)
+        ctl = self.controller(port=port)
+        reqs = ctl.wait_requests(3, 15)
+        wait_log(f, r"controller: registered 3 of 3 devices in 3 batches, 0 failed")
+        log = f.log()
+        self.assertEqual(log.count(UNREACHABLE_LINE % port), 1, log)
+        self.assertRegex(log, r"controller 127\.0\.0\.1:%d reachable again after [0-9.]+ s \([0-9]+ attempts "
+                              r"without an answer\); registering goes on" % port)
+        self.assertNotIn("not registered", log)
+        self.assertNotIn('answered: ""', log)
+        names = [n for r in reqs for n in topology_nodes(self, json.loads(r["body"]))]
+        self.assertEqual(names, ["%d-sim-device" % (f.port + i) for i in range(3)])
+        assert_serves(self, f, 0)
+        f.stop()
+
+    def test_unanswered_request_is_abandoned_at_time_out(self):
+        ctl = self.controller(script=[(None, "")])
+        f = self.fleet(2, ctl.args("--time-out", "2"))
+        started = time.monotonic()
+        wait_log(f, r"controller: --time-out 2 s reached: registered 0 of 2 devices, 2 not registered; "
+                    r"the fleet keeps serving", timeout=8)
+        self.assertLess(time.monotonic() - started, h.scaled(3.5))
+        self.assertEqual(len(ctl.requests), 1)
         assert_serves(self, f, 1)
+        f.stop()
+
+    def test_empty_answer_is_said_to_be_empty(self):
+        ctl = self.controller(script=[(503, "")])
+        f = self.fleet(1, ctl.args())
+        wait_log(f, r"controller: registered 1 of 1 devices in 1 batches, 0 failed")
+        log = f.log()
+        self.assertIn("batch 1 of 1 (devices 0-0): attempt 1 of 3 failed: HTTP 503 with an empty answer", log)
+        self.assertNotIn('answered: ""', log)
         f.stop()
 
     def test_sigterm_during_an_unanswered_request_exits_promptly(self):
@@ -325,7 +392,7 @@ class RegistrationTests(unittest.TestCase):
     def test_sigterm_during_a_retry_pause_exits_promptly(self):
         port = free_port()
         f = self.fleet(1, ["--controller-ip", "127.0.0.1", "--controller-port", str(port)])
-        wait_log(f, r"attempt 1 of 3 failed")
+        wait_log(f, re.escape(UNREACHABLE_LINE % port))
         started = time.monotonic()
         f.stop()
         self.assertLess(time.monotonic() - started, h.scaled(2.0))
@@ -352,7 +419,9 @@ class RegistrationTests(unittest.TestCase):
                  "--generate-config-address must be a host name"),
                 (["--controller-ip", "127.0.0.1", "--generate-configs-batch-size", "0"],
                  "--generate-configs-batch-size must be"),
-                (["--controller-ip", "127.0.0.1", "--controller-port", "70000"], "--controller-port must be")]:
+                (["--controller-ip", "127.0.0.1", "--controller-port", "70000"], "--controller-port must be"),
+                (["--controller-ip", "127.0.0.1", "--time-out", "-1"], "--time-out must be"),
+                (["--controller-ip", "127.0.0.1", "--time-out", "soon"], "--time-out must be")]:
             code, out = h.run_fleetsim(args + ["--ssh", "false"])
             self.assertEqual(code, 2, out)
             self.assertIn(needle, out)

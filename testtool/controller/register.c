@@ -7,12 +7,25 @@
  * authentication.
  *
  * One thread does it all, in order, so the worker loops never wait for the
- * controller. A batch gets REGISTER_ATTEMPTS attempts when the failure may
- * pass (connection refused or lost, timeout, 5xx, 408, 429), with a short
- * growing pause between; any other answer (a 4xx: the controller refuses
- * the content) is final. Every failed attempt is logged with the batch, its
- * devices, the status and the start of the controller's answer; the end
- * brings one summary line.
+ * controller. Two kinds of failure are told apart:
+ *
+ * - The controller answered (an HTTP status): a 5xx, 408 or 429 may pass and
+ *   gets REGISTER_ATTEMPTS attempts with a short growing pause between; any
+ *   other answer (a 4xx: the controller refuses the content) is final. Each
+ *   failed attempt is logged with the batch, its devices, the status and the
+ *   start of the answer.
+ * - Nothing answered (connection refused, no route, timeout, connection
+ *   closed without an answer): the controller is down or still starting,
+ *   which concerns every batch alike, so the same batch is tried again with
+ *   an exponential backoff (REGISTER_BACKOFF_FIRST_MS doubling up to
+ *   REGISTER_BACKOFF_MAX_MS) for as long as it takes, attempts not counted.
+ *   One line says so when it starts, one every REGISTER_UNREACHABLE_REPORT_MS
+ *   at most while it lasts, one when the controller answers again.
+ *
+ * The whole registration is bounded by --time-out (OpenDaylight testtool's
+ * deadline on its registration threads, 20 s by default): at the deadline
+ * whatever is in flight is abandoned and one line says how many devices were
+ * registered and how many not. The end brings one summary line either way.
  *
  * The exchange runs on a curl multi handle so that stopping is immediate:
  * controller_register_stop() sets a flag and wakes the handle's poll
@@ -23,6 +36,7 @@
 #include "register.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -40,7 +54,7 @@
 #define REGISTER_CONNECT_TIMEOUT_MS 5000
 /* Bound on one exchange: a controller may take a while to write thousands of nodes. */
 #define REGISTER_REQUEST_TIMEOUT_MS 120000
-/* Pause before attempt k + 1 is k times this. */
+/* After an HTTP answer that may pass, the pause before attempt k + 1 is k times this. */
 #define REGISTER_PAUSE_MS 500
 /* Most bytes of an answer kept (only its start is logged). */
 #define REGISTER_ANSWER_KEEP_BYTES 65536
@@ -48,12 +62,18 @@
 #define REGISTER_ANSWER_LOG_BYTES 300
 /* Longest wait in curl_multi_poll; a stop wakes it at once anyway. */
 #define REGISTER_POLL_MS 1000
+/* "controller:port" as logged: a host name or address, brackets and a port. */
+#define REGISTER_PEER_MAX (INVENTORY_HOST_MAX + 8)
+/* Longest reason for no answer ("connection refused"). */
+#define REGISTER_REASON_MAX 160
 
 enum reg_outcome {
-    REG_DONE,    /* 2xx: the batch is registered */
-    REG_RETRY,   /* failed in a way that may pass */
-    REG_FINAL,   /* the controller refused the batch: another attempt would get the same answer */
-    REG_STOPPED, /* controller_register_stop() was called */
+    REG_DONE,        /* 2xx: the batch is registered */
+    REG_RETRY,       /* an HTTP answer that may pass (5xx, 408, 429) */
+    REG_FINAL,       /* the controller refused the batch: another attempt would get the same answer */
+    REG_UNREACHABLE, /* no HTTP answer at all: refused, no route, timeout, closed */
+    REG_STOPPED,     /* controller_register_stop() was called */
+    REG_DEADLINE,    /* --time-out passed */
 };
 
 struct reg_state {
@@ -62,7 +82,21 @@ struct reg_state {
     int started;                    /* 1 between a successful start and stop */
     atomic_int stop;                /* set by stop: the thread abandons what it does */
     CURLM *multi;                   /* drives the exchanges; made by start so that stop can wake it */
+    monotime_us deadline_us;        /* --time-out: when registering ends, 0: never */
     char url[INVENTORY_HOST_MAX + sizeof REGISTER_PATH + 16]; /* the topology's URL */
+    char peer[REGISTER_PEER_MAX];                             /* "ADDR:PORT" for log lines */
+};
+
+/* What the thread has done so far. */
+struct reg_progress {
+    uint32_t registered;              /* devices in batches the controller accepted */
+    uint32_t failed;                  /* batches given up */
+    uint32_t tried;                   /* batches started */
+    monotime_us down_since_us;        /* when the controller stopped answering, 0 while it answers */
+    monotime_us down_logged_us;       /* when the last "unreachable" line was written */
+    uint32_t down_attempts;           /* attempts without an answer since down_since_us */
+    long backoff_ms;                  /* the next pause while unreachable */
+    char reason[REGISTER_REASON_MAX]; /* why the last attempt got no answer */
 };
 
 static struct reg_state reg;
@@ -95,20 +129,45 @@ keep_answer(char *data, size_t size, size_t nmemb, void *userdata)
     return n;
 }
 
-/* Wait @p ms unless stopped. @return 0 after the pause, -1 when stopped. */
-static int
+/* How long the thread may wait from @p now: at most @p want_ms, never past the deadline. */
+static long
+wait_budget_ms(monotime_us now, long want_ms)
+{
+    if (reg.deadline_us) {
+        long left = now >= reg.deadline_us ? 0 : (long)((reg.deadline_us - now + 999) / 1000);
+        return left < want_ms ? left : want_ms;
+    }
+    return want_ms;
+}
+
+/* REG_STOPPED or REG_DEADLINE when registering must end now, else REG_DONE. */
+static enum reg_outcome
+must_end(monotime_us now)
+{
+    if (atomic_load(&reg.stop)) {
+        return REG_STOPPED;
+    }
+    if (reg.deadline_us && now >= reg.deadline_us) {
+        return REG_DEADLINE;
+    }
+    return REG_DONE;
+}
+
+/* Wait @p ms unless stopped or past the deadline. @return REG_DONE after the pause, else why it ended. */
+static enum reg_outcome
 pause_ms(long ms)
 {
     monotime_us deadline = loop_clock_monotonic() + (monotime_us)ms * 1000;
 
-    while (!atomic_load(&reg.stop)) {
+    for (;;) {
         monotime_us now = loop_clock_monotonic();
-        if (now >= deadline) {
-            return 0;
+        enum reg_outcome end = must_end(now);
+        if (end != REG_DONE || now >= deadline) {
+            return end;
         }
-        curl_multi_poll(reg.multi, NULL, 0, (int)((deadline - now + 999) / 1000), NULL);
+        curl_multi_poll(reg.multi, NULL, 0, (int)wait_budget_ms(now, (long)((deadline - now + 999) / 1000)),
+                        NULL);
     }
-    return -1;
 }
 
 /* The answer's start on one line: control characters become spaces. */
@@ -127,15 +186,69 @@ answer_excerpt(const struct sbuf *answer, char *out, size_t out_len)
     out[n] = '\0';
 }
 
+/* strerror(@p e) starting in lower case, as it reads inside a sentence ("connection refused"). */
+static void
+errno_text(long e, char *out, size_t out_len)
+{
+    snprintf(out, out_len, "%s", strerror((int)e));
+    if (out[0] >= 'A' && out[0] <= 'Z' && !(out[1] >= 'A' && out[1] <= 'Z')) {
+        out[0] = (char)(out[0] - 'A' + 'a');
+    }
+}
+
+/* Why a transfer that ended with @p result got no HTTP answer, in words (no curl jargon). */
+static void
+no_answer_reason(CURL *easy, CURLcode result, char *out, size_t out_len)
+{
+    long os_errno = 0;
+    curl_off_t connect_us = 0;
+
+    curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
+    switch (result) {
+    case CURLE_COULDNT_CONNECT:
+        if (os_errno) {
+            errno_text(os_errno, out, out_len);
+        } else {
+            snprintf(out, out_len, "cannot connect");
+        }
+        break;
+    case CURLE_OPERATION_TIMEDOUT:
+        curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
+        if (connect_us > 0) {
+            snprintf(out, out_len, "no answer within %d s", REGISTER_REQUEST_TIMEOUT_MS / 1000);
+        } else {
+            snprintf(out, out_len, "no connection within %d s", REGISTER_CONNECT_TIMEOUT_MS / 1000);
+        }
+        break;
+    case CURLE_COULDNT_RESOLVE_HOST:
+        snprintf(out, out_len, "host name not found");
+        break;
+    case CURLE_GOT_NOTHING:
+        snprintf(out, out_len, "connection closed without an answer");
+        break;
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR: {
+        char text[96];
+        errno_text(os_errno ? os_errno : ECONNRESET, text, sizeof text);
+        snprintf(out, out_len, "connection lost: %s", text);
+        break;
+    }
+    default:
+        snprintf(out, out_len, "%s", curl_easy_strerror(result));
+        break;
+    }
+}
+
 /*
- * One PATCH of @p body. @p what receives the failure (transport error or HTTP status) and @p answer the
- * controller's answer.
+ * One PATCH of @p body. @p what receives the HTTP status, or for REG_UNREACHABLE why nothing answered;
+ * @p answer the controller's answer.
  */
 static enum reg_outcome
 exchange(CURL *easy, const struct sbuf *body, struct sbuf *answer, char *what, size_t what_len)
 {
     char curl_err[CURL_ERROR_SIZE] = "";
     CURLcode result = CURLE_OK;
+    enum reg_outcome end;
     CURLMsg *msg;
     long status = 0;
     int running = 1;
@@ -148,19 +261,20 @@ exchange(CURL *easy, const struct sbuf *body, struct sbuf *answer, char *what, s
     if (curl_multi_add_handle(reg.multi, easy) != CURLM_OK) {
         curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, NULL);
         snprintf(what, what_len, "cannot start the request");
-        return REG_RETRY;
+        return REG_UNREACHABLE;
     }
     while (running) {
-        if (atomic_load(&reg.stop)) {
+        monotime_us now = loop_clock_monotonic();
+        if ((end = must_end(now)) != REG_DONE) {
             curl_multi_remove_handle(reg.multi, easy);
             curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, NULL);
-            return REG_STOPPED;
+            return end;
         }
         if (curl_multi_perform(reg.multi, &running) != CURLM_OK) {
             break;
         }
         if (running) {
-            curl_multi_poll(reg.multi, NULL, 0, REGISTER_POLL_MS, NULL);
+            curl_multi_poll(reg.multi, NULL, 0, (int)wait_budget_ms(now, REGISTER_POLL_MS), NULL);
         }
     }
     while ((msg = curl_multi_info_read(reg.multi, &queued))) {
@@ -171,9 +285,10 @@ exchange(CURL *easy, const struct sbuf *body, struct sbuf *answer, char *what, s
     curl_multi_remove_handle(reg.multi, easy);
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, NULL);
     if (result != CURLE_OK) {
-        snprintf(what, what_len, "%s%s%s%s", curl_easy_strerror(result), curl_err[0] ? " (" : "", curl_err,
-                 curl_err[0] ? ")" : "");
-        return REG_RETRY;
+        no_answer_reason(easy, result, what, what_len);
+        log_debug("controller: no answer from %s: %s%s%s%s", reg.url, curl_easy_strerror(result),
+                  curl_err[0] ? " (" : "", curl_err, curl_err[0] ? ")" : "");
+        return REG_UNREACHABLE;
     }
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
     snprintf(what, what_len, "HTTP %ld", status);
@@ -186,6 +301,117 @@ exchange(CURL *easy, const struct sbuf *body, struct sbuf *answer, char *what, s
     return REG_FINAL;
 }
 
+/* Seconds since @p since_us, for log lines. */
+static double
+seconds_since(monotime_us since_us)
+{
+    return (double)(loop_clock_monotonic() - since_us) / 1e6;
+}
+
+/*
+ * An attempt got no answer because of @p reason: say so when the outage starts and now and then while it
+ * lasts, then wait the backoff (doubled for next time). @return REG_DONE to try again, or why to end.
+ */
+static enum reg_outcome
+unreachable_backoff(struct reg_progress *p, const char *reason)
+{
+    monotime_us now = loop_clock_monotonic();
+    uint32_t total = reg.cfg->device_count;
+    enum reg_outcome end;
+
+    p->down_attempts++;
+    snprintf(p->reason, sizeof p->reason, "%s", reason);
+    if (!p->down_since_us) {
+        p->down_since_us = now;
+        p->down_logged_us = now;
+        p->backoff_ms = REGISTER_BACKOFF_FIRST_MS;
+        log_warn("controller %s unreachable (%s); retrying with backoff up to %d s, the fleet keeps serving",
+                 reg.peer, reason, REGISTER_BACKOFF_MAX_MS / 1000);
+    } else if (now - p->down_logged_us >= (monotime_us)REGISTER_UNREACHABLE_REPORT_MS * 1000) {
+        p->down_logged_us = now;
+        log_warn("controller %s still unreachable (%s) after %.0f s and %u attempts; %u of %u devices "
+                 "registered, next attempt in %.1f s",
+                 reg.peer, reason, seconds_since(p->down_since_us), (unsigned)p->down_attempts,
+                 (unsigned)p->registered, (unsigned)total, (double)wait_budget_ms(now, p->backoff_ms) / 1000);
+    }
+    end = pause_ms(p->backoff_ms);
+    p->backoff_ms = p->backoff_ms * 2 > REGISTER_BACKOFF_MAX_MS ? REGISTER_BACKOFF_MAX_MS : p->backoff_ms * 2;
+    return end;
+}
+
+/* An HTTP answer came: if the controller had been unreachable, say it is back. */
+static void
+answered(struct reg_progress *p)
+{
+    if (p->down_since_us) {
+        log_info("controller %s reachable again after %.1f s (%u attempts without an answer); registering "
+                 "goes on",
+                 reg.peer, seconds_since(p->down_since_us), (unsigned)p->down_attempts);
+        p->down_since_us = 0;
+        p->down_attempts = 0;
+    }
+}
+
+/*
+ * Register devices @p first .. @p first + @p count - 1, batch @p b of @p batches, whose document is @p body.
+ * @return REG_DONE when the batch is settled (registered or given up), else why registering ends.
+ */
+static enum reg_outcome
+register_batch(CURL *easy, struct reg_progress *p, uint32_t b, uint32_t batches, uint32_t first,
+               uint32_t count, const struct sbuf *body, struct sbuf *answer)
+{
+    char what[REGISTER_REASON_MAX];
+    char excerpt[REGISTER_ANSWER_LOG_BYTES + 1];
+    enum reg_outcome outcome;
+    int attempt = 1;
+
+    for (;;) {
+        sbuf_free(answer);
+        outcome = exchange(easy, body, answer, what, sizeof what);
+        if (outcome == REG_STOPPED || outcome == REG_DEADLINE) {
+            return outcome;
+        }
+        if (outcome == REG_UNREACHABLE) {
+            if ((outcome = unreachable_backoff(p, what)) != REG_DONE) {
+                return outcome;
+            }
+            continue; /* the same batch again; an outage uses up none of its attempts */
+        }
+        answered(p);
+        if (outcome == REG_DONE) {
+            log_debug("controller: batch %u of %u (devices %u-%u) registered: %s", (unsigned)b + 1,
+                      (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1), what);
+            p->registered += count;
+            return REG_DONE;
+        }
+        if (answer->len) {
+            answer_excerpt(answer, excerpt, sizeof excerpt);
+            log_warn("controller: batch %u of %u (devices %u-%u): attempt %d of %d failed: %s; the "
+                     "controller answered: \"%s\"%s",
+                     (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1),
+                     attempt, REGISTER_ATTEMPTS, what, excerpt,
+                     answer->len > REGISTER_ANSWER_LOG_BYTES ? " (cut)" : "");
+        } else {
+            log_warn("controller: batch %u of %u (devices %u-%u): attempt %d of %d failed: %s with an empty "
+                     "answer",
+                     (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1),
+                     attempt, REGISTER_ATTEMPTS, what);
+        }
+        if (outcome == REG_FINAL || attempt == REGISTER_ATTEMPTS) {
+            log_error("controller: batch %u of %u (devices %u-%u) not registered: %s", (unsigned)b + 1,
+                      (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1),
+                      outcome == REG_FINAL ? "the controller refused it (not retried)"
+                                           : "no attempt succeeded");
+            p->failed++;
+            return REG_DONE;
+        }
+        if ((outcome = pause_ms((long)REGISTER_PAUSE_MS * attempt)) != REG_DONE) {
+            return outcome;
+        }
+        attempt++;
+    }
+}
+
 static void *
 reg_run(void *arg)
 {
@@ -193,17 +419,18 @@ reg_run(void *arg)
     uint32_t total = cfg->device_count;
     uint32_t size = cfg->configs_batch_size;
     uint32_t batches = (total + size - 1) / size;
-    uint32_t registered = 0;
-    uint32_t failed = 0;
-    uint32_t tried = 0;
+    struct reg_progress p = {0};
     monotime_us started_us = loop_clock_monotonic();
     struct curl_slist *headers = NULL;
     struct sbuf body = {0};
     struct sbuf answer = {0};
     CURL *easy = NULL;
-    int stopped = 0;
+    enum reg_outcome end = REG_DONE;
+    char limit[48] = "";
 
     (void)arg;
+    reg.deadline_us =
+        cfg->register_timeout_s ? started_us + (monotime_us)cfg->register_timeout_s * 1000000 : 0;
     headers = curl_slist_append(headers, "Content-Type: application/yang-data+json");
     headers = headers ? curl_slist_append(headers, "Accept: application/yang-data+json") : NULL;
     /* No "Expect: 100-continue" for large batches: one round trip less, and every server copes. */
@@ -222,65 +449,46 @@ reg_run(void *arg)
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)REGISTER_REQUEST_TIMEOUT_MS);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, keep_answer);
-    log_info("controller: registering %u devices with %s in %u batches of up to %u", (unsigned)total, reg.url,
-             (unsigned)batches, (unsigned)size);
+    if (cfg->register_timeout_s) {
+        snprintf(limit, sizeof limit, " within --time-out %u s", (unsigned)cfg->register_timeout_s);
+    }
+    log_info("controller: registering %u devices with %s in %u batches of up to %u%s", (unsigned)total,
+             reg.url, (unsigned)batches, (unsigned)size, limit);
 
-    for (uint32_t b = 0; b < batches && !stopped; b++) {
+    for (uint32_t b = 0; b < batches && end == REG_DONE; b++) {
         uint32_t first = b * size;
         uint32_t count = total - first < size ? total - first : size;
-        enum reg_outcome outcome = REG_RETRY;
-        char what[CURL_ERROR_SIZE + 128];
-        char excerpt[REGISTER_ANSWER_LOG_BYTES + 1];
 
         sbuf_free(&body);
         inventory_odl_topology(cfg, first, count, &body);
-        tried++;
+        p.tried++;
         if (body.failed) {
             log_error("controller: batch %u of %u (devices %u-%u): out of memory building the request",
                       (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1));
-            failed++;
+            p.failed++;
             continue;
         }
-        for (int attempt = 1; attempt <= REGISTER_ATTEMPTS; attempt++) {
-            sbuf_free(&answer);
-            outcome = exchange(easy, &body, &answer, what, sizeof what);
-            if (outcome == REG_DONE) {
-                log_debug("controller: batch %u of %u (devices %u-%u) registered: %s", (unsigned)b + 1,
-                          (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1), what);
-                registered += count;
-                break;
-            }
-            if (outcome == REG_STOPPED) {
-                stopped = 1;
-                break;
-            }
-            answer_excerpt(&answer, excerpt, sizeof excerpt);
-            log_warn(
-                "controller: batch %u of %u (devices %u-%u): attempt %d of %d failed: %s; the controller "
-                "answered: \"%s\"%s",
-                (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1), attempt,
-                REGISTER_ATTEMPTS, what, excerpt, answer.len > REGISTER_ANSWER_LOG_BYTES ? " (cut)" : "");
-            if (outcome == REG_FINAL || attempt == REGISTER_ATTEMPTS) {
-                log_error("controller: batch %u of %u (devices %u-%u) not registered: %s", (unsigned)b + 1,
-                          (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1),
-                          outcome == REG_FINAL ? "the controller refused it (not retried)"
-                                               : "no attempt succeeded");
-                failed++;
-                break;
-            }
-            if (pause_ms((long)REGISTER_PAUSE_MS * attempt)) {
-                stopped = 1;
-                break;
-            }
+        end = register_batch(easy, &p, b, batches, first, count, &body, &answer);
+    }
+    if (end != REG_DONE) {
+        p.tried--; /* the batch in flight was abandoned, neither registered nor failed */
+    }
+    if (end == REG_DEADLINE) {
+        char why[REGISTER_PEER_MAX + REGISTER_REASON_MAX + 48] = "";
+        if (p.down_since_us) {
+            snprintf(why, sizeof why, " (controller %s unreachable for %.1f s: %s)", reg.peer,
+                     seconds_since(p.down_since_us), p.reason);
         }
+        log_warn("controller: --time-out %u s reached: registered %u of %u devices, %u not registered%s; the "
+                 "fleet keeps serving",
+                 (unsigned)cfg->register_timeout_s, (unsigned)p.registered, (unsigned)total,
+                 (unsigned)(total - p.registered), why);
+    } else {
+        log_msg(p.registered == total ? LOGL_INFO : LOGL_WARN,
+                "controller: %sregistered %u of %u devices in %u batches, %u failed, in %.2f s",
+                end == REG_STOPPED ? "stopped: " : "", (unsigned)p.registered, (unsigned)total,
+                (unsigned)p.tried, (unsigned)p.failed, seconds_since(started_us));
     }
-    if (stopped) {
-        tried--; /* the batch in flight was abandoned, neither registered nor failed */
-    }
-    log_msg(registered == total ? LOGL_INFO : LOGL_WARN,
-            "controller: %sregistered %u of %u devices in %u batches, %u failed, in %.2f s",
-            stopped ? "stopped: " : "", (unsigned)registered, (unsigned)total, (unsigned)tried,
-            (unsigned)failed, (double)(loop_clock_monotonic() - started_us) / 1e6);
 
 cleanup:
     curl_easy_cleanup(easy);
@@ -302,6 +510,8 @@ controller_register_start(struct fleet *fleet)
     }
     v6 = strchr(ip, ':') != NULL;
     snprintf(reg.url, sizeof reg.url, "http://%s%s%s:%u" REGISTER_PATH, v6 ? "[" : "", ip, v6 ? "]" : "",
+             (unsigned)cfg->controller_port);
+    snprintf(reg.peer, sizeof reg.peer, "%s%s%s:%u", v6 ? "[" : "", ip, v6 ? "]" : "",
              (unsigned)cfg->controller_port);
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         return -1;

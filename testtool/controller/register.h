@@ -11,8 +11,16 @@
 struct fleet;
 struct fleet_config;
 
-/* Attempts per batch before it is reported failed (refused connections, timeouts, 5xx, 408, 429). */
+/* Attempts per batch when the controller answers with a status that may pass (5xx, 408, 429). */
 #define REGISTER_ATTEMPTS 3
+/* While nothing answers (refused, no route, timeout): the first pause, doubled after each attempt up to
+ * the most. */
+#define REGISTER_BACKOFF_FIRST_MS 500
+#define REGISTER_BACKOFF_MAX_MS   30000
+/* While nothing answers, a "still unreachable" line at most this often. */
+#define REGISTER_UNREACHABLE_REPORT_MS 30000
+/* --time-out's default: the bound on the whole registration, seconds (OpenDaylight testtool's). */
+#define REGISTER_DEFAULT_TIMEOUT_S 20
 
 /**
  * @brief Check the registration options (--controller-ip, --generate-config-address and the address
@@ -24,8 +32,10 @@ int controller_register_check(const struct fleet_config *cfg, char *err, size_t 
 
 /**
  * @brief Start registering every device when cfg.controller_ip is set; otherwise do nothing. Call once,
- * from the main thread, after the fleet listens and before any other thread uses libcurl. Outcomes are
- * logged (each failed attempt, then one summary line); the fleet serves whatever the controller says.
+ * from the main thread, after the fleet listens and before any other thread uses libcurl. Registering
+ * ends after every batch or at cfg.register_timeout_s (0: no bound). Outcomes are logged (each refused
+ * attempt; an unreachable controller once, now and then while it lasts, and when it is back; then one
+ * summary line); the fleet serves whatever the controller says.
  * @return 0, or -1 when the thread cannot start.
  */
 int controller_register_start(struct fleet *fleet);
