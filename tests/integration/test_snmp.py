@@ -11,6 +11,7 @@ import socket
 import subprocess
 import time
 import unittest
+import urllib.request
 
 import fleetsim_harness as h
 from snmp_ber import ber_int, decode, oid_text, tlv, v2c_request, v2c_response
@@ -361,7 +362,8 @@ class SnmpTests(unittest.TestCase):
         self.assertIn("device-0", self.v3("snmpget", a, [SYS_NAME], "mon", "noAuthNoPriv"))
 
     def test_v3_set_needs_authentication(self):
-        f = self.fleet(devices=1, extra=self.V3_USERS)
+        f, base = h.start_with_metrics(1, self.V3_USERS)
+        self.addCleanup(f.stop)
         a = self.agent(f, 0)
         self.v3("snmpset", a, [SYS_NAME, "s", "v3-set"], "ops", "authPriv", ("SHA", "authpass1"), ("AES", "privpass1"))
         self.assertEqual(values(snmp("snmpget", a, [SYS_NAME]))[SYS_NAME][1], "v3-set")
@@ -370,6 +372,12 @@ class SnmpTests(unittest.TestCase):
                       check=False)
         self.assertIn("Error in packet.\nReason: noAccess\nFailed object: .%s\n" % SYS_NAME, out)
         self.assertEqual(values(snmp("snmpget", a, [SYS_NAME]))[SYS_NAME][1], "v3-set")
+        # Counted as denied (answered), and as an authorization failure; not as dropped.
+        with urllib.request.urlopen(base + "/metrics", timeout=h.scaled(5)) as r:
+            text = r.read().decode()
+        self.assertIn('fleetsim_snmp_sets_denied_total{reason="read_only_user"} 1\n', text)
+        self.assertIn('fleetsim_snmp_sets_denied_total{reason="read_community"} 0\n', text)
+        self.assertIn("fleetsim_snmp_auth_failures_total 1\n", text)
 
     def test_v3_is_refused_without_users(self):
         f = self.fleet(devices=1)

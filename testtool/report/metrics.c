@@ -160,6 +160,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         sums->snmp_parse_errors += sn->in_asn_parse_errs;
         sums->snmp_bad_communities += sn->in_bad_community_names;
         sums->snmp_bad_uses += sn->in_bad_community_uses;
+        sums->snmp_denied_v3_sets += sn->in_denied_v3_sets;
         sums->snmp_silent_drops += sn->silent_drops;
         sums->snmp_injected_drops += sn->injected_drops;
         for (int k = 0; k < 7; k++) {
@@ -535,7 +536,6 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     sample(out, "fleetsim_snmp_dropped_total", "reason", "parse_error", NULL, NULL, s->snmp_parse_errors);
     sample(out, "fleetsim_snmp_dropped_total", "reason", "bad_community", NULL, NULL,
            s->snmp_bad_communities);
-    sample(out, "fleetsim_snmp_dropped_total", "reason", "bad_community_use", NULL, NULL, s->snmp_bad_uses);
     sample(out, "fleetsim_snmp_dropped_total", "reason", "not_a_request", NULL, NULL, s->snmp_silent_drops);
     sample(out, "fleetsim_snmp_dropped_total", "reason", "injected", NULL, NULL, s->snmp_injected_drops);
     family(out, "fleetsim_snmp_usm_reports_total", "counter",
@@ -543,12 +543,18 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     for (int k = 1; k < 7; k++) {
         sample(out, "fleetsim_snmp_usm_reports_total", "kind", usm_kinds[k], NULL, NULL, s->snmp_usm[k]);
     }
-    family(
-        out, "fleetsim_snmp_auth_failures_total", "counter",
-        "SNMP authentication failures: unknown community, SET with the read community, unknown SNMPv3 user, "
-        "wrong digest.");
+    /* Answered (noAccess), so not under dropped: a poller sees these as errors, not as timeouts. */
+    family(out, "fleetsim_snmp_sets_denied_total", "counter",
+           "SNMP SETs answered noAccess (v1: noSuchName) without write access, by reason.");
+    sample(out, "fleetsim_snmp_sets_denied_total", "reason", "read_community", NULL, NULL, s->snmp_bad_uses);
+    sample(out, "fleetsim_snmp_sets_denied_total", "reason", "read_only_user", NULL, NULL,
+           s->snmp_denied_v3_sets);
+    family(out, "fleetsim_snmp_auth_failures_total", "counter",
+           "SNMP authentication and authorization failures: unknown community, SET with the read community, "
+           "unknown SNMPv3 user, wrong digest, SET by an SNMPv3 user without write access.");
     sample(out, "fleetsim_snmp_auth_failures_total", NULL, NULL, NULL, NULL,
-           s->snmp_bad_communities + s->snmp_bad_uses + s->snmp_usm[3] + s->snmp_usm[5]);
+           s->snmp_bad_communities + s->snmp_bad_uses + s->snmp_denied_v3_sets + s->snmp_usm[3] +
+               s->snmp_usm[5]);
 
     /* Notifications and traps. */
     family(out, "fleetsim_notifications_total", "counter",

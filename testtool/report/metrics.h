@@ -45,7 +45,8 @@ struct metrics_sums {
     uint64_t snmp_bad_versions;      /* dropped: unknown version */
     uint64_t snmp_parse_errors;      /* dropped: malformed */
     uint64_t snmp_bad_communities;   /* dropped: unknown community */
-    uint64_t snmp_bad_uses;          /* dropped: SET with the read community */
+    uint64_t snmp_bad_uses;          /* SETs denied (noAccess): with the read community */
+    uint64_t snmp_denied_v3_sets;    /* SETs denied (noAccess): by an SNMPv3 user without write access */
     uint64_t snmp_silent_drops;      /* dropped: not a request */
     uint64_t snmp_injected_drops;    /* dropped on purpose (--snmp-drop-rate, timeout faults) */
     uint64_t snmp_usm[7];            /* SNMPv3 reports by usmStats counter (enum susm_report_kind) */
