@@ -4,7 +4,8 @@
  * mount of a fleet, "snmp" an SNMP collector's polling, "notify" a subscriber to a fleet's
  * notifications, "reconcile" joins what the simulator sent with what notify received, and
  * "controller-mount" watches a RESTCONF controller connect to a fleet. Exit codes: 0
- * complete, 1 the run failed, 2 bad usage.
+ * complete, 1 the run failed, 2 bad usage, 130 and 143 ended by SIGINT and SIGTERM (summary and
+ * manifest written as at a normal end).
  */
 #include <signal.h>
 #include <stdio.h>

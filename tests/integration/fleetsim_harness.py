@@ -13,6 +13,7 @@ from the command line: `python3 test_x.py <path to fleetsim> [unittest options]`
 """
 
 import ctypes
+import json
 import os
 import random
 import re
@@ -219,6 +220,42 @@ class Fleet:
             self.proc.wait()
             self.proc = None
             self._drop_log()
+
+
+# ---------------------------------------------------------------- fleetsim-stress runs
+
+class StressRun:
+    """What one fleetsim-stress run left: its arguments, exit code, output, manifest and wall time."""
+
+    def __init__(self, args, proc, manifest, elapsed_s):
+        self.args = args
+        self.code = proc.returncode
+        self.out = proc.stdout.decode(errors="replace")
+        self.err = proc.stderr.decode(errors="replace")
+        self.manifest = manifest  # the parsed --json file, or None when the run wrote none
+        self.elapsed_s = elapsed_s
+
+    def __str__(self):
+        return "fleetsim-stress %s\nexit code %s after %.2f s\n--- stdout\n%s--- stderr\n%s" % (
+            " ".join(self.args), self.code, self.elapsed_s, self.out, self.err)
+
+
+def run_stress(stress, argv, manifest_path, limit_s):
+    """Run fleetsim-stress with @argv (which names @manifest_path as its --json) to its end, within
+    @limit_s (scaled); stderr is a pipe, not a terminal. A run that does not end fails the test."""
+    argv = [str(a) for a in argv]
+    started = time.monotonic()
+    try:
+        proc = subprocess.run([stress] + argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=scaled(limit_s), preexec_fn=lambda: _child_setup(None))
+    except subprocess.TimeoutExpired as e:
+        raise AssertionError("fleetsim-stress %s did not end in time; stdout:\n%s\nstderr:\n%s"
+                             % (" ".join(argv), e.stdout, e.stderr))
+    data = None
+    if manifest_path and os.path.exists(manifest_path):
+        with open(manifest_path) as m:
+            data = json.load(m)
+    return StressRun(argv, proc, data, time.monotonic() - started)
 
 
 # ---------------------------------------------------------------- raw client

@@ -6,7 +6,6 @@ Run: /usr/bin/python3 test_stress_ssh.py <path to fleetsim> <path to fleetsim-st
 Loopback only, random ports below 32000, every wait bounded.
 """
 
-import json
 import os
 import re
 import shutil
@@ -25,19 +24,6 @@ RUN_LIMIT_S = 60.0
 STRESS_NAME = re.compile(r"<name>(stress-\d+-\d+)</name>")
 
 
-class Run:
-    def __init__(self, args, proc, manifest):
-        self.args = args
-        self.code = proc.returncode
-        self.out = proc.stdout.decode(errors="replace")
-        self.err = proc.stderr.decode(errors="replace")
-        self.manifest = manifest
-
-    def __str__(self):
-        return "fleetsim-stress %s\nexit code %s\n--- stdout\n%s--- stderr\n%s" % (
-            " ".join(self.args), self.code, self.out, self.err)
-
-
 class StressSshTests(unittest.TestCase):
     def fleet(self, extra=(), devices=4):
         state = tempfile.mkdtemp(prefix="fleetsim-stress-ssh-state-")
@@ -53,18 +39,7 @@ class StressSshTests(unittest.TestCase):
         host, port = f.addr(0)
         argv = [mode, "--ip", host, "--port", str(port), "--ssh", "true", "--msg-timeout", "20",
                 "--json", manifest] + [str(a) for a in args]
-        try:
-            proc = subprocess.run([STRESS] + argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, timeout=h.scaled(RUN_LIMIT_S),
-                                  preexec_fn=lambda: h._child_setup(None))
-        except subprocess.TimeoutExpired as e:
-            self.fail("fleetsim-stress %s did not end in time; stdout:\n%s\nstderr:\n%s"
-                      % (" ".join(argv), e.stdout, e.stderr))
-        data = None
-        if os.path.exists(manifest):
-            with open(manifest) as m:
-                data = json.load(m)
-        return Run(argv, proc, data)
+        return h.run_stress(STRESS, argv, manifest, RUN_LIMIT_S)
 
     def running_names(self, f, i, username="admin", password="admin"):
         host, port = f.addr(i)

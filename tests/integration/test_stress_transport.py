@@ -9,7 +9,6 @@ Run: /usr/bin/python3 test_stress_transport.py <path to fleetsim> <path to fleet
 Loopback only, random ports below 32000, every wait bounded.
 """
 
-import json
 import os
 import re
 import random
@@ -33,24 +32,11 @@ HELLO_MS = re.compile(r"time to hello ms: p50 ([0-9.]+) p99 ([0-9.]+) max ([0-9.
 FAILED = re.compile(r"^fleetsim-stress: FAILED: .*$", re.M)
 
 
-class Run:
-    def __init__(self, args, proc, manifest, elapsed_s):
-        self.args = args
-        self.code = proc.returncode
-        self.out = proc.stdout.decode(errors="replace")
-        self.err = proc.stderr.decode(errors="replace")
-        self.manifest = manifest
-        self.elapsed_s = elapsed_s
-
-    def hello_ms(self):
-        """(p50, max) of the time to hello, ms, from mount's summary."""
-        m = HELLO_MS.search(self.out)
-        assert m, self
-        return float(m.group(1)), float(m.group(3))
-
-    def __str__(self):
-        return "fleetsim-stress %s\nexit code %s after %.2f s\n--- stdout\n%s--- stderr\n%s" % (
-            " ".join(self.args), self.code, self.elapsed_s, self.out, self.err)
+def hello_ms(run):
+    """(p50, max) of the time to hello, ms, from mount's summary."""
+    m = HELLO_MS.search(run.out)
+    assert m, run
+    return float(m.group(1)), float(m.group(3))
 
 
 class LateBannerProxy:
@@ -166,19 +152,7 @@ class StressTransportTests(unittest.TestCase):
         manifest = os.path.join(work, "run.json")
         argv = [mode, "--ip", "127.0.0.1", "--port", str(port), "--msg-timeout", "20",
                 "--json", manifest] + [str(a) for a in args]
-        started = time.monotonic()
-        try:
-            proc = subprocess.run([STRESS] + argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, timeout=h.scaled(RUN_LIMIT_S),
-                                  preexec_fn=lambda: h._child_setup(None))
-        except subprocess.TimeoutExpired as e:
-            self.fail("fleetsim-stress %s did not end in time; stdout:\n%s\nstderr:\n%s"
-                      % (" ".join(argv), e.stdout, e.stderr))
-        data = None
-        if os.path.exists(manifest):
-            with open(manifest) as m:
-                data = json.load(m)
-        return Run(argv, proc, data, time.monotonic() - started)
+        return h.run_stress(STRESS, argv, manifest, RUN_LIMIT_S)
 
     def assert_transport(self, r, asked, used):
         p = r.manifest["parameters"]
@@ -200,7 +174,7 @@ class StressTransportTests(unittest.TestCase):
         self.assertIn("failures: none", r.out, r)
         self.assert_transport(r, "auto", "ssh")
         # The version line arrives at once: detection never waited for the grace second.
-        self.assertLess(r.hello_ms()[1], 900, r)
+        self.assertLess(hello_ms(r)[1], 900, r)
 
     def test_mount_without_ssh_detects_plain_tcp(self):
         f = self.fleet(ssh=False)
@@ -208,7 +182,7 @@ class StressTransportTests(unittest.TestCase):
         self.assertEqual(r.code, 0, r)
         self.assertIn("mounted: 3 of 3", r.out, r)
         self.assert_transport(r, "auto", "tcp")
-        self.assertLess(r.hello_ms()[1], 900, r)
+        self.assertLess(hello_ms(r)[1], 900, r)
 
     def test_edit_without_ssh_over_both_transports(self):
         for ssh, used in ((True, "ssh"), (False, "tcp")):
@@ -263,7 +237,7 @@ class StressTransportTests(unittest.TestCase):
             self.assertEqual(r.code, 0, r)
             self.assertIn("mounted: 3 of 3", r.out, r)
             self.assert_transport(r, "auto", "tcp")
-            p50, worst = r.hello_ms()
+            p50, worst = hello_ms(r)
             # Device 0 waited the grace second; devices 1 and 2 were started as TCP at once.
             self.assertGreaterEqual(worst, 950, r)
             self.assertLess(p50, 500, r)
@@ -282,7 +256,7 @@ class StressTransportTests(unittest.TestCase):
         self.assert_transport(r, "auto", "ssh")
         # Taken for TCP after the grace second, then "SSH-2.0-..." arrived: a second connection, over SSH.
         self.assertEqual(proxy.accepted, 2, r)
-        self.assertGreaterEqual(r.hello_ms()[1], 1400, r)
+        self.assertGreaterEqual(hello_ms(r)[1], 1400, r)
 
     def test_ssh_true_against_a_silent_tcp_server_times_out_with_a_hint(self):
         with fake.FakeServers(fake.Script(hello_after_client=True), count=1) as servers:
