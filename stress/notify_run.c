@@ -8,7 +8,9 @@
  * (seq_order.c). The run stops after --duration, when every device
  * delivered --count, when the subscriptions ended (--stop-time), or when
  * nothing arrived for --idle-timeout, or on SIGINT or SIGTERM; then the
- * summary and the manifest.
+ * summary and the manifest. Except on a signal, every live session is
+ * first closed with close-session, and what arrives before its reply is
+ * still counted (see drain_start()).
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -38,6 +40,8 @@
 #define NOTIFY_PRINT_BUCKETS 60
 /* Failed devices listed one per line in the summary. */
 #define NOTIFY_PRINT_FAILURES 20
+/* Longest wait at the end for the close-session replies, ms; a server that does not answer is left. */
+#define NOTIFY_DRAIN_MS 3000
 
 /* Why a device failed: the connection's causes, then the subscription's own. */
 enum notify_fail {
@@ -70,6 +74,7 @@ struct notify_session {
     char first_time[NSCAN_TIME_MAX_BYTES]; /* eventTime of the first data notification */
     char last_time[NSCAN_TIME_MAX_BYTES];  /* eventTime of the last one */
     char *failure;                         /* why it failed (malloc'd), NULL while it has not */
+    int draining; /* 1 from the close-session sent at the run's end until its reply or the close */
 };
 
 struct notify_run {
@@ -108,6 +113,8 @@ struct notify_run {
     int progress;                         /* 1 when stderr is a terminal */
     struct loop_timer tick;               /* idle, progress */
     struct loop_timer duration_timer;     /* --duration */
+    struct loop_timer drain_timer;        /* bound of the wait for close-session replies at the end */
+    uint32_t draining;                    /* sessions still waiting for their close-session reply */
     double cpu_start_s;                   /* client CPU at the start */
     double user_s;                        /* client user CPU over the run */
     double system_s;                      /* client system CPU over the run */
@@ -127,6 +134,8 @@ fail_name(int why)
     return conn_failure_name((enum conn_failure)why);
 }
 
+static void drain_start(struct notify_run *run);
+
 static void
 finish(struct notify_run *run, const char *why, int as_asked)
 {
@@ -144,7 +153,68 @@ finish(struct notify_run *run, const char *why, int as_asked)
     stats_cpu_split(&run->user_s, &run->system_s);
     run->user_s -= start_user;
     run->system_s -= start_system;
+    drain_start(run);
+}
+
+static void
+drain_stop(struct notify_run *run)
+{
+    loop_timer_stop(run->loop, &run->drain_timer);
     loop_stop(run->loop);
+}
+
+static void
+on_drain_timeout(struct loop *loop, struct loop_timer *timer)
+{
+    (void)timer;
+    loop_stop(loop);
+}
+
+/* One session's close-session was answered (or the server closed it): what it sent is all counted. */
+static void
+drain_done(struct notify_session *s)
+{
+    struct notify_run *run = s->run;
+
+    s->draining = 0;
+    conn_close(&s->conn);
+    if (!--run->draining) {
+        drain_stop(run);
+    }
+}
+
+/*
+ * The end of a run that is not a signal's: close-session on every live subscription, counting what comes
+ * before its reply. The server wrote those notifications before it read the close, so its --report counts
+ * them as sent; stopping to read at once would show them as lost in reconcile (LOSS) although they arrived.
+ */
+static void
+drain_start(struct notify_run *run)
+{
+    static const char close_rpc[] =
+        "<rpc message-id=\"fleetsim-stress-close\" xmlns=\"" NC_BASE_NS "\"><close-session/></rpc>";
+
+    for (uint32_t i = 0; !run_interrupted() && i < run->o->device_count; i++) {
+        struct notify_session *s = &run->sessions[i];
+        struct sbuf b = {0};
+        if (s->state != NSUB_SUBSCRIBED || s->completed || s->conn.state != CONN_READY) {
+            continue;
+        }
+        conn_frame(&s->conn, &b, close_rpc, sizeof close_rpc - 1);
+        s->draining = !b.failed;
+        run->draining += (uint32_t)s->draining;
+        if (s->draining && conn_send(&s->conn, b.buf, b.len)) {
+            s->draining = 0; /* the failure was reported; nothing more will come */
+            run->draining--;
+        }
+        sbuf_free(&b);
+    }
+    if (!run->draining) {
+        loop_stop(run->loop);
+        return;
+    }
+    loop_timer_start(run->loop, &run->drain_timer, loop_clock_monotonic() + NOTIFY_DRAIN_MS * 1000u,
+                     on_drain_timeout);
 }
 
 /* Stop when the asked-for end is reached: every live device delivered --count, or every subscription ended.
@@ -347,11 +417,17 @@ on_message(struct conn *c, const char *msg, size_t len)
     struct nscan_info n;
     struct reply_info r;
 
-    if (run->ended) {
+    if (run->ended && !s->draining) {
         return;
     }
     if (nscan_scan(msg, len, run->o->seq_element, &n) != NSCAN_OTHER) {
         on_notification(s, &n);
+        return;
+    }
+    if (s->draining) {
+        if (reply_scan(msg, len, &r) == REPLY_RPC_REPLY) {
+            drain_done(s);
+        }
         return;
     }
     if (s->state != NSUB_SETUP || reply_scan(msg, len, &r) != REPLY_RPC_REPLY) {
@@ -382,6 +458,10 @@ on_failed(struct conn *c, enum conn_failure why, const char *detail)
 {
     struct notify_session *s = c->user;
 
+    if (s->draining) {
+        drain_done(s); /* closed at our close-session, with or without its reply: all it sent is read */
+        return;
+    }
     /* A server may close once it said notificationComplete: the subscription is over, nothing is lost. */
     if (s->completed && why == CONN_FAIL_CLOSED) {
         return;
@@ -710,6 +790,7 @@ notify_run(const struct stress_options *o)
     run.o = o;
     loop_timer_init(&run.tick);
     loop_timer_init(&run.duration_timer);
+    loop_timer_init(&run.drain_timer);
     /* Sessions stay open for the whole run: one descriptor each, plus the loop's and stdio's. */
     if (o->device_count + 64 > (uint32_t)fd_limit) {
         fprintf(stderr,
@@ -792,6 +873,7 @@ cleanup:
     if (run.loop) {
         loop_timer_stop(run.loop, &run.tick);
         loop_timer_stop(run.loop, &run.duration_timer);
+        loop_timer_stop(run.loop, &run.drain_timer);
     }
     free(run.sessions);
     free(run.preamble);

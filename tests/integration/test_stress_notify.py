@@ -54,12 +54,15 @@ def replay_complete():
 class Device:
     """What one device does (all optional)."""
 
-    def __init__(self, seqs=(), caps_notification=True, error_tag=None, replay_complete=None, then="stay"):
+    def __init__(self, seqs=(), caps_notification=True, error_tag=None, replay_complete=None, then="stay",
+                 in_flight=()):
         self.seqs = list(seqs)                  # sequence numbers of the notifications, in sending order
         self.caps_notification = caps_notification
         self.error_tag = error_tag              # answer create-subscription with this rpc-error
         self.replay_complete = replay_complete  # a replayComplete after this many notifications
         self.then = then                        # "stay": keep the session open; "close": close it
+        self.in_flight = list(in_flight)        # sent before the reply to close-session (written before the
+                                                # server read the close), then the session ends
 
 
 class Session:
@@ -214,6 +217,11 @@ class _Conn:
             self.sess.rpcs.append(msg.decode())
             root = ET.fromstring(msg)
             mid = root.get("message-id")
+            if root.find("{%s}close-session" % h.NC_NS) is not None:
+                out = [self.frame(notification(s)) for s in self.dev.in_flight]
+                out.append(self.frame('<rpc-reply xmlns="%s" message-id="%s"><ok/></rpc-reply>' % (h.NC_NS, mid)))
+                self.send_split(b"".join(out))
+                return
             if self.dev.error_tag:
                 body = ('<rpc-error><error-type>protocol</error-type><error-tag>%s</error-tag>'
                         '<error-severity>error</error-severity></rpc-error>' % self.dev.error_tag)
@@ -352,7 +360,9 @@ class NotifyCase(unittest.TestCase):
                                           "--stop-time", "2026-01-02T00:00:00Z", "--idle-timeout", 1])
             why = self.explain(rc, out, err, m)
             rpcs = [r for s in srv.sessions for r in s.rpcs]
-        self.assertEqual(len(rpcs), 1, why)
+        # The subscription, then the close-session that ends the run.
+        self.assertEqual(len(rpcs), 2, why)
+        self.assertIn("<close-session/>", rpcs[1], why)
         root = ET.fromstring(rpcs[0])
         cs = root.find("{%s}create-subscription" % NOTIF_NS)
         self.assertIsNotNone(cs, rpcs[0])
@@ -364,6 +374,19 @@ class NotifyCase(unittest.TestCase):
         # With --stop-time the run should end by notificationComplete; idle is not the asked-for end.
         self.assertEqual(rc, 1, why)
         self.assertEqual(m["results"]["ended"], "idle", why)
+
+    def test_notifications_before_the_close_session_reply_are_counted(self):
+        # The run ends at --count 3 with close-session; the server had written 4 and 5 before it read the
+        # close, so its report counts them as sent: notify must read them too, or reconcile says LOSS.
+        with NotifyServers([Device(range(1, 4), in_flight=[4, 5])]) as srv:
+            rc, out, err, m = run_notify(["--port", srv.port, "--count", 3, "--seq-element", "seq"])
+            rpcs = [r for s in srv.sessions for r in s.rpcs]
+        why = self.explain(rc, out, err, m)
+        self.assertEqual(rc, 0, why)
+        self.assertEqual(m["results"]["ended"], "count", why)
+        self.assertIn("<close-session/>", rpcs[-1], why)
+        dev = m["devices"][0]
+        self.assertEqual((dev["received"], dev["last_seq"], dev["gaps"]), (5, 5, 0), why)
 
     def test_subtree_filter_is_sent_inside_the_filter_element(self):
         with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
