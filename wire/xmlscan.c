@@ -4,7 +4,21 @@
  */
 #include "xmlscan.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+void
+xmlscan_trim(const char **s, size_t *len)
+{
+    while (*len && xmlscan_is_space(**s)) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len && xmlscan_is_space((*s)[*len - 1])) {
+        (*len)--;
+    }
+}
 
 const char *
 xmlscan_skip_misc(const char *p)
@@ -39,36 +53,38 @@ is_name_char(char c)
            c == '-' || c == '.' || c == ':';
 }
 
-static void
-split_qname(const char *name, size_t len, const char **prefix, size_t *prefix_len, const char **local,
-            size_t *local_len)
+/*
+ * The qualified name at @p p, "p:name" or "name" (no empty prefix or local part, one colon at most),
+ * bounded by @p end (NULL: by the text's NUL). @return The byte after it, or NULL when malformed.
+ */
+static const char *
+read_qname(const char *p, const char *end, const char **prefix, size_t *prefix_len, const char **local,
+           size_t *local_len)
 {
-    const char *colon = memchr(name, ':', len);
+    const char *name = p;
+    const char *colon = NULL;
 
-    if (colon) {
-        *prefix = name;
-        *prefix_len = (size_t)(colon - name);
-        *local = colon + 1;
-        *local_len = len - *prefix_len - 1;
-    } else {
-        *prefix = NULL;
-        *prefix_len = 0;
-        *local = name;
-        *local_len = len;
+    for (; (!end || p < end) && is_name_char(*p); p++) {
+        if (*p == ':') {
+            if (colon) {
+                return NULL;
+            }
+            colon = p;
+        }
     }
-}
-
-/* "p:name" or "name": no empty prefix or local part, one colon at most. */
-static int
-qname_well_formed(const char *prefix, size_t prefix_len, const char *local, size_t local_len)
-{
-    return local_len && !memchr(local, ':', local_len) && (!prefix || prefix_len);
+    if (p == name || colon == name || colon == p - 1) {
+        return NULL;
+    }
+    *prefix = colon ? name : NULL;
+    *prefix_len = colon ? (size_t)(colon - name) : 0;
+    *local = colon ? colon + 1 : name;
+    *local_len = (size_t)(p - *local);
+    return p;
 }
 
 int
 xmlscan_read_tag(const char *p, struct xmlscan_tag *t)
 {
-    const char *name;
     char quote = 0;
 
     memset(t, 0, sizeof *t);
@@ -80,16 +96,9 @@ xmlscan_read_tag(const char *p, struct xmlscan_tag *t)
         t->end = 1;
         p++;
     }
-    name = p;
-    while (is_name_char(*p)) {
-        p++;
-    }
-    if (p == name) {
-        return -1;
-    }
-    split_qname(name, (size_t)(p - name), &t->prefix, &t->prefix_len, &t->local, &t->local_len);
-    if (!qname_well_formed(t->prefix, t->prefix_len, t->local, t->local_len)) {
-        return -1;
+    if (!(p = read_qname(p, NULL, &t->prefix, &t->prefix_len, &t->local, &t->local_len)) ||
+        (*p && !xmlscan_is_space(*p) && *p != '/' && *p != '>')) {
+        return -1; /* no name, or one with a character other names do not have (non-ASCII among them) */
     }
     t->attrs = p;
     for (; *p && (quote || *p != '>'); p++) {
@@ -133,7 +142,6 @@ int
 xmlscan_next_attr(const char **cursor, const char *end, struct xmlscan_attr *a)
 {
     const char *p = *cursor;
-    const char *name;
     char quote;
 
     while (p < end && xmlscan_is_space(*p)) {
@@ -146,15 +154,7 @@ xmlscan_next_attr(const char **cursor, const char *end, struct xmlscan_attr *a)
     if (p == *cursor) {
         return -1; /* XML wants white space before every attribute */
     }
-    name = p;
-    while (p < end && is_name_char(*p)) {
-        p++;
-    }
-    if (p == name) {
-        return -1;
-    }
-    split_qname(name, (size_t)(p - name), &a->prefix, &a->prefix_len, &a->local, &a->local_len);
-    if (!qname_well_formed(a->prefix, a->prefix_len, a->local, a->local_len)) {
+    if (!(p = read_qname(p, end, &a->prefix, &a->prefix_len, &a->local, &a->local_len))) {
         return -1;
     }
     while (p < end && xmlscan_is_space(*p)) {
@@ -202,8 +202,10 @@ xmlscan_eq(const char *s, size_t len, const char *want)
 int
 xmlscan_is_xmlns(const struct xmlscan_attr *a)
 {
-    return (!a->prefix && xmlscan_eq(a->local, a->local_len, "xmlns")) ||
-           (a->prefix && xmlscan_eq(a->prefix, a->prefix_len, "xmlns"));
+    const char *name = a->prefix ? a->prefix : a->local;
+    size_t len = a->prefix ? a->prefix_len : a->local_len;
+
+    return len == 5 && !memcmp(name, "xmlns", 5);
 }
 
 int
@@ -218,6 +220,14 @@ xmlscan_plain_value(const char *v, size_t len)
     return 1;
 }
 
+/* Same qualified name. */
+static int
+same_attr_name(const struct xmlscan_attr *a, const struct xmlscan_attr *b)
+{
+    return b->local_len == a->local_len && !memcmp(b->local, a->local, a->local_len) &&
+           b->prefix_len == a->prefix_len && (!a->prefix_len || !memcmp(b->prefix, a->prefix, a->prefix_len));
+}
+
 int
 xmlscan_attr_repeated(const struct xmlscan_tag *t, const struct xmlscan_attr *a)
 {
@@ -226,9 +236,7 @@ xmlscan_attr_repeated(const struct xmlscan_tag *t, const struct xmlscan_attr *a)
     struct xmlscan_attr b;
 
     while (xmlscan_next_attr(&cursor, end, &b) == 1 && b.local != a->local) {
-        if (b.local_len == a->local_len && !memcmp(b.local, a->local, a->local_len) &&
-            b.prefix_len == a->prefix_len &&
-            (!a->prefix_len || !memcmp(b.prefix, a->prefix, a->prefix_len))) {
+        if (same_attr_name(a, &b)) {
             return 1;
         }
     }
@@ -247,11 +255,22 @@ xmlscan_push_decls(struct xmlscan_scope *scope, const struct xmlscan_tag *t)
 {
     const char *cursor = t->attrs;
     const char *end = t->attrs + t->attrs_len;
+    struct xmlscan_attr seen[8]; /* the first attributes, so most tags are read once */
+    size_t seen_count = 0;
     struct xmlscan_attr a;
     int r;
 
     while ((r = xmlscan_next_attr(&cursor, end, &a)) == 1) {
-        if (xmlscan_attr_repeated(t, &a)) {
+        int repeated = 0;
+        if (seen_count < sizeof seen / sizeof seen[0]) {
+            for (size_t i = 0; i < seen_count && !repeated; i++) {
+                repeated = same_attr_name(&a, &seen[i]);
+            }
+            seen[seen_count++] = a;
+        } else {
+            repeated = xmlscan_attr_repeated(t, &a);
+        }
+        if (repeated) {
             return -1; /* the same attribute twice is not XML */
         }
         if (!xmlscan_is_xmlns(&a)) {
@@ -382,4 +401,100 @@ xmlscan_print_attrs(const struct xmlscan_scope *scope, const struct xmlscan_tag 
         }
     }
     return r == 0 && !out->failed ? 0 : -1;
+}
+
+const char *
+xmlscan_read_ref(const char *p, struct sbuf *out)
+{
+    static const struct {
+        const char *name; /* the reference after its '&', with its ';' */
+        char c;           /* the character it stands for */
+    } named[] = {{"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"quot;", '"'}, {"apos;", '\''}};
+    unsigned long cp;
+    char *stop;
+    char utf8[4];
+    size_t n;
+
+    if (*p++ != '&') {
+        return NULL;
+    }
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+        size_t len = strlen(named[k].name);
+        if (!strncmp(p, named[k].name, len)) {
+            sbuf_add(out, &named[k].c, 1);
+            return p + len;
+        }
+    }
+    if (*p != '#' || !strchr(p, ';')) {
+        return NULL;
+    }
+    errno = 0;
+    cp = p[1] == 'x' ? strtoul(p + 2, &stop, 16) : strtoul(p + 1, &stop, 10);
+    if (errno || *stop != ';' || stop == p + 1 || !cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        return NULL;
+    }
+    /* UTF-8 by hand: no locale involved. */
+    if (cp < 0x80) {
+        utf8[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        utf8[0] = (char)(0xC0 | (cp >> 6));
+        utf8[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        utf8[0] = (char)(0xE0 | (cp >> 12));
+        utf8[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        utf8[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        utf8[0] = (char)(0xF0 | (cp >> 18));
+        utf8[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        utf8[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        utf8[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    sbuf_add(out, utf8, n);
+    return stop + 1;
+}
+
+int
+xmlscan_read_text(const char *p, struct sbuf *out, const char **stop, const char **why)
+{
+    sbuf_reserve(out, 64); /* an empty text is "" rather than NULL */
+    while (*p) {
+        if (!strncmp(p, "<![CDATA[", 9)) {
+            const char *end = strstr(p + 9, "]]>");
+            if (!end) {
+                *why = "unterminated CDATA section";
+                return -1;
+            }
+            sbuf_add(out, p + 9, (size_t)(end - (p + 9)));
+            p = end + 3;
+        } else if (!strncmp(p, "<!--", 4)) {
+            const char *end = strstr(p + 4, "-->");
+            if (!end) {
+                *why = "unterminated comment";
+                return -1;
+            }
+            p = end + 3;
+        } else if (p[0] == '<' && p[1] == '/') {
+            *stop = p;
+            return 0;
+        } else if (*p == '<') {
+            *why = "an element where text was expected (put XML content in CDATA or escape its '<')";
+            return -1;
+        } else if (*p == '&') {
+            if (!(p = xmlscan_read_ref(p, out))) {
+                *why = "unknown or malformed entity reference";
+                return -1;
+            }
+        } else {
+            /* A run of plain characters at once. */
+            size_t n = strcspn(p, "<&");
+            sbuf_add(out, p, n);
+            p += n;
+        }
+    }
+    *why = "no end tag";
+    return -1;
 }

@@ -1,12 +1,15 @@
 /*
  * The one textual XML scanner, shared by the code that reads a request
  * before (or instead of) libyang: the edit-config fast path, the
- * custom-reply matcher and the error path that must repeat the <rpc>
- * attributes when libyang cannot read the message. It knows start, end
- * and empty tags with quoted attributes, namespace declarations and a
+ * custom-reply matcher (its name scan and text hash), the error path that
+ * must repeat the <rpc> attributes when libyang cannot read the message,
+ * and the reader of OpenDaylight's notification files. It knows start,
+ * end and empty tags with quoted attributes, namespace declarations and a
  * scope of them, comments and processing instructions between elements,
+ * text content with CDATA sections and entity or character references,
  * and ASCII names only: it gives up (-1) on anything else rather than
- * guess, and its callers then leave the message to libyang.
+ * guess, and its callers then leave the message to libyang (or refuse
+ * the file).
  */
 #ifndef FLEET_XMLSCAN_H
 #define FLEET_XMLSCAN_H
@@ -62,6 +65,9 @@ xmlscan_is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
+
+/** @brief Narrow the span [*s, *s + *len) to leave out XML whitespace at both ends. */
+void xmlscan_trim(const char **s, size_t *len);
 
 /*
  * Skips whitespace, comments and processing instructions (the XML
@@ -135,5 +141,23 @@ int xmlscan_is_elem(const struct xmlscan_scope *scope, const struct xmlscan_tag 
  */
 int xmlscan_print_attrs(const struct xmlscan_scope *scope, const struct xmlscan_tag *t, int strict,
                         struct sbuf *out, int *has_message_id);
+
+/**
+ * @brief Decode the reference at @p p (its '&'): &lt; &gt; &amp; &quot; &apos;, or a character
+ * reference (&#N; or &#xN;) to a Unicode scalar value other than 0, appended to @p out as UTF-8.
+ * @return The byte after its ';', or NULL (nothing appended) when it is none of these.
+ */
+const char *xmlscan_read_ref(const char *p, struct sbuf *out);
+
+/**
+ * @brief The text content of an element that holds no elements, from @p p up to an end tag:
+ * character data with its references decoded, CDATA sections as they are, comments dropped, in any
+ * mix, appended to @p out (a string afterwards, "" when the text is empty).
+ * @param[out] stop The end tag's '<' when 0 is returned.
+ * @param[out] why When -1 is returned: what stopped it, a static phrase for a message.
+ * @return 0, or -1 for an element or processing instruction, a reference xmlscan_read_ref() refuses,
+ *         an unterminated comment or CDATA section, or the end of the text before an end tag.
+ */
+int xmlscan_read_text(const char *p, struct sbuf *out, const char **stop, const char **why);
 
 #endif

@@ -75,17 +75,9 @@ opaq(const struct lyd_node *n)
 static const char *
 trimmed(const char *s, size_t *len)
 {
-    size_t n;
-
     s = s ? s : "";
-    while (xmlscan_is_space(*s)) {
-        s++;
-    }
-    n = strlen(s);
-    while (n && xmlscan_is_space(s[n - 1])) {
-        n--;
-    }
-    *len = n;
+    *len = strlen(s);
+    xmlscan_trim(&s, len);
     return s;
 }
 
@@ -238,41 +230,14 @@ nodes_equal(const struct lyd_node *a, const struct lyd_node *b)
 static int
 scan_op_name(const char *msg, const char **name, size_t *len)
 {
-    const char *p = xmlscan_skip_misc(msg);
-    const char *start;
+    struct xmlscan_tag t;
 
-    if (!p || *p != '<' || p[1] == '!' || p[1] == '/') {
+    if (xmlscan_read_tag(xmlscan_skip_misc(msg), &t) || t.end || t.empty ||
+        xmlscan_read_tag(xmlscan_skip_misc(t.next), &t) || t.end) {
         return -1;
     }
-    /* The root's start tag: quoted attribute values may hold '>'. */
-    for (p++; *p && *p != '>'; p++) {
-        if (*p == '"' || *p == '\'') {
-            const char *close = strchr(p + 1, *p);
-            if (!close) {
-                return -1;
-            }
-            p = close;
-        }
-    }
-    if (*p != '>' || p[-1] == '/') {
-        return -1;
-    }
-    p = xmlscan_skip_misc(p + 1);
-    if (!p || *p != '<' || p[1] == '!' || p[1] == '/' || p[1] == '?') {
-        return -1;
-    }
-    start = ++p;
-    while (*p && !xmlscan_is_space(*p) && *p != '/' && *p != '>') {
-        if (*p == ':') {
-            start = p + 1;
-        }
-        p++;
-    }
-    if (!*p || p == start) {
-        return -1;
-    }
-    *name = start;
-    *len = (size_t)(p - start);
+    *name = t.local;
+    *len = t.local_len;
     return 0;
 }
 
@@ -288,233 +253,124 @@ name_known(const struct rpc_custom *rc, const char *name, size_t len)
 }
 
 /*
- * The text hash: node_hash() computed from the message text, without
- * building a tree, so a request whose hash no input has is turned down for
- * the cost of one scan. It follows only plain XML (no entity or character
- * references, CDATA, comments or processing instructions inside the
- * operation, no mixed content, no carriage returns in leaf text, no
- * whitespace around '=') and returns -1 for anything else: then the
- * libyang parse decides. Where it returns a hash, that hash is the one
- * node_hash() gives libyang's tree of the same text, so it never turns a
- * matching request down; an equal hash is still confirmed on the tree.
+ * The text hash: node_hash() computed from the message text with
+ * wire/xmlscan, without building a tree, so a request whose hash no input
+ * has is turned down for the cost of one scan. It follows only plain XML
+ * (no entity or character references, CDATA, comments or processing
+ * instructions inside the operation, no mixed content, no carriage returns
+ * in leaf text, no tab, CR or LF in attribute values, at most
+ * XMLSCAN_MAX_NS declarations in scope) and returns -1 for anything else:
+ * then the libyang parse decides. Where it returns a hash, that hash is the
+ * one node_hash() gives libyang's tree of the same text, so it never turns
+ * a matching request down; an equal hash is still confirmed on the tree.
  */
 
-/* Namespace declarations in scope the text hash follows; more: the libyang parse decides. */
-#define RC_MAX_NS 32
-
-struct rc_ns {
-    const char *prefix; /* declared prefix, NULL for the default namespace */
-    size_t prefix_len;  /* its length */
-    const char *uri;    /* the namespace, as written */
-    size_t uri_len;     /* its length */
-};
-
-struct rc_scan {
-    struct rc_ns ns[RC_MAX_NS]; /* declarations in scope, innermost last */
-    uint32_t ns_count;          /* entries used in ns */
-};
-
-struct rc_tag {
-    const char *qname;  /* the element name as written */
-    size_t qname_len;   /* its length */
-    const char *uri;    /* its namespace, NULL: none */
-    size_t uri_len;     /* its length */
-    const char *local;  /* local name */
-    size_t local_len;   /* its length */
-    uint64_t attrs;     /* sum of the attribute hashes, as node_hash() */
-    int has_message_id; /* 1 when an unprefixed message-id is present */
-    int empty;          /* 1 for <name/> */
-    const char *next;   /* first byte after the tag */
-};
-
+/* Whether an attribute value holds a reference or white space XML normalizes (left to libyang). */
 static int
-text_name_char(char c)
+value_normalized(const char *s, size_t len)
 {
-    return c && !xmlscan_is_space(c) && c != '/' && c != '>' && c != '=' && c != '<' && c != '"' && c != '\'';
-}
-
-/* The namespace bound to @p prefix (NULL: the default one) in scope; -1 when unbound or reserved. */
-static int
-scan_resolve(const struct rc_scan *s, const char *prefix, size_t prefix_len, const char **uri,
-             size_t *uri_len)
-{
-    for (uint32_t i = s->ns_count; i-- > 0;) {
-        const struct rc_ns *d = &s->ns[i];
-        if (prefix ? d->prefix && d->prefix_len == prefix_len && !memcmp(d->prefix, prefix, prefix_len)
-                   : !d->prefix) {
-            *uri = d->uri;
-            *uri_len = d->uri_len;
-            return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '&' || s[i] == '<' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+            return 1;
         }
     }
-    if (!prefix) {
-        *uri = NULL;
-        *uri_len = 0;
-        return 0;
-    }
-    return -1;
-}
-
-static void
-split_name(const char *name, size_t len, const char **prefix, size_t *prefix_len, const char **local,
-           size_t *local_len)
-{
-    const char *colon = memchr(name, ':', len);
-
-    *prefix = colon ? name : NULL;
-    *prefix_len = colon ? (size_t)(colon - name) : 0;
-    *local = colon ? colon + 1 : name;
-    *local_len = colon ? len - *prefix_len - 1 : len;
+    return 0;
 }
 
 /*
- * One attribute at @p p: its name and value spans; the byte after it in @p next. Values with
- * references or characters XML normalizes are left to libyang.
+ * A start tag: its declarations pushed onto @p scope, the element's name and attributes hashed
+ * as node_hash() does (before the children) into @p hash. @p has_message_id is set to 1 when an
+ * unprefixed message-id (which matching ignores) is present.
  */
 static int
-scan_attr(const char *p, const char **name, size_t *name_len, const char **value, size_t *value_len,
-          const char **next)
+hash_start_tag(struct xmlscan_scope *scope, const struct xmlscan_tag *t, uint64_t *hash, int *has_message_id)
 {
-    const char *end;
+    const char *cursor = t->attrs;
+    const char *end = t->attrs + t->attrs_len;
+    const struct xmlscan_ns *ns;
+    struct xmlscan_attr a;
+    uint64_t attrs = 0;
+    uint64_t h = 0xcbf29ce484222325ull;
+    int r = 0;
 
-    *name = p;
-    while (text_name_char(*p)) {
-        p++;
-    }
-    *name_len = (size_t)(p - *name);
-    if (!*name_len || *p != '=' || (p[1] != '"' && p[1] != '\'')) {
+    if (t->end || (t->attrs_len && xmlscan_push_decls(scope, t))) {
         return -1;
     }
-    *value = p + 2;
-    if (!(end = strchr(*value, p[1]))) {
+    ns = xmlscan_resolve(scope, t->prefix, t->prefix_len);
+    if (t->prefix && !ns) {
         return -1;
     }
-    *value_len = (size_t)(end - *value);
-    if (strcspn(*value, "&<\t\r\n") < *value_len) {
-        return -1;
-    }
-    *next = end + 1;
-    return 0;
-}
-
-/* A start tag at @p p ('<'): declarations pushed onto @p s, the name resolved, attributes hashed. */
-static int
-scan_start_tag(struct rc_scan *s, const char *p, struct rc_tag *t)
-{
-    const char *attrs, *name, *value, *prefix;
-    size_t name_len, value_len, prefix_len;
-
-    memset(t, 0, sizeof *t);
-    t->qname = ++p;
-    while (text_name_char(*p)) {
-        p++;
-    }
-    t->qname_len = (size_t)(p - t->qname);
-    if (!t->qname_len) {
-        return -1;
-    }
-    /* First pass: the declarations, which apply to the element's own name and attributes too. */
-    attrs = p;
-    for (;;) {
-        while (xmlscan_is_space(*p)) {
-            p++;
-        }
-        if (*p == '>' || (*p == '/' && p[1] == '>')) {
-            break;
-        }
-        if (scan_attr(p, &name, &name_len, &value, &value_len, &p)) {
-            return -1;
-        }
-        if ((name_len == 5 && !memcmp(name, "xmlns", 5)) || (name_len > 6 && !memcmp(name, "xmlns:", 6))) {
-            if (s->ns_count == RC_MAX_NS || !value_len) {
-                return -1;
-            }
-            s->ns[s->ns_count++] = (struct rc_ns){name_len == 5 ? NULL : name + 6,
-                                                  name_len == 5 ? 0 : name_len - 6, value, value_len};
-        }
-    }
-    t->empty = *p == '/';
-    t->next = p + (t->empty ? 2 : 1);
-    split_name(t->qname, t->qname_len, &prefix, &prefix_len, &t->local, &t->local_len);
-    if (scan_resolve(s, prefix, prefix_len, &t->uri, &t->uri_len)) {
-        return -1;
-    }
-    /* Second pass: the attributes, as a set (see node_hash()). */
-    for (p = attrs;;) {
-        const char *local, *uri;
-        size_t local_len, uri_len;
-        while (xmlscan_is_space(*p)) {
-            p++;
-        }
-        if (*p == '>' || *p == '/') {
-            break;
-        }
-        scan_attr(p, &name, &name_len, &value, &value_len, &p); /* cannot fail: the first pass read it */
-        if ((name_len == 5 && !memcmp(name, "xmlns", 5)) || (name_len > 6 && !memcmp(name, "xmlns:", 6))) {
+    /* Attributes are a set: an order-free sum. */
+    while (cursor < end && (r = xmlscan_next_attr(&cursor, end, &a)) == 1) {
+        const struct xmlscan_ns *ans = NULL;
+        if (xmlscan_is_xmlns(&a)) {
             continue;
         }
-        split_name(name, name_len, &prefix, &prefix_len, &local, &local_len);
-        if (!prefix) {
-            uri = NULL;
-            uri_len = 0;
-            if (local_len == 10 && !memcmp(local, "message-id", 10)) {
-                t->has_message_id = 1;
-                continue;
-            }
-        } else if (scan_resolve(s, prefix, prefix_len, &uri, &uri_len)) {
+        if (value_normalized(a.value, a.value_len)) {
+            return -1; /* references and the white space XML normalizes: libyang decides */
+        }
+        if (!a.prefix && xmlscan_eq(a.local, a.local_len, "message-id")) {
+            *has_message_id = 1;
+            continue;
+        }
+        if (a.prefix && !(ans = xmlscan_resolve(scope, a.prefix, a.prefix_len))) {
             return -1;
         }
-        t->attrs += mix(fnv(fnv(fnv(0x84222325cbf29ce4ull, uri ? uri : "", uri_len), local, local_len), value,
-                            value_len));
+        attrs += mix(fnv(fnv(fnv(0x84222325cbf29ce4ull, ans ? ans->uri : "", ans ? ans->uri_len : 0), a.local,
+                             a.local_len),
+                         a.value, a.value_len));
     }
+    if (r < 0) {
+        return -1;
+    }
+    h = fnv(h, ns ? ns->uri : "", ns ? ns->uri_len : 0);
+    h = fnv(h, t->local, t->local_len);
+    *hash = mix(h ^ attrs);
     return 0;
 }
 
-/* The element at @p p ('<'): its hash, and the byte after its end tag in @p next. */
+/* The element of start tag @p t: its hash, and the byte after its end tag in @p next. */
 static int
-scan_element(struct rc_scan *s, const char *p, uint32_t depth, uint64_t *hash, const char **next)
+hash_element(struct xmlscan_scope *scope, const struct xmlscan_tag *t, uint32_t depth, uint64_t *hash,
+             const char **next)
 {
-    uint32_t ns_mark = s->ns_count;
-    struct rc_tag t;
-    const char *text;
-    uint64_t h = 0xcbf29ce484222325ull;
-    int has_child = 0, has_text = 0;
+    size_t ns_mark = scope->count;
+    struct xmlscan_tag c;
+    const char *p, *text;
+    uint64_t h = 0;
+    int has_child = 0, has_text = 0, message_id = 0;
     int ret = -1;
 
-    if (depth >= RC_MAX_DEPTH || scan_start_tag(s, p, &t)) {
+    if (depth >= RC_MAX_DEPTH || hash_start_tag(scope, t, &h, &message_id)) {
         goto cleanup;
     }
-    h = fnv(h, t.uri ? t.uri : "", t.uri_len);
-    h = fnv(h, t.local, t.local_len);
-    h = mix(h ^ t.attrs);
-    if (t.empty) {
+    if (t->empty) {
         h = mix(fnv(h ^ 0x5a, "", 0));
-        *next = t.next;
+        *next = t->next;
         ret = 0;
         goto cleanup;
     }
-    for (p = text = t.next;;) {
+    for (p = text = t->next;;) {
         const char *lt = strchr(p, '<');
         if (!lt) {
             goto cleanup;
         }
-        for (const char *c = p; c < lt; c++) {
-            has_text |= !xmlscan_is_space(*c);
+        for (const char *x = p; x < lt; x++) {
+            has_text |= !xmlscan_is_space(*x);
         }
-        if (lt[1] == '!' || lt[1] == '?') {
-            goto cleanup; /* comments, CDATA, instructions: libyang decides */
+        if (lt[1] == '!' || lt[1] == '?' || xmlscan_read_tag(lt, &c)) {
+            goto cleanup; /* comments, CDATA, instructions, what xmlscan does not follow: libyang decides */
         }
-        if (lt[1] != '/') {
+        if (!c.end) {
             uint64_t ch;
-            if (has_text || scan_element(s, lt, depth + 1, &ch, &p)) {
+            if (has_text || hash_element(scope, &c, depth + 1, &ch, &p)) {
                 goto cleanup;
             }
             has_child = 1;
             h = mix(h + ch);
             continue;
         }
-        /* The end tag. */
-        if (strncmp(lt + 2, t.qname, t.qname_len) || lt[2 + t.qname_len] != '>') {
+        if (!xmlscan_same_qname(&c, t)) {
             goto cleanup;
         }
         if (has_child) {
@@ -523,25 +379,19 @@ scan_element(struct rc_scan *s, const char *p, uint32_t depth, uint64_t *hash, c
             }
         } else {
             size_t len = (size_t)(lt - text);
-            while (len && xmlscan_is_space(*text)) {
-                text++;
-                len--;
-            }
-            while (len && xmlscan_is_space(text[len - 1])) {
-                len--;
-            }
+            xmlscan_trim(&text, &len);
             if (memchr(text, '&', len) || memchr(text, '\r', len)) {
                 goto cleanup;
             }
             h = mix(fnv(h ^ 0x5a, text, len));
         }
-        *next = lt + 3 + t.qname_len;
+        *next = c.next;
         ret = 0;
         break;
     }
 
 cleanup:
-    s->ns_count = ns_mark;
+    scope->count = ns_mark;
     *hash = h;
     return ret;
 }
@@ -550,26 +400,25 @@ cleanup:
 static int
 text_hash(const char *msg, uint64_t *hash)
 {
-    struct rc_scan s;
-    struct rc_tag root;
-    const char *p = xmlscan_skip_misc(msg);
+    struct xmlscan_scope scope = {.count = 0};
+    struct xmlscan_tag root, op, end;
+    const char *p;
+    uint64_t root_hash;
+    int message_id = 0;
 
-    s.ns_count = 0;
-    if (!p || *p != '<' || p[1] == '!' || p[1] == '/' || scan_start_tag(&s, p, &root) || root.empty ||
-        !root.has_message_id || root.local_len != 3 || memcmp(root.local, "rpc", 3) ||
-        root.uri_len != sizeof NC_BASE_NS - 1 || memcmp(root.uri, NC_BASE_NS, root.uri_len)) {
+    if (xmlscan_read_tag(xmlscan_skip_misc(msg), &root) || root.empty ||
+        hash_start_tag(&scope, &root, &root_hash, &message_id) || !message_id ||
+        !xmlscan_is_elem(&scope, &root, NC_BASE_NS, "rpc")) {
         return -1;
     }
-    p = xmlscan_skip_misc(root.next);
-    if (!p || *p != '<' || p[1] == '/' || scan_element(&s, p, 0, hash, &p)) {
+    if (xmlscan_read_tag(xmlscan_skip_misc(root.next), &op) || op.end ||
+        hash_element(&scope, &op, 0, hash, &p)) {
         return -1;
     }
-    p = xmlscan_skip_misc(p);
-    if (!p || p[0] != '<' || p[1] != '/' || strncmp(p + 2, root.qname, root.qname_len) ||
-        p[2 + root.qname_len] != '>') {
+    if (xmlscan_read_tag(xmlscan_skip_misc(p), &end) || !end.end || !xmlscan_same_qname(&end, &root)) {
         return -1;
     }
-    p = xmlscan_skip_misc(p + 3 + root.qname_len);
+    p = xmlscan_skip_misc(end.next);
     return p && !*p ? 0 : -1;
 }
 

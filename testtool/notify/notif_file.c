@@ -9,9 +9,9 @@
  * load (as profiles are loaded). Its anyxml content comes back as opaque
  * nodes, which libyang prints back as the template's text.
  *
- * OpenDaylight's format has no namespace, so libyang cannot parse it; a small
- * scanner here reads its few elements and takes <content> as CDATA, escaped
- * text, or both mixed. What OpenDaylight itself does with the file (it reads
+ * OpenDaylight's format has no namespace, so libyang cannot parse it; the
+ * shared scanner (wire/xmlscan) reads its few elements and takes <content>
+ * as CDATA, escaped text, or both mixed. What OpenDaylight itself does with the file (it reads
  * delay as seconds, sends each entry times + 1 times and re-waits delay
  * before every send, and keeps no file order) is not copied: here the order
  * is the file's and times is the exact count, as notif_file.h says. Its
@@ -68,12 +68,6 @@ struct notif_loader {
     size_t err_len;   /* its size */
 };
 
-/* Position of the OpenDaylight scanner in the file's text. */
-struct notif_scan {
-    const char *p;   /* next byte to read */
-    const char *end; /* one past the last byte */
-};
-
 __attribute__((format(printf, 3, 4))) static void
 notif_fail(struct notif_loader *ld, const char *label, const char *fmt, ...)
 {
@@ -128,12 +122,6 @@ notif_ly_forget(const struct ly_ctx *ctx, const struct ly_err_item *mark)
     }
 }
 
-static int
-notif_is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 /* The whole file, NUL-terminated. */
 static enum fleet_err
 notif_read_file(const char *path, struct notif_loader *ld, char **text, size_t *len)
@@ -186,54 +174,25 @@ cleanup:
 
 /* Byte range of the text of the <eventTime> that must be the root element's first child. */
 static int
-notif_find_event_time(const char *text, uint32_t len, uint32_t *start, uint32_t *end)
+notif_find_event_time(const char *text, uint32_t *start, uint32_t *end)
 {
+    struct xmlscan_tag t;
     const char *p = text;
-    const char *e = text + len;
-    const char *name;
-    char quote = 0;
 
-    /* Past the root's start tag (its attribute values may hold '>'). */
-    while (p < e && notif_is_space(*p)) {
+    /* The root's start tag, then <eventTime> or <prefix:eventTime>, attributes allowed. */
+    while (xmlscan_is_space(*p)) {
         p++;
     }
-    if (p == e || *p != '<') {
+    if (xmlscan_read_tag(p, &t) || t.end || t.empty) {
         return -1;
     }
-    for (p++; p < e && (quote || *p != '>'); p++) {
-        if (quote && *p == quote) {
-            quote = 0;
-        } else if (!quote && (*p == '"' || *p == '\'')) {
-            quote = *p;
-        }
+    for (p = t.next; xmlscan_is_space(*p); p++) {
     }
-    if (p == e || p[-1] == '/') {
+    if (xmlscan_read_tag(p, &t) || t.end || t.empty || !xmlscan_eq(t.local, t.local_len, "eventTime")) {
         return -1;
     }
-    for (p++; p < e && notif_is_space(*p); p++) {
-    }
-    /* <eventTime> or <prefix:eventTime>, attributes allowed. */
-    if (p == e || *p != '<') {
-        return -1;
-    }
-    name = ++p;
-    while (p < e && !notif_is_space(*p) && *p != '>' && *p != '/') {
-        if (*p++ == ':') {
-            name = p;
-        }
-    }
-    if ((size_t)(p - name) != 9 || memcmp(name, "eventTime", 9)) {
-        return -1;
-    }
-    while (p < e && *p != '>') {
-        p++;
-    }
-    if (p == e || p[-1] == '/') {
-        return -1;
-    }
-    *start = (uint32_t)(p + 1 - text);
-    p = memchr(p, '<', (size_t)(e - p));
-    if (!p) {
+    *start = (uint32_t)(t.next - text);
+    if (!(p = strchr(t.next, '<'))) {
         return -1;
     }
     *end = (uint32_t)(p - text);
@@ -405,7 +364,7 @@ notif_template_init(struct notif_template *t, char *text, const struct ly_ctx *c
         notif_fail(ld, t->label, "content longer than 4 GiB");
         return FLEET_ERR_LIMIT;
     }
-    if (notif_find_event_time(text, (uint32_t)len, &et_start, &et_end)) {
+    if (notif_find_event_time(text, &et_start, &et_end)) {
         notif_fail(ld, t->label, "the <notification> element's first child must be <eventTime>");
         return FLEET_ERR_INVAL;
     }
@@ -602,222 +561,76 @@ cleanup:
 
 /* ---------------------------------------------------------------- OpenDaylight format */
 
+/* Skip white space, comments and processing instructions; -1 when one is not closed. */
 static int
-notif_scan_starts(const struct notif_scan *s, const char *lit)
+notif_scan_misc(const char **p)
 {
-    size_t n = strlen(lit);
+    const char *q = xmlscan_skip_misc(*p);
 
-    return (size_t)(s->end - s->p) >= n && !memcmp(s->p, lit, n);
-}
-
-/* Skip past @p lit; -1 when the text ends first. */
-static int
-notif_scan_past(struct notif_scan *s, const char *lit)
-{
-    size_t n = strlen(lit);
-
-    while ((size_t)(s->end - s->p) >= n) {
-        if (!memcmp(s->p, lit, n)) {
-            s->p += n;
-            return 0;
-        }
-        s->p++;
-    }
-    return -1;
-}
-
-/* Skip white space, comments and processing instructions. */
-static int
-notif_scan_misc(struct notif_scan *s)
-{
-    for (;;) {
-        while (s->p < s->end && notif_is_space(*s->p)) {
-            s->p++;
-        }
-        if (notif_scan_starts(s, "<!--")) {
-            if (notif_scan_past(s, "-->")) {
-                return -1;
-            }
-        } else if (notif_scan_starts(s, "<?")) {
-            if (notif_scan_past(s, "?>")) {
-                return -1;
-            }
-        } else {
-            return 0;
-        }
-    }
-}
-
-/*
- * A start tag at the cursor: its local name (prefix dropped) into @p name, attributes skipped.
- * @p empty is set for <x/>. -1 when the cursor is not at a well-formed start tag.
- */
-static int
-notif_scan_open(struct notif_scan *s, char *name, size_t name_len, int *empty)
-{
-    const char *local;
-    char quote = 0;
-
-    if (s->p == s->end || *s->p != '<' || s->p + 1 == s->end || s->p[1] == '/' || s->p[1] == '!') {
+    if (!q) {
         return -1;
     }
-    local = ++s->p;
-    while (s->p < s->end && !notif_is_space(*s->p) && *s->p != '>' && *s->p != '/') {
-        if (*s->p++ == ':') {
-            local = s->p;
-        }
-    }
-    if (s->p == local || (size_t)(s->p - local) >= name_len) {
-        return -1;
-    }
-    memcpy(name, local, (size_t)(s->p - local));
-    name[s->p - local] = '\0';
-    for (; s->p < s->end && (quote || *s->p != '>'); s->p++) {
-        if (quote && *s->p == quote) {
-            quote = 0;
-        } else if (!quote && (*s->p == '"' || *s->p == '\'')) {
-            quote = *s->p;
-        }
-    }
-    if (s->p == s->end) {
-        return -1;
-    }
-    *empty = s->p[-1] == '/';
-    s->p++;
-    return 0;
-}
-
-/* One entity reference at the cursor (just past '&') appended to @p out; -1 when unknown. */
-static int
-notif_scan_entity(struct notif_scan *s, struct sbuf *out)
-{
-    static const struct {
-        const char *name;
-        char c;
-    } named[] = {{"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"quot;", '"'}, {"apos;", '\''}};
-    unsigned long cp;
-    char *stop;
-    char utf8[4];
-    size_t n;
-
-    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
-        if (notif_scan_starts(s, named[k].name)) {
-            sbuf_add(out, &named[k].c, 1);
-            s->p += strlen(named[k].name);
-            return 0;
-        }
-    }
-    if (s->p == s->end || *s->p != '#' || !memchr(s->p, ';', (size_t)(s->end - s->p))) {
-        return -1;
-    }
-    errno = 0;
-    cp = s->p[1] == 'x' ? strtoul(s->p + 2, &stop, 16) : strtoul(s->p + 1, &stop, 10);
-    if (errno || *stop != ';' || stop == s->p + 1 || !cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-        return -1;
-    }
-    /* UTF-8 by hand: no locale involved. */
-    if (cp < 0x80) {
-        utf8[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        utf8[0] = (char)(0xC0 | (cp >> 6));
-        utf8[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        utf8[0] = (char)(0xE0 | (cp >> 12));
-        utf8[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        utf8[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        utf8[0] = (char)(0xF0 | (cp >> 18));
-        utf8[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        utf8[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        utf8[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    sbuf_add(out, utf8, n);
-    s->p = stop + 1;
+    *p = q;
     return 0;
 }
 
 /*
- * The text of a text-only element up to its end tag </@p name>, which is consumed. Character data
- * is unescaped, CDATA sections are taken as they are, comments are dropped, in any mix.
+ * A start tag at @p *p: its local name (prefix dropped) into @p name, attributes skipped, @p *p moved
+ * past it. @p empty is set for <x/>. -1 when @p *p is not at a start tag xmlscan reads.
  */
 static int
-notif_scan_text(struct notif_scan *s, const char *name, struct sbuf *out, const char **why)
+notif_scan_open(const char **p, char *name, size_t name_len, int *empty)
 {
-    const char *local;
+    struct xmlscan_tag t;
 
-    sbuf_reserve(out, 64); /* an empty text is "" rather than NULL */
-    while (s->p < s->end) {
-        if (notif_scan_starts(s, "<![CDATA[")) {
-            const char *start = s->p + 9;
-            s->p = start;
-            if (notif_scan_past(s, "]]>")) {
-                *why = "unterminated CDATA section";
-                return -1;
-            }
-            sbuf_add(out, start, (size_t)(s->p - 3 - start));
-        } else if (notif_scan_starts(s, "<!--")) {
-            if (notif_scan_past(s, "-->")) {
-                *why = "unterminated comment";
-                return -1;
-            }
-        } else if (notif_scan_starts(s, "</")) {
-            break;
-        } else if (*s->p == '<') {
-            *why = "an element where text was expected (put XML content in CDATA or escape its '<')";
-            return -1;
-        } else if (*s->p == '&') {
-            s->p++;
-            if (notif_scan_entity(s, out)) {
-                *why = "unknown or malformed entity reference";
-                return -1;
-            }
-        } else {
-            sbuf_add(out, s->p++, 1);
-        }
+    if (xmlscan_read_tag(*p, &t) || t.end || t.local_len >= name_len) {
+        return -1;
+    }
+    memcpy(name, t.local, t.local_len);
+    name[t.local_len] = '\0';
+    *empty = t.empty;
+    *p = t.next;
+    return 0;
+}
+
+/*
+ * The text of a text-only element up to its end tag </@p name>, which is consumed (see
+ * xmlscan_read_text()).
+ */
+static int
+notif_scan_text(const char **p, const char *name, struct sbuf *out, const char **why)
+{
+    struct xmlscan_tag t;
+    const char *stop;
+
+    if (xmlscan_read_text(*p, out, &stop, why)) {
+        return -1;
     }
     /* The end tag: </name> or </prefix:name>. */
-    if (!notif_scan_starts(s, "</")) {
-        *why = "no end tag";
-        return -1;
-    }
-    s->p += 2;
-    local = s->p;
-    while (s->p < s->end && !notif_is_space(*s->p) && *s->p != '>') {
-        if (*s->p++ == ':') {
-            local = s->p;
-        }
-    }
-    if ((size_t)(s->p - local) != strlen(name) || memcmp(local, name, strlen(name))) {
-        *why = "mismatched end tag";
-        return -1;
-    }
-    while (s->p < s->end && notif_is_space(*s->p)) {
-        s->p++;
-    }
-    if (s->p == s->end || *s->p != '>') {
+    if (xmlscan_read_tag(stop, &t)) {
         *why = "malformed end tag";
         return -1;
     }
-    s->p++;
+    if (!xmlscan_eq(t.local, t.local_len, name)) {
+        *why = "mismatched end tag";
+        return -1;
+    }
+    *p = t.next;
     return 0;
 }
 
 /* Consume </@p name> after optional white space and comments. */
 static int
-notif_scan_close(struct notif_scan *s, const char *name)
+notif_scan_close(const char **p, const char *name)
 {
     struct sbuf junk = {0};
     const char *why;
     int r;
 
-    if (notif_scan_misc(s)) {
+    if (notif_scan_misc(p)) {
         return -1;
     }
-    r = notif_scan_text(s, name, &junk, &why);
+    r = notif_scan_text(p, name, &junk, &why);
     r = r || junk.len; /* only white space and comments may stand before the end tag */
     sbuf_free(&junk);
     return r ? -1 : 0;
@@ -830,7 +643,7 @@ notif_odl_number(const char *text, uint64_t *out)
     const char *p = text;
     uint64_t v = 0;
 
-    while (notif_is_space(*p)) {
+    while (xmlscan_is_space(*p)) {
         p++;
     }
     if (*p < '0' || *p > '9') {
@@ -842,7 +655,7 @@ notif_odl_number(const char *text, uint64_t *out)
         }
         v = v * 10 + (uint64_t)(*p - '0');
     }
-    while (notif_is_space(*p)) {
+    while (xmlscan_is_space(*p)) {
         p++;
     }
     if (*p) {
@@ -856,22 +669,19 @@ notif_odl_number(const char *text, uint64_t *out)
 static char *
 notif_odl_trim(char *text)
 {
-    char *s = text;
+    const char *s = text;
     size_t n;
 
-    while (notif_is_space(*s)) {
+    while (xmlscan_is_space(*s)) {
         s++;
     }
     if (!strncmp(s, "<?xml", 5) && (s = strstr(s, "?>"))) {
-        for (s += 2; notif_is_space(*s); s++) {
-        }
+        s += 2;
     } else if (!s) {
         s = text + strlen(text);
     }
     n = strlen(s);
-    while (n && notif_is_space(s[n - 1])) {
-        n--;
-    }
+    xmlscan_trim(&s, &n);
     memmove(text, s, n);
     text[n] = '\0';
     return text;
@@ -879,7 +689,7 @@ notif_odl_trim(char *text)
 
 /* One <notification> entry (its start tag read): delay, times, content. */
 static enum fleet_err
-notif_odl_entry(struct notif_plan *plan, struct notif_scan *s, const struct ly_ctx *fleet_ctx,
+notif_odl_entry(struct notif_plan *plan, const char **s, const struct ly_ctx *fleet_ctx,
                 struct notif_loader *ld)
 {
     enum fleet_err rc = FLEET_OK;
@@ -904,7 +714,7 @@ notif_odl_entry(struct notif_plan *plan, struct notif_scan *s, const struct ly_c
             rc = FLEET_ERR_INVAL;
             goto cleanup;
         }
-        if (notif_scan_starts(s, "</")) {
+        if (!strncmp(*s, "</", 2)) {
             break;
         }
         if (notif_scan_open(s, name, sizeof name, &empty)) {
@@ -987,11 +797,11 @@ notif_odl_count(const char *text)
 }
 
 static enum fleet_err
-notif_load_odl(struct notif_plan *plan, const char *text, size_t len, const struct ly_ctx *fleet_ctx,
+notif_load_odl(struct notif_plan *plan, const char *text, const struct ly_ctx *fleet_ctx,
                struct notif_loader *ld)
 {
     enum fleet_err rc;
-    struct notif_scan s = {.p = text, .end = text + len};
+    const char *s = text;
     char name[32];
     int empty;
 
@@ -1010,7 +820,7 @@ notif_load_odl(struct notif_plan *plan, const char *text, size_t len, const stru
             notif_fail(ld, NULL, "unterminated comment");
             return FLEET_ERR_INVAL;
         }
-        if (notif_scan_starts(&s, "</")) {
+        if (!strncmp(s, "</", 2)) {
             break;
         }
         if (notif_scan_open(&s, name, sizeof name, &empty) || strcmp(name, "notification")) {
@@ -1031,7 +841,7 @@ notif_load_odl(struct notif_plan *plan, const char *text, size_t len, const stru
         notif_fail(ld, NULL, "malformed XML: expected </notifications>");
         return FLEET_ERR_INVAL;
     }
-    if (notif_scan_misc(&s) || s.p != s.end) {
+    if (notif_scan_misc(&s) || *s) {
         notif_fail(ld, NULL, "text after </notifications>");
         return FLEET_ERR_INVAL;
     }
@@ -1051,7 +861,7 @@ notif_plan_load(const char *path, const struct ly_ctx *ctx, struct notif_plan **
     enum fleet_err rc = FLEET_OK;
     struct notif_loader ld = {.path = path, .err = err, .err_len = err_len};
     struct notif_plan *p = NULL;
-    struct notif_scan s;
+    const char *s;
     char *text = NULL;
     size_t len = 0;
     char root[32];
@@ -1080,12 +890,12 @@ notif_plan_load(const char *path, const struct ly_ctx *ctx, struct notif_plan **
     }
 
     /* The root element picks the format. */
-    s = (struct notif_scan){.p = text, .end = text + len};
+    s = text;
     if (notif_scan_misc(&s) || notif_scan_open(&s, root, sizeof root, &empty)) {
         notif_fail(&ld, NULL, "not XML, or no root element");
         rc = FLEET_ERR_INVAL;
     } else if (!strcmp(root, "notifications")) {
-        rc = notif_load_odl(p, text, len, ctx, &ld);
+        rc = notif_load_odl(p, text, ctx, &ld);
     } else if (!strcmp(root, "notification-stream")) {
         rc = notif_load_rate(p, text, ctx, &ld);
     } else {
