@@ -174,6 +174,12 @@ class SshTests(unittest.TestCase):
         with self.assertRaises(paramiko.SSHException):
             refused.invoke_shell()
         refused.close()
+        # paramiko wakes the caller before its transport thread has sent the refused channel's close, so
+        # a new channel could reach the server first, while the old one is open (one channel at a time):
+        # wait for the server's own close of it, which paramiko answers by dropping the channel.
+        deadline = time.monotonic() + h.scaled(5)
+        while any(c is refused for c in t._channels.values()) and time.monotonic() < deadline:
+            time.sleep(0.01)
         self.assertIn(b"<hello", self.netconf_hello(t))
 
     def test_clients_that_disconnect_politely_leave_nothing_behind(self):
