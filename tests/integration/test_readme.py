@@ -10,8 +10,9 @@ tree), with these changes and no others:
   up already); the block that runs scripts/test.sh is the suite that runs this test, so it is
   skipped.
 - Ports move to a random free range: 17830 (NETCONF) and 16100 (SNMP) to P, 9464 (metrics) to
-  P+200, 8181 (a controller) to P+300. A command that leaves a port to its default gets the moved
-  port written out.
+  P+200, 8181 (a controller) to the stand-in controller's port. A command that leaves a port to its
+  default gets the moved port written out. When a fleet cannot listen (another test holds a port of
+  the range), P moves to another range and the fleet starts again.
 - Counts shrink so the test stays short: more than 100 devices become 100, --edits above 5,000
   become 5,000, notify's --count becomes 20.
 - The example controller and host addresses (10.0.0.5, 10.0.0.7) become 127.0.0.1, where the
@@ -119,12 +120,15 @@ def shrink(match, limit):
     return "%s %d" % (match.group(1), min(int(match.group(2)), limit))
 
 
+CONTROLLER_PORT = None  # the stand-in controller's, set by the test
+
+
 def move(cmd, port):
     """The command line with the test's ports, counts and binaries (see the module's text)."""
     cmd = cmd.replace("scripts/setup.sh && ", "")
     cmd = re.sub(r"\b(10\.0\.0\.5|10\.0\.0\.7)\b", "127.0.0.1", cmd)
     cmd = cmd.replace("17830", str(port)).replace("16100", str(port))
-    cmd = cmd.replace("9464", str(port + 200)).replace("8181", str(port + 300))
+    cmd = cmd.replace("9464", str(port + 200)).replace("8181", str(CONTROLLER_PORT))
     cmd = re.sub(r"(--device-count) (\d+)", lambda m: shrink(m, MAX_DEVICES), cmd)
     cmd = re.sub(r"(--edits) (\d+)", lambda m: shrink(m, MAX_EDITS), cmd)
     cmd = re.sub(r"(--count) (\d+)", lambda m: "%s %d" % (m.group(1), NOTIFY_COUNT), cmd)
@@ -142,7 +146,7 @@ def move_command(cmd, port):
             if option not in words:
                 words.insert(1, "%s %d" % (option, value))
         if "--controller-ip" in words and "--controller-port" not in words:
-            words.insert(1, "--controller-port %d" % (port + 300))
+            words.insert(1, "--controller-port %d" % CONTROLLER_PORT)
         words[0] = FLEETSIM
     elif words[0] == "build/fleetsim-stress":
         if "--port" not in words and "--url" not in words and words[1] != "reconcile":
@@ -210,8 +214,16 @@ class Runner:
         self.output = ""  # what the commands of the current block printed
 
     def start_fleet(self, cmd):
-        """Start a fleet command in the background and wait for its readiness line; @return (Popen, log)."""
-        cmd = cmd.rstrip("&").strip()
+        """Start a fleet command in the background and wait for its readiness line; @return (Popen, log).
+        A port of the range taken by another test moves the range (self.port) and starts it again."""
+        for _ in range(h.START_ATTEMPTS):
+            fleet = self.start_fleet_once(cmd.rstrip("&").strip())
+            if fleet:
+                return fleet
+            self.port = random.Random().randrange(h.PORT_LOW, h.PORT_HIGH - 400)
+        raise AssertionError("no free port range for %s in %d attempts" % (cmd, h.START_ATTEMPTS))
+
+    def start_fleet_once(self, cmd):
         fd, log_path = tempfile.mkstemp(prefix="fleet-", suffix=".log", dir=self.dir)
         with os.fdopen(fd, "wb") as log:
             proc = subprocess.Popen("exec " + move(cmd, self.port), shell=True, cwd=self.dir, env=self.env,
@@ -219,6 +231,9 @@ class Runner:
                                     preexec_fn=lambda: h._child_setup(None))
         deadline = time.monotonic() + h.scaled(30)
         while h.READY_TEXT not in self.log(log_path):
+            text = self.log(log_path)
+            if proc.poll() == 2 and ("cannot listen" in text or "cannot bind SNMP" in text):
+                return None
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
                 raise AssertionError("%s did not start (exit %s):\n%s" % (cmd, proc.poll(), self.log(log_path)))
@@ -276,7 +291,9 @@ class ReadmeTest(unittest.TestCase):
     def test_every_command_block_runs_as_written(self):
         port = random.Random().randrange(h.PORT_LOW, h.PORT_HIGH - 400)
         runner = Runner(port)
-        controller = StandInController(port + 300)
+        global CONTROLLER_PORT
+        controller = StandInController(0)
+        CONTROLLER_PORT = controller.server.server_address[1]
         first = commands(self.blocks[0][1])
         quick = None  # the first block's fleet, for the blocks without one of their own
         fleets = []  # the current block's fleets
