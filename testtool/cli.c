@@ -74,6 +74,8 @@ enum {
     OPT_METRICS,
     OPT_METRICS_PER_DEVICE,
     OPT_STATUS_INTERVAL,
+    OPT_FEATURES,
+    OPT_SCHEMAS_STRICT,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -86,6 +88,8 @@ static const struct option options[] = {
     {"ip-per-device", optional_argument, NULL, OPT_IP_PER_DEVICE},
     {"ssh", required_argument, NULL, OPT_SSH},
     {"schemas-dir", required_argument, NULL, OPT_SCHEMAS_DIR},
+    {"schemas-strict", no_argument, NULL, OPT_SCHEMAS_STRICT},
+    {"features", required_argument, NULL, OPT_FEATURES},
     {"initial-config-xml-file", required_argument, NULL, OPT_INITIAL_CONFIG},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"thread-pool-size", required_argument, NULL, OPT_THREADS},
@@ -161,7 +165,10 @@ static const char usage[] =
     "  --authorized-keys FILE       SSH public keys (OpenSSH authorized_keys) that log in as --username\n"
     "  --state-dir DIR              state folder (default $XDG_STATE_HOME/fleetsim or "
     "~/.local/state/fleetsim)\n"
-    "  --schemas-dir DIR            load and advertise every .yang file in DIR\n"
+    "  --schemas-dir DIR            load and advertise the YANG modules in DIR (a vendor's folder as\n"
+    "                               shipped: submodules, revisions, deviations; bad modules skipped)\n"
+    "  --schemas-strict             a module of --schemas-dir that does not load is an error (exit 2)\n"
+    "  --features MODULE:F1,F2      only these features of MODULE (default: all); repeatable\n"
     "  --initial-config-xml-file F  running configuration every device starts with\n"
     "  --threads N                  worker loops (default: number of cores)\n"
     "  --log-level LEVEL            error, warn, info (default) or debug\n"
@@ -297,6 +304,24 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
         case OPT_SCHEMAS_DIR:
             cfg->schemas_dir = optarg;
             break;
+        case OPT_SCHEMAS_STRICT:
+            cfg->schema_opts.strict = 1;
+            break;
+        case OPT_FEATURES: {
+            const char *colon = strchr(optarg, ':');
+            if (!colon || colon == optarg) {
+                snprintf(err, err_len,
+                         "--features takes MODULE:FEATURE,FEATURE (or MODULE: for none), not \"%s\"", optarg);
+                return CLI_ERROR;
+            }
+            if (cfg->schema_opts.feature_count == FLEET_MAX_FEATURE_PINS) {
+                snprintf(err, err_len, "at most %d --features options", FLEET_MAX_FEATURE_PINS);
+                return CLI_ERROR;
+            }
+            cfg->feature_pins[cfg->schema_opts.feature_count++] = optarg;
+            cfg->schema_opts.features = cfg->feature_pins;
+            break;
+        }
         case OPT_INITIAL_CONFIG:
             cfg->initial_config_file = optarg;
             break;

@@ -435,10 +435,10 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_
         if (slash) {
             *slash = '\0';
         }
-        rc = profile_dir
-                 ? schema_set_load_with(&fleet->schemas, cfg->schemas_dir, slash ? profile_dir : ".",
-                                        fleet->profile->schemas, fleet->profile->schema_count, err, err_len)
-                 : FLEET_ERR_NOMEM;
+        rc = profile_dir ? schema_set_load_with(&fleet->schemas, cfg->schemas_dir, &cfg->schema_opts,
+                                                slash ? profile_dir : ".", fleet->profile->schemas,
+                                                fleet->profile->schema_count, err, err_len)
+                         : FLEET_ERR_NOMEM;
         free(profile_dir);
     }
     if (rc || (rc = load_initial_config(fleet, err, err_len)) ||

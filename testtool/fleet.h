@@ -39,24 +39,28 @@ enum listen_refused {
 #define FLEET_FD_RESERVE 256
 /* Most entries of a rate plan's send order (the sum of the weights). */
 #define FLEET_NOTIF_MIX_MAX 1000000u
+/* Most --features options. */
+#define FLEET_MAX_FEATURE_PINS 64
 /* Default largest NETCONF message accepted from a client. */
 #define FLEET_DEFAULT_MAX_MSG_BYTES (64u * 1024u * 1024u)
 
 struct fleet_config {
-    uint32_t device_count;            /* devices to simulate, >= 1 */
-    uint32_t starting_port;           /* first device's port (all devices' with ip_per_device) */
-    uint32_t ip;                      /* first device's IPv4 address, host byte order */
-    int ip_per_device;                /* 1: device i on ip+i, one shared port */
-    int ssh;                          /* 1 when NETCONF over SSH was asked for */
-    const char *username;             /* SSH: the user clients log in as */
-    const char *password;             /* SSH: its password */
-    int ssh_auth_any;                 /* SSH: any user and password are accepted (--auth any) */
-    const char *state_dir;            /* where host keys are kept, or NULL for the default */
-    const char *host_key;             /* SSH host key file to use, or NULL to create/reuse one */
-    const char *authorized_keys;      /* SSH: OpenSSH authorized_keys file of keys that log in as username */
-    int host_key_per_device;          /* SSH: every device has a host key of its own (derived, kept) */
-    uint32_t threads;                 /* worker loops */
-    const char *schemas_dir;          /* extra YANG modules, or NULL */
+    uint32_t device_count;             /* devices to simulate, >= 1 */
+    uint32_t starting_port;            /* first device's port (all devices' with ip_per_device) */
+    uint32_t ip;                       /* first device's IPv4 address, host byte order */
+    int ip_per_device;                 /* 1: device i on ip+i, one shared port */
+    int ssh;                           /* 1 when NETCONF over SSH was asked for */
+    const char *username;              /* SSH: the user clients log in as */
+    const char *password;              /* SSH: its password */
+    int ssh_auth_any;                  /* SSH: any user and password are accepted (--auth any) */
+    const char *state_dir;             /* where host keys are kept, or NULL for the default */
+    const char *host_key;              /* SSH host key file to use, or NULL to create/reuse one */
+    const char *authorized_keys;       /* SSH: OpenSSH authorized_keys file of keys that log in as username */
+    int host_key_per_device;           /* SSH: every device has a host key of its own (derived, kept) */
+    uint32_t threads;                  /* worker loops */
+    const char *schemas_dir;           /* extra YANG modules, or NULL */
+    struct schema_options schema_opts; /* --features pins (into feature_pins) and --schemas-strict */
+    const char *feature_pins[FLEET_MAX_FEATURE_PINS]; /* --features values, "MODULE:F1,F2" */
     const char *initial_config_file;  /* running configuration every device starts with, or NULL */
     enum log_level log_level;         /* stderr verbosity */
     size_t max_msg_bytes;             /* largest accepted client message */

@@ -6,13 +6,16 @@
  */
 #include "schema.h"
 
-#include <dirent.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hello.h"
+#include "log.h"
 #include "sbuf.h"
+#include "yang_dir.h"
 
 /* ietf-netconf features we implement; each matches a capability in the hello. */
 static const char *const netconf_features[] = {
@@ -64,80 +67,273 @@ set_err(char *err, size_t err_len, struct ly_ctx *ctx, const char *what, const c
     snprintf(err, err_len, "%s \"%s\"%s%s", what, name, reason ? ": " : "", reason ? reason : "");
 }
 
-static int
-has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s);
-    size_t m = strlen(suffix);
+struct load_state {
+    struct ydir dir;                   /* the user's folder; zeroed without one */
+    unsigned char *skipped;            /* per file of dir: 1 once it is left out */
+    size_t skipped_count;              /* files marked in skipped */
+    const struct schema_options *opts; /* feature pins and strictness, never NULL */
+};
 
-    return n >= m && !strcmp(s + n - m, suffix);
+/* Imports come from the user's folder first, from memory (libyang's searchdirs after). Submodules are left
+ * to the searchdir (the folder is the first one): libyang 2.1.30 crashes in ly_ctx_compile() on submodules
+ * handed over by this callback. */
+static LY_ERR
+import_from_dir(const char *mod_name, const char *mod_rev, const char *submod_name, const char *submod_rev,
+                void *user_data, LYS_INFORMAT *format, const char **module_data,
+                ly_module_imp_data_free_clb *free_module_data)
+{
+    struct load_state *st = user_data;
+    long i = submod_name ? -1 : ydir_find(&st->dir, mod_name, mod_rev, 0);
+
+    (void)submod_rev;
+    if (i < 0 || st->skipped[i]) {
+        return LY_ENOTFOUND;
+    }
+    *format = LYS_IN_YANG;
+    *module_data = st->dir.files[i].text;
+    *free_module_data = NULL;
+    return LY_SUCCESS;
 }
 
-static int
-cmp_names(const void *a, const void *b)
+/* The features --features pins for @p name ("MODULE:F1,F2"), as a NULL-terminated array in one block. */
+static char **
+pinned_features(const struct schema_options *opts, const char *name, int *pinned)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+    size_t len = strlen(name);
 
-/* Every .yang file of the folder, implemented with all features, in name order for a stable hello. */
-static enum fleet_err
-load_dir(struct ly_ctx *ctx, const char *dir, char *err, size_t err_len)
-{
-    enum fleet_err rc = FLEET_OK;
-    DIR *d = NULL;
-    struct dirent *e;
-    char **names = NULL;
-    size_t count = 0;
-    char path[4096];
-
-    if (ly_ctx_set_searchdir(ctx, dir)) {
-        set_err(err, err_len, ctx, "cannot use schemas folder", dir);
-        return FLEET_ERR_INVAL;
-    }
-    d = opendir(dir);
-    if (!d) {
-        snprintf(err, err_len, "cannot read schemas folder \"%s\": %m", dir);
-        return FLEET_ERR_INVAL;
-    }
-    while ((e = readdir(d))) {
-        char **grown;
-        if (e->d_name[0] == '.' || !has_suffix(e->d_name, ".yang")) {
+    *pinned = 0;
+    for (size_t i = 0; i < opts->feature_count; i++) {
+        const char *pin = opts->features[i];
+        const char *list = pin + len + 1;
+        size_t n = 1;
+        char **out;
+        char *copy;
+        if (strncmp(pin, name, len) || pin[len] != ':') {
             continue;
         }
-        grown = realloc(names, (count + 1) * sizeof *names);
-        if (!grown || !(grown[count] = strdup(e->d_name))) {
-            names = grown ? grown : names;
-            rc = FLEET_ERR_NOMEM;
-            goto cleanup;
+        *pinned = 1;
+        for (const char *p = list; *p; p++) {
+            n += *p == ',';
         }
-        names = grown;
-        count++;
-    }
-    qsort(names, count, sizeof *names, cmp_names);
-    for (size_t i = 0; i < count; i++) {
-        struct lys_module *mod = NULL;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (lys_parse_path(ctx, path, LYS_IN_YANG, &mod) && !mod) {
-            set_err(err, err_len, ctx, "schema does not compile:", path);
-            rc = FLEET_ERR_INVAL;
-            goto cleanup;
+        if (!(out = malloc((n + 1) * sizeof *out + strlen(list) + 1))) {
+            return NULL;
         }
-        if (mod && lys_set_implemented(mod, (const char **)all_features)) {
-            set_err(err, err_len, ctx, "schema does not compile:", path);
-            rc = FLEET_ERR_INVAL;
-            goto cleanup;
+        copy = (char *)(out + n + 1);
+        strcpy(copy, list);
+        n = 0;
+        for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+            out[n++] = tok;
         }
+        out[n] = NULL;
+        return out;
     }
-
-cleanup:
-    for (size_t i = 0; i < count; i++) {
-        free(names[i]);
-    }
-    free(names);
-    closedir(d);
-    return rc;
+    return NULL;
 }
 
+/* The user's module that libyang's last error is about: a "/name:" in its path or message, or a quoted
+ * "name" / "name@rev". -1 when it names none of them. */
+static long
+blame_module(const struct load_state *st, const struct ly_ctx *ctx)
+{
+    const struct ly_err_item *e = ly_err_last(ctx);
+    const char *texts[2];
+
+    if (!e) {
+        return -1;
+    }
+    texts[0] = e->path;
+    texts[1] = e->msg;
+    for (int t = 0; t < 2; t++) {
+        for (const char *p = texts[t]; p && *p; p++) {
+            char name[256];
+            size_t n = 0;
+            long i;
+            if (*p != '/' && *p != '"') {
+                continue;
+            }
+            while (n < sizeof name - 1 && (isalnum((unsigned char)p[1 + n]) || strchr("_-.", p[1 + n]))) {
+                name[n] = p[1 + n];
+                n++;
+            }
+            name[n] = '\0';
+            if (n && strchr(*p == '/' ? ":" : "\"@", p[1 + n]) &&
+                (i = ydir_find(&st->dir, name, NULL, 0)) >= 0 && !st->skipped[i]) {
+                return i;
+            }
+        }
+    }
+    return -1;
+}
+
+/* libyang's last message, with the line number when it gives one. */
+static void
+ly_reason(const struct ly_ctx *ctx, char *buf, size_t len)
+{
+    const struct ly_err_item *e = ly_err_last(ctx);
+
+    if (!e) {
+        snprintf(buf, len, "unknown libyang error");
+    } else if (e->path && !strncmp(e->path, "Line number ", 12)) {
+        snprintf(buf, len, "line %d: %s", atoi(e->path + 12), e->msg ? e->msg : "");
+    } else {
+        snprintf(buf, len, "%s%s%s", e->msg ? e->msg : "", e->path ? " (" : "", e->path ? e->path : "");
+        if (e->path) {
+            strncat(buf, ")", len - strlen(buf) - 1);
+        }
+    }
+}
+
+/* The context as far as it builds: the user's folder (newest revision of each module, imports
+ * implemented), then the defaults it does not provide, the project's and the profile's modules, all
+ * compiled once. On a module of the folder that does not parse or compile, *bad names it. */
+static enum fleet_err
+build_ctx(struct schema_set *set, struct load_state *st, const char *extra_dir, char *const *extra_modules,
+          size_t extra_count, long *bad, char *why, size_t why_len, char *err, size_t err_len)
+{
+    const char *project_dir = getenv("FLEETSIM_SCHEMA_DIR");
+
+    *bad = -1;
+    if (ly_ctx_new(NULL, LY_CTX_EXPLICIT_COMPILE, &set->ctx)) {
+        snprintf(err, err_len, "cannot create the YANG context");
+        return FLEET_ERR_NOMEM;
+    }
+    if (st->dir.path) {
+        ly_ctx_set_module_imp_clb(set->ctx, import_from_dir, st);
+        ly_ctx_set_searchdir(set->ctx, st->dir.path);
+        ly_ctx_set_options(set->ctx, LY_CTX_REF_IMPLEMENTED | LY_CTX_ENABLE_IMP_FEATURES);
+    }
+    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_NMDA_DIR);
+    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_IETF_DIR);
+    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_DERIVED_DIR);
+    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_NCX_DIR);
+    for (size_t i = 0; i < st->dir.file_count; i++) {
+        const struct ydir_file *f = &st->dir.files[i];
+        struct ly_in *in = NULL;
+        char **pins;
+        int pinned;
+        LY_ERR lrc;
+        if (!f->newest || st->skipped[i]) {
+            continue;
+        }
+        pins = pinned_features(st->opts, f->name, &pinned);
+        if (pinned && !pins) {
+            return FLEET_ERR_NOMEM;
+        }
+        if (ly_in_new_memory(f->text, &in)) {
+            free(pins);
+            return FLEET_ERR_NOMEM;
+        }
+        lrc = lys_parse(set->ctx, in, LYS_IN_YANG, pinned ? (const char **)pins : (const char **)all_features,
+                        NULL);
+        ly_in_free(in, 0);
+        free(pins);
+        if (lrc) {
+            ly_reason(set->ctx, why, why_len);
+            *bad = (long)i;
+            return FLEET_ERR_INVAL;
+        }
+    }
+    ly_ctx_unset_options(set->ctx, LY_CTX_REF_IMPLEMENTED | LY_CTX_ENABLE_IMP_FEATURES);
+    for (size_t i = 0; i < sizeof default_modules / sizeof default_modules[0]; i++) {
+        const struct default_module *d = &default_modules[i];
+        const struct lys_module *have = ly_ctx_get_module_implemented(set->ctx, d->name);
+        if (have && ydir_find(&st->dir, d->name, NULL, 0) >= 0) {
+            continue; /* the user's folder provides it: theirs wins */
+        }
+        if (have) {
+            /* implemented as an import of the folder's: with our features, not all of them */
+            if (lys_set_implemented((struct lys_module *)have, (const char **)d->features)) {
+                set_err(err, err_len, set->ctx, "cannot set the features of standard module", d->name);
+                return FLEET_ERR_INVAL;
+            }
+            continue;
+        }
+        if (!ly_ctx_load_module(set->ctx, d->name, d->revision, (const char **)d->features)) {
+            set_err(err, err_len, set->ctx, "cannot load standard module (is libyuma-base installed?)",
+                    d->name);
+            return FLEET_ERR_INVAL;
+        }
+    }
+    /* The project's own modules (transport identities for netconf-state). */
+    ly_ctx_set_searchdir(set->ctx, project_dir ? project_dir : FLEETSIM_SCHEMA_DIR);
+    for (size_t i = 0; i < sizeof project_modules / sizeof project_modules[0]; i++) {
+        if (!ly_ctx_load_module(set->ctx, project_modules[i], NULL, NULL)) {
+            set_err(err, err_len, set->ctx, "cannot load the project's module (set FLEETSIM_SCHEMA_DIR)",
+                    project_modules[i]);
+            return FLEET_ERR_INVAL;
+        }
+    }
+    /* Modules a profile names, found in its folder or any folder above. */
+    if (extra_dir) {
+        ly_ctx_set_searchdir(set->ctx, extra_dir);
+    }
+    for (size_t i = 0; i < extra_count; i++) {
+        if (!ly_ctx_load_module(set->ctx, extra_modules[i], NULL, NULL)) {
+            set_err(err, err_len, set->ctx,
+                    "cannot load the profile's module (put it in --schemas-dir or beside the profile)",
+                    extra_modules[i]);
+            return FLEET_ERR_INVAL;
+        }
+    }
+    if (ly_ctx_compile(set->ctx)) {
+        ly_reason(set->ctx, why, why_len);
+        if ((*bad = blame_module(st, set->ctx)) < 0) {
+            snprintf(err, err_len, "schemas do not compile: %s", why);
+        }
+        return FLEET_ERR_INVAL;
+    }
+    ly_ctx_set_module_imp_clb(set->ctx, NULL, NULL);
+    return FLEET_OK;
+}
+
+/* Leave out every module that imports @p name, or includes a submodule that does, all the way up (the
+ * folder is a searchdir, so libyang would still find a skipped module for them). */
+static void
+skip_importers(struct load_state *st, const char *name)
+{
+    for (size_t i = 0; i < st->dir.file_count; i++) {
+        struct ydir_file *f = &st->dir.files[i];
+        if (st->skipped[i] || !ydir_depends_on(&st->dir, i, name)) {
+            continue;
+        }
+        st->skipped[i] = 1; /* a submodule too, so that the cascade ends */
+        if (f->newest) {
+            log_warn("schemas: skipped %s/%s: it imports \"%s\", which was skipped", st->dir.path,
+                     f->file_name, name);
+            st->skipped_count++;
+        }
+        skip_importers(st, f->name);
+    }
+}
+
+/* Build until every module left compiles: each round leaves out the folder's module libyang names (and,
+ * next round, whatever imports it, which then no longer parses). */
+static enum fleet_err
+load_all(struct schema_set *set, struct load_state *st, const char *extra_dir, char *const *extra_modules,
+         size_t extra_count, char *err, size_t err_len)
+{
+    enum fleet_err rc;
+    char why[1024];
+    long bad;
+
+    for (;;) {
+        rc = build_ctx(set, st, extra_dir, extra_modules, extra_count, &bad, why, sizeof why, err, err_len);
+        if (!rc || bad < 0) {
+            return rc;
+        }
+        ly_ctx_destroy(set->ctx);
+        set->ctx = NULL;
+        if (st->opts->strict) {
+            snprintf(err, err_len, "schema \"%s/%s\" does not load (--schemas-strict): %s", st->dir.path,
+                     st->dir.files[bad].file_name, why);
+            return FLEET_ERR_INVAL;
+        }
+        log_warn("schemas: skipped %s/%s: %s", st->dir.path, st->dir.files[bad].file_name, why);
+        st->skipped[bad] = 1;
+        st->skipped_count++;
+        skip_importers(st, st->dir.files[bad].name);
+    }
+}
 static int
 type_spans_tree(const struct lysc_type *type)
 {
@@ -268,15 +464,105 @@ fnv1a(uint32_t h, const char *s)
     return h;
 }
 
-enum fleet_err
-schema_set_load(struct schema_set *set, const char *schemas_dir, char *err, size_t err_len)
+/* The text get-schema returns: the folder's file, else the file libyang read, else libyang's print. */
+static char *
+source_text(const struct load_state *st, const char *name, const char *revision, int is_submodule,
+            const char *filepath, const struct lys_module *mod, const struct lysp_submodule *sub)
 {
-    return schema_set_load_with(set, schemas_dir, NULL, NULL, 0, err, err_len);
+    long i = st->dir.path ? ydir_find(&st->dir, name, revision, is_submodule) : -1;
+    char *text = NULL;
+    struct sbuf b = {0};
+
+    if (i >= 0 && (revision || !st->dir.files[i].revision)) {
+        sbuf_add_xml(&b, st->dir.files[i].text);
+        return sbuf_take(&b, NULL);
+    }
+    if (filepath) {
+        FILE *f = fopen(filepath, "rb");
+        if (f) {
+            char buf[8192];
+            size_t n;
+            struct sbuf raw = {0};
+            while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+                sbuf_add(&raw, buf, n);
+            }
+            fclose(f);
+            text = sbuf_take(&raw, NULL);
+        }
+    }
+    if (!text) {
+        struct ly_out *out = NULL;
+        if (ly_out_new_memory(&text, 0, &out)) {
+            return NULL;
+        }
+        if (sub ? lys_print_submodule(out, sub, LYS_OUT_YANG, 0, 0)
+                : lys_print_module(out, mod, LYS_OUT_YANG, 0, 0)) {
+            ly_out_free(out, NULL, 1);
+            return NULL;
+        }
+        ly_out_free(out, NULL, 0);
+    }
+    if (!text) {
+        return NULL;
+    }
+    sbuf_add_xml(&b, text);
+    free(text);
+    return sbuf_take(&b, NULL);
+}
+
+/* Every module's and submodule's get-schema text, escaped once here: a mount storm asks every device for
+ * every module. */
+static enum fleet_err
+keep_sources(struct schema_set *set, const struct load_state *st)
+{
+    for (size_t i = 0; i < set->module_count; i++) {
+        struct schema_module *m = &set->modules[i];
+        LY_ARRAY_COUNT_TYPE u;
+        if (!(m->yang_xml = source_text(st, m->name, m->revision, 0, m->mod->filepath, m->mod, NULL))) {
+            return FLEET_ERR_NOMEM;
+        }
+        if (!m->mod->parsed) {
+            continue;
+        }
+        LY_ARRAY_FOR(m->mod->parsed->includes, u)
+        {
+            const struct lysp_submodule *sub = m->mod->parsed->includes[u].submodule;
+            struct schema_module *grown;
+            struct schema_module *e;
+            if (!sub) {
+                continue;
+            }
+            grown = realloc(set->submodules, (set->submodule_count + 1) * sizeof *grown);
+            if (!grown) {
+                return FLEET_ERR_NOMEM;
+            }
+            set->submodules = grown;
+            e = &set->submodules[set->submodule_count++];
+            *e = (struct schema_module){.mod = m->mod,
+                                        .submodule = sub,
+                                        .name = sub->name,
+                                        .revision = sub->revs ? sub->revs[0].date : NULL,
+                                        .implemented = m->implemented};
+            if (!(e->yang_xml = source_text(st, e->name, e->revision, 1, sub->filepath, m->mod, sub))) {
+                return FLEET_ERR_NOMEM;
+            }
+        }
+    }
+    return FLEET_OK;
 }
 
 enum fleet_err
-schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char *extra_dir,
-                     char *const *extra_modules, size_t extra_count, char *err, size_t err_len)
+schema_set_load(struct schema_set *set, const char *schemas_dir, char *err, size_t err_len)
+{
+    static const struct schema_options none = {0};
+
+    return schema_set_load_with(set, schemas_dir, &none, NULL, NULL, 0, err, err_len);
+}
+
+enum fleet_err
+schema_set_load_with(struct schema_set *set, const char *schemas_dir, const struct schema_options *opts,
+                     const char *extra_dir, char *const *extra_modules, size_t extra_count, char *err,
+                     size_t err_len)
 {
     enum fleet_err rc = FLEET_OK;
     const struct lys_module *mod;
@@ -284,56 +570,23 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char
     uint32_t hash = 2166136261u;
     char *cap = NULL;
     struct span_scan scan = {.set = set};
-    const char *project_dir;
+    struct load_state st = {.opts = opts};
+    struct timespec t0, t1;
 
     memset(set, 0, sizeof *set);
-    /* LY_CTX_SET_PRIV_PARSED is not needed; parsed modules stay for get-schema printing. */
-    if (ly_ctx_new(NULL, 0, &set->ctx)) {
-        snprintf(err, err_len, "cannot create the YANG context");
-        return FLEET_ERR_NOMEM;
-    }
-    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_NMDA_DIR);
-    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_IETF_DIR);
-    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_DERIVED_DIR);
-    ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_NCX_DIR);
-    for (size_t i = 0; i < sizeof default_modules / sizeof default_modules[0]; i++) {
-        const struct default_module *d = &default_modules[i];
-        if (!ly_ctx_load_module(set->ctx, d->name, d->revision, (const char **)d->features)) {
-            set_err(err, err_len, set->ctx, "cannot load standard module (is libyuma-base installed?)",
-                    d->name);
-            rc = FLEET_ERR_INVAL;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (schemas_dir) {
+        if ((rc = ydir_scan(&st.dir, schemas_dir, err, err_len))) {
+            return rc;
+        }
+        if (!(st.skipped = calloc(st.dir.file_count + 1, 1))) {
+            rc = FLEET_ERR_NOMEM;
             goto cleanup;
         }
     }
-    /* The project's own modules (transport identities for netconf-state). */
-    project_dir = getenv("FLEETSIM_SCHEMA_DIR");
-    ly_ctx_set_searchdir(set->ctx, project_dir ? project_dir : FLEETSIM_SCHEMA_DIR);
-    for (size_t i = 0; i < sizeof project_modules / sizeof project_modules[0]; i++) {
-        if (!ly_ctx_load_module(set->ctx, project_modules[i], NULL, NULL)) {
-            set_err(err, err_len, set->ctx, "cannot load the project's module (set FLEETSIM_SCHEMA_DIR)",
-                    project_modules[i]);
-            rc = FLEET_ERR_INVAL;
-            goto cleanup;
-        }
-    }
-    if (schemas_dir && (rc = load_dir(set->ctx, schemas_dir, err, err_len))) {
+    if ((rc = load_all(set, &st, extra_dir, extra_modules, extra_count, err, err_len))) {
         goto cleanup;
     }
-    /* Modules a profile names, found in its folder or any folder above. */
-    if (extra_dir) {
-        ly_ctx_set_searchdir(set->ctx, extra_dir);
-    }
-    for (size_t i = 0; i < extra_count; i++) {
-        if (!ly_ctx_load_module(set->ctx, extra_modules[i], NULL, NULL)) {
-            set_err(err, err_len, set->ctx,
-                    "cannot load the profile's module (put it in --schemas-dir or "
-                    "beside the profile)",
-                    extra_modules[i]);
-            rc = FLEET_ERR_INVAL;
-            goto cleanup;
-        }
-    }
-
     /* Advertise every module but libyang's own "yang" (its extensions are libyang's, not the device's). */
     while ((mod = ly_ctx_get_module_iter(set->ctx, &idx))) {
         struct schema_module *grown;
@@ -346,11 +599,28 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char
             goto cleanup;
         }
         set->modules = grown;
-        set->modules[set->module_count++] =
-            (struct schema_module){.mod = mod, .implemented = mod->implemented};
+        set->modules[set->module_count++] = (struct schema_module){
+            .mod = mod, .name = mod->name, .revision = mod->revision, .implemented = mod->implemented};
         hash = fnv1a(fnv1a(hash, mod->name), mod->revision);
     }
     set->content_id = hash;
+    if ((rc = keep_sources(set, &st))) {
+        goto cleanup;
+    }
+    if (schemas_dir) {
+        size_t modules = 0, submodules = 0;
+        for (size_t i = 0; i < st.dir.file_count; i++) {
+            const struct ydir_file *f = &st.dir.files[i];
+            if (!st.skipped[i] && (f->is_submodule ? schema_find_submodule(set, f->name, f->revision)
+                                                   : schema_find(set, f->name, f->revision))) {
+                f->is_submodule ? submodules++ : modules++;
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        log_info("schemas: %zu modules and %zu submodules from %s, %zu skipped, in %.2f s", modules,
+                 submodules, schemas_dir, st.skipped_count,
+                 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    }
 
     for (size_t i = 0; i < sizeof protocol_caps / sizeof protocol_caps[0]; i++) {
         if ((rc = add_cap(set, strdup(protocol_caps[i])))) {
@@ -375,21 +645,6 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char
         if ((rc = add_cap(set, module_cap(set->modules[i].mod)))) {
             goto cleanup;
         }
-        /* Printed and escaped once here: a mount storm asks every device for every module. */
-        {
-            char *text = NULL;
-            struct sbuf b = {0};
-            if (lys_print_mem(&text, set->modules[i].mod, LYS_OUT_YANG, 0)) {
-                rc = FLEET_ERR_NOMEM;
-                goto cleanup;
-            }
-            sbuf_add_xml(&b, text);
-            free(text);
-            if (!(set->modules[i].yang_xml = sbuf_take(&b, NULL))) {
-                rc = FLEET_ERR_NOMEM;
-                goto cleanup;
-            }
-        }
         if (set->modules[i].implemented) {
             lysc_module_dfs_full(set->modules[i].mod, scan_node, &scan);
         }
@@ -412,6 +667,11 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char
     }
 
 cleanup:
+    if (set->ctx) {
+        ly_ctx_set_module_imp_clb(set->ctx, NULL, NULL); /* st is gone after this */
+    }
+    ydir_free(&st.dir);
+    free(st.skipped);
     if (rc) {
         schema_set_free(set);
     }
@@ -429,33 +689,48 @@ schema_set_free(struct schema_set *set)
         free(set->modules[i].yang_xml);
     }
     free(set->modules);
+    for (size_t i = 0; i < set->submodule_count; i++) {
+        free(set->submodules[i].yang_xml);
+    }
+    free(set->submodules);
     free(set->hello_head);
     ly_ctx_destroy(set->ctx);
     memset(set, 0, sizeof *set);
 }
 
-const struct schema_module *
-schema_find(const struct schema_set *set, const char *name, const char *revision)
+static const struct schema_module *
+find_in(const struct schema_module *list, size_t count, const char *name, const char *revision)
 {
     const struct schema_module *latest = NULL;
 
-    for (size_t i = 0; i < set->module_count; i++) {
-        const struct lys_module *mod = set->modules[i].mod;
-        if (strcmp(mod->name, name)) {
+    for (size_t i = 0; i < count; i++) {
+        const struct schema_module *m = &list[i];
+        if (strcmp(m->name, name)) {
             continue;
         }
         if (revision && *revision) {
-            if (mod->revision && !strcmp(mod->revision, revision)) {
-                return &set->modules[i];
+            if (m->revision && !strcmp(m->revision, revision)) {
+                return m;
             }
             continue;
         }
-        if (!latest ||
-            (mod->revision && latest->mod->revision && strcmp(mod->revision, latest->mod->revision) > 0)) {
-            latest = &set->modules[i];
+        if (!latest || (m->revision && latest->revision && strcmp(m->revision, latest->revision) > 0)) {
+            latest = m;
         }
     }
     return latest;
+}
+
+const struct schema_module *
+schema_find(const struct schema_set *set, const char *name, const char *revision)
+{
+    return find_in(set->modules, set->module_count, name, revision);
+}
+
+const struct schema_module *
+schema_find_submodule(const struct schema_set *set, const char *name, const char *revision)
+{
+    return find_in(set->submodules, set->submodule_count, name, revision);
 }
 
 const char *
@@ -467,9 +742,21 @@ schema_module_yang_xml(const struct schema_module *m)
 enum fleet_err
 schema_module_text(const struct schema_module *m, LYS_OUTFORMAT format, char **text)
 {
-    *text = NULL;
+    struct ly_out *out = NULL;
+    LY_ERR lrc;
 
-    if (lys_print_mem(text, m->mod, format, 0)) {
+    *text = NULL;
+    if (!m->submodule) {
+        return lys_print_mem(text, m->mod, format, 0) ? FLEET_ERR_NOMEM : FLEET_OK;
+    }
+    if (ly_out_new_memory(text, 0, &out)) {
+        return FLEET_ERR_NOMEM;
+    }
+    lrc = lys_print_submodule(out, m->submodule, format, 0, 0);
+    ly_out_free(out, NULL, 0);
+    if (lrc) {
+        free(*text);
+        *text = NULL;
         return FLEET_ERR_NOMEM;
     }
     return FLEET_OK;

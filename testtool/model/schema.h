@@ -23,22 +23,34 @@
 #define SCHEMA_YUMA_NCX_DIR     "/usr/share/yuma/modules/netconfcentral"
 
 struct schema_module {
-    const struct lys_module *mod; /* the module in the context */
-    int implemented;              /* 1 when implemented, 0 when only imported */
-    int needs_module_validation;  /* 1 when its data holds constraints that span the tree */
-    char *yang_xml; /* the module as YANG, XML-escaped, printed once at load for get-schema; owned */
+    const struct lys_module *mod;           /* the module in the context (a submodule's: its main module) */
+    const struct lysp_submodule *submodule; /* for a submodule entry: the submodule; NULL for a module */
+    const char *name;                       /* module or submodule name (libyang's string) */
+    const char *revision;                   /* its newest revision, or NULL (libyang's string) */
+    int implemented;                        /* 1 when implemented, 0 when only imported */
+    int needs_module_validation;            /* 1 when its data holds constraints that span the tree */
+    char *yang_xml; /* the source file's text (printed by libyang when it had none), XML-escaped; owned */
+};
+
+/* How a vendor folder is loaded (--features, --schemas-strict). */
+struct schema_options {
+    const char *const *features; /* "MODULE:F1,F2" each: only these features of MODULE (none after ':') */
+    size_t feature_count;        /* entries in features */
+    int strict;                  /* 1: a module of the folder that does not load is an error, not skipped */
 };
 
 struct schema_set {
-    struct ly_ctx *ctx;            /* shared, read-only after schema_set_load() */
-    struct schema_module *modules; /* advertised modules, in load order */
-    size_t module_count;           /* entries in modules */
-    char **caps;                   /* hello capabilities, owned */
-    size_t cap_count;              /* entries in caps */
-    uint32_t content_id;           /* yang-library content-id / module-set-id */
-    int any_module_validation;     /* 1 when at least one module needs whole-module validation */
-    char *hello_head;              /* our hello up to (without) "</hello>", shared by every session; owned */
-    size_t hello_head_len;         /* its length */
+    struct ly_ctx *ctx;               /* shared, read-only after schema_set_load() */
+    struct schema_module *modules;    /* advertised modules, in load order */
+    size_t module_count;              /* entries in modules */
+    struct schema_module *submodules; /* submodules of the modules, for get-schema and netconf-state */
+    size_t submodule_count;           /* entries in submodules */
+    char **caps;                      /* hello capabilities, owned */
+    size_t cap_count;                 /* entries in caps */
+    uint32_t content_id;              /* yang-library content-id / module-set-id */
+    int any_module_validation;        /* 1 when at least one module needs whole-module validation */
+    char *hello_head;      /* our hello up to (without) "</hello>", shared by every session; owned */
+    size_t hello_head_len; /* its length */
 };
 
 /**
@@ -55,10 +67,17 @@ struct schema_set {
 enum fleet_err schema_set_load(struct schema_set *set, const char *schemas_dir, char *err, size_t err_len);
 
 /**
- * @brief schema_set_load(), then also the modules @p extra_modules (a profile's), looked up in
+ * @brief schema_set_load() with @p opts, then also the modules @p extra_modules (a profile's), looked up in
  * @p extra_dir as well as the usual folders.
+ *
+ * The folder is loaded as a vendor ships it: submodules only through their modules, the newest revision of
+ * each module implemented (older ones serve imports naming them), imports implemented, every feature on
+ * unless pinned, the folder's modules before (and instead of) the default ones. A module that does not
+ * parse or compile is left out with whatever imports it, one warning line each, unless opts->strict.
+ * Prints one summary line (modules, submodules, skipped, seconds).
  */
-enum fleet_err schema_set_load_with(struct schema_set *set, const char *schemas_dir, const char *extra_dir,
+enum fleet_err schema_set_load_with(struct schema_set *set, const char *schemas_dir,
+                                    const struct schema_options *opts, const char *extra_dir,
                                     char *const *extra_modules, size_t extra_count, char *err,
                                     size_t err_len);
 
@@ -72,7 +91,14 @@ void schema_set_free(struct schema_set *set);
 const struct schema_module *schema_find(const struct schema_set *set, const char *name, const char *revision);
 
 /**
- * @brief The module's source text for get-schema.
+ * @brief Find a submodule by name and optional revision (NULL or "" = latest).
+ * @return The entry or NULL.
+ */
+const struct schema_module *schema_find_submodule(const struct schema_set *set, const char *name,
+                                                  const char *revision);
+
+/**
+ * @brief The module's (or submodule's) text for get-schema, printed by libyang.
  * @param[in] format LYS_OUT_YANG or LYS_OUT_YIN.
  * @param[out] text Malloc'd text; the caller frees it.
  */

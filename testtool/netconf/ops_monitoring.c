@@ -38,6 +38,10 @@ op_get_schema(struct rpc_call *call)
     }
     m = schema_find(&call->fleet->schemas, lyd_get_value(id), version ? lyd_get_value(version) : NULL);
     if (!m) {
+        m = schema_find_submodule(&call->fleet->schemas, lyd_get_value(id),
+                                  version ? lyd_get_value(version) : NULL);
+    }
+    if (!m) {
         rpc_fail(call,
                  ncerr_invalid_value(NCERR_APP, NULL, "No schema \"%s\"%s%s.", lyd_get_value(id),
                                      version ? " revision " : "", version ? lyd_get_value(version) : ""));
@@ -116,17 +120,19 @@ monitoring_state(struct rpc_call *call, struct lyd_node **tree)
                     ds_name((enum ds_id)i));
         }
     }
-    for (size_t i = 0; i < set->module_count; i++) {
-        const struct lys_module *mod = set->modules[i].mod;
-        const char *rev = mod->revision ? mod->revision : "";
+    /* Modules, then submodules (namespace: their main module's). */
+    for (size_t i = 0; i < set->module_count + set->submodule_count; i++) {
+        const struct schema_module *m =
+            i < set->module_count ? &set->modules[i] : &set->submodules[i - set->module_count];
+        const char *rev = m->revision ? m->revision : "";
         for (int f = 0; f < 2; f++) {
             const char *format = f ? "ietf-netconf-monitoring:yin" : "ietf-netconf-monitoring:yang";
-            bad |= put(root, ctx, mod->ns,
+            bad |= put(root, ctx, m->mod->ns,
                        NS_ROOT "/schemas/schema[identifier='%s'][version='%s'][format='%s']/namespace",
-                       mod->name, rev, format);
+                       m->name, rev, format);
             bad |= put(root, ctx, "NETCONF",
                        NS_ROOT "/schemas/schema[identifier='%s'][version='%s'][format='%s']/location",
-                       mod->name, rev, format);
+                       m->name, rev, format);
         }
     }
     for (struct session *s = dev->sessions; s; s = s->dev_next) {
