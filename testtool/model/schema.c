@@ -135,42 +135,44 @@ pinned_features(const struct schema_options *opts, const char *name, int *pinned
 static long
 blame_module(const struct load_state *st, const struct ly_ctx *ctx)
 {
-    const struct ly_err_item *e = ly_err_last(ctx);
-    const char *texts[2];
-
-    if (!e) {
-        return -1;
-    }
-    texts[0] = e->path;
-    texts[1] = e->msg;
-    for (int t = 0; t < 2; t++) {
-        for (const char *p = texts[t]; p && *p; p++) {
-            char name[256];
-            size_t n = 0;
-            long i;
-            if (*p != '/' && *p != '"') {
-                continue;
-            }
-            while (n < sizeof name - 1 && (isalnum((unsigned char)p[1 + n]) || strchr("_-.", p[1 + n]))) {
-                name[n] = p[1 + n];
-                n++;
-            }
-            name[n] = '\0';
-            if (n && strchr(*p == '/' ? ":" : "\"@", p[1 + n]) &&
-                (i = ydir_find(&st->dir, name, NULL, 0)) >= 0 && !st->skipped[i]) {
-                return i;
+    for (const struct ly_err_item *e = ly_err_first(ctx); e; e = e->next) {
+        const char *texts[2] = {e->path, e->msg};
+        if (e->level != LY_LLERR) {
+            continue;
+        }
+        for (int t = 0; t < 2; t++) {
+            for (const char *p = texts[t]; p && *p; p++) {
+                char name[256];
+                size_t n = 0;
+                long i;
+                if (*p != '/' && *p != '"') {
+                    continue;
+                }
+                while (n < sizeof name - 1 && (isalnum((unsigned char)p[1 + n]) || strchr("_-.", p[1 + n]))) {
+                    name[n] = p[1 + n];
+                    n++;
+                }
+                name[n] = '\0';
+                if (n && p[1 + n] && strchr(*p == '/' ? ":" : "\"@", p[1 + n]) &&
+                    (i = ydir_find(&st->dir, name, NULL, 0)) >= 0 && !st->skipped[i]) {
+                    return i;
+                }
             }
         }
     }
     return -1;
 }
 
-/* libyang's last message, with the line number when it gives one. */
+/* libyang's first error message (the cause; later ones say what failed because of it), with the line number
+ * when it gives one. */
 static void
 ly_reason(const struct ly_ctx *ctx, char *buf, size_t len)
 {
-    const struct ly_err_item *e = ly_err_last(ctx);
+    const struct ly_err_item *e = ly_err_first(ctx);
 
+    while (e && e->level != LY_LLERR) {
+        e = e->next; /* warnings are stored too */
+    }
     if (!e) {
         snprintf(buf, len, "unknown libyang error");
     } else if (e->path && !strncmp(e->path, "Line number ", 12)) {
@@ -317,7 +319,13 @@ load_all(struct schema_set *set, struct load_state *st, const char *extra_dir, c
     long bad;
 
     for (;;) {
+        /* Keep every message of this round: the first one is the cause, the last one only what failed. */
+        uint32_t log_opts = ly_log_options(LY_LOSTORE);
         rc = build_ctx(set, st, extra_dir, extra_modules, extra_count, &bad, why, sizeof why, err, err_len);
+        if (set->ctx) {
+            ly_err_clean(set->ctx, NULL);
+        }
+        ly_log_options(log_opts);
         if (!rc || bad < 0) {
             return rc;
         }
