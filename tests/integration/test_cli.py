@@ -132,14 +132,16 @@ class CliTests(unittest.TestCase):
                                    "--starting-port", "20000"], "state folder")
         self.assertIn("--state-dir", out)
 
-    def test_schema_that_does_not_compile_exits_2_naming_the_file(self):
+    def test_schema_that_does_not_compile_exits_2_naming_the_file_with_schemas_strict(self):
+        # Without --schemas-strict such a module is skipped with a warning (test_vendor_yang.py).
         bad_type = self.write("broken-type.yang",
                               'module broken-type { namespace "urn:example:broken-type"; prefix bt;\n'
                               '  leaf x { type no-such-type; } }\n')
-        self.assert_refused(["--schemas-dir", self.tmp, "--starting-port", "20000"], bad_type)
+        self.assert_refused(["--schemas-dir", self.tmp, "--schemas-strict", "--starting-port", "20000"], bad_type)
         os.unlink(bad_type)
         truncated = self.write("broken-syntax.yang", 'module broken-syntax { namespace "urn:example:bs";\n')
-        self.assert_refused(["--schemas-dir", self.tmp, "--starting-port", "20000"], truncated)
+        self.assert_refused(["--schemas-dir", self.tmp, "--schemas-strict", "--starting-port", "20000"],
+                            truncated)
 
     def test_initial_config_that_does_not_validate_exits_2(self):
         cases = {
