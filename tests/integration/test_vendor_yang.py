@@ -13,7 +13,9 @@ Run: /usr/bin/python3 test_vendor_yang.py <path to fleetsim>
 
 import os
 import re
+import shutil
 import sys
+import tempfile
 import unittest
 import warnings
 
@@ -171,6 +173,16 @@ class OptionTests(unittest.TestCase):
                 self.assertNotIn("features", system)
             finally:
                 m.close_session()
+
+    def test_default_module_in_a_revision_fleetsim_cannot_use_exits_2_naming_both(self):
+        # Debian's libyuma-base file, copied at test time into a temporary folder (not into the repo).
+        old = "/usr/share/yuma/modules/ietf/ietf-interfaces@2014-05-08.yang"
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copy(old, tmp)
+            code, out = h.run_fleetsim(["--device-count", "1", "--ssh", "false", "--schemas-dir", tmp])
+        self.assertEqual(code, 2, out)
+        for needle in ("ietf-interfaces@2014-05-08.yang", "2014-05-08", "needs revision 2018-02-20", "remove"):
+            self.assertIn(needle, out)
 
     def test_features_bad_value(self):
         code, out = h.run_fleetsim(["--features", "no-colon"])

@@ -239,7 +239,17 @@ build_ctx(struct schema_set *set, struct load_state *st, const char *extra_dir, 
     for (size_t i = 0; i < sizeof default_modules / sizeof default_modules[0]; i++) {
         const struct default_module *d = &default_modules[i];
         const struct lys_module *have = ly_ctx_get_module_implemented(set->ctx, d->name);
-        if (have && ydir_find(&st->dir, d->name, NULL, 0) >= 0) {
+        long mine = have ? ydir_find(&st->dir, d->name, NULL, 0) : -1;
+        if (mine >= 0 && d->revision && (!have->revision || strcmp(have->revision, d->revision))) {
+            /* fleetsim's own data (profiles, netconf-state, edits) is written against this revision */
+            snprintf(err, err_len,
+                     "%s/%s is %s revision %s, but fleetsim needs revision %s of it: remove the file "
+                     "from the folder or put revision %s there instead",
+                     st->dir.path, st->dir.files[mine].file_name, d->name,
+                     have->revision ? have->revision : "(none)", d->revision, d->revision);
+            return FLEET_ERR_INVAL;
+        }
+        if (mine >= 0) {
             continue; /* the user's folder provides it: theirs wins */
         }
         if (have) {
