@@ -475,14 +475,13 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
         }
         sbuf_add_json(&b, hello->caps[i]);
     }
+    sbuf_printf(&b, "]},\"results\":{\"complete\":%s,\"interrupted\":", complete ? "true" : "false");
+    json_string_or_null(&b, run_interrupted_name());
     sbuf_printf(&b,
-                "]},\"results\":{\"complete\":%s,\"interrupted\":%s%s%s,\"requests_per_second\":%.3f,"
-                "\"elapsed_s\":%.6f,"
+                ",\"requests_per_second\":%.3f,\"elapsed_s\":%.6f,"
                 "\"edits_sent\":%" PRIu64 ",\"edits_answered\":%" PRIu64 ",\"edits_ok\":%" PRIu64
                 ",\"edits_rpc_error\":%" PRIu64 ",\"commits_sent\":%" PRIu64 ",\"commits_ok\":%" PRIu64
                 ",\"commits_rpc_error\":%" PRIu64 ",",
-                complete ? "true" : "false", run_interrupted() ? "\"" : "",
-                run_interrupted() ? run_interrupted_name() : "null", run_interrupted() ? "\"" : "",
                 elapsed_s > 0 ? edits_done / elapsed_s : 0.0, elapsed_s, totals[0], totals[1], totals[2],
                 totals[3], totals[4], totals[5], totals[6]);
     {

@@ -716,18 +716,19 @@ write_manifest(const struct notify_run *run, const struct notify_totals *t)
     sbuf_printf(&b, ",\"msg_timeout_s\":%u,\"legacy_framing\":%s,%s", (unsigned)o->msg_timeout_s,
                 o->legacy_framing ? "true" : "false", conn_transport_json());
     json_opt_string(&b, "tcp_preamble", o->preamble_path);
+    sbuf_adds(&b, "},\"results\":{\"interrupted\":");
+    json_string_or_null(&b, run_interrupted_name());
     sbuf_printf(
         &b,
-        "},\"results\":{\"interrupted\":%s%s%s,\"subscribed\":%u,\"failed\":%u,\"ended\":\"%s\",\"ended_as_"
+        ",\"subscribed\":%u,\"failed\":%u,\"ended\":\"%s\",\"ended_as_"
         "asked\":%s,"
         "\"run_s\":%.6f,\"setup_s\":%.6f,\"total_received\":%" PRIu64 ",\"first_to_last_s\":%.6f,"
         "\"notifications_per_second\":%.3f,\"replay_complete\":%" PRIu64 ",\"notification_complete\":%" PRIu64
         ",\"received_per_device\":{\"min\":%" PRIu64 ",\"median\":%" PRIu64 ",\"max\":%" PRIu64 "},"
         "\"order\":{\"checked\":%s,\"gaps\":%" PRIu64 ",\"missing\":%" PRIu64 ",\"duplicates\":%" PRIu64
         ",\"reordered\":%" PRIu64 ",\"unnumbered\":%" PRIu64 "},\"failures\":{",
-        run_interrupted() ? "\"" : "", run_interrupted() ? run_interrupted_name() : "null",
-        run_interrupted() ? "\"" : "", (unsigned)run->subscribed, (unsigned)run->failed, run->ended,
-        run->as_asked ? "true" : "false", (double)(run->end_us - run->start_us) / 1e6,
+        (unsigned)run->subscribed, (unsigned)run->failed, run->ended, run->as_asked ? "true" : "false",
+        (double)(run->end_us - run->start_us) / 1e6,
         run->all_up_us ? (double)(run->all_up_us - run->start_us) / 1e6 : 0.0, run->total, t->span_s, t->rate,
         run->replay_complete, run->notif_complete, t->min, t->median, t->max,
         o->seq_element ? "true" : "false", t->gaps, t->missing, t->duplicates, t->reordered, t->unnum);

@@ -983,11 +983,12 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
                 (unsigned)o->concurrency, (unsigned)o->max_repetitions, (unsigned)o->max_vars,
                 (unsigned)o->timeout_ms, (unsigned)o->retries, o->duration_s ? 0u : (unsigned)o->rounds,
                 (unsigned)o->duration_s);
+    sbuf_adds(&b, "\"results\":{\"interrupted\":");
+    json_string_or_null(&b, run_interrupted_name());
     sbuf_printf(&b,
-                "\"results\":{\"interrupted\":%s%s%s,\"collections\":%" PRIu64 ",\"completed\":%" PRIu64
-                ",\"failed\":%" PRIu64 ",\"elapsed_s\":%.6f,\"collections_per_second\":%.3f,",
-                run_interrupted() ? "\"" : "", run_interrupted() ? run_interrupted_name() : "null",
-                run_interrupted() ? "\"" : "", run->collections, run->completed, run->failed, sum->elapsed_s,
+                ",\"collections\":%" PRIu64 ",\"completed\":%" PRIu64 ",\"failed\":%" PRIu64
+                ",\"elapsed_s\":%.6f,\"collections_per_second\":%.3f,",
+                run->collections, run->completed, run->failed, sum->elapsed_s,
                 sum->elapsed_s > 0 ? run->collections / sum->elapsed_s : 0.0);
     json_percentiles_ms(&b, "collection_time_ms", &run->coll_time);
     if (run->record_count) {
