@@ -7,7 +7,9 @@ import os
 import re
 import signal
 import socket
+import json
 import subprocess
+import tempfile
 import time
 
 BASE_NS = "urn:ietf:params:xml:ns:netconf:base:1.0"
@@ -40,6 +42,22 @@ def start_fleet(args, binary=None, timeout_s=60, prefix=()):
             return proc, line.strip()
     proc.kill()
     raise RuntimeError("fleetsim not ready in %d s" % timeout_s)
+
+
+def stress_manifest(args, timeout_s=600):
+    """Run fleetsim-stress (build/) with args plus --json to a temporary file; return its manifest, or raise
+    with the run's output when it exits non-zero."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        path = f.name
+    try:
+        run = subprocess.run([os.path.join(repo_root(), "build", "fleetsim-stress")] + [str(a) for a in args]
+                             + ["--json", path], capture_output=True, text=True, timeout=timeout_s)
+        if run.returncode != 0:
+            raise RuntimeError(run.stdout + run.stderr)
+        with open(path) as f:
+            return json.load(f)
+    finally:
+        os.unlink(path)
 
 
 def stop_fleet(proc):

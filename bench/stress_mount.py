@@ -5,11 +5,7 @@ get-schema. Reports the time until all were mounted, sessions per second,
 time to hello, and client and server CPU per session."""
 
 import argparse
-import json
-import os
 import random
-import subprocess
-import tempfile
 
 import fleetlib
 
@@ -19,7 +15,6 @@ def main():
     p.add_argument("--counts", default="1000,10000")
     p.add_argument("--concurrency", type=int, default=200)
     args = p.parse_args()
-    stress = os.path.join(fleetlib.repo_root(), "build", "fleetsim-stress")
     print("%-8s %-11s %10s %12s %14s %14s %16s %16s" % ("devices", "on-mount", "all s", "sessions/s", "hello p50 ms",
                                                        "hello p99 ms", "client CPU-us/s", "server CPU-us/s"))
     for count in [int(c) for c in args.counts.split(",")]:
@@ -28,19 +23,11 @@ def main():
             proc, _ = fleetlib.start_fleet(["--device-count", str(count), "--ip-per-device", "--ip", "127.6.0.1",
                                             "--starting-port", str(port)])
             try:
-                with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-                    manifest = f.name
                 cpu0 = fleetlib.cpu_seconds(proc.pid)
-                run = subprocess.run([stress, "mount", "--ip", "127.6.0.1", "--ip-per-device", "--port", str(port),
-                                      "--device-count", str(count), "--concurrency", str(args.concurrency),
-                                      "--on-mount", action, "--json", manifest], capture_output=True, text=True,
-                                     timeout=600)
+                r = fleetlib.stress_manifest(["mount", "--ip", "127.6.0.1", "--ip-per-device", "--port", port,
+                                              "--device-count", count, "--concurrency", args.concurrency,
+                                              "--on-mount", action])["results"]
                 server_cpu = fleetlib.cpu_seconds(proc.pid) - cpu0
-                if run.returncode != 0:
-                    raise RuntimeError(run.stdout + run.stderr)
-                with open(manifest) as f:
-                    r = json.load(f)["results"]
-                os.unlink(manifest)
             finally:
                 fleetlib.stop_fleet(proc)
             print("%-8d %-11s %10.3f %12.0f %14.2f %14.2f %16.1f %16.1f" % (

@@ -5,27 +5,16 @@ in one run, alternating, --repeat times. Reports the time until all were mounted
 client's CPU per session, and the ratio detected / given of each (medians over the repeats)."""
 
 import argparse
-import json
-import os
 import random
 import statistics
-import subprocess
 import tempfile
 
 import fleetlib
 
 
-def mount(stress, port, count, concurrency, ssh):
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        manifest = f.name
-    args = [stress, "mount", "--port", str(port), "--device-count", str(count), "--concurrency", str(concurrency),
-            "--json", manifest] + ([] if ssh is None else ["--ssh", ssh])
-    run = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    if run.returncode != 0:
-        raise RuntimeError(run.stdout + run.stderr)
-    with open(manifest) as f:
-        r = json.load(f)
-    os.unlink(manifest)
+def mount(port, count, concurrency, ssh):
+    r = fleetlib.stress_manifest(["mount", "--port", port, "--device-count", count, "--concurrency", concurrency]
+                                 + ([] if ssh is None else ["--ssh", ssh]))
     res = r["results"]
     return {"all_s": res["all_done_s"], "hello_p50_ms": res["time_to_hello_us"]["p50"] / 1e3,
             "cpu_us": res["client_cpu_s"] / count * 1e6, "used": r["parameters"]["transport_used"]}
@@ -37,7 +26,6 @@ def main():
     p.add_argument("--concurrency", type=int, default=200)
     p.add_argument("--repeat", type=int, default=3)
     args = p.parse_args()
-    stress = os.path.join(fleetlib.repo_root(), "build", "fleetsim-stress")
     state = tempfile.mkdtemp(prefix="fleetsim-bench-state-")
     print("%-5s %-9s %10s %14s %18s" % ("fleet", "--ssh", "all s", "hello p50 ms", "client CPU-us/sess"))
     for fleet_ssh in ("false", "true"):
@@ -47,8 +35,8 @@ def main():
         try:
             rows = {"given": [], "detected": []}
             for _ in range(args.repeat):
-                rows["given"].append(mount(stress, port, args.devices, args.concurrency, fleet_ssh))
-                rows["detected"].append(mount(stress, port, args.devices, args.concurrency, None))
+                rows["given"].append(mount(port, args.devices, args.concurrency, fleet_ssh))
+                rows["detected"].append(mount(port, args.devices, args.concurrency, None))
         finally:
             fleetlib.stop_fleet(proc)
         name = "ssh" if fleet_ssh == "true" else "tcp"

@@ -10,33 +10,21 @@ repository).
 """
 
 import argparse
-import json
-import os
 import random
-import subprocess
-import tempfile
 
 import fleetlib
 
 
-def mount(stress, count, concurrency, folder):
+def mount(count, concurrency, folder):
     port = random.randrange(10000, 30000)
     args = ["--device-count", str(count), "--starting-port", str(port), "--snmp", "false", "--status-interval",
             "0"] + (["--schemas-dir", folder] if folder else [])
     proc, _ = fleetlib.start_fleet(args)
     try:
-        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-            manifest = f.name
         cpu0 = fleetlib.cpu_seconds(proc.pid)
-        run = subprocess.run([stress, "mount", "--port", str(port), "--device-count", str(count), "--ssh", "false",
-                              "--concurrency", str(concurrency), "--on-mount", "get-schema", "--json", manifest],
-                             capture_output=True, text=True, timeout=900)
+        r = fleetlib.stress_manifest(["mount", "--port", port, "--device-count", count, "--ssh", "false",
+                                      "--concurrency", concurrency, "--on-mount", "get-schema"], 900)["results"]
         server_cpu = fleetlib.cpu_seconds(proc.pid) - cpu0
-        if run.returncode != 0:
-            raise RuntimeError(run.stdout + run.stderr)
-        with open(manifest) as f:
-            r = json.load(f)["results"]
-        os.unlink(manifest)
     finally:
         fleetlib.stop_fleet(proc)
     return r, server_cpu
@@ -48,11 +36,10 @@ def main():
     p.add_argument("--devices", type=int, default=1000)
     p.add_argument("--concurrency", type=int, default=100)
     args = p.parse_args()
-    stress = os.path.join(fleetlib.repo_root(), "build", "fleetsim-stress")
     print("%-8s %-7s %14s %16s %22s %22s" % ("devices", "folder", "all mounted s", "schemas fetched",
                                              "server CPU ms/device", "client CPU ms/device"))
     for folder in (None, args.folder):
-        r, server_cpu = mount(stress, args.devices, args.concurrency, folder)
+        r, server_cpu = mount(args.devices, args.concurrency, folder)
         print("%-8d %-7s %14.3f %16d %22.3f %22.3f" % (args.devices, "yes" if folder else "no", r["all_done_s"],
                                                       r["schemas_fetched"], server_cpu / args.devices * 1e3,
                                                       r["client_cpu_s"] / args.devices * 1e3))
