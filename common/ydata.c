@@ -35,3 +35,23 @@ ydata_u64(const struct lyd_node *parent, const char *name)
 
     return v ? strtoull(v, NULL, 10) : 0;
 }
+
+int
+ydata_user_ordered(const struct lyd_node *node)
+{
+    return node->schema && (node->schema->flags & LYS_ORDBY_USER);
+}
+
+/* First and last instance of @p schema among the siblings of @p node. */
+void
+ydata_instance_range(const struct lyd_node *node, struct lyd_node **first, struct lyd_node **last)
+{
+    struct lyd_node *it = NULL;
+
+    lyd_find_sibling_val(lyd_first_sibling(node), node->schema, NULL, 0, &it);
+    *first = it;
+    while (it && it->next && it->next->schema == node->schema) {
+        it = it->next;
+    }
+    *last = it;
+}

@@ -20,4 +20,10 @@ const char *ydata_str(const struct lyd_node *parent, const char *name);
 /** @return The value of integer leaf @p name under @p parent, 0 when absent. */
 uint64_t ydata_u64(const struct lyd_node *parent, const char *name);
 
+/** @return 1 when @p node is an instance of a user-ordered list or leaf-list. */
+int ydata_user_ordered(const struct lyd_node *node);
+
+/** @brief The first and last sibling instances of @p node's schema (NULL both when none). */
+void ydata_instance_range(const struct lyd_node *node, struct lyd_node **first, struct lyd_node **last);
+
 #endif

@@ -6,6 +6,7 @@
 #include "agent.h"
 #include "register.h"
 #include "respond.h"
+#include "stream.h"
 #include "textarg.h"
 #include "trap.h"
 

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "group.h"
 #include "log.h"
 #include "session.h"
 
@@ -58,6 +59,20 @@ take_spare(struct worker *w)
     }
 }
 
+/* Watch (@p events LOOP_READ) or ignore (0) every listening socket of worker @p w. */
+static void
+set_accepting(struct fleet *fleet, struct worker *w, uint32_t events)
+{
+    for (uint32_t k = 0; k < fleet->shared_port_count; k++) {
+        loop_set_events(w->loop, w->listen_fds[k], events);
+    }
+    for (uint32_t i = w->index; i < fleet->cfg.device_count; i += fleet->cfg.threads) {
+        if (fleet->devices[i].listen_fd >= 0) {
+            loop_set_events(w->loop, fleet->devices[i].listen_fd, events);
+        }
+    }
+}
+
 static void
 resume_accepting(struct loop *loop, struct loop_timer *timer)
 {
@@ -65,13 +80,7 @@ resume_accepting(struct loop *loop, struct loop_timer *timer)
     struct fleet *fleet = w->fleet;
 
     take_spare(w);
-    if (fleet->cfg.ip_per_device) {
-        loop_set_events(loop, w->listen_fd, LOOP_READ);
-        return;
-    }
-    for (uint32_t i = w->index; i < fleet->cfg.device_count; i += fleet->cfg.threads) {
-        loop_set_events(loop, fleet->devices[i].listen_fd, LOOP_READ);
-    }
+    set_accepting(fleet, w, LOOP_READ);
 }
 
 static void
@@ -84,13 +93,7 @@ pause_accepting(struct worker *w)
     }
     log_warn("worker %u: out of file descriptors (limit %d); new connections wait %d ms", w->index,
              fleet->max_fds, LISTEN_EMFILE_PAUSE_MS);
-    if (fleet->cfg.ip_per_device) {
-        loop_set_events(w->loop, w->listen_fd, 0);
-    } else {
-        for (uint32_t i = w->index; i < fleet->cfg.device_count; i += fleet->cfg.threads) {
-            loop_set_events(w->loop, fleet->devices[i].listen_fd, 0);
-        }
-    }
+    set_accepting(fleet, w, 0);
     loop_timer_start(w->loop, &w->accept_pause, loop_now_us(w->loop) + LISTEN_EMFILE_PAUSE_MS * 1000ull,
                      resume_accepting);
 }
@@ -147,22 +150,17 @@ refuse_at_limit(struct worker *w, int lfd)
     return 1;
 }
 
-/* With an address per device, the local address of the connection names the device. */
+/* With an address per device, the local address and port of the connection name the device. */
 static struct device *
 device_by_local_addr(struct fleet *fleet, int fd)
 {
     struct sockaddr_in local;
     socklen_t len = sizeof local;
-    uint32_t addr;
 
     if (getsockname(fd, (struct sockaddr *)&local, &len) < 0 || local.sin_family != AF_INET) {
         return NULL;
     }
-    addr = ntohl(local.sin_addr.s_addr);
-    if (addr < fleet->cfg.ip || addr - fleet->cfg.ip >= fleet->cfg.device_count) {
-        return NULL;
-    }
-    return &fleet->devices[addr - fleet->cfg.ip];
+    return group_device_at(fleet, ntohl(local.sin_addr.s_addr), ntohs(local.sin_port), 0);
 }
 
 /* Accept what is waiting on @p lfd; @p port_dev is the listener's device, NULL for a shared-port listener. */
@@ -270,17 +268,23 @@ open_listener(uint32_t addr, uint16_t port, int reuseport, char *err, size_t err
 }
 
 /*
- * One socket per worker for the whole address range: bound to the wildcard
- * address and, for a loopback range, to the loopback interface, so that
- * nothing outside the host can reach it; connections to addresses outside
- * the range are refused in accept_ready().
+ * One socket per worker for the whole address range of the groups on @p port: bound to the wildcard
+ * address and, when every such range is in 127.0.0.0/8, to the loopback interface, so that nothing
+ * outside the host can reach it; connections to addresses outside the ranges are refused in accept_ready().
  */
 static int
-open_shared_listener(struct fleet *fleet, char *err, size_t err_len)
+open_shared_listener(struct fleet *fleet, uint16_t port, char *err, size_t err_len)
 {
-    int fd = open_listener(0, (uint16_t)fleet->cfg.starting_port, 1, err, err_len);
+    int fd = open_listener(0, port, 1, err, err_len);
+    int loopback = 1;
 
-    if (fd >= 0 && (fleet->cfg.ip >> 24) == 127) {
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        const struct fleet_config *c = &fleet->groups[i].cfg;
+        if (c->ip_per_device && c->starting_port == port && (c->ip >> 24) != 127) {
+            loopback = 0;
+        }
+    }
+    if (fd >= 0 && loopback) {
         if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0) {
             log_warn("cannot restrict the shared listener to the loopback interface (%m); connections to "
                      "addresses outside the fleet are refused after accept");
@@ -300,22 +304,24 @@ listen_open_all(struct fleet *fleet, char *err, size_t err_len)
             return FLEET_ERR_SYS;
         }
     }
-    if (fleet->cfg.ip_per_device) {
+    for (uint32_t k = 0; k < fleet->shared_port_count; k++) {
         for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
             struct worker *w = &fleet->workers[i];
-            w->listen_fd = open_shared_listener(fleet, err, err_len);
-            if (w->listen_fd < 0) {
+            w->listen_fds[k] = open_shared_listener(fleet, fleet->shared_ports[k], err, err_len);
+            if (w->listen_fds[k] < 0) {
                 return FLEET_ERR_SYS;
             }
-            if (loop_watch(w->loop, w->listen_fd, LOOP_READ, on_accept_shared, w)) {
+            if (loop_watch(w->loop, w->listen_fds[k], LOOP_READ, on_accept_shared, w)) {
                 snprintf(err, err_len, "cannot watch a listening socket: %m");
                 return FLEET_ERR_SYS;
             }
         }
-        return FLEET_OK;
     }
     for (uint32_t i = 0; i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];
+        if (dev->group->cfg.ip_per_device) {
+            continue;
+        }
         dev->listen_fd = open_listener(dev->addr, dev->port, 0, err, err_len);
         if (dev->listen_fd < 0) {
             return FLEET_ERR_SYS;
@@ -341,12 +347,14 @@ listen_close_all(struct fleet *fleet)
             close(w->spare_fd);
             w->spare_fd = -1;
         }
-        if (w->listen_fd >= 0) {
-            if (w->loop) {
-                loop_unwatch(w->loop, w->listen_fd);
+        for (uint32_t k = 0; k < FLEET_MAX_SHARED_PORTS; k++) {
+            if (w->listen_fds[k] >= 0) {
+                if (w->loop) {
+                    loop_unwatch(w->loop, w->listen_fds[k]);
+                }
+                close(w->listen_fds[k]);
+                w->listen_fds[k] = -1;
             }
-            close(w->listen_fd);
-            w->listen_fd = -1;
         }
     }
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "fleet.h"
+#include "device.h"
 
 /* Backlog of each listening socket (the kernel caps it at net.core.somaxconn); a mount storm fills a small
  * one. */

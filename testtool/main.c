@@ -12,13 +12,14 @@
 
 #include "banner.h"
 #include "cli.h"
+#include "devview.h"
 #include "fleet.h"
 #include "inventory.h"
 #include "log.h"
 #include "metrics.h"
-#include "recording.h"
 #include "register.h"
 #include "report.h"
+#include "snmprec_export.h"
 #include "status.h"
 
 /*
@@ -67,7 +68,7 @@ export_snmprec(struct fleet *fleet, const char *path, uint32_t device)
         log_error("%s: %s", path, strerror(errno));
         return 1;
     }
-    rc = rec_export(&fleet->devices[device], devview_now_ms(fleet), out);
+    rc = snmprec_export(&fleet->devices[device], devview_now_ms(fleet), out);
     if (fclose(out) || rc) {
         log_error("%s: cannot write the export", path);
         return 1;
@@ -115,7 +116,8 @@ main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     if (cfg.emit_inventory) {
-        if (inventory_emit(&cfg, err, sizeof err)) {
+        if (inventory_emit(&cfg, &(struct fleet_group_spec){.name = "default", .cfg = cfg}, 1, err,
+                           sizeof err)) {
             log_error("%s", err);
             return 2;
         }
@@ -127,7 +129,7 @@ main(int argc, char **argv)
         log_error("%s", err);
         return 2;
     }
-    if (fleet_init(&fleet, &cfg, err, sizeof err)) {
+    if (fleet_init(&fleet, &cfg, NULL, 0, err, sizeof err)) {
         log_error("%s", err);
         fleet_close(&fleet);
         return 2;

@@ -32,9 +32,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     fz_fleet_open(NULL);
-    if ((fz_fleet.template_tree &&
-         lyd_dup_siblings(fz_fleet.template_tree, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, &fz_data)) ||
-        lyd_dup_siblings(fz_fleet.yanglib_tree, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, &copy) ||
+    if ((fz_fleet.types[0]->template_tree &&
+         lyd_dup_siblings(fz_fleet.types[0]->template_tree, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS,
+                          &fz_data)) ||
+        lyd_dup_siblings(fz_fleet.types[0]->yanglib_tree, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS,
+                         &copy) ||
         lyd_merge_siblings(&fz_data, copy, LYD_MERGE_DESTRUCT)) {
         fprintf(stderr, "fuzz: cannot build the data tree\n");
         exit(1);
@@ -61,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char head[] = "<rpc xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\" message-id=\"1\">"
                                "<get-config><source><running/></source><filter type=\"subtree\">";
     static const char tail[] = "</filter></get-config></rpc>";
-    struct ly_ctx *ctx = fz_fleet.schemas.ctx;
+    struct ly_ctx *ctx = fz_fleet.types[0]->schemas.ctx;
     struct lyd_node *result = NULL;
     struct lyd_node *env = NULL;
     struct lyd_node *op = NULL;

@@ -16,9 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devview.h"
 #include "fleet.h"
 #include "fuzz.h"
+#include "respond.h"
 #include "session.h"
+#include "stream.h"
 
 /* Largest input any harness takes: the inputs are messages and files, and bigger ones only slow the search.
  */
@@ -75,7 +78,7 @@ fz_fleet_open(const char *notif_file)
         }
         cfg.snmp_v3_user_count++;
     }
-    if (fleet_init(&fz_fleet, &cfg, err, sizeof err)) {
+    if (fleet_init(&fz_fleet, &cfg, NULL, 0, err, sizeof err)) {
         fprintf(stderr, "fuzz: cannot make the fleet: %s\n", err);
         exit(1);
     }

@@ -26,7 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return -1;
     }
     path = fz_file_write("notifications.xml", data, size);
-    if (notif_plan_load(path, fz_fleet.schemas.ctx, &plan, err, sizeof err)) {
+    if (notif_plan_load(path, fz_fleet.types[0]->schemas.ctx, &plan, err, sizeof err)) {
         return 0;
     }
     for (uint32_t i = 0; i < plan->item_count; i++) {

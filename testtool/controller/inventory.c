@@ -25,8 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "devtype.h"
+#include "plan.h"
 #include "sbuf.h"
+#include "trap.h"
 
 /* OpenDaylight testtool's values for what a simulated device does not need: no keepalives, full schemas. */
 #define INVENTORY_ODL_KEEPALIVE_DELAY_S 0
@@ -113,9 +116,21 @@ inventory_check(const struct fleet_config *cfg, char *err, size_t err_len)
 }
 
 void
-inventory_device_get(const struct fleet_config *cfg, uint32_t index, struct inventory_device *out)
+inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t index,
+                     struct inventory_device *out)
 {
+    uint32_t g = 0, first = 0;
+    const struct fleet_config *cfg;
+
+    while (g + 1 < group_count && index >= first + groups[g].cfg.device_count) {
+        first += groups[g++].cfg.device_count;
+    }
+    cfg = &groups[g].cfg;
     out->index = index;
+    out->cfg = cfg;
+    out->group = groups[g].name ? groups[g].name : "default";
+    device_type_label(cfg, out->type, sizeof out->type);
+    index -= first;
     if (cfg->ip_per_device) {
         ipv4_text(ip_per_device_base(cfg) + index, out->host, sizeof out->host);
         out->netconf_port = (uint16_t)cfg->starting_port;
@@ -147,7 +162,8 @@ add_host_port(struct sbuf *b, const char *host, unsigned port)
 }
 
 void
-inventory_odl_topology(const struct fleet_config *cfg, uint32_t first, uint32_t count, struct sbuf *out)
+inventory_odl_topology(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t first,
+                       uint32_t count, struct sbuf *out)
 {
     struct inventory_device dev;
 
@@ -159,7 +175,9 @@ inventory_odl_topology(const struct fleet_config *cfg, uint32_t first, uint32_t 
      */
     sbuf_adds(out, "{\"network-topology:topology\":[{\"topology-id\":\"topology-netconf\",\"node\":[");
     for (uint32_t i = first; i < first + count; i++) {
-        inventory_device_get(cfg, i, &dev);
+        const struct fleet_config *cfg;
+        inventory_device_get(groups, group_count, i, &dev);
+        cfg = dev.cfg;
         sbuf_adds(out, i == first ? "\n{\"node-id\":" : ",\n{\"node-id\":");
         sbuf_add_json(out, dev.node_id);
         sbuf_adds(out, ",\"netconf-node-topology:netconf-node\":{\"host\":");
@@ -177,17 +195,26 @@ inventory_odl_topology(const struct fleet_config *cfg, uint32_t first, uint32_t 
 
 /* Prometheus file-based service discovery: one target group per SNMP agent, for snmp_exporter. */
 static void
-write_prometheus_sd(const struct fleet_config *cfg, struct sbuf *out)
+write_prometheus_sd(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t total,
+                    struct sbuf *out)
 {
     struct inventory_device dev;
+    uint32_t n = 0;
 
     sbuf_adds(out, "[");
-    for (uint32_t i = 0; i < cfg->device_count; i++) {
-        inventory_device_get(cfg, i, &dev);
-        sbuf_adds(out, i ? ",\n{\"targets\":[\"" : "\n{\"targets\":[\"");
+    for (uint32_t i = 0; i < total; i++) {
+        inventory_device_get(groups, group_count, i, &dev);
+        if (!dev.cfg->snmp) {
+            continue;
+        }
+        sbuf_adds(out, n++ ? ",\n{\"targets\":[\"" : "\n{\"targets\":[\"");
         add_host_port(out, dev.host, dev.snmp_port);
         sbuf_adds(out, "\"],\"labels\":{\"fleetsim_node\":");
         sbuf_add_json(out, dev.node_id);
+        sbuf_adds(out, ",\"fleetsim_group\":");
+        sbuf_add_json(out, dev.group);
+        sbuf_adds(out, ",\"fleetsim_type\":");
+        sbuf_add_json(out, dev.type);
         sbuf_printf(out, ",\"fleetsim_index\":\"%u\",\"fleetsim_netconf\":\"", (unsigned)i);
         add_host_port(out, dev.host, dev.netconf_port);
         sbuf_adds(out, "\"}}");
@@ -202,27 +229,35 @@ write_prometheus_sd(const struct fleet_config *cfg, struct sbuf *out)
  * device fleet every node shares the address and its ports travel as requisition meta-data.
  */
 static void
-write_opennms(const struct fleet_config *cfg, struct sbuf *out)
+write_opennms(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t total, struct sbuf *out)
 {
     struct inventory_device dev;
 
     sbuf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                    "<model-import xmlns=\"http://xmlns.opennms.org/xsd/config/model-import\" "
                    "foreign-source=\"" INVENTORY_OPENNMS_FOREIGN_SOURCE "\">\n");
-    for (uint32_t i = 0; i < cfg->device_count; i++) {
-        inventory_device_get(cfg, i, &dev);
+    for (uint32_t i = 0; i < total; i++) {
+        inventory_device_get(groups, group_count, i, &dev);
+        if (!dev.cfg->snmp) {
+            continue;
+        }
         sbuf_adds(out, "  <node foreign-id=\"");
         sbuf_add_xml(out, dev.node_id);
         sbuf_adds(out, "\" node-label=\"");
         sbuf_add_xml(out, dev.node_id);
         sbuf_adds(out, "\">\n    <interface ip-addr=\"");
         sbuf_add_xml(out, dev.host);
+        sbuf_adds(out, "\" status=\"1\" snmp-primary=\"P\">\n"
+                       "      <monitored-service service-name=\"ICMP\"/>\n"
+                       "      <monitored-service service-name=\"SNMP\"/>\n"
+                       "    </interface>\n"
+                       "    <category name=\"fleetsim\"/>\n");
+        sbuf_adds(out, "    <meta-data context=\"requisition\" key=\"fleetsim-group\" value=\"");
+        sbuf_add_xml(out, dev.group);
+        sbuf_adds(out, "\"/>\n    <meta-data context=\"requisition\" key=\"fleetsim-type\" value=\"");
+        sbuf_add_xml(out, dev.type);
         sbuf_printf(out,
-                    "\" status=\"1\" snmp-primary=\"P\">\n"
-                    "      <monitored-service service-name=\"ICMP\"/>\n"
-                    "      <monitored-service service-name=\"SNMP\"/>\n"
-                    "    </interface>\n"
-                    "    <category name=\"fleetsim\"/>\n"
+                    "\"/>\n"
                     "    <meta-data context=\"requisition\" key=\"fleetsim-index\" value=\"%u\"/>\n"
                     "    <meta-data context=\"requisition\" key=\"snmp-port\" value=\"%u\"/>\n"
                     "    <meta-data context=\"requisition\" key=\"netconf-port\" value=\"%u\"/>\n"
@@ -252,14 +287,16 @@ add_csv_field(struct sbuf *b, const char *s)
 
 /* CSV, a row per device; the SNMP columns are empty with --snmp false. The password is the fleet's. */
 static void
-write_csv(const struct fleet_config *cfg, struct sbuf *out)
+write_csv(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t total, struct sbuf *out)
 {
     struct inventory_device dev;
 
     sbuf_adds(out, "index,node_id,netconf_host,netconf_port,transport,username,password,snmp_host,snmp_port,"
-                   "snmp_community\r\n");
-    for (uint32_t i = 0; i < cfg->device_count; i++) {
-        inventory_device_get(cfg, i, &dev);
+                   "snmp_community,group,type\r\n");
+    for (uint32_t i = 0; i < total; i++) {
+        const struct fleet_config *cfg;
+        inventory_device_get(groups, group_count, i, &dev);
+        cfg = dev.cfg;
         sbuf_printf(out, "%u,", (unsigned)i);
         add_csv_field(out, dev.node_id);
         sbuf_adds(out, ",");
@@ -276,6 +313,10 @@ write_csv(const struct fleet_config *cfg, struct sbuf *out)
         } else {
             sbuf_adds(out, ",,");
         }
+        sbuf_adds(out, ",");
+        add_csv_field(out, dev.group);
+        sbuf_adds(out, ",");
+        add_csv_field(out, dev.type);
         sbuf_adds(out, "\r\n");
     }
 }
@@ -343,7 +384,8 @@ cleanup:
 }
 
 int
-inventory_emit(const struct fleet_config *cfg, char *err, size_t err_len)
+inventory_emit(const struct fleet_config *cfg, const struct fleet_group_spec *groups, uint32_t group_count,
+               char *err, size_t err_len)
 {
     const char *format = cfg->inventory_format;
     struct sbuf doc = {0};
@@ -351,22 +393,27 @@ inventory_emit(const struct fleet_config *cfg, char *err, size_t err_len)
     struct in_addr a4;
     struct in6_addr a6;
     mode_t mode = 0644;
-    int rc = -1;
+    uint32_t total = 0;
+    int rc = -1, snmp = 0;
 
-    if (inventory_check(cfg, err, err_len)) {
-        goto cleanup;
+    for (uint32_t g = 0; g < group_count; g++) {
+        if (inventory_check(&groups[g].cfg, err, err_len)) {
+            goto cleanup;
+        }
+        total += groups[g].cfg.device_count;
+        snmp |= groups[g].cfg.snmp;
     }
-    inventory_device_get(cfg, 0, &first);
-    if (!cfg->snmp && (!strcmp(format, "prometheus-sd") || !strcmp(format, "opennms-requisition"))) {
+    inventory_device_get(groups, group_count, 0, &first);
+    if (!snmp && (!strcmp(format, "prometheus-sd") || !strcmp(format, "opennms-requisition"))) {
         snprintf(err, err_len,
                  "--inventory-format %s lists SNMP agents, but the fleet runs with --snmp false", format);
         goto cleanup;
     }
     if (!strcmp(format, "odl-json")) {
-        inventory_odl_topology(cfg, 0, cfg->device_count, &doc);
+        inventory_odl_topology(groups, group_count, 0, total, &doc);
         mode = 0600; /* holds the devices' password */
     } else if (!strcmp(format, "prometheus-sd")) {
-        write_prometheus_sd(cfg, &doc);
+        write_prometheus_sd(groups, group_count, total, &doc);
     } else if (!strcmp(format, "opennms-requisition")) {
         if (inet_pton(AF_INET, first.host, &a4) != 1 && inet_pton(AF_INET6, first.host, &a6) != 1) {
             snprintf(err, err_len,
@@ -375,9 +422,9 @@ inventory_emit(const struct fleet_config *cfg, char *err, size_t err_len)
                      first.host);
             goto cleanup;
         }
-        write_opennms(cfg, &doc);
+        write_opennms(groups, group_count, total, &doc);
     } else if (!strcmp(format, "csv")) {
-        write_csv(cfg, &doc);
+        write_csv(groups, group_count, total, &doc);
         mode = 0600; /* holds the devices' password */
     } else {
         snprintf(err, err_len, "unknown inventory format \"%s\"", format);

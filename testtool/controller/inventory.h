@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct fleet_config;
+struct fleet_group_spec;
 struct sbuf;
 
 /* Longest host name accepted for --generate-config-address and --controller-ip (RFC 1035 name). */
@@ -26,7 +27,10 @@ struct inventory_device {
     char host[INVENTORY_HOST_MAX + 1]; /* address (or name) the consumer connects to */
     char node_id[INVENTORY_HOST_MAX + sizeof INVENTORY_NODE_SUFFIX]; /* ODL node-id, also node label */
     uint16_t netconf_port;                                           /* NETCONF port at host */
-    uint16_t snmp_port; /* SNMP agent's UDP port at host; 0 with --snmp false */
+    uint16_t snmp_port;             /* SNMP agent's UDP port at host; 0 with --snmp false */
+    const char *group;              /* its group's name */
+    char type[128];                 /* its device type (device_type_label()) */
+    const struct fleet_config *cfg; /* its group's plan: login, transport, SNMP */
 };
 
 /** @return 1 when @p s may be a host name or an address (letters, digits, '.', '-', ':', '_'; 1-253). */
@@ -36,32 +40,36 @@ int inventory_host_valid(const char *s);
  * @brief Check that the plan can be written for a consumer: the address given to consumers
  * (--generate-config-address, an IPv4 address with --ip-per-device), the port and address ranges.
  * Called before anything listens, for registration and for --emit-inventory.
- * @param[in] cfg The plan.
+ * @param[in] cfg The plan of one group.
  * @param[out] err On failure, a message naming the option.
  * @return 0, or -1 (the process should exit with 2).
  */
 int inventory_check(const struct fleet_config *cfg, char *err, size_t err_len);
 
 /**
- * @brief Fill @p out with device @p index's node name, address and ports. The plan must have passed
- * inventory_check() and @p index be below cfg->device_count.
+ * @brief Fill @p out with device @p index's (of the whole fleet, groups in order) node name, address,
+ * ports, group and type. Every group must have passed inventory_check() and @p index be below the sum
+ * of their device counts.
  */
-void inventory_device_get(const struct fleet_config *cfg, uint32_t index, struct inventory_device *out);
+void inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t index,
+                          struct inventory_device *out);
 
 /**
  * @brief Append OpenDaylight's topology-netconf document (RFC 8040 JSON of network-topology with
  * netconf-node-topology's netconf-node container) for devices @p first to @p first + @p count - 1.
  * The body of one registration PATCH; with every device, the odl-json inventory.
- * @param[in] cfg A plan that passed inventory_check().
+ * @param[in] groups The fleet's groups, each passed inventory_check().
  * @param[in,out] out Receives the document; check out->failed afterwards.
  */
-void inventory_odl_topology(const struct fleet_config *cfg, uint32_t first, uint32_t count, struct sbuf *out);
+void inventory_odl_topology(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t first,
+                            uint32_t count, struct sbuf *out);
 
 /**
- * @brief Write cfg->emit_inventory in cfg->inventory_format, atomically (a temporary file in the same
- * folder, renamed over the target). Opens no socket.
- * @return 0, or -1 with a message in @p err (the process should exit with 2).
+ * @brief Write cfg->emit_inventory in cfg->inventory_format (the fleet-wide plan @p cfg), atomically (a
+ * temporary file in the same folder, renamed over the target), for every device of @p groups. Opens no
+ * socket. @return 0, or -1 with a message in @p err (the process should exit with 2).
  */
-int inventory_emit(const struct fleet_config *cfg, char *err, size_t err_len);
+int inventory_emit(const struct fleet_config *cfg, const struct fleet_group_spec *groups,
+                   uint32_t group_count, char *err, size_t err_len);
 
 #endif

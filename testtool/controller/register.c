@@ -42,11 +42,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "device.h"
 #include "inventory.h"
 #include "log.h"
 #include "loop.h"
 #include "sbuf.h"
+#include "trap.h"
 
 /* The topology every batch is merged into. */
 #define REGISTER_PATH "/restconf/data/network-topology:network-topology/topology=topology-netconf"
@@ -77,12 +78,14 @@ enum reg_outcome {
 };
 
 struct reg_state {
-    const struct fleet_config *cfg; /* the plan; valid while started */
-    pthread_t thread;               /* the registration thread; valid while started */
-    int started;                    /* 1 between a successful start and stop */
-    atomic_int stop;                /* set by stop: the thread abandons what it does */
-    CURLM *multi;                   /* drives the exchanges; made by start so that stop can wake it */
-    monotime_us deadline_us;        /* --time-out: when registering ends, 0: never */
+    const struct fleet_config *cfg;        /* the fleet-wide plan; valid while started */
+    const struct fleet_group_spec *groups; /* the groups' plans */
+    uint32_t group_count;                  /* entries in groups */
+    pthread_t thread;                      /* the registration thread; valid while started */
+    int started;                           /* 1 between a successful start and stop */
+    atomic_int stop;                       /* set by stop: the thread abandons what it does */
+    CURLM *multi;                          /* drives the exchanges; made by start so that stop can wake it */
+    monotime_us deadline_us;               /* --time-out: when registering ends, 0: never */
     char url[INVENTORY_HOST_MAX + sizeof REGISTER_PATH + 16]; /* the topology's URL */
     char peer[REGISTER_PEER_MAX];                             /* "ADDR:PORT" for log lines */
 };
@@ -316,7 +319,7 @@ static enum reg_outcome
 unreachable_backoff(struct reg_progress *p, const char *reason)
 {
     monotime_us now = loop_clock_monotonic();
-    uint32_t total = reg.cfg->device_count;
+    uint32_t total = reg.cfg->device_count; /* the fleet's: every group's devices */
     enum reg_outcome end;
 
     p->down_attempts++;
@@ -460,7 +463,7 @@ reg_run(void *arg)
         uint32_t count = total - first < size ? total - first : size;
 
         sbuf_free(&body);
-        inventory_odl_topology(cfg, first, count, &body);
+        inventory_odl_topology(reg.groups, reg.group_count, first, count, &body);
         p.tried++;
         if (body.failed) {
             log_error("controller: batch %u of %u (devices %u-%u): out of memory building the request",
@@ -521,6 +524,8 @@ controller_register_start(struct fleet *fleet)
         return -1;
     }
     reg.cfg = cfg;
+    reg.groups = fleet->specs;
+    reg.group_count = fleet->group_count;
     atomic_store(&reg.stop, 0);
     if (pthread_create(&reg.thread, NULL, reg_run, NULL)) {
         curl_multi_cleanup(reg.multi);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "device.h"
 #include "ydata.h"
 
 /* Longest a device's boot may lie before the fleet's start: uptimes differ by up to 30 days. */
@@ -27,9 +27,9 @@ name_hash(const char *s)
 }
 
 int32_t
-devview_if_pos(const struct fleet *fleet, const char *name)
+devview_if_pos(const struct device_type *type, const char *name)
 {
-    const struct devview_fleet *v = &fleet->view;
+    const struct devview_type *v = &type->view;
 
     if (!v->name_slots) {
         return -1;
@@ -39,7 +39,7 @@ devview_if_pos(const struct fleet *fleet, const char *name)
         if (!s) {
             return -1;
         }
-        if (!strcmp(fleet->profile->ifs[s - 1].name, name)) {
+        if (!strcmp(type->profile->ifs[s - 1].name, name)) {
             return (int32_t)(s - 1);
         }
     }
@@ -47,9 +47,9 @@ devview_if_pos(const struct fleet *fleet, const char *name)
 
 /* Read enabled, description and the system leaves of @p tree into @p cfg (arrays already allocated). */
 static void
-read_cfg(const struct fleet *fleet, const struct lyd_node *tree, struct devview_cfg *cfg)
+read_cfg(const struct device_type *type, const struct lyd_node *tree, struct devview_cfg *cfg)
 {
-    uint32_t count = fleet->profile->if_count;
+    uint32_t count = type->profile->if_count;
     const struct lyd_node *top;
 
     memset(cfg->enabled, 1, count);
@@ -67,7 +67,7 @@ read_cfg(const struct fleet *fleet, const struct lyd_node *tree, struct devview_
             {
                 const char *name =
                     n->schema && !strcmp(n->schema->name, "interface") ? ydata_str(n, "name") : NULL;
-                int32_t pos = name ? devview_if_pos(fleet, name) : -1;
+                int32_t pos = name ? devview_if_pos(type, name) : -1;
                 const char *en;
                 if (pos < 0) {
                     continue;
@@ -102,10 +102,10 @@ cfg_free(struct devview_cfg *cfg)
 }
 
 enum fleet_err
-devview_fleet_init(struct fleet *fleet)
+devview_type_init(struct device_type *type)
 {
-    struct devview_fleet *v = &fleet->view;
-    const struct profile *p = fleet->profile;
+    struct devview_type *v = &type->view;
+    const struct profile *p = type->profile;
     uint32_t slots = 16;
 
     while (slots < 2 * p->if_count) {
@@ -123,16 +123,16 @@ devview_fleet_init(struct fleet *fleet)
         }
         v->name_slots[i] = pos + 1;
     }
-    read_cfg(fleet, fleet->template_tree, &v->template_cfg);
+    read_cfg(type, type->template_tree, &v->template_cfg);
     return FLEET_OK;
 }
 
 void
-devview_fleet_close(struct fleet *fleet)
+devview_type_close(struct device_type *type)
 {
-    cfg_free(&fleet->view.template_cfg);
-    free(fleet->view.name_slots);
-    fleet->view.name_slots = NULL;
+    cfg_free(&type->view.template_cfg);
+    free(type->view.name_slots);
+    type->view.name_slots = NULL;
 }
 
 void
@@ -177,9 +177,9 @@ devview_device_init(struct device *dev, const struct fleet *fleet)
 
 /* Oper status from configuration alone: admin up and the profile's link up. */
 static int
-profile_up(const struct fleet *fleet, const struct devview_cfg *cfg, uint32_t pos)
+profile_up(const struct device_type *type, const struct devview_cfg *cfg, uint32_t pos)
 {
-    return cfg->enabled[pos] && fleet->profile->ifs[pos].link_up;
+    return cfg->enabled[pos] && type->profile->ifs[pos].link_up;
 }
 
 static uint64_t traffic_ms(const struct device *dev, uint32_t pos, uint64_t now_ms);
@@ -188,7 +188,7 @@ int
 devview_link_up(const struct device *dev, uint32_t pos)
 {
     const struct devview_state *st = dev->view;
-    return dev->worker->fleet->profile->ifs[pos].link_up && !(st && st->link_down && st->link_down[pos]);
+    return dev->type->profile->ifs[pos].link_up && !(st && st->link_down && st->link_down[pos]);
 }
 
 /* Oper status from configuration and the link: enabled and the link up. */
@@ -205,14 +205,14 @@ device_up(const struct device *dev, const struct devview_cfg *cfg, uint32_t pos)
 static void
 apply_transitions(struct device *dev, const struct devview_cfg *cfg, uint64_t when_ms)
 {
-    struct fleet *fleet = dev->worker->fleet;
+    const struct device_type *type = dev->type;
     struct devview_state *st = dev->view;
-    uint32_t count = fleet->profile->if_count;
+    uint32_t count = type->profile->if_count;
 
     if (!st->changes) {
         uint32_t pos;
         for (pos = 0;
-             pos < count && device_up(dev, cfg, pos) == profile_up(fleet, &fleet->view.template_cfg, pos);
+             pos < count && device_up(dev, cfg, pos) == profile_up(type, &type->view.template_cfg, pos);
              pos++) {
         }
         if (pos == count) {
@@ -226,7 +226,7 @@ apply_transitions(struct device *dev, const struct devview_cfg *cfg, uint64_t wh
             st->changes[pos] =
                 (struct devview_if_change){.changed_ms = devview_boot_ms(dev),
                                            .traffic_ms = 0,
-                                           .up = (uint8_t)profile_up(fleet, &fleet->view.template_cfg, pos)};
+                                           .up = (uint8_t)profile_up(type, &type->view.template_cfg, pos)};
         }
     }
     for (uint32_t pos = 0; pos < count; pos++) {
@@ -243,30 +243,30 @@ apply_transitions(struct device *dev, const struct devview_cfg *cfg, uint64_t wh
 const struct devview_cfg *
 devview_cfg(struct device *dev)
 {
-    struct fleet *fleet = dev->worker->fleet;
+    const struct device_type *type = dev->type;
     struct devview_state *st = dev->view;
 
     if (!dev->ds.own[DS_RUNNING]) {
         /* Running reads the template again (after a reset): statuses follow it. */
         if (st && st->dirty) {
-            apply_transitions(dev, &fleet->view.template_cfg, st->dirty_ms);
+            apply_transitions(dev, &type->view.template_cfg, st->dirty_ms);
             st->dirty = 0;
         }
-        return &fleet->view.template_cfg;
+        return &type->view.template_cfg;
     }
     if (!st) {
         if (!(st = dev->view = calloc(1, sizeof *st))) {
             return NULL;
         }
     }
-    if (!st->cfg.enabled && cfg_alloc(&st->cfg, fleet->profile->if_count)) {
+    if (!st->cfg.enabled && cfg_alloc(&st->cfg, type->profile->if_count)) {
         return NULL;
     }
     if (!st->cfg_valid || st->cfg.gen != dev->ds.running_gen) {
-        read_cfg(fleet, dev->ds.tree[DS_RUNNING], &st->cfg);
+        read_cfg(type, dev->ds.tree[DS_RUNNING], &st->cfg);
         st->cfg.gen = dev->ds.running_gen;
         st->cfg_valid = 1;
-        apply_transitions(dev, &st->cfg, st->dirty ? st->dirty_ms : devview_now_ms(fleet));
+        apply_transitions(dev, &st->cfg, st->dirty ? st->dirty_ms : devview_now_ms(dev->worker->fleet));
         st->dirty = 0;
     }
     return &st->cfg;
@@ -280,8 +280,7 @@ devview_oper(struct device *dev, uint32_t pos)
     if (st && st->changes) {
         return st->changes[pos].up ? DEVVIEW_OPER_UP : DEVVIEW_OPER_DOWN;
     }
-    return profile_up(dev->worker->fleet, &dev->worker->fleet->view.template_cfg, pos) ? DEVVIEW_OPER_UP
-                                                                                       : DEVVIEW_OPER_DOWN;
+    return profile_up(dev->type, &dev->type->view.template_cfg, pos) ? DEVVIEW_OPER_UP : DEVVIEW_OPER_DOWN;
 }
 
 uint64_t
@@ -299,8 +298,7 @@ traffic_ms(const struct device *dev, uint32_t pos, uint64_t now_ms)
 
     if (!st || !st->changes) {
         uint64_t boot = devview_boot_ms(dev);
-        const struct fleet *fleet = dev->worker->fleet;
-        if (!profile_up(fleet, &fleet->view.template_cfg, pos)) {
+        if (!profile_up(dev->type, &dev->type->view.template_cfg, pos)) {
             return 0;
         }
         return now_ms > boot ? now_ms - boot : 0;
@@ -312,7 +310,7 @@ traffic_ms(const struct device *dev, uint32_t pos, uint64_t now_ms)
 void
 devview_counters(const struct device *dev, uint32_t pos, uint64_t now_ms, struct dyn_if_counters *out)
 {
-    const struct profile *p = dev->worker->fleet->profile;
+    const struct profile *p = dev->type->profile;
     dyn_if_counters(&p->traffic, devview_seed(dev), pos, p->ifs[pos].speed_bps, traffic_ms(dev, pos, now_ms),
                     out);
 }
@@ -320,8 +318,8 @@ devview_counters(const struct device *dev, uint32_t pos, uint64_t now_ms, struct
 uint64_t
 devview_octets(const struct device *dev, uint64_t seed, uint32_t pos, uint64_t now_ms, int out)
 {
-    const struct fleet *fleet = dev->worker->fleet;
-    return dyn_prep_octets(&fleet->traffic, seed, pos, fleet->profile->ifs[pos].speed_bps,
+    const struct device_type *type = dev->type;
+    return dyn_prep_octets(&type->traffic, seed, pos, type->profile->ifs[pos].speed_bps,
                            traffic_ms(dev, pos, now_ms), out);
 }
 
@@ -346,14 +344,14 @@ devview_running_changed(struct device *dev, uint64_t now_ms)
 int
 devview_set_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
 {
-    struct fleet *fleet = dev->worker->fleet;
+    const struct device_type *type = dev->type;
     struct devview_state *st = dev->view;
     const struct devview_cfg *cfg;
 
     if (!st && !(st = dev->view = calloc(1, sizeof *st))) {
         return -1;
     }
-    if (!st->link_down && !(st->link_down = calloc(fleet->profile->if_count, 1))) {
+    if (!st->link_down && !(st->link_down = calloc(type->profile->if_count, 1))) {
         return -1;
     }
     if (!(cfg = devview_cfg(dev))) {
@@ -368,7 +366,7 @@ void
 devview_hostname(struct device *dev, char *buf, size_t buf_len)
 {
     const struct devview_cfg *cfg = devview_cfg(dev);
-    const char *fmt = dev->worker->fleet->profile->hostname_format;
+    const char *fmt = dev->type->profile->hostname_format;
     const char *mark;
 
     if (cfg && cfg->hostname) {

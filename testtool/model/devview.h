@@ -11,26 +11,18 @@
 
 #include <stdint.h>
 
+#include "device.h"
 #include "dynamics.h"
 #include "err.h"
 
 struct fleet;
 struct device;
+struct device_type;
 
 /* ifOperStatus / ietf-interfaces oper-status values (IF-MIB numbering). */
 enum devview_oper {
     DEVVIEW_OPER_UP = 1,
     DEVVIEW_OPER_DOWN = 2,
-};
-
-/* Configuration-derived values of one device, read from a running tree; valid while gen matches. */
-struct devview_cfg {
-    uint32_t gen;         /* running_gen of the tree they were read from */
-    uint8_t *enabled;     /* per profile interface: 1 admin up (absent entries count as enabled) */
-    const char **alias;   /* per profile interface: description, or NULL; points into the tree */
-    const char *hostname; /* /system/hostname, or NULL when unset */
-    const char *contact;  /* /system/contact, or NULL */
-    const char *location; /* /system/location, or NULL */
 };
 
 /* A change of an interface's oper status, kept per device once one happens. */
@@ -50,21 +42,14 @@ struct devview_state {
     uint64_t dirty_ms;  /* when the first of those writes happened; valid when dirty */
 };
 
-/* The fleet-wide part: the profile's view of an untouched device, and the name index. */
-struct devview_fleet {
-    struct devview_cfg template_cfg; /* read from the template tree */
-    uint32_t *name_slots;            /* open-addressing index: interface name -> position + 1 (0 empty) */
-    uint32_t slot_mask;              /* slots - 1 (a power of two) */
-};
-
 /**
- * @brief Build the fleet-wide view from the profile and the template tree. Call once the template
- * and the profile are loaded.
+ * @brief Build a type's view of an untouched device from its profile and template tree. Call once the
+ * template and the profile are loaded.
  */
-enum fleet_err devview_fleet_init(struct fleet *fleet);
+enum fleet_err devview_type_init(struct device_type *type);
 
-/** @brief Free what devview_fleet_init() built. */
-void devview_fleet_close(struct fleet *fleet);
+/** @brief Free what devview_type_init() built. */
+void devview_type_close(struct device_type *type);
 
 /** @brief Free a device's view state; NULL is fine. */
 void devview_state_free(struct devview_state *st);
@@ -79,7 +64,7 @@ uint64_t devview_now_ms(const struct fleet *fleet);
 uint64_t devview_boot_ms(const struct device *dev);
 
 /** @return The position of the profile interface named @p name, or -1. */
-int32_t devview_if_pos(const struct fleet *fleet, const char *name);
+int32_t devview_if_pos(const struct device_type *type, const char *name);
 
 /**
  * @brief The device's configuration-derived values, refreshed when running changed.

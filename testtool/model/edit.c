@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "undo.h"
 #include "validate.h"
+#include "ydata.h"
 
 struct edit_ctx {
     const struct schema_set *set;        /* schemas */
@@ -72,36 +74,11 @@ first_child(struct edit_ctx *ec, struct lyd_node *parent)
     return parent ? lyd_child(parent) : *ec->tree;
 }
 
-char *
-edit_child_path(const struct lyd_node *parent, const char *parent_path, const struct lys_module *parent_mod,
-                const struct lys_module *mod, const char *name)
-{
-    char *ppath = parent ? lyd_path(parent, LYD_PATH_STD, NULL, 0) : NULL;
-    const char *base = ppath ? ppath : (parent_path ? parent_path : "");
-    char *path = NULL;
-
-    if (parent_mod == mod) {
-        if (asprintf(&path, "%s/%s", base, name) < 0) {
-            path = NULL;
-        }
-    } else if (asprintf(&path, "%s/%s:%s", base, mod->name, name) < 0) {
-        path = NULL;
-    }
-    free(ppath);
-    return path;
-}
-
 /* The path of a node for error-path; NULL when memory ran out. */
 static char *
 node_path(const struct lyd_node *node)
 {
     return lyd_path(node, LYD_PATH_STD, NULL, 0);
-}
-
-static int
-is_user_ordered(const struct lyd_node *node)
-{
-    return node->schema && (node->schema->flags & LYS_ORDBY_USER);
 }
 
 /*
@@ -201,20 +178,6 @@ set_value(struct edit_ctx *ec, struct lyd_node *leaf, const char *value)
     return 0;
 }
 
-/* First and last instance of @p schema among the siblings of @p node. */
-static void
-instance_range(const struct lyd_node *node, struct lyd_node **first, struct lyd_node **last)
-{
-    struct lyd_node *it = NULL;
-
-    lyd_find_sibling_val(lyd_first_sibling(node), node->schema, NULL, 0, &it);
-    *first = it;
-    while (it && it->next && it->next->schema == node->schema) {
-        it = it->next;
-    }
-    *last = it;
-}
-
 /* yang:key holds XML-prefixed key names ("[ex:name='a']"); libyang's lookup wants them bare. */
 static char *
 bare_key_predicate(const char *keys)
@@ -271,11 +234,11 @@ place_user_ordered(struct edit_ctx *ec, const struct lyd_node *edit, struct lyd_
     int after = 0;
     LY_ERR r;
 
-    if (!insert || !is_user_ordered(node)) {
+    if (!insert || !ydata_user_ordered(node)) {
         return 0;
     }
     where = lyd_get_meta_value(insert);
-    instance_range(node, &first, &last);
+    ydata_instance_range(node, &first, &last);
     if (!strcmp(where, "first")) {
         anchor = first;
     } else if (!strcmp(where, "last")) {
@@ -770,115 +733,6 @@ drop_unmentioned_top(struct edit_ctx *ec, const struct lyd_node *config)
     }
 }
 
-/*
- * Put an unlinked node back where it was. libyang inserts before a sibling
- * only in user-ordered lists; elsewhere it appends a node after the last
- * instance of its schema, so the instances that followed it are appended
- * again behind it (cost: the instances after it, paid only on rollback).
- */
-static void
-restore_unlinked(struct undo_entry *e, struct lyd_node **tree)
-{
-    struct lyd_node *node = e->node;
-    struct lyd_node *follow = e->next && e->next->schema == node->schema ? e->next : NULL;
-
-    if (follow && is_user_ordered(node)) {
-        lyd_insert_before(follow, node);
-    } else if (e->parent) {
-        lyd_insert_child(e->parent, node);
-    } else {
-        lyd_insert_sibling(*tree, node, tree);
-    }
-    while (follow && follow->schema == node->schema && !is_user_ordered(node)) {
-        struct lyd_node *next = follow->next;
-        if (*tree == follow) {
-            *tree = next;
-        }
-        lyd_unlink_tree(follow);
-        if (e->parent) {
-            lyd_insert_child(e->parent, follow);
-        } else {
-            lyd_insert_sibling(*tree, follow, tree);
-        }
-        follow = next != node ? next : NULL;
-    }
-    if (!e->parent) {
-        *tree = lyd_first_sibling(node);
-    }
-}
-
-/* Move a user-ordered node back in front of its former next sibling, or to the end of its instances. */
-static void
-restore_moved(struct undo_entry *e, struct lyd_node **tree)
-{
-    struct lyd_node *node = e->node;
-    struct lyd_node *first;
-    struct lyd_node *last;
-
-    if (e->next && e->next->schema == node->schema) {
-        lyd_insert_before(e->next, node);
-    } else {
-        instance_range(node, &first, &last);
-        if (last != node) {
-            lyd_insert_after(last, node);
-        }
-    }
-    if (!e->parent) {
-        *tree = lyd_first_sibling(node);
-    }
-}
-
-void
-undo_rollback(struct undo_log *log, struct lyd_node **tree)
-{
-    while (log->count) {
-        struct undo_entry *e = &log->entries[--log->count];
-        switch (e->kind) {
-        case UNDO_CREATED:
-            if (*tree == e->node) {
-                *tree = e->node->next;
-            }
-            lyd_free_tree(e->node);
-            break;
-        case UNDO_UNLINKED:
-            restore_unlinked(e, tree);
-            break;
-        case UNDO_VALUE:
-            lyd_change_term(e->node, e->old_value);
-            e->node->flags = e->old_flags;
-            free(e->old_value);
-            break;
-        case UNDO_FLAGS:
-            e->node->flags = e->old_flags;
-            break;
-        case UNDO_MOVED:
-            restore_moved(e, tree);
-            break;
-        }
-    }
-}
-
-void
-undo_commit(struct undo_log *log)
-{
-    for (size_t i = 0; i < log->count; i++) {
-        struct undo_entry *e = &log->entries[i];
-        if (e->kind == UNDO_UNLINKED) {
-            lyd_free_tree(e->node);
-        } else if (e->kind == UNDO_VALUE) {
-            free(e->old_value);
-        }
-    }
-    log->count = 0;
-}
-
-void
-undo_log_free(struct undo_log *log)
-{
-    free(log->entries);
-    memset(log, 0, sizeof *log);
-}
-
 enum fleet_err
 edit_apply(const struct schema_set *set, struct lyd_node **tree, const struct edit_request *req,
            struct ncerr **errs, int *changed)
@@ -919,89 +773,4 @@ edit_apply(const struct schema_set *set, struct lyd_node **tree, const struct ed
 cleanup:
     undo_log_free(&ec.log);
     return rc;
-}
-
-/*
- * libyang 2.1 puts the location into the error record as text:
- * 'Data location "/path".' (and 'Schema location ...' for schema errors).
- * The data path is the error-path; a schema location is none.
- */
-static char *
-libyang_error_path(const char *raw)
-{
-    const char *start;
-    const char *end;
-
-    if (!raw) {
-        return NULL;
-    }
-    if (raw[0] == '/') {
-        return strdup(raw);
-    }
-    start = strstr(raw, "Data location \"");
-    if (!start) {
-        return NULL;
-    }
-    start += sizeof "Data location \"" - 1;
-    end = strchr(start, '"');
-    return end ? strndup(start, (size_t)(end - start)) : NULL;
-}
-
-/* The last segment's node name of a data path, for bad-element. */
-static char *
-last_segment_name(const char *path)
-{
-    const char *seg = path ? strrchr(path, '/') : NULL;
-    const char *colon;
-    size_t len;
-
-    if (!seg) {
-        return NULL;
-    }
-    seg++;
-    len = strcspn(seg, "[");
-    colon = memchr(seg, ':', len);
-    if (colon) {
-        len -= (size_t)(colon + 1 - seg);
-        seg = colon + 1;
-    }
-    return strndup(seg, len);
-}
-
-struct ncerr *
-edit_error_from_libyang(const struct ly_ctx *ctx)
-{
-    const struct ly_err_item *e = ly_err_last(ctx);
-    const char *msg = e && e->msg ? e->msg : "Validation failed.";
-    const char *apptag = e ? e->apptag : NULL;
-    char *path = libyang_error_path(e ? e->path : NULL);
-    struct ncerr *err;
-
-    if (apptag && (!strcmp(apptag, "instance-required") || !strcmp(apptag, "missing-choice"))) {
-        err = ncerr_data_missing(path, apptag, "%s", msg);
-    } else if (apptag) {
-        err = ncerr_operation_failed(NCERR_APP, apptag, path, "%s", msg);
-    } else if (strstr(msg, "When condition")) {
-        /* RFC 7950 section 8.3.1: a node whose "when" is false is an unknown element. */
-        char *name = last_segment_name(path);
-        err = ncerr_unknown_element(NCERR_APP, name ? name : "", path);
-        if (err) {
-            free(err->message);
-            err->message = strdup(msg);
-        }
-        free(name);
-    } else if (strstr(msg, "Mandatory")) {
-        err = ncerr_data_missing(path, NULL, "%s", msg);
-    } else if (strstr(msg, "leafref") || strstr(msg, "instance-identifier") ||
-               strstr(msg, "required instance")) {
-        err = ncerr_data_missing(path, "instance-required", "%s", msg);
-    } else if (strstr(msg, "Duplicate") || strstr(msg, "unique")) {
-        err = ncerr_operation_failed(NCERR_APP, "data-not-unique", path, "%s", msg);
-    } else if (strstr(msg, "Must condition") || strstr(msg, "must")) {
-        err = ncerr_operation_failed(NCERR_APP, "must-violation", path, "%s", msg);
-    } else {
-        err = ncerr_invalid_value(NCERR_APP, path, "%s", msg);
-    }
-    free(path);
-    return err;
 }

@@ -12,9 +12,11 @@
 
 #include <libyang/libyang.h>
 
+#include "edit_path.h"
 #include "err.h"
 #include "ncerr.h"
 #include "schema.h"
+#include "undo.h"
 
 enum edit_op {
     EDIT_OP_MERGE = 0,
@@ -45,30 +47,6 @@ struct edit_request {
     enum edit_error_option error_option; /* error-option */
 };
 
-enum undo_kind {
-    UNDO_CREATED,  /* node was inserted; undo frees it */
-    UNDO_UNLINKED, /* node was taken out; undo puts it back, success frees it */
-    UNDO_VALUE,    /* a leaf's value changed; undo restores old_value and old_flags */
-    UNDO_FLAGS,    /* an ancestor lost its default flag; undo restores old_flags */
-    UNDO_MOVED,    /* a user-ordered node moved; undo puts it back before next (or last under parent) */
-};
-
-struct undo_entry {
-    enum undo_kind kind;     /* what happened */
-    struct lyd_node *node;   /* the node concerned */
-    struct lyd_node *parent; /* UNLINKED: former parent (NULL at top level) */
-    struct lyd_node *next;   /* UNLINKED: former next sibling (NULL when it was last) */
-    char *old_value;         /* VALUE: former canonical value, owned */
-    uint32_t old_flags;      /* VALUE: former node flags (LYD_DEFAULT) */
-};
-
-/* The changes of one edit, in order; also what local validation inspects. */
-struct undo_log {
-    struct undo_entry *entries; /* log, oldest first */
-    size_t count;               /* entries used */
-    size_t cap;                 /* entries allocated */
-};
-
 /**
  * @brief Parse the operation name of an nc:operation attribute or default-operation.
  * @return 0 on success, -1 for an unknown name.
@@ -91,34 +69,5 @@ int edit_op_parse(const char *name, enum edit_op *op);
  */
 enum fleet_err edit_apply(const struct schema_set *set, struct lyd_node **tree,
                           const struct edit_request *req, struct ncerr **errs, int *changed);
-
-/** @brief Undo every logged change, newest first, and empty the log. */
-void undo_rollback(struct undo_log *log, struct lyd_node **tree);
-
-/** @brief Keep the changes: free unlinked nodes and empty the log. */
-void undo_commit(struct undo_log *log);
-
-/** @brief Free the log's memory (after rollback or commit). */
-void undo_log_free(struct undo_log *log);
-
-/**
- * @brief Path of a node that is not in the tree (missing or unknown), in libyang's form:
- * the parent's path, then the name, prefixed with its module when that differs from the parent's.
- * @param[in] parent Data parent, or NULL.
- * @param[in] parent_path Used when @p parent is NULL (a parent that is itself missing), may be NULL (top
- * level).
- * @param[in] parent_mod Module of the parent node, NULL at top level.
- * @param[in] mod Module of the node.
- * @param[in] name Its name.
- * @return Malloc'd path or NULL when memory ran out.
- */
-char *edit_child_path(const struct lyd_node *parent, const char *parent_path,
-                      const struct lys_module *parent_mod, const struct lys_module *mod, const char *name);
-
-/**
- * @brief Map libyang's last error of @p ctx to an rpc-error (for full validation).
- * @return New record, or NULL when memory ran out.
- */
-struct ncerr *edit_error_from_libyang(const struct ly_ctx *ctx);
 
 #endif

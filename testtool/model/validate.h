@@ -10,9 +10,10 @@
 
 #include <libyang/libyang.h>
 
-#include "edit.h"
+#include "edit_path.h"
 #include "ncerr.h"
 #include "schema.h"
+#include "undo.h"
 
 /**
  * @brief Validate the result of an edit.

@@ -62,7 +62,7 @@ pick_datastore(struct rpc_call *call, const char *param, int allow_config, struc
 static const struct lyd_node *
 read_ds(struct rpc_call *call, enum ds_id id)
 {
-    return ds_read(&call->dev->ds, call->fleet->template_tree, id);
+    return ds_read(&call->dev->ds, call->dev->type->template_tree, id);
 }
 
 static int
@@ -147,7 +147,7 @@ char *
 ops_xpath_to_module_prefixes(struct rpc_call *call, const char *xpath)
 {
     struct sbuf b = {0};
-    const struct ly_ctx *ctx = call->fleet->schemas.ctx;
+    const struct ly_ctx *ctx = call->dev->type->schemas.ctx;
     char quote = 0;
 
     for (const char *p = xpath; *p;) {
@@ -232,7 +232,7 @@ ops_filter_print(struct rpc_call *call, const struct lyd_node *subtree, const ch
         rc = filter_xpath(tree, xpath, &result);
         if (rc == FLEET_ERR_INVAL) {
             rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "Invalid XPath filter \"%s\": %s", xpath,
-                                               ly_errmsg(call->fleet->schemas.ctx)));
+                                               ly_errmsg(call->dev->type->schemas.ctx)));
         }
     } else {
         const struct lyd_node_any *any = (const struct lyd_node_any *)subtree;
@@ -310,7 +310,7 @@ op_get(struct rpc_call *call)
         lyd_free_all(view);
     }
     if (!call->errs) {
-        filter_and_print(call, filter, call->fleet->yanglib_tree, wd);
+        filter_and_print(call, filter, call->dev->type->yanglib_tree, wd);
     }
     if (!call->errs && !monitoring_state(call, &state)) {
         filter_and_print(call, filter, state, wd);
@@ -363,11 +363,11 @@ ops_edit_config_apply(struct rpc_call *call, const struct ops_edit_params *p)
     }
 
     /* Apply to the device's own copy (made on its first edit). */
-    if (ds_own(&dev->ds, call->fleet->template_tree, p->target, &tree)) {
+    if (ds_own(&dev->ds, call->dev->type->template_tree, p->target, &tree)) {
         rpc_fail(call, NULL);
         return;
     }
-    if (edit_apply(&call->fleet->schemas, tree, &req, &call->errs, &changed)) {
+    if (edit_apply(&call->dev->type->schemas, tree, &req, &call->errs, &changed)) {
         rpc_fail(call, NULL);
         return;
     }
@@ -421,7 +421,7 @@ op_edit_config(struct rpc_call *call)
 static struct lyd_node *
 config_from_inline(struct rpc_call *call, const struct lyd_node *content)
 {
-    struct ly_ctx *ctx = call->fleet->schemas.ctx;
+    struct ly_ctx *ctx = call->dev->type->schemas.ctx;
     struct lyd_node *tree = NULL;
     char *xml = NULL;
 
@@ -516,7 +516,7 @@ op_validate(struct rpc_call *call)
             rpc_fail(call, NULL);
             return;
         }
-        validate_full(call->fleet->schemas.ctx, &copy, &call->errs);
+        validate_full(call->dev->type->schemas.ctx, &copy, &call->errs);
     }
     lyd_free_all(copy);
 }
@@ -537,7 +537,7 @@ commit_by_replay(struct rpc_call *call)
     size_t count;
 
     edits = ds_candidate_replay(ds, &count);
-    if (!edits || ds_own(ds, call->fleet->template_tree, DS_RUNNING, &tree)) {
+    if (!edits || ds_own(ds, call->dev->type->template_tree, DS_RUNNING, &tree)) {
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
@@ -547,7 +547,7 @@ commit_by_replay(struct rpc_call *call)
                                    .error_option = (enum edit_error_option)edits[i].error_option};
         struct ncerr *errs = NULL;
         int changed;
-        enum fleet_err rc = edit_apply(&call->fleet->schemas, tree, &req, &errs, &changed);
+        enum fleet_err rc = edit_apply(&call->dev->type->schemas, tree, &req, &errs, &changed);
         int clean = !rc && (!errs || req.error_option == EDIT_CONTINUE_ON_ERROR);
         ncerr_free(errs);
         if (!clean) {

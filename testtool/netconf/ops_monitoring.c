@@ -36,9 +36,9 @@ op_get_schema(struct rpc_call *call)
         rpc_fail(call, ncerr_invalid_value(NCERR_APP, NULL, "Schema format \"%s\" is not supported.", fmt));
         return;
     }
-    m = schema_find(&call->fleet->schemas, lyd_get_value(id), version ? lyd_get_value(version) : NULL);
+    m = schema_find(&call->dev->type->schemas, lyd_get_value(id), version ? lyd_get_value(version) : NULL);
     if (!m) {
-        m = schema_find_submodule(&call->fleet->schemas, lyd_get_value(id),
+        m = schema_find_submodule(&call->dev->type->schemas, lyd_get_value(id),
                                   version ? lyd_get_value(version) : NULL);
     }
     if (!m) {
@@ -93,7 +93,7 @@ put(struct lyd_node *root, const struct ly_ctx *ctx, const char *value, const ch
 enum fleet_err
 monitoring_state(struct rpc_call *call, struct lyd_node **tree)
 {
-    const struct schema_set *set = &call->fleet->schemas;
+    const struct schema_set *set = &call->dev->type->schemas;
     const struct ly_ctx *ctx = set->ctx;
     struct device *dev = call->dev;
     struct lyd_node *root = NULL;

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "fleet.h"
+#include "device.h"
 #include "ncerr.h"
 #include "ops.h"
 
@@ -114,8 +114,8 @@ op_get_data(struct rpc_call *call)
     if (id == -1) {
         /* operational: configuration in use and state, plus the server's own state */
         if (ops_operational_view(call, &view) ||
-            (call->fleet->yanglib_tree &&
-             lyd_dup_siblings(call->fleet->yanglib_tree, NULL, LYD_DUP_RECURSIVE, &extra)) ||
+            (call->dev->type->yanglib_tree &&
+             lyd_dup_siblings(call->dev->type->yanglib_tree, NULL, LYD_DUP_RECURSIVE, &extra)) ||
             (extra && lyd_merge_siblings(&view, extra, LYD_MERGE_DESTRUCT))) {
             lyd_free_all(extra);
             lyd_free_all(view);

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "devview.h"
 #include "ncerr.h"
 #include "ops.h"
 #include "session.h"

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "devview.h"
 #include "ops.h"
 
 /* ietf-yang-types date-and-time, in UTC with milliseconds. */
@@ -44,7 +45,7 @@ static int
 interface_state(struct device *dev, const struct devview_cfg *cfg, uint32_t pos, uint64_t now_ms,
                 struct lyd_node *entry)
 {
-    const struct profile_interface *pi = &dev->worker->fleet->profile->ifs[pos];
+    const struct profile_interface *pi = &dev->type->profile->ifs[pos];
     struct dyn_if_counters c;
     struct lyd_node *stats = NULL;
     char buf[64];
@@ -83,13 +84,13 @@ interface_state(struct device *dev, const struct devview_cfg *cfg, uint32_t pos,
 
 /* True when running has /interfaces/interface[name=@p name]. */
 static int
-configured(const struct lyd_node *interfaces, const struct fleet *fleet, uint32_t pos)
+configured(const struct lyd_node *interfaces, const struct device_type *type, uint32_t pos)
 {
     const struct lyd_node *n;
     LY_LIST_FOR(lyd_child(interfaces), n)
     {
         const struct lyd_node *key = lyd_child(n);
-        if (key && !strcmp(lyd_get_value(key), fleet->profile->ifs[pos].name)) {
+        if (key && !strcmp(lyd_get_value(key), type->profile->ifs[pos].name)) {
             return 1;
         }
     }
@@ -101,8 +102,9 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
 {
     struct device *dev = call->dev;
     struct fleet *fleet = call->fleet;
-    struct ly_ctx *ctx = fleet->schemas.ctx;
-    const struct profile *p = fleet->profile;
+    const struct device_type *type = call->dev->type;
+    struct ly_ctx *ctx = type->schemas.ctx;
+    const struct profile *p = type->profile;
     const struct lys_module *ifmod = ly_ctx_get_module_implemented(ctx, "ietf-interfaces");
     const struct lys_module *sysmod = ly_ctx_get_module_implemented(ctx, "ietf-system");
     const struct devview_cfg *cfg = devview_cfg(dev);
@@ -126,7 +128,7 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
     bad |= lyd_new_inner(NULL, ifmod, "interfaces-state", 0, &ifs_state) != LY_SUCCESS;
     for (uint32_t pos = 0; !bad && pos < p->if_count; pos++) {
         const struct profile_interface *pi = &p->ifs[pos];
-        if (run_ifs && configured(run_ifs, fleet, pos)) {
+        if (run_ifs && configured(run_ifs, type, pos)) {
             bad |= lyd_new_list(ifs, NULL, "interface", 0, &node, pi->name) != LY_SUCCESS;
             bad |= !bad && interface_state(dev, cfg, pos, now_ms, node);
         }
@@ -179,10 +181,10 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
             lyd_free_all(nc);
         }
     }
-    if (fleet->state_tree) {
+    if (type->state_tree) {
         /* The profile's own state data (MIB-derived modules and the like), the same for every device. */
         struct lyd_node *more = NULL;
-        if (lyd_dup_siblings(fleet->state_tree, NULL, LYD_DUP_RECURSIVE, &more)) {
+        if (lyd_dup_siblings(type->state_tree, NULL, LYD_DUP_RECURSIVE, &more)) {
             lyd_free_all(ifs);
             return FLEET_ERR_NOMEM;
         }

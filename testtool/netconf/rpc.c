@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devview.h"
 #include "log.h"
+#include "metrics_count.h"
 #include "notif_file.h"
 #include "ops.h"
 #include "rpc_custom.h"
@@ -287,8 +289,8 @@ send_message(struct session *s, const struct sbuf *b)
     if (b->failed) {
         log_error("device %u session %u: out of memory printing a reply, closing", s->dev->index, s->id);
         sess_close(s, 0);
-    } else if (s->dev->worker->fleet->cfg.netconf_latency_max_ms) {
-        const struct fleet_config *cfg = &s->dev->worker->fleet->cfg;
+    } else if (s->dev->group->cfg.netconf_latency_max_ms) {
+        const struct fleet_config *cfg = &s->dev->group->cfg;
         uint32_t span = cfg->netconf_latency_max_ms - cfg->netconf_latency_min_ms + 1;
         uint64_t draw = dyn_hash(devview_seed(s->dev), ++s->replies_delayed, 0x1a7e2c);
         sess_send_delayed(s, b->buf, b->len, cfg->netconf_latency_min_ms + (uint32_t)(draw % span));
@@ -432,7 +434,7 @@ static struct ncerr *
 diagnose(struct session *s, const char *msg, struct lyd_node **envelope)
 {
     struct fleet *fleet = s->worker->fleet;
-    struct ly_ctx *ctx = fleet->schemas.ctx;
+    struct ly_ctx *ctx = s->dev->type->schemas.ctx;
     const char *why = ly_errmsg(ctx);
     char *why_copy = strdup(why ? why : "invalid message");
     struct lyd_node *tree = NULL;
@@ -524,7 +526,7 @@ note_running_write(struct session *s, uint32_t gen_before)
 static int
 process_custom(struct session *s, const char *msg)
 {
-    struct rpc_custom *table = s->worker->fleet->rpc_custom;
+    struct rpc_custom *table = s->dev->group->rpc_custom;
     struct lyd_node *envelope = NULL;
     const struct rpc_custom_output *out;
     struct sbuf b = {0};
@@ -533,7 +535,7 @@ process_custom(struct session *s, const char *msg)
     if (!table || rpc_custom_match(table, msg, &envelope, &entry)) {
         return -1;
     }
-    out = rpc_custom_next(table, s->dev->index, entry);
+    out = rpc_custom_next(table, s->dev->index - s->dev->group->first, entry);
     s->in_rpcs++;
     s->dev->stats.in_rpcs++;
     sbuf_reserve(&b, out->xml_len + 256);
@@ -564,7 +566,7 @@ process_fast_edit(struct session *s, const char *msg)
     struct ops_edit_params params;
     int rc = -1;
 
-    if (rpc_fast_edit_scan(msg, &fe) || rpc_fast_edit_config(&fe, fleet->schemas.ctx, &config)) {
+    if (rpc_fast_edit_scan(msg, &fe) || rpc_fast_edit_config(&fe, s->dev->type->schemas.ctx, &config)) {
         goto cleanup;
     }
     s->in_rpcs++;
@@ -612,7 +614,8 @@ rpc_process(struct session *s, const char *msg, size_t len)
         sess_close(s, 0);
         return;
     }
-    if (lyd_parse_op(fleet->schemas.ctx, NULL, in, LYD_XML, LYD_TYPE_RPC_NETCONF, &envelope, &op) || !op) {
+    if (lyd_parse_op(s->dev->type->schemas.ctx, NULL, in, LYD_XML, LYD_TYPE_RPC_NETCONF, &envelope, &op) ||
+        !op) {
         lyd_free_all(envelope);
         lyd_free_all(op);
         op = NULL;

@@ -50,7 +50,7 @@ hello_timeout(struct loop *loop, struct loop_timer *timer)
 static void
 send_hello(struct session *s)
 {
-    const struct schema_set *set = &s->dev->worker->fleet->schemas;
+    const struct schema_set *set = &s->dev->type->schemas;
     struct sbuf b = {0};
 
     /* The capabilities are the fleet's: only the session-id is this session's. */
@@ -112,10 +112,11 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     }
     dev->sessions = s;
     w->session_count++;
+    w->ssh_session_count += dev->group->cfg.ssh ? 1u : 0u;
     loop_timer_start(w->loop, &s->hello_timer,
                      loop_now_us(w->loop) + w->fleet->cfg.hello_timeout_s * 1000000ull, hello_timeout);
     log_debug("device %u: session %u opened", dev->index, s->id);
-    if (w->fleet->cfg.ssh) {
+    if (dev->group->cfg.ssh) {
         /* Over SSH the hello waits for the netconf subsystem (sess_transport_ready()). */
         if (!(s->ssh = ssh_link_new(s, fd))) {
             close_now(s);
@@ -270,6 +271,7 @@ close_now(struct session *s)
     lock_release_session(&s->dev->ds, s->id);
     unlink_from_device(s);
     w->session_count--;
+    w->ssh_session_count -= s->dev->group->cfg.ssh ? 1u : 0u;
     s->closing_next = w->closing;
     w->closing = s;
     log_debug("device %u: session %u closed", s->dev->index, s->id);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "fleet.h"
+#include "device.h"
 #include "frame.h"
 #include "loop.h"
 #include "outq.h"

@@ -24,7 +24,7 @@
 #include <libssh/libssh.h>
 #include <libssh/server.h>
 
-#include "fleet.h"
+#include "device.h"
 #include "log.h"
 #include "session.h"
 
@@ -49,7 +49,7 @@ static int
 on_auth_password(ssh_session ss, const char *user, const char *password, void *userdata)
 {
     struct ssh_link *l = userdata;
-    const struct fleet_config *cfg = &l->s->dev->worker->fleet->cfg;
+    const struct fleet_config *cfg = &l->s->dev->group->cfg;
 
     (void)ss;
     if (cfg->ssh_auth_any || (!strcmp(user, cfg->username) && !strcmp(password, cfg->password))) {
@@ -65,16 +65,16 @@ on_auth_pubkey(ssh_session ss, const char *user, struct ssh_key_struct *pubkey, 
                void *userdata)
 {
     struct ssh_link *l = userdata;
-    const struct fleet *fleet = l->s->dev->worker->fleet;
+    const struct device_group *g = l->s->dev->group;
 
     (void)ss;
     if (signature_state != SSH_PUBLICKEY_STATE_NONE && signature_state != SSH_PUBLICKEY_STATE_VALID) {
         l->s->dev->stats.auth_failures++;
         return SSH_AUTH_DENIED;
     }
-    if (fleet->cfg.ssh_auth_any || !strcmp(user, fleet->cfg.username)) {
-        for (uint32_t i = 0; i < fleet->authorized_key_count; i++) {
-            if (!ssh_key_cmp(pubkey, fleet->authorized_keys[i], SSH_KEY_CMP_PUBLIC)) {
+    if (g->cfg.ssh_auth_any || !strcmp(user, g->cfg.username)) {
+        for (uint32_t i = 0; i < g->authorized_key_count; i++) {
+            if (!ssh_key_cmp(pubkey, g->authorized_keys[i], SSH_KEY_CMP_PUBLIC)) {
                 /* A probe (no signature yet) is told the key would do; the signed attempt logs in. */
                 return SSH_AUTH_SUCCESS;
             }
@@ -281,7 +281,7 @@ bind_for(struct session *s)
     struct fleet *fleet = s->dev->worker->fleet;
     ssh_key key;
 
-    if (!fleet->cfg.host_key_per_device) {
+    if (!s->dev->group->cfg.host_key_per_device) {
         return s->worker->ssh_bind;
     }
     if (s->dev->ssh_bind) {
@@ -390,9 +390,9 @@ ssh_link_on_io(struct ssh_link *l)
             return;
         }
         l->kex_done = 1;
-        ssh_set_auth_methods(
-            l->ss, SSH_AUTH_METHOD_PASSWORD |
-                       (s->dev->worker->fleet->authorized_key_count ? SSH_AUTH_METHOD_PUBLICKEY : 0));
+        ssh_set_auth_methods(l->ss,
+                             SSH_AUTH_METHOD_PASSWORD |
+                                 (s->dev->group->authorized_key_count ? SSH_AUTH_METHOD_PUBLICKEY : 0));
         if (!(l->ev = ssh_event_new()) || ssh_event_add_session(l->ev, l->ss) != SSH_OK) {
             sess_close(s, 0);
             return;
@@ -522,7 +522,7 @@ ensure_key(const char *path, enum ssh_keytypes_e type, int bits, char *err, size
 
 /* OpenSSH authorized_keys: "[options] type base64 [comment]" per line; options are not supported. */
 static enum fleet_err
-load_authorized_keys(struct fleet *fleet, const char *path, char *err, size_t err_len)
+load_authorized_keys(struct device_group *g, const char *path, char *err, size_t err_len)
 {
     FILE *f = fopen(path, "r");
     char line[16384];
@@ -548,13 +548,13 @@ load_authorized_keys(struct fleet *fleet, const char *path, char *err, size_t er
             fclose(f);
             return FLEET_ERR_INVAL;
         }
-        if (!(grown = realloc(fleet->authorized_keys, (fleet->authorized_key_count + 1) * sizeof *grown))) {
+        if (!(grown = realloc(g->authorized_keys, (g->authorized_key_count + 1) * sizeof *grown))) {
             ssh_key_free(key);
             fclose(f);
             return FLEET_ERR_NOMEM;
         }
-        fleet->authorized_keys = grown;
-        fleet->authorized_keys[fleet->authorized_key_count++] = key;
+        g->authorized_keys = grown;
+        g->authorized_keys[g->authorized_key_count++] = key;
     }
     fclose(f);
     return FLEET_OK;
@@ -593,11 +593,25 @@ ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
 {
     const struct fleet_config *cfg = &fleet->cfg;
     char dir[512], ed[600], rsa[600];
+    int any_ssh = 0, any_own_key = 0;
     enum fleet_err rc;
 
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        struct device_group *g = &fleet->groups[i];
+        any_ssh |= g->cfg.ssh;
+        any_own_key |= g->cfg.ssh && g->cfg.host_key_per_device;
+    }
+    if (!any_ssh) {
+        return FLEET_OK;
+    }
     ssh_init();
-    if (cfg->authorized_keys && (rc = load_authorized_keys(fleet, cfg->authorized_keys, err, err_len))) {
-        return rc;
+    fleet->ssh_started = 1;
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        struct device_group *g = &fleet->groups[i];
+        if (g->cfg.ssh && g->cfg.authorized_keys &&
+            (rc = load_authorized_keys(g, g->cfg.authorized_keys, err, err_len))) {
+            return rc;
+        }
     }
     if (cfg->host_key) {
         snprintf(ed, sizeof ed, "%s", cfg->host_key);
@@ -613,7 +627,7 @@ ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
             return rc;
         }
     }
-    if (cfg->host_key_per_device && (rc = load_secret(fleet, cfg, err, err_len))) {
+    if (any_own_key && (rc = load_secret(fleet, cfg, err, err_len))) {
         return rc;
     }
     for (uint32_t i = 0; i < cfg->threads; i++) {
@@ -648,13 +662,17 @@ ssh_link_fleet_close(struct fleet *fleet)
             fleet->devices[i].ssh_bind = NULL;
         }
     }
-    for (uint32_t i = 0; i < fleet->authorized_key_count; i++) {
-        ssh_key_free(fleet->authorized_keys[i]);
+    for (uint32_t g = 0; fleet->groups && g < fleet->group_count; g++) {
+        struct device_group *grp = &fleet->groups[g];
+        for (uint32_t i = 0; i < grp->authorized_key_count; i++) {
+            ssh_key_free(grp->authorized_keys[i]);
+        }
+        free(grp->authorized_keys);
+        grp->authorized_keys = NULL;
+        grp->authorized_key_count = 0;
     }
-    free(fleet->authorized_keys);
-    fleet->authorized_keys = NULL;
-    fleet->authorized_key_count = 0;
-    if (fleet->cfg.ssh) {
+    if (fleet->ssh_started) {
         ssh_finalize();
+        fleet->ssh_started = 0;
     }
 }

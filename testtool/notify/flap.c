@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "devview.h"
 #include "notif_file.h"
 #include "stream.h"
 #include "trap.h"
@@ -21,7 +22,7 @@ static void on_flap(struct loop *loop, struct loop_timer *timer);
 static void
 arm(struct device *dev, monotime_us from_us)
 {
-    double rate = dev->worker->fleet->cfg.flap_rate;
+    double rate = dev->group->cfg.flap_rate;
     double u = (double)(dyn_hash(dev->seed, 0xf1a9, dev->flap_count) >> 11) * 0x1.0p-53;
     double delay_s = -log1p(-u) / rate;
 
@@ -35,7 +36,7 @@ arm(struct device *dev, monotime_us from_us)
 static int32_t
 pick(struct device *dev)
 {
-    const struct profile *p = dev->worker->fleet->profile;
+    const struct profile *p = dev->type->profile;
 
     if (dev->flap_down_pos >= 0) {
         return dev->flap_down_pos;
@@ -52,7 +53,7 @@ pick(struct device *dev)
 static void
 notify_subscribers(struct device *dev, uint32_t pos, int admin_up, int oper_up, uint64_t now_ms)
 {
-    const struct profile_interface *pi = &dev->worker->fleet->profile->ifs[pos];
+    const struct profile_interface *pi = &dev->type->profile->ifs[pos];
     struct sbuf b = {0};
     char time_text[40];
 
@@ -132,7 +133,7 @@ flap_start_all(struct fleet *fleet, char *err, size_t err_len)
     }
     for (uint32_t i = 0; i < cfg->device_count; i++) {
         struct device *dev = &fleet->devices[i];
-        if (cfg->flap_rate > 0) {
+        if (dev->group->cfg.flap_rate > 0) {
             arm(dev, loop_now_us(dev->worker->loop));
         }
     }

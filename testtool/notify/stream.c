@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
+#include "devview.h"
 #include "filter.h"
-#include "fleet.h"
 #include "notif_file.h"
 #include "pacer.h"
 #include "sbuf.h"
@@ -25,24 +26,24 @@ static void on_tick(struct loop *loop, struct loop_timer *timer);
 
 /* Notifications per device per second of the fleet's plan, 0 when the plan paces by its own delays. */
 static double
-device_rate(const struct fleet *fleet)
+device_rate(const struct device_group *g)
 {
-    const struct notif_plan *p = fleet->notif_plan;
+    const struct notif_plan *p = g->notif_plan;
 
-    if (fleet->cfg.notification_rate > 0) {
-        return fleet->cfg.notification_rate;
+    if (g->cfg.notification_rate > 0) {
+        return g->cfg.notification_rate;
     }
     if (p && p->kind == NOTIF_PLAN_RATE) {
-        return p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / fleet->cfg.device_count;
+        return p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / g->cfg.device_count;
     }
     return 0;
 }
 
 /* Which of the plan's notifications the send with sequence number @p seq carries. */
 static uint32_t
-pick_item(const struct fleet *fleet, struct notif_stream *st, uint64_t seq)
+pick_item(const struct device_group *g, struct notif_stream *st, uint64_t seq)
 {
-    const struct notif_plan *p = fleet->notif_plan;
+    const struct notif_plan *p = g->notif_plan;
 
     if (p->kind == NOTIF_PLAN_ODL) {
         /* File order, each entry its number of times. */
@@ -57,7 +58,7 @@ pick_item(const struct fleet *fleet, struct notif_stream *st, uint64_t seq)
         st->item_left--;
         return st->item;
     }
-    return fleet->notif_mix[(seq - 1) % fleet->notif_mix_len];
+    return g->notif_mix[(seq - 1) % g->notif_mix_len];
 }
 
 /*
@@ -103,9 +104,9 @@ log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms
 
 /* Resuming after a pause: the origin moves so that no burst makes up for the time paused. */
 static void
-resume_origin(struct notif_stream *st, const struct fleet *fleet, monotime_us now)
+resume_origin(struct notif_stream *st, const struct device_group *g, monotime_us now)
 {
-    if (device_rate(fleet) > 0) {
+    if (device_rate(g) > 0) {
         pacer_resume(&st->pacer, now);
     } else if (st->item_due_us < now) {
         st->item_due_us = now;
@@ -147,7 +148,6 @@ send_complete(struct session *s, const char *what, uint64_t now_ms)
 void
 stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
 {
-    struct fleet *fleet = dev->worker->fleet;
     struct lyd_node *parsed = NULL, *envelope = NULL;
     int want_parse = 0;
 
@@ -164,7 +164,8 @@ stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
         /* Filters read a tree: one parse per notification, whatever the number of subscribers. */
         struct ly_in *in = NULL;
         if (!ly_in_new_memory(xml, &in)) {
-            lyd_parse_op(fleet->schemas.ctx, NULL, in, LYD_XML, LYD_TYPE_NOTIF_NETCONF, &envelope, &parsed);
+            lyd_parse_op(dev->type->schemas.ctx, NULL, in, LYD_XML, LYD_TYPE_NOTIF_NETCONF, &envelope,
+                         &parsed);
             ly_in_free(in, 0);
         }
     }
@@ -201,10 +202,9 @@ static int
 emit_one(struct notif_stream *st, struct sbuf *b, uint64_t now_ms)
 {
     struct device *dev = st->dev;
-    struct fleet *fleet = dev->worker->fleet;
-    const struct profile *p = fleet->profile;
+    const struct profile *p = dev->type->profile;
     uint64_t seq = st->seq + 1;
-    uint32_t item = pick_item(fleet, st, seq);
+    uint32_t item = pick_item(dev->group, st, seq);
     struct notif_vars v;
 
     if (item == UINT32_MAX) {
@@ -216,7 +216,7 @@ emit_one(struct notif_stream *st, struct sbuf *b, uint64_t now_ms)
     v.ifindex = p->if_count ? (uint32_t)((seq - 1) % p->if_count) + 1 : 0;
     v.ifname = p->if_count ? p->ifs[v.ifindex - 1].name : "";
     b->len = 0;
-    notif_expand(&fleet->notif_plan->items[item], &v, b);
+    notif_expand(&dev->group->notif_plan->items[item], &v, b);
     if (b->failed) {
         return 0;
     }
@@ -242,11 +242,11 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     struct notif_stream *st = (struct notif_stream *)((char *)timer - offsetof(struct notif_stream, timer));
     struct device *dev = st->dev;
     struct fleet *fleet = dev->worker->fleet;
-    const struct notif_plan *plan = fleet->notif_plan;
+    const struct notif_plan *plan = dev->group->notif_plan;
     struct sbuf *b = &dev->worker->notif_buf;
     monotime_us now = loop_now_us(loop);
     uint64_t now_ms = devview_now_ms(fleet);
-    double rate = device_rate(fleet);
+    double rate = device_rate(dev->group);
     uint32_t sent = 0;
 
     st->running = 0;
@@ -262,7 +262,7 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     }
     if (st->held) {
         st->held = 0;
-        resume_origin(st, fleet, now);
+        resume_origin(st, dev->group, now);
     }
     if (plan->kind == NOTIF_PLAN_RATE && plan->duration_ms &&
         now - st->start_us >= plan->duration_ms * 1000) {
@@ -354,19 +354,20 @@ stream_subscribed(struct session *s)
             st->log_cap = 0; /* no replay for this device rather than no stream */
         }
         st->start_us = loop_now_us(loop);
-        pacer_init(&st->pacer, st->start_us, device_rate(fleet) > 0 ? device_rate(fleet) : 1,
-                   fleet->notif_plan && fleet->notif_plan->kind == NOTIF_PLAN_RATE ? fleet->notif_plan->burst
-                                                                                   : 1);
-        if (fleet->notif_plan) {
-            st->item_left = fleet->notif_plan->items[0].times;
-            st->item_due_us = st->start_us + fleet->notif_plan->items[0].delay_ms * 1000;
+        pacer_init(&st->pacer, st->start_us, device_rate(dev->group) > 0 ? device_rate(dev->group) : 1,
+                   dev->group->notif_plan && dev->group->notif_plan->kind == NOTIF_PLAN_RATE
+                       ? dev->group->notif_plan->burst
+                       : 1);
+        if (dev->group->notif_plan) {
+            st->item_left = dev->group->notif_plan->items[0].times;
+            st->item_due_us = st->start_us + dev->group->notif_plan->items[0].delay_ms * 1000;
         } else {
             st->finished = 1;
         }
     }
-    if (!st->running && !st->finished && fleet->notif_plan) {
+    if (!st->running && !st->finished && dev->group->notif_plan) {
         if (st->pacer.tick || st->seq) {
-            resume_origin(st, fleet, loop_now_us(loop));
+            resume_origin(st, dev->group, loop_now_us(loop));
         }
         loop_timer_start(loop, &st->timer, loop_now_us(loop), on_tick);
         st->running = 1;

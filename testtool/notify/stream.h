@@ -15,6 +15,7 @@
 
 #include <libyang/libyang.h>
 
+#include "device.h"
 #include "err.h"
 #include "loop.h"
 #include "pacer.h"
@@ -35,15 +36,6 @@ struct session;
 /* Default size of a device's replay log (notifications), --replay-log: small, since every streaming device
  * keeps one (30,000 devices times 16 notifications of 500 bytes is 240 MB). */
 #define STREAM_DEFAULT_REPLAY_ENTRIES 16u
-
-/* One row of counts (a subscriber, or a device summed over its subscribers). */
-struct notif_counts {
-    uint64_t emitted;       /* offered to this subscriber */
-    uint64_t sent;          /* queued on its connection */
-    uint64_t send_failures; /* could not be queued (out of memory) */
-    uint64_t dropped;       /* its queue was full (a slow reader) */
-    uint64_t suppressed;    /* its filter left it out */
-};
 
 /* Ended subscriptions a device keeps a row for in the report (later ones are summed into the device's). */
 #define STREAM_ENDED_ROWS 16u

@@ -29,6 +29,7 @@
 
 #include "ber.h"
 #include "err.h"
+#include "plan.h"
 #include "spdu.h"
 
 struct loop;
@@ -57,12 +58,6 @@ struct trap_sender;
 /* IF-MIB ifAdminStatus / ifOperStatus values used with trap_send_link() (RFC 2863). */
 #define TRAP_IF_STATUS_UP   1
 #define TRAP_IF_STATUS_DOWN 2
-
-/* Where notifications go: a collector's IPv4 address and UDP port. */
-struct trap_sink {
-    uint32_t addr; /* IPv4 address, host order */
-    uint16_t port; /* UDP port, host order, never 0 */
-};
 
 /*
  * Per (device, sink) counters, kept by the caller and updated by the sender.

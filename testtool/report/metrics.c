@@ -29,10 +29,13 @@
 
 #include <microhttpd.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "log.h"
 #include "sbuf.h"
 #include "session.h"
 #include "spdu.h"
+#include "stream.h"
+#include "trap.h"
 
 /* Most simultaneous HTTP connections: a scraper or two and a person with curl. */
 #define METRICS_MAX_CONNECTIONS 16
@@ -40,15 +43,6 @@
 #define METRICS_CONNECTION_TIMEOUT_S 10
 /* Longest ADDR of --metrics. */
 #define METRICS_ADDR_MAX 64
-
-/* Counted NETCONF operations, in label order; the last entry stands for every other name. */
-static const char *const rpc_ops[METRICS_RPC_OPS] = {
-    "get",           "get-config", "edit-config",   "copy-config",
-    "delete-config", "validate",   "commit",        "discard-changes",
-    "lock",          "unlock",     "close-session", "kill-session",
-    "get-schema",    "get-data",   "edit-data",     "create-subscription",
-    "other",
-};
 
 static const char *const snmp_types[METRICS_SNMP_TYPES] = {"get", "getnext", "getbulk", "set"};
 
@@ -75,48 +69,6 @@ struct gather_part {
     uint32_t worker;        /* index of the worker (and of its sums) */
 };
 
-unsigned
-metrics_rpc_op(const char *name)
-{
-    /* A linear scan of 16 short names: nothing beside the parse of the message it counts. */
-    for (unsigned i = 0; name && i < METRICS_RPC_OPS - 1; i++) {
-        if (!strcmp(name, rpc_ops[i])) {
-            return i;
-        }
-    }
-    return METRICS_RPC_OPS - 1;
-}
-
-void
-metrics_count_rpc(struct worker *w, const char *name, int error)
-{
-    w->metrics.rpcs[metrics_rpc_op(name)][error ? 1 : 0]++;
-}
-
-void
-metrics_count_snmp(struct worker *w, int pdu_type, int error_status)
-{
-    unsigned t;
-
-    switch (pdu_type) {
-    case SPDU_GET:
-        t = 0;
-        break;
-    case SPDU_GETNEXT:
-        t = 1;
-        break;
-    case SPDU_GETBULK:
-        t = 2;
-        break;
-    case SPDU_SET:
-        t = 3;
-        break;
-    default:
-        return;
-    }
-    w->metrics.snmp[t][error_status ? 1 : 0]++;
-}
-
 static void
 add_notif(uint64_t *to, const struct notif_counts *c)
 {
@@ -135,6 +87,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
     const struct fleet_config *cfg = &fleet->cfg;
 
     sums->sessions_open = w->session_count;
+    sums->ssh_sessions_open = w->ssh_session_count;
     sums->by_op = w->metrics;
     _Static_assert(LISTEN_REFUSED_KINDS == sizeof sums->connections_refused / sizeof(uint64_t),
                    "a refusal counter per reason");
@@ -395,6 +348,21 @@ row_line(struct sbuf *out, const char *name, size_t name_len, uint32_t device, u
     sbuf_add(out, "\n", 1);
 }
 
+/* One info line per device: its group and type, to join the per-device series with (group_left). */
+static void
+format_device_info(const struct fleet *fleet, const struct metrics_snapshot *snap, struct sbuf *out)
+{
+    family(out, "fleetsim_device_info", "gauge", "Always 1; the device's group and type are labels.");
+    for (uint32_t i = 0; i < snap->row_count; i++) {
+        const struct device *dev = &fleet->devices[snap->rows[i].index];
+        sbuf_printf(out, "fleetsim_device_info{device=\"%" PRIu32 "\",group=\"", dev->index);
+        label_value(out, dev->group->name);
+        sbuf_adds(out, "\",type=\"");
+        label_value(out, dev->type->name);
+        sbuf_adds(out, "\"} 1\n");
+    }
+}
+
 /* The per-device families; the device label is a number, so it needs no escaping. */
 static void
 format_rows(const struct metrics_snapshot *snap, struct sbuf *out)
@@ -472,18 +440,22 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
                                              "wrong_digest",
                                              "decryption_error"};
     const struct metrics_sums *s = &snap->sums;
-    const int ssh = fleet->cfg.ssh;
 
     family(out, "fleetsim_info", "gauge", "Always 1; the version is a label.");
     sample(out, "fleetsim_info", "version", FLEETSIM_VERSION, NULL, NULL, 1);
     family(out, "fleetsim_devices", "gauge", "Devices simulated.");
     sample(out, "fleetsim_devices", NULL, NULL, NULL, NULL, fleet->cfg.device_count);
+    family(out, "fleetsim_group_devices", "gauge", "Devices of each group of the fleet, with their type.");
+    for (uint32_t g = 0; g < fleet->group_count; g++) {
+        sample(out, "fleetsim_group_devices", "group", fleet->groups[g].name, "type",
+               fleet->groups[g].type->name, fleet->groups[g].cfg.device_count);
+    }
 
     /* NETCONF sessions. */
     family(out, "fleetsim_sessions", "gauge",
            "NETCONF sessions open now (handshake included), by transport.");
-    sample(out, "fleetsim_sessions", "transport", "tcp", NULL, NULL, ssh ? 0 : s->sessions_open);
-    sample(out, "fleetsim_sessions", "transport", "ssh", NULL, NULL, ssh ? s->sessions_open : 0);
+    sample(out, "fleetsim_sessions", "transport", "tcp", NULL, NULL, s->sessions_open - s->ssh_sessions_open);
+    sample(out, "fleetsim_sessions", "transport", "ssh", NULL, NULL, s->ssh_sessions_open);
     family(out, "fleetsim_sessions_started_total", "counter", "NETCONF sessions whose hello completed.");
     sample(out, "fleetsim_sessions_started_total", NULL, NULL, NULL, NULL, s->sessions_started);
     family(out, "fleetsim_sessions_dropped_total", "counter",
@@ -510,9 +482,9 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     family(out, "fleetsim_netconf_rpcs_total", "counter",
            "NETCONF rpc-replies by operation and result (error: the reply carries rpc-error).");
     for (unsigned op = 0; op < METRICS_RPC_OPS; op++) {
-        sample(out, "fleetsim_netconf_rpcs_total", "operation", rpc_ops[op], "result", "ok",
+        sample(out, "fleetsim_netconf_rpcs_total", "operation", metrics_rpc_op_name(op), "result", "ok",
                s->by_op.rpcs[op][0]);
-        sample(out, "fleetsim_netconf_rpcs_total", "operation", rpc_ops[op], "result", "error",
+        sample(out, "fleetsim_netconf_rpcs_total", "operation", metrics_rpc_op_name(op), "result", "error",
                s->by_op.rpcs[op][1]);
     }
 
@@ -570,6 +542,7 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     sample(out, "fleetsim_trap_retries_total", NULL, NULL, NULL, NULL, s->traps[7]);
 
     if (rows) {
+        format_device_info(fleet, snap, out);
         format_rows(snap, out);
     }
 }

@@ -11,26 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device.h"
+#include "metrics_count.h"
+
 struct fleet;
 struct sbuf;
 struct worker;
 
-/* NETCONF operations counted by name; any other name (and a message that is no valid <rpc>) is "other". */
-#define METRICS_RPC_OPS 17
-/* SNMP request PDU types counted: get, getnext, getbulk, set. */
-#define METRICS_SNMP_TYPES 4
-/* How long a scrape or a status line waits for the workers' snapshots. */
-#define METRICS_GATHER_TIMEOUT_MS 2000
-
-/* Counters a worker keeps for the devices it owns; written by its thread only, read through its inbox. */
-struct metrics_worker {
-    uint64_t rpcs[METRICS_RPC_OPS][2];    /* rpc-replies by operation, [0] ok or data, [1] rpc-error */
-    uint64_t snmp[METRICS_SNMP_TYPES][2]; /* SNMP responses by request type, [0] noError, [1] an error */
-};
-
 /* The devices' counters summed (fleet-wide once gathered). */
 struct metrics_sums {
     uint64_t sessions_open;          /* sessions accepted and not yet closed (handshake included) */
+    uint64_t ssh_sessions_open;      /* those of them over SSH */
     uint64_t sessions_started;       /* hellos completed (netconf-state in-sessions) */
     uint64_t sessions_dropped;       /* sessions ended without close-session */
     uint64_t hello_failures;         /* bad hellos, failed SSH handshakes and hello timeouts */
@@ -75,27 +66,6 @@ struct metrics_snapshot {
     struct metrics_device_row *rows; /* per device (only when asked), by worker then index; malloc'd */
     uint32_t row_count;              /* entries in rows */
 };
-
-/**
- * @brief Index of NETCONF operation @p name among the counted ones.
- * @param[in] name Operation name, or NULL for a message that named none.
- * @return 0 to METRICS_RPC_OPS - 1, the last meaning "other".
- */
-unsigned metrics_rpc_op(const char *name);
-
-/**
- * @brief Count one rpc-reply of @p w's device. Call on the worker's thread.
- * @param[in] name Operation name, or NULL when the message named none.
- * @param[in] error 1 when the reply carries rpc-error.
- */
-void metrics_count_rpc(struct worker *w, const char *name, int error);
-
-/**
- * @brief Count one SNMP response of @p w's device. Call on the worker's thread.
- * @param[in] pdu_type The request's PDU type (SPDU_GET, ...); other types are not counted.
- * @param[in] error_status The response's error-status (0: noError).
- */
-void metrics_count_snmp(struct worker *w, int pdu_type, int error_status);
 
 /**
  * @brief Gather the counters of every device of a running fleet (each worker sums its own devices).

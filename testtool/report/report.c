@@ -14,9 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fleet.h"
+#include "device.h"
 #include "sbuf.h"
 #include "session.h"
+#include "stream.h"
+#include "trap.h"
 
 struct report_job {
     struct fleet *fleet; /* the fleet */
@@ -43,10 +45,12 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         struct notif_counts total;
         int first = 1;
         stream_device_counts(dev, &total);
-        sbuf_printf(b,
-                    "%s{\"device\":%" PRIu32 ",\"address\":\"%u.%u.%u.%u\",\"port\":%u,\"notifications\":{",
-                    b->len ? "," : "", dev->index, dev->addr >> 24, (dev->addr >> 16) & 255,
-                    (dev->addr >> 8) & 255, dev->addr & 255, (unsigned)dev->port);
+        sbuf_printf(b, "%s{\"device\":%" PRIu32 ",\"group\":", b->len ? "," : "", dev->index);
+        sbuf_add_json(b, dev->group->name);
+        sbuf_adds(b, ",\"type\":");
+        sbuf_add_json(b, dev->type->name);
+        sbuf_printf(b, ",\"address\":\"%u.%u.%u.%u\",\"port\":%u,\"notifications\":{", dev->addr >> 24,
+                    (dev->addr >> 16) & 255, (dev->addr >> 8) & 255, dev->addr & 255, (unsigned)dev->port);
         counts_json(b, &total);
         sbuf_printf(b,
                     "},\"generated\":%" PRIu64 ",\"behind\":%" PRIu64 ",\"ssh_auth_failures\":%" PRIu32

@@ -12,8 +12,23 @@
 #include <inttypes.h>
 #include <time.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "log.h"
 #include "metrics.h"
+#include "trap.h"
+
+/* "ssh", "tcp", or both when the groups differ. */
+static const char *
+transports(const struct fleet *fleet)
+{
+    int ssh = 0, tcp = 0;
+
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        ssh |= fleet->groups[i].cfg.ssh;
+        tcp |= !fleet->groups[i].cfg.ssh;
+    }
+    return ssh && tcp ? "ssh and tcp" : ssh ? "ssh" : "tcp";
+}
 
 void
 status_init(struct status_clock *st, const struct fleet *fleet)
@@ -49,7 +64,7 @@ print_line(struct status_clock *st, struct fleet *fleet, monotime_us now)
     log_info("status: %" PRIu32 " devices, %" PRIu64 " sessions (%s), rpcs %" PRIu64 " (%.1f/s, %" PRIu64
              " errors), snmp %" PRIu64 " (%.1f/s), notifications sent %" PRIu64 " dropped %" PRIu64
              ", auth failures ssh %" PRIu64 " snmp %" PRIu64,
-             fleet->cfg.device_count, s->sessions_open, fleet->cfg.ssh ? "ssh" : "tcp", rpcs,
+             fleet->cfg.device_count, s->sessions_open, transports(fleet), rpcs,
              rate(rpcs, st->last_rpcs, seconds), s->rpc_errors, snmp, rate(snmp, st->last_snmp, seconds),
              s->notif[1], s->notif[3], s->ssh_auth_failures,
              s->snmp_bad_communities + s->snmp_bad_uses + s->snmp_usm[3] + s->snmp_usm[5]);

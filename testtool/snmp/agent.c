@@ -18,7 +18,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "devview.h"
+#include "group.h"
+#include "log.h"
 #include "respond.h"
 #include "spdu.h"
 #include "textarg.h"
@@ -39,6 +42,7 @@ struct agent_delayed {
 /* A datagram that reached another worker's socket, handed to its device's worker. */
 struct agent_handoff {
     struct device *dev;      /* the device asked */
+    int slot;                /* which shared port it came in on (fleet->snmp_shared_ports) */
     struct sockaddr_in peer; /* who asked */
     uint32_t dst_addr;       /* address it was sent to (network order) */
     size_t len;              /* bytes in data */
@@ -71,13 +75,13 @@ unit_draw(uint64_t h)
 static const struct agent_fault *
 device_fault(const struct device *dev)
 {
-    const struct fleet *fleet = dev->worker->fleet;
+    const struct fleet_config *cfg = &dev->group->cfg;
     double u = unit_draw(dyn_hash(devview_seed(dev), 0xfa17, 0)), cum = 0;
 
-    for (uint32_t i = 0; i < fleet->cfg.snmp_fault_count; i++) {
-        cum += fleet->cfg.snmp_faults[i].share;
+    for (uint32_t i = 0; i < cfg->snmp_fault_count; i++) {
+        cum += cfg->snmp_faults[i].share;
         if (u < cum) {
-            return &fleet->cfg.snmp_faults[i];
+            return &cfg->snmp_faults[i];
         }
     }
     return NULL;
@@ -208,7 +212,7 @@ static void
 handle_request(struct worker *w, struct device *dev, int fd, const struct sockaddr_in *peer,
                uint32_t dst_addr, uint8_t *req, size_t len, struct agent_batch *batch)
 {
-    const struct fleet_config *cfg = &w->fleet->cfg;
+    const struct fleet_config *cfg = &dev->group->cfg;
     struct agent_worker *aw = &w->snmp;
     const struct agent_fault *fault = cfg->snmp_fault_count ? device_fault(dev) : NULL;
     uint64_t draw = dyn_hash(devview_seed(dev), ++aw->reply_seq, 0x1a7e);
@@ -251,7 +255,7 @@ handle_request(struct worker *w, struct device *dev, int fd, const struct sockad
 
 /* Read up to a batch from @p fd; with @p shared, learn each datagram's destination address. */
 static void
-read_batch(struct worker *w, int fd, struct device *own_dev)
+read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
 {
     struct agent_worker *aw = &w->snmp;
     struct fleet *fleet = w->fleet;
@@ -287,7 +291,6 @@ read_batch(struct worker *w, int fd, struct device *own_dev)
         size_t len = msgs[i].msg_len;
         if (!own_dev) {
             struct cmsghdr *c;
-            uint32_t index;
             for (c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
                 if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
                     struct in_pktinfo pi;
@@ -295,16 +298,16 @@ read_batch(struct worker *w, int fd, struct device *own_dev)
                     dst = pi.ipi_addr.s_addr;
                 }
             }
-            index = ntohl(dst) - fleet->cfg.ip;
-            if (!dst || index >= fleet->cfg.device_count) {
+            dev = dst ? group_device_at(fleet, ntohl(dst), fleet->snmp_shared_ports[slot], 1) : NULL;
+            if (!dev) {
                 continue; /* not one of ours (the socket is bound to the wildcard address) */
             }
-            dev = &fleet->devices[index];
             if (dev->worker != w) {
                 /* The steering program was not attached or was bypassed: hand it over. */
                 struct agent_handoff *h = malloc(sizeof *h + len);
                 if (h) {
                     h->dev = dev;
+                    h->slot = slot;
                     h->peer = peers[i];
                     h->dst_addr = dst;
                     h->len = len;
@@ -337,8 +340,8 @@ agent_adopt(struct loop *loop, void *arg)
     struct agent_batch batch = {.count = 0};
 
     (void)loop;
-    if (w->snmp.fd >= 0) {
-        handle_request(w, h->dev, w->snmp.fd, &h->peer, h->dst_addr, h->data, h->len, &batch);
+    if (w->snmp.fds[h->slot] >= 0) {
+        handle_request(w, h->dev, w->snmp.fds[h->slot], &h->peer, h->dst_addr, h->data, h->len, &batch);
         flush_batch(&batch);
     }
     free(h);
@@ -350,15 +353,22 @@ on_device_readable(struct loop *loop, int fd, uint32_t events, void *data)
     struct device *dev = data;
     (void)loop;
     (void)events;
-    read_batch(dev->worker, fd, dev);
+    read_batch(dev->worker, fd, 0, dev);
 }
 
 static void
 on_shared_readable(struct loop *loop, int fd, uint32_t events, void *data)
 {
+    struct worker *w = data;
+
     (void)loop;
     (void)events;
-    read_batch(data, fd, NULL);
+    for (int slot = 0; slot < FLEET_MAX_SHARED_PORTS; slot++) {
+        if (w->snmp.fds[slot] == fd) {
+            read_batch(w, fd, slot, NULL);
+            return;
+        }
+    }
 }
 
 /*
@@ -405,21 +415,38 @@ open_udp(uint32_t addr, uint16_t port, int shared, int loopback_only, char *err,
     return fd;
 }
 
+/* Room for the steering program: 6 instructions per group sharing a port, and the last return. */
+#define AGENT_STEER_MAX_INSNS 4096
+
 /*
- * Steer each datagram to the socket of the worker that owns the address it was sent to:
- * socket index = (destination - first address) mod workers. Sockets join the group in worker order.
+ * Steer each datagram to the socket of the worker that owns the address it was sent to. For each group
+ * on this port: when the destination is in its range, socket index = (group's first device + destination -
+ * its first address) mod workers; anything else goes to socket 0. Sockets join the group in worker order.
  */
 static void
-attach_steering(struct fleet *fleet, int fd)
+attach_steering(const struct fleet *fleet, uint16_t port, int fd)
 {
-    struct sock_filter code[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)SKF_NET_OFF + 16), /* IPv4 destination address */
-        BPF_STMT(BPF_ALU | BPF_SUB | BPF_K, fleet->cfg.ip),
-        BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, fleet->cfg.threads),
-        BPF_STMT(BPF_RET | BPF_A, 0),
-    };
-    struct sock_fprog prog = {.len = sizeof code / sizeof code[0], .filter = code};
+    struct sock_filter code[AGENT_STEER_MAX_INSNS];
+    struct sock_fprog prog = {.len = 0, .filter = code};
+    uint32_t n = 0;
 
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        const struct device_group *g = &fleet->groups[i];
+        const struct fleet_config *c = &g->cfg;
+        if (!c->ip_per_device || !c->snmp || c->snmp_starting_port != port || n + 7 > AGENT_STEER_MAX_INSNS) {
+            continue;
+        }
+        code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)SKF_NET_OFF + 16);
+        code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, c->ip, 0, 4);
+        code[n++] =
+            (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, c->ip + c->device_count - 1, 3, 0);
+        /* 32-bit arithmetic: A = destination - ip + first */
+        code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_SUB | BPF_K, c->ip - g->first);
+        code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, fleet->cfg.threads);
+        code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+    }
+    code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+    prog.len = (unsigned short)n;
     if (fleet->cfg.threads > 1 &&
         setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) < 0) {
         /* Nothing is lost: the kernel spreads the datagrams over the workers' sockets by its own hash, and
@@ -433,53 +460,96 @@ attach_steering(struct fleet *fleet, int fd)
 }
 
 static enum fleet_err
-worker_buffers(struct fleet *fleet, struct worker *w)
+worker_buffers(struct worker *w, uint32_t max_msg_bytes)
 {
     struct agent_worker *aw = &w->snmp;
 
-    aw->out_cap = fleet->cfg.snmp_max_msg_bytes + SPDU_HEADROOM(255);
+    aw->out_cap = max_msg_bytes + SPDU_HEADROOM(255);
     aw->in_bufs = malloc((size_t)AGENT_BATCH * AGENT_MAX_REQUEST_BYTES);
     aw->out_bufs = malloc((size_t)AGENT_BATCH * aw->out_cap);
     aw->scratch = malloc(sizeof *aw->scratch);
     return aw->in_bufs && aw->out_bufs && aw->scratch ? FLEET_OK : FLEET_ERR_NOMEM;
 }
 
+/* One socket per worker on shared port @p port; loopback-only when every group on it is in 127/8. */
+static enum fleet_err
+open_shared(struct fleet *fleet, uint32_t slot, uint16_t port, char *err, size_t err_len)
+{
+    int loopback = 1;
+
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        const struct fleet_config *c = &fleet->groups[i].cfg;
+        if (c->ip_per_device && c->snmp && c->snmp_starting_port == port && (c->ip >> 24) != 127) {
+            loopback = 0;
+        }
+    }
+    for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
+        struct worker *w = &fleet->workers[i];
+        if ((w->snmp.fds[slot] = open_udp(0, port, 1, loopback, err, err_len)) < 0) {
+            return FLEET_ERR_SYS;
+        }
+        if (loop_watch(w->loop, w->snmp.fds[slot], LOOP_READ, on_shared_readable, w)) {
+            snprintf(err, err_len, "cannot watch an SNMP socket: %m");
+            return FLEET_ERR_SYS;
+        }
+    }
+    attach_steering(fleet, port, fleet->workers[0].snmp.fds[slot]);
+    return FLEET_OK;
+}
+
 enum fleet_err
 agent_open_all(struct fleet *fleet, char *err, size_t err_len)
 {
-    const struct fleet_config *cfg = &fleet->cfg;
+    uint32_t max_msg = 0;
+    enum fleet_err rc;
 
-    for (uint32_t i = 0; i < cfg->threads; i++) {
-        fleet->workers[i].snmp.fd = -1;
-        if (worker_buffers(fleet, &fleet->workers[i])) {
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        const struct fleet_config *c = &fleet->groups[i].cfg;
+        if (c->snmp && c->snmp_max_msg_bytes > max_msg) {
+            max_msg = c->snmp_max_msg_bytes;
+        }
+    }
+    if (!max_msg) {
+        return FLEET_OK; /* no group is an SNMP agent */
+    }
+    for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
+        if (worker_buffers(&fleet->workers[i], max_msg)) {
             snprintf(err, err_len, "out of memory for SNMP buffers");
             return FLEET_ERR_NOMEM;
         }
     }
-    if (cfg->ip_per_device) {
-        for (uint32_t i = 0; i < cfg->threads; i++) {
-            struct worker *w = &fleet->workers[i];
-            if ((w->snmp.fd = open_udp(0, (uint16_t)cfg->snmp_starting_port, 1, (cfg->ip >> 24) == 127, err,
-                                       err_len)) < 0) {
+    for (uint32_t gi = 0; gi < fleet->group_count; gi++) {
+        const struct device_group *g = &fleet->groups[gi];
+        const struct fleet_config *c = &g->cfg;
+        if (!c->snmp) {
+            continue;
+        }
+        if (c->ip_per_device) {
+            uint16_t port = (uint16_t)c->snmp_starting_port;
+            if (group_port_slot(fleet->snmp_shared_ports, fleet->snmp_shared_port_count, port) >= 0) {
+                continue; /* an earlier group opened it */
+            }
+            if (fleet->snmp_shared_port_count == FLEET_MAX_SHARED_PORTS) {
+                snprintf(err, err_len, "more than %d SNMP ports shared by address-per-device groups",
+                         FLEET_MAX_SHARED_PORTS);
+                return FLEET_ERR_INVAL;
+            }
+            fleet->snmp_shared_ports[fleet->snmp_shared_port_count] = port;
+            if ((rc = open_shared(fleet, fleet->snmp_shared_port_count++, port, err, err_len))) {
+                return rc;
+            }
+            continue;
+        }
+        for (uint32_t k = 0; k < c->device_count; k++) {
+            struct device *dev = &fleet->devices[g->first + k];
+            if ((dev->snmp_fd =
+                     open_udp(dev->addr, (uint16_t)(c->snmp_starting_port + k), 0, 0, err, err_len)) < 0) {
                 return FLEET_ERR_SYS;
             }
-            if (loop_watch(w->loop, w->snmp.fd, LOOP_READ, on_shared_readable, w)) {
-                snprintf(err, err_len, "cannot watch an SNMP socket: %m");
+            if (loop_watch(dev->worker->loop, dev->snmp_fd, LOOP_READ, on_device_readable, dev)) {
+                snprintf(err, err_len, "cannot watch the SNMP socket of device %u: %m", (unsigned)dev->index);
                 return FLEET_ERR_SYS;
             }
-        }
-        attach_steering(fleet, fleet->workers[0].snmp.fd);
-        return FLEET_OK;
-    }
-    for (uint32_t i = 0; i < cfg->device_count; i++) {
-        struct device *dev = &fleet->devices[i];
-        if ((dev->snmp_fd =
-                 open_udp(dev->addr, (uint16_t)(cfg->snmp_starting_port + i), 0, 0, err, err_len)) < 0) {
-            return FLEET_ERR_SYS;
-        }
-        if (loop_watch(dev->worker->loop, dev->snmp_fd, LOOP_READ, on_device_readable, dev)) {
-            snprintf(err, err_len, "cannot watch the SNMP socket of device %u: %m", (unsigned)i);
-            return FLEET_ERR_SYS;
         }
     }
     return FLEET_OK;
@@ -509,12 +579,14 @@ agent_close_all(struct fleet *fleet)
             }
             free(d);
         }
-        if (aw->fd >= 0) {
-            if (w->loop) {
-                loop_unwatch(w->loop, aw->fd);
+        for (uint32_t k = 0; k < FLEET_MAX_SHARED_PORTS; k++) {
+            if (aw->fds[k] >= 0) {
+                if (w->loop) {
+                    loop_unwatch(w->loop, aw->fds[k]);
+                }
+                close(aw->fds[k]);
+                aw->fds[k] = -1;
             }
-            close(aw->fd);
-            aw->fd = -1;
         }
         free(aw->in_bufs);
         free(aw->out_bufs);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "plan.h"
 
 struct fleet;
 struct worker;
@@ -25,33 +26,6 @@ struct worker;
 /* Receive queue asked for a worker's shared socket (address per device) and a device's own socket. */
 #define AGENT_SHARED_RCVBUF_BYTES (8 * 1024 * 1024)
 #define AGENT_DEVICE_RCVBUF_BYTES (256 * 1024)
-/* Most injected faults (--snmp-fault) one fleet takes. */
-#define AGENT_MAX_FAULTS 8
-
-enum agent_fault_kind {
-    AGENT_FAULT_TIMEOUT, /* never answer */
-    AGENT_FAULT_DELAY,   /* answer after a fixed delay */
-    AGENT_FAULT_ERROR,   /* answer with an error-status */
-};
-
-struct agent_fault {
-    double share;      /* share of devices affected (0..1) */
-    int kind;          /* enum agent_fault_kind */
-    uint32_t delay_ms; /* AGENT_FAULT_DELAY: the delay */
-    int error_status;  /* AGENT_FAULT_ERROR: the error-status */
-};
-
-/* A worker's SNMP state: its shared socket, batch buffers and delayed answers. */
-struct agent_worker {
-    int fd;                          /* shared-port socket with ip_per_device, else -1 */
-    uint8_t *in_bufs;                /* AGENT_BATCH request buffers */
-    uint8_t *out_bufs;               /* AGENT_BATCH response buffers */
-    size_t out_cap;                  /* size of each response buffer */
-    struct respond_scratch *scratch; /* lent to request processing */
-    struct agent_delayed *delayed;   /* answers waiting on a timer (list) */
-    uint64_t reply_seq;              /* answers computed; drives latency and drop draws */
-};
-
 /**
  * @brief Open every device's SNMP socket (or each worker's) and watch it.
  * @param[out] err Names the address and port that failed, and why.

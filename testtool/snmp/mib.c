@@ -13,11 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "devview.h"
 #include "recording.h"
-
-static struct mib_object *objects;
-static uint32_t object_count;
 
 static void
 oid_copy(struct ber_oid *dst, const struct ber_oid *src)
@@ -32,11 +30,27 @@ object_order(const void *a, const void *b)
     return ber_oid_cmp(&((const struct mib_object *)a)->oid, &((const struct mib_object *)b)->oid);
 }
 
-void
-mib_init(void)
+enum fleet_err
+mib_view_init(struct mib_view *view)
 {
-    objects = mib_objects(&object_count);
-    qsort(objects, object_count, sizeof *objects, object_order);
+    uint32_t count;
+    const struct mib_object *all = mib_objects(&count);
+
+    if (!(view->objects = malloc(count * sizeof *view->objects))) {
+        return FLEET_ERR_NOMEM;
+    }
+    memcpy(view->objects, all, count * sizeof *all);
+    qsort(view->objects, count, sizeof *view->objects, object_order);
+    view->count = count;
+    return FLEET_OK;
+}
+
+void
+mib_view_free(struct mib_view *view)
+{
+    free(view->objects);
+    view->objects = NULL;
+    view->count = 0;
 }
 
 enum fleet_err
@@ -54,7 +68,7 @@ mib_req_init(struct mib_req *rq, struct device *dev, uint64_t now_ms, int v1)
 uint32_t
 mib_rows(const struct mib_req *rq, enum mib_table table)
 {
-    const struct profile *p = rq->dev->worker->fleet->profile;
+    const struct profile *p = rq->dev->type->profile;
 
     switch (table) {
     case MIB_SCALAR:
@@ -88,9 +102,10 @@ prefix_cmp(const struct ber_oid *obj, const struct ber_oid *name)
 
 /* Index of the first object that contains @p name or sorts after it. */
 static uint32_t
-first_candidate(const struct ber_oid *name)
+first_candidate(const struct mib_view *view, const struct ber_oid *name)
 {
-    uint32_t lo = 0, hi = object_count;
+    const struct mib_object *objects = view->objects;
+    uint32_t lo = 0, hi = view->count;
 
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -128,12 +143,14 @@ rec_served(struct mib_req *rq, const struct rec_table *rec, uint32_t i, struct s
 const struct mib_object *
 mib_find(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, int *is_object)
 {
-    uint32_t i = first_candidate(name);
+    const struct mib_view *view = &rq->dev->type->mib;
+    const struct mib_object *objects = view->objects;
+    uint32_t i = first_candidate(view, name);
     const struct mib_object *o;
     uint32_t suffix_len;
 
     *is_object = 0;
-    if (i >= object_count || prefix_cmp(&objects[i].oid, name) != 0 || !visible(rq, &objects[i])) {
+    if (i >= view->count || prefix_cmp(&objects[i].oid, name) != 0 || !visible(rq, &objects[i])) {
         return NULL;
     }
     o = &objects[i];
@@ -162,8 +179,8 @@ mib_find(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, int *is_
 static const struct rec_table *
 data_table(const struct mib_req *rq, int i)
 {
-    const struct fleet *fleet = rq->dev->worker->fleet;
-    return i == 0 ? fleet->smiv2_table : fleet->recording;
+    const struct device_type *type = rq->dev->type;
+    return i == 0 ? type->smiv2_table : type->recording;
 }
 
 void
@@ -215,11 +232,13 @@ next_row(const struct mib_req *rq, const struct mib_object *o, const struct ber_
 static const struct mib_object *
 live_next(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, uint32_t *hint)
 {
-    uint32_t i = hint && *hint < object_count && prefix_cmp(&objects[*hint].oid, name) == 0
+    const struct mib_view *view = &rq->dev->type->mib;
+    const struct mib_object *objects = view->objects;
+    uint32_t i = hint && *hint < view->count && prefix_cmp(&objects[*hint].oid, name) == 0
                      ? *hint
-                     : first_candidate(name);
+                     : first_candidate(view, name);
 
-    for (; i < object_count; i++) {
+    for (; i < view->count; i++) {
         const struct mib_object *o = &objects[i];
         if (!visible(rq, o)) {
             continue;
@@ -254,7 +273,7 @@ mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *
     const struct mib_object *o = live_next(rq, name, &row, hint);
     struct ber_oid *live = &rq->next_scratch;
 
-    if (o && !rq->dev->worker->fleet->smiv2_table && !rq->dev->worker->fleet->recording) {
+    if (o && !rq->dev->type->smiv2_table && !rq->dev->type->recording) {
         /* No data tables (the usual case): the live instance is the answer, written in place. */
         oid_copy(next, &o->oid);
         next->sub[next->len++] = o->table == MIB_SCALAR ? 0 : row;
@@ -305,16 +324,16 @@ mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *
 static int
 live_owns(const struct ber_oid *oid, void *ctx)
 {
-    uint32_t i = first_candidate(oid);
+    const struct mib_view *view = ctx;
+    uint32_t i = first_candidate(view, oid);
 
-    (void)ctx;
-    return i < object_count && prefix_cmp(&objects[i].oid, oid) == 0;
+    return i < view->count && prefix_cmp(&view->objects[i].oid, oid) == 0;
 }
 
 uint32_t
-mib_attach_recording(struct rec_table *rec)
+mib_attach_recording(const struct mib_view *view, struct rec_table *rec)
 {
-    return rec_drop(rec, live_owns, NULL);
+    return rec_drop(rec, live_owns, (void *)view);
 }
 
 /* An OID the profile's smiv2 data serves is not the recording's. */

@@ -13,6 +13,7 @@
 
 #include "ber.h"
 #include "devview.h"
+#include "err.h"
 #include "spdu.h"
 
 struct device;
@@ -53,8 +54,13 @@ struct mib_req {
     uint64_t seed;                        /* the device's seed */
 };
 
-/** @brief Sort the fleet's objects. Call once at start. */
-void mib_init(void);
+struct mib_view;
+
+/** @brief A device type's live objects, sorted. @return FLEET_ERR_NOMEM when out of memory. */
+enum fleet_err mib_view_init(struct mib_view *view);
+
+/** @brief Free what mib_view_init() made. Accepts a zeroed view. */
+void mib_view_free(struct mib_view *view);
 
 /** @brief Start a request on @p dev at @p now_ms. @return FLEET_ERR_NOMEM when the view cannot be built. */
 enum fleet_err mib_req_init(struct mib_req *rq, struct device *dev, uint64_t now_ms, int v1);
@@ -94,10 +100,10 @@ struct rec_table;
 
 /**
  * @brief Let the live objects own their OIDs: drop every recorded entry inside a live object's column
- * or at a live scalar. Call after mib_init() and before the recording is shared; the fleet then serves
- * the rest of it from every device (fleet->recording). @return Entries dropped.
+ * or at a live scalar of @p view. Call before the recording is shared; the type then serves the rest of
+ * it from every device (type->recording). @return Entries dropped.
  */
-uint32_t mib_attach_recording(struct rec_table *rec);
+uint32_t mib_attach_recording(const struct mib_view *view, struct rec_table *rec);
 
 /** @brief Drop from @p rec every OID that @p above (a table of higher precedence) serves. @return How many.
  */

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
+#include "devview.h"
 #include "edit.h"
-#include "fleet.h"
 #include "lock.h"
 #include "mib_set.h"
 #include "ncerr.h"
@@ -94,7 +95,7 @@ add_bytes_xml(struct sbuf *x, const struct spdu_value *v)
 static char *
 edit_xml(struct mib_req *rq, const struct set_item *items, uint32_t count)
 {
-    const struct profile *p = rq->dev->worker->fleet->profile;
+    const struct profile *p = rq->dev->type->profile;
     struct sbuf x = {0};
     int system_open = 0;
 
@@ -147,9 +148,9 @@ edit_xml(struct mib_req *rq, const struct set_item *items, uint32_t count)
 int
 mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index)
 {
-    struct fleet *fleet = rq->dev->worker->fleet;
+    const struct device_type *type = rq->dev->type;
     struct device *dev = rq->dev;
-    struct ly_ctx *ctx = fleet->schemas.ctx;
+    struct ly_ctx *ctx = type->schemas.ctx;
     struct set_item items[MIB_SET_MAX_BINDINGS];
     struct spdu_binding bindings[MIB_SET_MAX_BINDINGS];
     struct spdu_binding_iter it;
@@ -194,8 +195,8 @@ mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index)
                                    .default_op = EDIT_OP_MERGE,
                                    .test_option = EDIT_TEST_THEN_SET,
                                    .error_option = EDIT_ROLLBACK_ON_ERROR};
-        if (ds_own(&dev->ds, fleet->template_tree, DS_RUNNING, &tree) ||
-            edit_apply(&fleet->schemas, tree, &req, &errs, &changed) || errs) {
+        if (ds_own(&dev->ds, type->template_tree, DS_RUNNING, &tree) ||
+            edit_apply(&type->schemas, tree, &req, &errs, &changed) || errs) {
             status = SPDU_COMMIT_FAILED;
             *error_index = 1;
             goto cleanup;

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "agent.h"
+#include "device.h"
+#include "devview.h"
 #include "mib.h"
 #include "mib_set.h"
 #include "respond.h"
@@ -254,7 +256,7 @@ direction(struct mib_req *rq, uint32_t pos, int out, int packets)
         rq->dir_derived[out] = 0;
     }
     if (packets && !rq->dir_derived[out]) {
-        dyn_prep_derive(&rq->dev->worker->fleet->traffic, rq->dir[out].octets, out, &rq->dir[out]);
+        dyn_prep_derive(&rq->dev->type->traffic, rq->dir[out].octets, out, &rq->dir[out]);
         rq->dir_derived[out] = 1;
     }
     return &rq->dir[out];
@@ -306,7 +308,7 @@ agent_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v
         set_int(v, BER_INTEGER, (int64_t)((rq->now_ms - devview_boot_ms(rq->dev)) / 1000) & 0x7fffffff);
         return;
     case ID_ENGINE_MAX_MSG:
-        set_int(v, BER_INTEGER, rq->dev->worker->fleet->cfg.snmp_max_msg_bytes);
+        set_int(v, BER_INTEGER, rq->dev->group->cfg.snmp_max_msg_bytes);
         return;
     default:
         if (o->id > ID_USM_STATS && o->id <= ID_USM_STATS + 6) {
@@ -319,7 +321,7 @@ agent_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v
 static void
 system_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v)
 {
-    const struct profile *p = rq->dev->worker->fleet->profile;
+    const struct profile *p = rq->dev->type->profile;
     static const uint32_t zero_dot_zero[] = {0, 0};
 
     switch (o->id) {
@@ -366,7 +368,7 @@ system_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *
 static void
 if_value(struct mib_req *rq, const struct mib_object *o, uint32_t pos, struct spdu_value *v)
 {
-    const struct profile_interface *pi = &rq->dev->worker->fleet->profile->ifs[pos];
+    const struct profile_interface *pi = &rq->dev->type->profile->ifs[pos];
     static const uint32_t zero_dot_zero[] = {0, 0};
     uint32_t dev_index = rq->dev->index;
 
@@ -488,7 +490,7 @@ if_value(struct mib_req *rq, const struct mib_object *o, uint32_t pos, struct sp
 static void
 host_value(struct mib_req *rq, const struct mib_object *o, uint32_t row, struct spdu_value *v)
 {
-    const struct profile *p = rq->dev->worker->fleet->profile;
+    const struct profile *p = rq->dev->type->profile;
     static const uint32_t zero_dot_zero[] = {0, 0};
     uint64_t seed = rq->seed;
 

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "dynamics.h"
-#include "mib.h"
 
 /* Largest snmpwalk record gathered over continuation lines (a 64 KiB Hex-STRING is ~200 KiB of text). */
 #define REC_RECORD_MAX_BYTES (4u * REC_LINE_MAX_BYTES)
@@ -943,29 +942,4 @@ rec_print_line(FILE *out, const struct ber_oid *name, const struct spdu_value *v
         return FLEET_ERR_INVAL;
     }
     return FLEET_OK;
-}
-
-enum fleet_err
-rec_export(struct device *dev, uint64_t now_ms, FILE *out)
-{
-    struct mib_req rq;
-    struct ber_oid pos = {.len = 2, .sub = {0, 0}}, prev;
-    struct spdu_value v;
-    enum fleet_err rc;
-
-    if ((rc = mib_req_init(&rq, dev, now_ms, 0))) {
-        return rc;
-    }
-    for (;;) {
-        prev = pos;
-        mib_next(&rq, &prev, &pos, &v);
-        /* GETNEXT always moves forward; the check guards the walk against a bug looping forever. */
-        if (v.tag == BER_END_OF_MIB_VIEW || ber_oid_cmp(&pos, &prev) <= 0) {
-            break;
-        }
-        if ((rc = rec_print_line(out, &pos, &v))) {
-            return rc;
-        }
-    }
-    return fflush(out) || ferror(out) ? FLEET_ERR_SYS : FLEET_OK;
 }

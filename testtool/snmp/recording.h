@@ -116,11 +116,4 @@ uint32_t rec_drop(struct rec_table *rec, int (*shadowed)(const struct ber_oid *o
  */
 enum fleet_err rec_print_line(FILE *out, const struct ber_oid *name, const struct spdu_value *value);
 
-/**
- * @brief Walk device @p dev's whole view (live and recorded) at @p now_ms with GETNEXT from 0.0 and
- * print it as `.snmprec`. Call from the thread that owns the device (or before the workers start).
- * @return FLEET_OK; FLEET_ERR_NOMEM when the view cannot be built; FLEET_ERR_SYS when writing fails.
- */
-enum fleet_err rec_export(struct device *dev, uint64_t now_ms, FILE *out);
-
 #endif

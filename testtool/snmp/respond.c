@@ -9,7 +9,9 @@
 
 #include <string.h>
 
-#include "fleet.h"
+#include "device.h"
+#include "devview.h"
+#include "metrics_count.h"
 #include "mib.h"
 #include "mib_set.h"
 #include "spdu.h"
@@ -256,18 +258,17 @@ static size_t
 respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len, uint8_t *out,
            size_t out_cap, int forced_error, uint8_t **reply)
 {
-    struct fleet *fleet = dev->worker->fleet;
     struct respond_stats *st = &dev->snmp_stats;
     uint8_t id[SUSM_ENGINE_ID_MAX_BYTES];
-    struct v3_lookup lookup = {.cfg = &fleet->cfg};
+    struct v3_lookup lookup = {.cfg = &dev->group->cfg};
     struct susm_engine engine;
     struct susm_msg msg;
     struct susm_out o;
     struct spdu_encoder e;
     enum susm_report_kind report = SUSM_REPORT_NONE;
     enum fleet_err rc;
-    uint64_t now_ms = devview_now_ms(fleet);
-    size_t len = 0, max_msg = fleet->cfg.snmp_max_msg_bytes, pdu_len;
+    uint64_t now_ms = devview_now_ms(dev->worker->fleet);
+    size_t len = 0, max_msg = dev->group->cfg.snmp_max_msg_bytes, pdu_len;
     uint8_t *pdu_bytes;
     uint32_t index = 0;
     int status;
@@ -341,19 +342,18 @@ size_t
 respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len, uint8_t *out,
         size_t out_cap, int forced_error, uint8_t **reply)
 {
-    struct fleet *fleet = dev->worker->fleet;
     struct respond_stats *st = &dev->snmp_stats;
     struct spdu_message m;
     struct spdu_encoder e;
     enum fleet_err rc;
-    size_t max_msg = fleet->cfg.snmp_max_msg_bytes, headroom, len;
+    size_t max_msg = dev->group->cfg.snmp_max_msg_bytes, headroom, len;
     int status;
     uint32_t index = 0;
 
     st->in_pkts++;
     rc = spdu_message_decode(req, req_len, &m);
     if (rc == FLEET_ERR_NOTFOUND) {
-        if (!fleet->cfg.snmp_v3_user_count) {
+        if (!dev->group->cfg.snmp_v3_user_count) {
             st->in_bad_versions++;
             return 0;
         }
@@ -368,7 +368,8 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
         return 0;
     }
     /* Communities: the write community may also read; the read community may not write. */
-    if (!community_is(&m, fleet->cfg.snmp_community) && !community_is(&m, fleet->cfg.snmp_write_community)) {
+    if (!community_is(&m, dev->group->cfg.snmp_community) &&
+        !community_is(&m, dev->group->cfg.snmp_write_community)) {
         st->in_bad_community_names++;
         return 0;
     }
@@ -376,7 +377,7 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
         st->silent_drops++;
         return 0;
     }
-    if (m.pdu.type == SPDU_SET && !community_is(&m, fleet->cfg.snmp_write_community)) {
+    if (m.pdu.type == SPDU_SET && !community_is(&m, dev->group->cfg.snmp_write_community)) {
         /* Answered as net-snmp's snmpd answers a SET with its rocommunity: noAccess on the first
          * varbind (v1: noSuchName, RFC 3584 4.4), the varbinds echoed, nothing written. */
         st->in_bad_community_uses++;

@@ -11,40 +11,9 @@
 #include <stdint.h>
 
 #include "ber.h"
+#include "device.h"
 
 struct device;
-
-/* Counters of one device's agent (named as SNMPv2-MIB's snmp group where it has them). */
-struct respond_stats {
-    uint32_t in_pkts;                /* snmpInPkts: datagrams received */
-    uint32_t out_pkts;               /* snmpOutPkts: responses sent */
-    uint32_t in_bad_versions;        /* snmpInBadVersions */
-    uint32_t in_bad_community_names; /* snmpInBadCommunityNames: unknown community, dropped */
-    uint32_t in_bad_community_uses;  /* snmpInBadCommunityUses: SET with the read community (noAccess) */
-    uint32_t in_asn_parse_errs;      /* snmpInASNParseErrs: malformed messages, dropped */
-    uint32_t in_get_requests;        /* GET PDUs accepted */
-    uint32_t in_get_nexts;           /* GETNEXT PDUs accepted */
-    uint32_t in_get_bulks;           /* GETBULK PDUs accepted */
-    uint32_t in_set_requests;        /* SET PDUs accepted */
-    uint32_t out_too_bigs;           /* responses that were tooBig */
-    uint32_t silent_drops;           /* snmpSilentDrops: other PDUs dropped (responses, traps, reports) */
-    uint32_t injected_drops;         /* requests left unanswered on purpose (--snmp-drop-rate, faults) */
-    uint32_t in_denied_v3_sets;      /* SNMPv3 SETs by a user without write access (noAccess) */
-    uint32_t usm_stats[7];           /* usmStats counters (RFC 3414), indexed by enum susm_report_kind */
-};
-
-/* Most SNMPv3 users one fleet takes (--snmp-v3-user). */
-#define RESPOND_MAX_V3_USERS 8
-
-/* A configured SNMPv3 user: keys from the passwords (Ku), localized per device when a request comes. */
-struct respond_v3_user {
-    uint8_t name[32];    /* usmUserName */
-    size_t name_len;     /* bytes in name */
-    int auth;            /* enum susm_auth */
-    int priv;            /* enum susm_priv */
-    uint8_t auth_ku[64]; /* Ku of the auth password (RFC 3414 A.2) */
-    uint8_t priv_ku[64]; /* Ku of the privacy password, with the auth hash */
-};
 
 /* Most GETBULK repeaters answered; further ones are answered once, like non-repeaters. */
 #define RESPOND_MAX_REPEATERS 128

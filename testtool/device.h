@@ -1,0 +1,268 @@
+/*
+ * The base of the simulator: a device type (what a kind of device is,
+ * loaded once and shared read-only), a group (N devices of one type with
+ * their addresses and behaviour), a device, the worker loop that owns it,
+ * and the fleet that holds them all. Only leaf headers (common/, wire/,
+ * model/, the plan) are included here, so that every subsystem can include
+ * this file and the dependencies still run one way: subsystems on the
+ * base, fleet.c (which wires them) on the subsystems.
+ */
+#ifndef FLEET_DEVICE_H
+#define FLEET_DEVICE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <libyang/libyang.h>
+
+#include "datastore.h"
+#include "dynamics.h"
+#include "err.h"
+#include "loop.h"
+#include "plan.h"
+#include "profile.h"
+#include "sbuf.h"
+#include "schema.h"
+
+struct session;
+struct worker;
+struct rpc_custom;
+struct rec_table;
+struct notif_plan;
+struct notif_stream;
+struct devview_state;
+struct trap_counters;
+struct trap_sender;
+struct metrics_server;
+struct mib_object;
+struct ssh_bind_struct;
+struct ssh_key_struct;
+
+/* Most distinct shared ports (NETCONF and SNMP each) of address-per-device groups. */
+#define FLEET_MAX_SHARED_PORTS 16
+
+/* Counters of one device's agent (named as SNMPv2-MIB's snmp group where it has them). */
+struct respond_stats {
+    uint32_t in_pkts;                /* snmpInPkts: datagrams received */
+    uint32_t out_pkts;               /* snmpOutPkts: responses sent */
+    uint32_t in_bad_versions;        /* snmpInBadVersions */
+    uint32_t in_bad_community_names; /* snmpInBadCommunityNames: unknown community, dropped */
+    uint32_t in_bad_community_uses;  /* snmpInBadCommunityUses: SET with the read community (noAccess) */
+    uint32_t in_asn_parse_errs;      /* snmpInASNParseErrs: malformed messages, dropped */
+    uint32_t in_get_requests;        /* GET PDUs accepted */
+    uint32_t in_get_nexts;           /* GETNEXT PDUs accepted */
+    uint32_t in_get_bulks;           /* GETBULK PDUs accepted */
+    uint32_t in_set_requests;        /* SET PDUs accepted */
+    uint32_t out_too_bigs;           /* responses that were tooBig */
+    uint32_t silent_drops;           /* snmpSilentDrops: other PDUs dropped (responses, traps, reports) */
+    uint32_t injected_drops;         /* requests left unanswered on purpose (--snmp-drop-rate, faults) */
+    uint32_t in_denied_v3_sets;      /* SNMPv3 SETs by a user without write access (noAccess) */
+    uint32_t usm_stats[7];           /* usmStats counters (RFC 3414), indexed by enum susm_report_kind */
+};
+
+/* One row of counts (a subscriber, or a device summed over its subscribers). */
+struct notif_counts {
+    uint64_t emitted;       /* offered to this subscriber */
+    uint64_t sent;          /* queued on its connection */
+    uint64_t send_failures; /* could not be queued (out of memory) */
+    uint64_t dropped;       /* its queue was full (a slow reader) */
+    uint64_t suppressed;    /* its filter left it out */
+};
+
+/* A worker's SNMP state: its shared socket, batch buffers and delayed answers. */
+struct agent_worker {
+    int fds[FLEET_MAX_SHARED_PORTS]; /* shared-port sockets (fleet->snmp_shared_ports), -1 when none */
+    uint8_t *in_bufs;                /* AGENT_BATCH request buffers */
+    uint8_t *out_bufs;               /* AGENT_BATCH response buffers */
+    size_t out_cap;                  /* size of each response buffer */
+    struct respond_scratch *scratch; /* lent to request processing */
+    struct agent_delayed *delayed;   /* answers waiting on a timer (list) */
+    uint64_t reply_seq;              /* answers computed; drives latency and drop draws */
+};
+
+/* NETCONF operations counted by name; any other name (and a message that is no valid <rpc>) is "other". */
+#define METRICS_RPC_OPS 17
+/* SNMP request PDU types counted: get, getnext, getbulk, set. */
+#define METRICS_SNMP_TYPES 4
+/* How long a scrape or a status line waits for the workers' snapshots. */
+#define METRICS_GATHER_TIMEOUT_MS 2000
+
+/* Counters a worker keeps for the devices it owns; written by its thread only, read through its inbox. */
+struct metrics_worker {
+    uint64_t rpcs[METRICS_RPC_OPS][2];    /* rpc-replies by operation, [0] ok or data, [1] rpc-error */
+    uint64_t snmp[METRICS_SNMP_TYPES][2]; /* SNMP responses by request type, [0] noError, [1] an error */
+};
+
+/* Configuration-derived values of one device, read from a running tree; valid while gen matches. */
+struct devview_cfg {
+    uint32_t gen;         /* running_gen of the tree they were read from */
+    uint8_t *enabled;     /* per profile interface: 1 admin up (absent entries count as enabled) */
+    const char **alias;   /* per profile interface: description, or NULL; points into the tree */
+    const char *hostname; /* /system/hostname, or NULL when unset */
+    const char *contact;  /* /system/contact, or NULL */
+    const char *location; /* /system/location, or NULL */
+};
+
+/* A device type's view of an untouched device, and its interface name index. */
+struct devview_type {
+    struct devview_cfg template_cfg; /* read from the template tree */
+    uint32_t *name_slots;            /* open-addressing index: interface name -> position + 1 (0 empty) */
+    uint32_t slot_mask;              /* slots - 1 (a power of two) */
+};
+
+/* The live SNMP objects of a device type, sorted by OID (mib.c). */
+struct mib_view {
+    struct mib_object *objects; /* owned, sorted */
+    uint32_t count;             /* entries in objects */
+};
+
+/*
+ * What a kind of device is: its profile, schemas, initial configuration and
+ * state, yang-library data and SNMP view. Loaded once per type, read-only
+ * once the workers run; any number of groups may share one.
+ */
+struct device_type {
+    char *name;                     /* what the type is called (profile name, or the schemas folder's) */
+    struct profile *profile;        /* interfaces, identity, traffic */
+    struct dyn_traffic traffic;     /* the profile's traffic, prepared for fast reads */
+    struct schema_set schemas;      /* libyang context, advertised modules, hello */
+    struct lyd_node *template_tree; /* initial running configuration */
+    struct lyd_node *yanglib_tree;  /* ietf-yang-library state */
+    struct lyd_node *state_tree;    /* the profile's state data (config false), or NULL */
+    struct rec_table *smiv2_table;  /* SNMP instances of state_tree's smiv2:oid nodes, or NULL */
+    struct rec_table *recording;    /* recorded OIDs beside the live ones, or NULL */
+    struct devview_type view;       /* the view of an untouched device */
+    struct mib_view mib;            /* live SNMP objects */
+};
+
+/*
+ * N devices of one type, with the addresses, credentials and behaviour of
+ * their plan. Devices first .. first + cfg.device_count - 1 of the fleet.
+ */
+struct device_group {
+    char *name;                    /* the group's name ("default" without a fleet file) */
+    uint32_t index;                /* position in the fleet's groups */
+    uint32_t first;                /* fleet index of its first device */
+    struct fleet_config cfg;       /* its plan (cfg.device_count devices) */
+    struct device_type *type;      /* what its devices are */
+    struct notif_plan *notif_plan; /* the notification file, or NULL */
+    uint32_t *notif_mix;           /* rate plan: item of each send, by sequence number modulo */
+    uint32_t notif_mix_len;        /* entries in notif_mix */
+    struct rpc_custom *rpc_custom; /* --rpc-config replies, positions by index in the group; or NULL */
+    struct ssh_key_struct **authorized_keys; /* SSH: keys that may log in (--authorized-keys) */
+    uint32_t authorized_key_count;           /* entries in authorized_keys */
+};
+
+/* Why a connection was closed as soon as it was accepted (the metrics' reason label). */
+enum listen_refused {
+    LISTEN_REFUSED_NO_FD,     /* the process was out of descriptors */
+    LISTEN_REFUSED_NOT_FLEET, /* it dialled an address outside the fleet */
+    LISTEN_REFUSED_KINDS
+};
+
+/* Counters of ietf-netconf-monitoring's statistics container, per device. */
+struct device_stats {
+    uint32_t in_bad_hellos;     /* sessions dropped for a bad hello */
+    uint32_t in_sessions;       /* sessions started (hello completed) */
+    uint32_t dropped_sessions;  /* sessions ended without close-session */
+    uint32_t in_rpcs;           /* correct rpc messages received */
+    uint32_t in_bad_rpcs;       /* rpc messages that could not be parsed or dispatched */
+    uint32_t out_rpc_errors;    /* rpc-reply messages carrying rpc-error */
+    uint32_t out_notifications; /* notifications sent */
+    uint32_t auth_failures;     /* SSH authentications refused */
+};
+
+struct device {
+    uint32_t index;                   /* position in the fleet, 0-based */
+    const struct device_type *type;   /* what the device is */
+    const struct device_group *group; /* its group: addresses, credentials, behaviour */
+    uint32_t addr;                    /* listening IPv4 address, host byte order */
+    uint16_t port;                    /* listening port */
+    int listen_fd;                    /* own listening socket (port per device), -1 with ip_per_device */
+    struct worker *worker;            /* the loop that owns this device */
+    struct datastore ds;              /* running, candidate, startup; copy-on-write over the template */
+    struct session *sessions;         /* open sessions, newest first (intrusive list) */
+    struct device_stats stats;        /* monitoring counters */
+    int snmp_fd;                      /* own SNMP socket (port per device), -1 otherwise */
+    struct respond_stats snmp_stats;  /* SNMP agent counters */
+    struct devview_state *view; /* interface status changes and config cache; NULL until running is written */
+    uint64_t seed;              /* the device's seed (counters, draws) */
+    uint64_t boot_ms;           /* when the device booted (fleet clock, ms since the epoch) */
+    struct notif_stream *stream;      /* notification stream, NULL until the first subscription */
+    struct notif_counts notif_closed; /* counts of the device's subscriptions that ended */
+    struct loop_timer flap_timer;     /* the next flap (--flap-rate) */
+    uint32_t flap_count;              /* flaps so far: draws the next delay and interface */
+    int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
+    struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
+    struct ssh_bind_struct
+        *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
+};
+
+struct worker {
+    uint32_t index;                         /* 0-based */
+    struct fleet *fleet;                    /* back pointer */
+    struct loop *loop;                      /* this worker's loop */
+    pthread_t thread;                       /* thread running the loop; valid when started */
+    int started;                            /* 1 once the thread runs */
+    int listen_fds[FLEET_MAX_SHARED_PORTS]; /* shared-port sockets (fleet->shared_ports), -1 when none */
+    struct loop_timer accept_pause;         /* re-enables accepting after running out of descriptors */
+    int spare_fd; /* held back: freed to accept and refuse a connection at the limit */
+    uint64_t refused[LISTEN_REFUSED_KINDS]; /* connections closed at once, by enum listen_refused */
+    monotime_us refused_logged_us;          /* when the last out-of-descriptors refusal was logged */
+    struct session *pending;                /* sessions with output to flush before sleeping */
+    struct session *closing;                /* sessions to free at the loop's safe point */
+    char *read_buf;                         /* read buffer lent to whichever session is reading */
+    uint32_t session_count;                 /* open sessions on this worker */
+    uint32_t ssh_session_count;             /* those of them over SSH */
+    struct agent_worker snmp;               /* SNMP socket (address per device), buffers, delayed answers */
+    struct sbuf notif_buf;                  /* builds one notification at a time */
+    monotime_us stream_pass_us;             /* loop time of the pass stream_pass_sent counts */
+    uint32_t stream_pass_sent;              /* notifications generated by this worker in that pass */
+    struct trap_sender *traps;              /* traps and informs of this worker's devices, or NULL */
+    struct ssh_bind_struct *ssh_bind;       /* SSH: accepts connections with the fleet's host keys, or NULL */
+    struct metrics_worker metrics; /* live-view counters of this worker's devices (its thread writes) */
+};
+
+struct fleet {
+    struct fleet_config cfg;              /* fleet-wide plan; device_count sums the groups' */
+    struct device_group *groups;          /* group_count groups, devices in order */
+    const struct fleet_group_spec *specs; /* their plans as given (inventories are written from them) */
+    struct fleet_group_spec default_spec; /* the one group's plan without a fleet file */
+    uint32_t group_count;                 /* entries in groups */
+    struct device_type **types;           /* type_count distinct types (groups may share one) */
+    uint32_t type_count;                  /* entries in types */
+    uint16_t shared_ports[FLEET_MAX_SHARED_PORTS];      /* NETCONF ports of address-per-device groups */
+    uint32_t shared_port_count;                         /* entries in shared_ports */
+    uint16_t snmp_shared_ports[FLEET_MAX_SHARED_PORTS]; /* SNMP ports of address-per-device groups */
+    uint32_t snmp_shared_port_count;                    /* entries in snmp_shared_ports */
+    struct ly_ctx *bare_ctx;              /* context without modules: schema-free parses of peer XML */
+    struct device *devices;               /* cfg.device_count devices */
+    struct worker *workers;               /* cfg.threads workers */
+    atomic_uint_fast32_t next_session_id; /* session-ids are unique across the process */
+    time_t start_time;                    /* netconf-start-time */
+    int max_fds;                          /* RLIMIT_NOFILE after raising it */
+    int null_fd;                          /* /dev/null: the workers' spare descriptors are copies */
+    int ssh_started;                      /* 1 once libssh was initialised (some group speaks SSH) */
+    uint8_t ssh_secret[32];               /* --host-key-per-device: what devices' keys derive from */
+    atomic_int streams_paused;      /* 1 while SIGUSR2 holds every stream (toggled by the main thread) */
+    uint64_t start_ms;              /* fleet clock when it started (ms since the epoch) */
+    uint64_t clock_base_ms;         /* wall clock at clock_base_us */
+    monotime_us clock_base_us;      /* monotonic clock when the fleet started */
+    struct metrics_server *metrics; /* --metrics HTTP server, or NULL */
+};
+
+/** @return A new process-wide session-id (never 0). */
+static inline uint32_t
+fleet_new_session_id(struct fleet *fleet)
+{
+    uint32_t id;
+
+    do {
+        id = (uint32_t)atomic_fetch_add(&fleet->next_session_id, 1);
+    } while (id == 0);
+    return id;
+}
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * The plan: what the command line (and a fleet file's group) asks of a
+ * fleet, as plain values checked by cli.c. Only leaf headers here, so that
+ * every layer may read a plan without depending on the ones above it.
+ */
+#ifndef FLEET_PLAN_H
+#define FLEET_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "schema.h"
+
+/* Most injected faults (--snmp-fault) one fleet takes. */
+#define AGENT_MAX_FAULTS 8
+
+enum agent_fault_kind {
+    AGENT_FAULT_TIMEOUT, /* never answer */
+    AGENT_FAULT_DELAY,   /* answer after a fixed delay */
+    AGENT_FAULT_ERROR,   /* answer with an error-status */
+};
+
+struct agent_fault {
+    double share;      /* share of devices affected (0..1) */
+    int kind;          /* enum agent_fault_kind */
+    uint32_t delay_ms; /* AGENT_FAULT_DELAY: the delay */
+    int error_status;  /* AGENT_FAULT_ERROR: the error-status */
+};
+
+/* Most SNMPv3 users one fleet takes (--snmp-v3-user). */
+#define RESPOND_MAX_V3_USERS 8
+
+/* A configured SNMPv3 user: keys from the passwords (Ku), localized per device when a request comes. */
+struct respond_v3_user {
+    uint8_t name[32];    /* usmUserName */
+    size_t name_len;     /* bytes in name */
+    int auth;            /* enum susm_auth */
+    int priv;            /* enum susm_priv */
+    uint8_t auth_ku[64]; /* Ku of the auth password (RFC 3414 A.2) */
+    uint8_t priv_ku[64]; /* Ku of the privacy password, with the auth hash */
+};
+
+/* Where notifications go: a collector's IPv4 address and UDP port. */
+struct trap_sink {
+    uint32_t addr; /* IPv4 address, host order */
+    uint16_t port; /* UDP port, host order, never 0 */
+};
+
+/* Descriptors kept free for sessions and internals beyond the listening sockets. */
+#define FLEET_FD_RESERVE 256
+/* Most entries of a rate plan's send order (the sum of the weights). */
+#define FLEET_NOTIF_MIX_MAX 1000000u
+/* Most --features options. */
+#define FLEET_MAX_FEATURE_PINS 64
+/* Default largest NETCONF message accepted from a client. */
+#define FLEET_DEFAULT_MAX_MSG_BYTES (64u * 1024u * 1024u)
+
+struct fleet_config {
+    uint32_t device_count;             /* devices to simulate, >= 1 */
+    uint32_t starting_port;            /* first device's port (all devices' with ip_per_device) */
+    uint32_t ip;                       /* first device's IPv4 address, host byte order */
+    int ip_per_device;                 /* 1: device i on ip+i, one shared port */
+    int ssh;                           /* 1 when NETCONF over SSH was asked for */
+    const char *username;              /* SSH: the user clients log in as */
+    const char *password;              /* SSH: its password */
+    int ssh_auth_any;                  /* SSH: any user and password are accepted (--auth any) */
+    const char *state_dir;             /* where host keys are kept, or NULL for the default */
+    const char *host_key;              /* SSH host key file to use, or NULL to create/reuse one */
+    const char *authorized_keys;       /* SSH: OpenSSH authorized_keys file of keys that log in as username */
+    int host_key_per_device;           /* SSH: every device has a host key of its own (derived, kept) */
+    uint32_t threads;                  /* worker loops */
+    const char *schemas_dir;           /* extra YANG modules, or NULL */
+    struct schema_options schema_opts; /* --features pins (into feature_pins) and --schemas-strict */
+    const char *feature_pins[FLEET_MAX_FEATURE_PINS]; /* --features values, "MODULE:F1,F2" */
+    const char *initial_config_file;  /* running configuration every device starts with, or NULL */
+    enum log_level log_level;         /* stderr verbosity */
+    size_t max_msg_bytes;             /* largest accepted client message */
+    uint32_t hello_timeout_s;         /* a session without a hello by then is closed */
+    const char *profile;              /* profile name or file */
+    uint64_t seed;                    /* fleet seed: counters, uptimes, fault and latency draws */
+    uint64_t clock_fixed_ms;          /* 0: real time; else the devices' clock stands at this instant */
+    int snmp;                         /* 1: every device is an SNMP agent */
+    uint32_t snmp_starting_port;      /* device i's agent on this port + i (all on it with ip_per_device) */
+    const char *snmp_community;       /* read community */
+    const char *snmp_write_community; /* write community (reads too) */
+    uint32_t snmp_max_msg_bytes;      /* largest response */
+    uint32_t snmp_latency_min_ms;     /* injected latency range; max 0 = none */
+    uint32_t snmp_latency_max_ms;
+    uint32_t netconf_latency_min_ms; /* injected NETCONF reply latency range; max 0 = none */
+    uint32_t netconf_latency_max_ms;
+    double snmp_drop_rate;                                      /* share of requests left unanswered */
+    struct agent_fault snmp_faults[AGENT_MAX_FAULTS];           /* misbehaving shares of the fleet */
+    uint32_t snmp_fault_count;                                  /* entries used in snmp_faults */
+    struct respond_v3_user snmp_v3_users[RESPOND_MAX_V3_USERS]; /* SNMPv3 users */
+    uint32_t snmp_v3_user_count;                                /* entries used in snmp_v3_users */
+    const char *notification_file;                              /* what devices stream, or NULL */
+    double notification_rate;        /* > 0: notifications per device per second, whatever the file says */
+    uint32_t replay_log;             /* notifications each streaming device keeps for replay */
+    const char *report_path;         /* JSON report at exit and on SIGUSR1, or NULL */
+    double flap_rate;                /* interface flaps per device per second (Poisson), 0: none */
+    struct trap_sink trap_sinks[8];  /* where link traps go (--trap-sink) */
+    uint32_t trap_sink_count;        /* entries used in trap_sinks */
+    int trap_inform;                 /* 1: informs (acknowledged, retried) instead of traps */
+    const char *trap_community;      /* community of traps and informs */
+    const char *snmp_recording;      /* .snmprec or snmpwalk -On file served, or NULL */
+    const char *export_snmprec;      /* write a device's view here and exit, or NULL */
+    uint32_t export_device;          /* the device export_snmprec writes */
+    const char *controller_ip;       /* register the fleet with this RESTCONF controller, or NULL */
+    uint32_t controller_port;        /* its RESTCONF port */
+    const char *controller_username; /* its login */
+    const char *controller_password;
+    uint32_t configs_batch_size;  /* devices per registration request */
+    uint32_t register_timeout_s;  /* --time-out: bound on the whole registration, 0: none */
+    const char *config_address;   /* address the controller connects to, NULL: the listening one */
+    const char *emit_inventory;   /* write the inventory here and exit, or NULL */
+    const char *inventory_format; /* odl-json, opennms-requisition, prometheus-sd or csv */
+    const char *rpc_config;       /* custom RPC replies (OpenDaylight's format), or NULL */
+    const char *metrics_addr;     /* --metrics ADDR:PORT, or NULL */
+    int metrics_per_device;       /* 1: per-device series too */
+    uint32_t status_interval_s;   /* one-line status on stderr this often, 0: never */
+};
+
+/* One group of a fleet: its name and its plan (the command line with the group's settings applied). */
+struct fleet_group_spec {
+    char *name;              /* the group's name */
+    struct fleet_config cfg; /* its plan; cfg.device_count devices */
+    uint32_t line;           /* where the fleet file defines it, 0 when unknown or from the command line */
+};
+
+#endif
