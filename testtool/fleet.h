@@ -107,6 +107,7 @@ struct fleet_config {
     const char *metrics_addr;     /* --metrics ADDR:PORT, or NULL */
     int metrics_per_device;       /* 1: per-device series too */
     uint32_t status_interval_s;   /* one-line status on stderr this often, 0: never */
+    const char *fleet_file;       /* --fleet FILE: groups of devices, or NULL */
 };
 
 /* Counters of ietf-netconf-monitoring's statistics container, per device. */
