@@ -298,10 +298,33 @@ ffl_ly_line(const struct ly_err_item *e)
     return 0;
 }
 
-/* Report libyang's last error: its line, the group its data path names, its message, and a hint. */
-static void
-ffl_fail_ly(struct ffl_loader *ld, const struct ly_ctx *ctx)
+/* Index of the last group named name (a duplicate is the later one), or -1. */
+static int64_t
+ffl_group_named(const struct lyd_node *fleet, const char *name)
 {
+    const struct lyd_node *g;
+    int64_t i = 0, found = -1;
+
+    LY_LIST_FOR(fleet ? lyd_child(fleet) : NULL, g)
+    {
+        const char *key = lyd_get_value(lyd_child(g));
+        if (key && !strcmp(key, name)) {
+            found = i;
+        }
+        i++;
+    }
+    return found;
+}
+
+/*
+ * Report libyang's last error: its line (a validation error has none: then the line of the group its
+ * data path names, found in fleet when not NULL), the group, its message, and a hint.
+ */
+static void
+ffl_fail_ly(struct ffl_loader *ld, const struct ly_ctx *ctx, const struct lyd_node *fleet)
+{
+    int64_t idx;
+    uint32_t line;
     const struct ly_err_item *e = ly_err_last(ctx);
     char group[128] = "";
     char node[128] = "";
@@ -322,7 +345,11 @@ ffl_fail_ly(struct ffl_loader *ld, const struct ly_ctx *ctx)
     } else if (strstr(e->msg, "must be namespace-qualified")) {
         hint = " (the fleet is \"" FLEET_FILE_MODULE ":fleet\")";
     }
-    ffl_fail(ld, ffl_ly_line(e), group[0] ? group : NULL, "%s%s", e->msg, hint);
+    line = ffl_ly_line(e);
+    if (!line && group[0] && (idx = ffl_group_named(fleet, group)) >= 0) {
+        line = ffl_locate(ld, (uint32_t)idx, NULL, 0);
+    }
+    ffl_fail(ld, line, group[0] ? group : NULL, "%s%s", e->msg, hint);
 }
 
 /* Keep a copy of s in the fleet file's storage. Returns it, or NULL when out of memory. */
@@ -588,7 +615,7 @@ fleet_file_load(const char *path, const struct fleet_config *base, struct fleet_
         rc = FLEET_ERR_NOMEM;
         goto cleanup;
     } else if (lyrc) {
-        ffl_fail_ly(&ld, ctx);
+        ffl_fail_ly(&ld, ctx, NULL);
         rc = FLEET_ERR_INVAL;
         goto cleanup;
     }
@@ -603,7 +630,7 @@ fleet_file_load(const char *path, const struct fleet_config *base, struct fleet_
         goto cleanup;
     }
     if (lyd_validate_all(&tree, NULL, LYD_VALIDATE_PRESENT, NULL)) {
-        ffl_fail_ly(&ld, ctx);
+        ffl_fail_ly(&ld, ctx, fleet);
         rc = FLEET_ERR_INVAL;
         goto cleanup;
     }
