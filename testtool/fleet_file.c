@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ ffl_fail(struct ffl_loader *ld, uint32_t line, const char *group, const char *fm
     va_list ap;
 
     if (line) {
-        n = (size_t)snprintf(ld->err, ld->err_len, "%s:%u: ", ld->path, line);
+        n = (size_t)snprintf(ld->err, ld->err_len, "%s:%" PRIu32 ": ", ld->path, line);
     } else {
         n = (size_t)snprintf(ld->err, ld->err_len, "%s: ", ld->path);
     }
@@ -327,6 +328,7 @@ ffl_fail_ly(struct ffl_loader *ld, const struct ly_ctx *ctx, const struct lyd_no
     uint32_t line;
     const struct ly_err_item *e = ly_err_last(ctx);
     char group[128] = "";
+    char leaf[128] = "";
     char node[128] = "";
     const char *hint = "";
     const char *p;
@@ -338,10 +340,17 @@ ffl_fail_ly(struct ffl_loader *ld, const struct ly_ctx *ctx, const struct lyd_no
     if (e->path && (p = strstr(e->path, "group[name='"))) {
         p += strlen("group[name='");
         snprintf(group, sizeof group, "%.*s", (int)strcspn(p, "'"), p);
+        /* A bad value's path goes on to its leaf: name it, as the command line names its option. */
+        if ((p = strstr(p, "']/"))) {
+            p += 3;
+            snprintf(leaf, sizeof leaf, "%.*s: ", (int)strcspn(p, "\"["), p);
+        }
     }
     if (sscanf(e->msg, "Node \"%127[^\"]\" not found as a child of \"group\" node.", node) == 1 &&
         cli_option_known(node)) {
         hint = " (an option of the whole fleet: give it on the command line)";
+    } else if (strstr(e->msg, "non-string-encoded decimal64")) {
+        hint = " (RFC 7951 writes a decimal as a JSON string: \"0.5\")";
     } else if (strstr(e->msg, "must be namespace-qualified")) {
         hint = " (the fleet is \"" FLEET_FILE_MODULE ":fleet\")";
     }
@@ -349,7 +358,7 @@ ffl_fail_ly(struct ffl_loader *ld, const struct ly_ctx *ctx, const struct lyd_no
     if (!line && group[0] && (idx = ffl_group_named(fleet, group)) >= 0) {
         line = ffl_locate(ld, (uint32_t)idx, NULL, 0);
     }
-    ffl_fail(ld, line, group[0] ? group : NULL, "%s%s", e->msg, hint);
+    ffl_fail(ld, line, group[0] ? group : NULL, "%s%s%s", leaf, e->msg, hint);
 }
 
 /* Keep a copy of s in the fleet file's storage. Returns it, or NULL when out of memory. */
@@ -448,7 +457,8 @@ ffl_group(struct ffl_loader *ld, uint32_t idx, const struct lyd_node *node, cons
             continue;
         }
         if (child->schema->nodetype == LYS_LEAFLIST && value_idx == 0 && cli_clear_named(leaf, &g->cfg)) {
-            ffl_fail(ld, ffl_locate(ld, idx, leaf, 0), g->name, "leaf-list %s is no repeatable option", leaf);
+            ffl_fail(ld, ffl_locate(ld, idx, leaf, 0), g->name, "leaf-list %s is not a repeatable option",
+                     leaf);
             return FLEET_ERR_INVAL;
         }
         if (!(value = ffl_value(ld, leaf, lyd_get_value(child)))) {
@@ -484,7 +494,7 @@ ffl_read(struct ffl_loader *ld, char **text_out)
     while ((got = fread(text + len, 1, FFL_MAX_FILE_BYTES + 1 - len, f)) > 0) {
         len += got;
         if (len > FFL_MAX_FILE_BYTES) {
-            ffl_fail(ld, 0, NULL, "larger than %u bytes: not a fleet file", FFL_MAX_FILE_BYTES);
+            ffl_fail(ld, 0, NULL, "larger than %u bytes: not a fleet file", (unsigned)FFL_MAX_FILE_BYTES);
             rc = FLEET_ERR_INVAL;
             goto cleanup;
         }
@@ -722,7 +732,7 @@ ffl_line_note(uint32_t line, char *buf, size_t len)
     if (!line) {
         return "";
     }
-    snprintf(buf, len, " (line %u)", line);
+    snprintf(buf, len, " (line %" PRIu32 ")", line);
     return buf;
 }
 
@@ -752,7 +762,7 @@ fleet_file_check_overlap(const struct fleet_group_spec *groups, uint32_t n, cons
             }
             addr.s_addr = htonl(ip);
             inet_ntop(AF_INET, &addr, text, sizeof text);
-            snprintf(err, err_len, "%s: groups \"%s\"%s and \"%s\"%s both claim %s %s:%u", path,
+            snprintf(err, err_len, "%s: groups \"%s\"%s and \"%s\"%s both claim %s %s:%" PRIu32, path,
                      groups[i].name, ffl_line_note(groups[i].line, la, sizeof la), groups[j].name,
                      ffl_line_note(groups[j].line, lb, sizeof lb), proto, text, port);
             return FLEET_ERR_INVAL;

@@ -279,6 +279,31 @@ test_value_the_cli_refuses_names_file_line_option(void **state)
 }
 
 static void
+test_type_error_names_line_and_leaf(void **state)
+{
+    struct tf_state *st = *state;
+    const char *path = tf_write(st, "fleet.json",
+                                "{\"fleetsim-fleet:fleet\": {\"group\": [\n"
+                                "  {\"name\": \"core\", \"device-count\": 2,\n"
+                                "   \"snmp-drop-rate\": 0.5}\n"
+                                "]}}\n");
+    const char *port = tf_write(st, "port.xml",
+                                "<fleet xmlns=\"urn:fleetsim:fleet\">\n"
+                                "  <group><name>g</name><device-count>2</device-count>\n"
+                                "    <starting-port>70000</starting-port>\n"
+                                "  </group>\n"
+                                "</fleet>\n");
+
+    tf_refused(
+        st, path, FLEET_ERR_INVAL,
+        ":3: group \"core\": snmp-drop-rate: Invalid non-string-encoded decimal64 value \"0.5\". (RFC 7951 "
+        "writes a decimal as a JSON string: \"0.5\")");
+    fleet_file_free(&st->ff);
+    assert_int_equal(fleet_file_load(port, &st->base, &st->ff, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_non_null(strstr(st->err, "port.xml:3: group \"g\": starting-port: "));
+}
+
+static void
 test_bad_leaf_list_value_names_its_line(void **state)
 {
     struct tf_state *st = *state;
@@ -547,6 +572,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_values_reach_their_options, tf_setup, tf_teardown),
         cmocka_unit_test_setup_teardown(test_value_the_cli_refuses_names_file_line_option, tf_setup,
                                         tf_teardown),
+        cmocka_unit_test_setup_teardown(test_type_error_names_line_and_leaf, tf_setup, tf_teardown),
         cmocka_unit_test_setup_teardown(test_bad_leaf_list_value_names_its_line, tf_setup, tf_teardown),
         cmocka_unit_test_setup_teardown(test_unknown_key_names_file_and_line, tf_setup, tf_teardown),
         cmocka_unit_test_setup_teardown(test_not_json_or_xml_refused, tf_setup, tf_teardown),
