@@ -61,15 +61,16 @@ shell_word(const char *s, size_t len, char *out, size_t out_len)
  * "ADDR-ADDR port P" for an address per device (one device: "ADDR port P").
  */
 static void
-span_text(const struct fleet *fleet, uint32_t first_port, char *out, size_t out_len)
+span_text(const struct fleet *fleet, const struct device_group *g, uint32_t first_port, char *out,
+          size_t out_len)
 {
-    const struct fleet_config *cfg = &fleet->cfg;
+    const struct fleet_config *cfg = &g->cfg;
     uint32_t n = cfg->device_count;
     char first[16];
     char last[16];
 
-    addr_text(fleet->devices[0].addr, first, sizeof first);
-    addr_text(fleet->devices[n - 1].addr, last, sizeof last);
+    addr_text(fleet->devices[g->first].addr, first, sizeof first);
+    addr_text(fleet->devices[g->first + n - 1].addr, last, sizeof last);
     if (n == 1) {
         snprintf(out, out_len, "%s port %u", first, (unsigned)first_port);
     } else if (cfg->ip_per_device) {
@@ -81,28 +82,29 @@ span_text(const struct fleet *fleet, uint32_t first_port, char *out, size_t out_
 
 /* The banner's NETCONF lines: where, the login, and a command to paste (OpenSSH's ssh, or nc for TCP). */
 static void
-banner_netconf(const struct fleet *fleet, const char *dial)
+banner_netconf(const struct fleet *fleet, const struct device_group *g, const char *dial)
 {
-    const struct fleet_config *cfg = &fleet->cfg;
+    const struct fleet_config *cfg = &g->cfg;
+    const struct device *dev0 = &fleet->devices[g->first];
     int default_password = !strcmp(cfg->password, "admin");
     char span[96];
     char user[160];
     char login[BANNER_LINE_MAX];
     char stress[BANNER_LINE_MAX];
 
-    span_text(fleet, fleet->devices[0].port, span, sizeof span);
+    span_text(fleet, g, dev0->port, span, sizeof span);
     shell_word(cfg->username, strlen(cfg->username), user, sizeof user);
     /* The equivalent fleetsim-stress run over every device; its defaults are ours but for --ssh. */
     snprintf(stress, sizeof stress, "fleetsim-stress mount%s%s%s%s --port %u --device-count %u%s%s%s",
              cfg->ssh ? " --ssh true" : "", strcmp(dial, "127.0.0.1") ? " --ip " : "",
              strcmp(dial, "127.0.0.1") ? dial : "", cfg->ip_per_device ? " --ip-per-device" : "",
-             (unsigned)fleet->devices[0].port, (unsigned)cfg->device_count,
+             (unsigned)dev0->port, (unsigned)cfg->device_count,
              cfg->ssh && !cfg->ssh_auth_any && strcmp(cfg->username, "admin") ? " --username " : "",
              cfg->ssh && !cfg->ssh_auth_any && strcmp(cfg->username, "admin") ? user : "",
              cfg->ssh && !cfg->ssh_auth_any && !default_password ? " --password '<password>'" : "");
     if (!cfg->ssh) {
         log_info("NETCONF over TCP on %s (no login):", span);
-        log_info("  nc %s %u      (or: %s)", dial, (unsigned)fleet->devices[0].port, stress);
+        log_info("  nc %s %u      (or: %s)", dial, (unsigned)dev0->port, stress);
         return;
     }
     if (cfg->ssh_auth_any) {
@@ -115,7 +117,7 @@ banner_netconf(const struct fleet *fleet, const char *dial)
                  cfg->authorized_keys ? cfg->authorized_keys : "", "");
     }
     log_info("NETCONF over SSH on %s (%s):", span, login);
-    log_info("  ssh -p %u -s %s@%s netconf      (or: %s)", (unsigned)fleet->devices[0].port,
+    log_info("  ssh -p %u -s %s@%s netconf      (or: %s)", (unsigned)dev0->port,
              cfg->ssh_auth_any ? "admin" : user, dial, stress);
 }
 
@@ -143,9 +145,9 @@ netsnmp_auth_name(int auth)
 
 /* The banner's SNMP lines: where, the communities and users, and snmpwalk commands of the system group. */
 static void
-banner_snmp(const struct fleet *fleet, const char *dial)
+banner_snmp(const struct fleet *fleet, const struct device_group *g, const char *dial)
 {
-    const struct fleet_config *cfg = &fleet->cfg;
+    const struct fleet_config *cfg = &g->cfg;
     char span[96];
     char names[BANNER_LINE_MAX] = "";
     char users[BANNER_LINE_MAX + 32] = "";
@@ -155,7 +157,7 @@ banner_snmp(const struct fleet *fleet, const char *dial)
     if (!cfg->snmp) {
         return;
     }
-    span_text(fleet, cfg->snmp_starting_port, span, sizeof span);
+    span_text(fleet, g, cfg->snmp_starting_port, span, sizeof span);
     for (uint32_t i = 0; i < cfg->snmp_v3_user_count && n < sizeof names; i++) {
         const struct respond_v3_user *u = &cfg->snmp_v3_users[i];
         n += (size_t)snprintf(names + n, sizeof names - n, "%s%.*s", i ? ", " : "", (int)u->name_len,
@@ -211,12 +213,19 @@ banner_metrics(const struct fleet_config *cfg)
 void
 banner_log(const struct fleet *fleet)
 {
-    char dial[16];
-    uint32_t first = fleet->devices[0].addr;
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        const struct device_group *g = &fleet->groups[i];
+        char dial[16];
+        uint32_t first = fleet->devices[g->first].addr;
 
-    /* A fleet on 0.0.0.0 is dialled on loopback. */
-    addr_text(first ? first : 0x7f000001u, dial, sizeof dial);
-    banner_netconf(fleet, dial);
-    banner_snmp(fleet, dial);
+        if (fleet->group_count > 1) {
+            log_info("group %s: %u devices of type %s", g->name, (unsigned)g->cfg.device_count,
+                     g->type->name);
+        }
+        /* A fleet on 0.0.0.0 is dialled on loopback. */
+        addr_text(first ? first : 0x7f000001u, dial, sizeof dial);
+        banner_netconf(fleet, g, dial);
+        banner_snmp(fleet, g, dial);
+    }
     banner_metrics(&fleet->cfg);
 }

@@ -77,6 +77,7 @@ enum {
     OPT_STATUS_INTERVAL,
     OPT_FEATURES,
     OPT_SCHEMAS_STRICT,
+    OPT_FLEET,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -142,6 +143,7 @@ static const struct option options[] = {
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"metrics-per-device", optional_argument, NULL, OPT_METRICS_PER_DEVICE},
     {"status-interval", required_argument, NULL, OPT_STATUS_INTERVAL},
+    {"fleet", required_argument, NULL, OPT_FLEET},
     {"help", no_argument, NULL, OPT_HELP},
     {"h", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -222,18 +224,16 @@ static const char usage[] =
     "  --metrics ADDR:PORT          serve Prometheus metrics over HTTP (ADDR defaults to 127.0.0.1)\n"
     "  --metrics-per-device[=true|false]  add per-device series (one per device and counter)\n"
     "  --status-interval S          a one-line status on stderr every S seconds, 0: none (default 10)\n"
+    "  --fleet FILE                 several kinds of device: a JSON or XML file of groups, each its own\n"
+    "                               count, addresses and device options (see README)\n"
     "  --help, --version\n"
     "Signals: SIGUSR1 writes the --report file, SIGUSR2 pauses or resumes every notification stream,\n"
     "SIGINT and SIGTERM stop (after writing the report).\n";
 
-enum cli_result
-cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err_len)
+void
+cli_defaults(struct fleet_config *cfg)
 {
-    struct in_addr addr;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint32_t v;
-    int opt;
-    int flag;
 
     memset(cfg, 0, sizeof *cfg);
     cfg->device_count = 1;
@@ -262,359 +262,472 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->ssh = 1; /* as OpenDaylight's testtool: devices speak NETCONF over SSH unless --ssh false */
     cfg->username = "admin";
     cfg->password = "admin";
+    cli_config_fix_pointers(cfg);
+}
 
+void
+cli_config_fix_pointers(struct fleet_config *cfg)
+{
+    cfg->schema_opts.features = cfg->feature_pins;
+}
+
+/* The table entry of a long option, by name (exactly, no abbreviation) or NULL. */
+static const struct option *
+cli_option_named(const char *name)
+{
+    const struct option *o;
+
+    for (o = options; o->name; o++) {
+        if (!strcmp(o->name, name)) {
+            return o;
+        }
+    }
+    return NULL;
+}
+
+/* The table entry of an option code (aliases share their code and kind of value). */
+static const struct option *
+cli_option_coded(int code)
+{
+    const struct option *o;
+
+    for (o = options; o->name; o++) {
+        if (o->val == code) {
+            return o;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Apply one option to cfg: the command line and fleet files go through here, so both check a value
+ * the same way and say the same thing about a bad one. value is kept (not copied) by the options that
+ * take text; NULL is a flag given without value.
+ */
+static enum fleet_err
+cli_apply(int code, const char *value, struct fleet_config *cfg, char *err, size_t err_len)
+{
+    struct in_addr addr;
+    uint32_t v;
+    int flag;
+
+    switch (code) {
+    case OPT_DEVICE_COUNT:
+        if (textarg_u32(value, 1, 1000000, &cfg->device_count)) {
+            snprintf(err, err_len, "--device-count must be a number from 1 to 1000000, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_STARTING_PORT:
+        if (textarg_u32(value, 1, 65535, &cfg->starting_port)) {
+            snprintf(err, err_len, "--starting-port must be a port from 1 to 65535, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_IP:
+        if (inet_pton(AF_INET, value, &addr) != 1) {
+            snprintf(err, err_len, "--ip must be an IPv4 address, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        cfg->ip = ntohl(addr.s_addr);
+        break;
+    case OPT_IP_PER_DEVICE:
+        if (textarg_bool(value, &cfg->ip_per_device)) {
+            snprintf(err, err_len, "--ip-per-device takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_SSH:
+        if (textarg_bool(value, &cfg->ssh)) {
+            snprintf(err, err_len, "--ssh takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_SCHEMAS_DIR:
+        cfg->schemas_dir = value;
+        break;
+    case OPT_SCHEMAS_STRICT:
+        /* A flag on the command line (value NULL: true); a fleet file may write true or false. */
+        if (textarg_bool(value, &cfg->schema_opts.strict)) {
+            snprintf(err, err_len, "--schemas-strict takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_FEATURES: {
+        const char *colon = strchr(value, ':');
+        if (!colon || colon == value) {
+            snprintf(err, err_len,
+                     "--features takes MODULE:FEATURE,FEATURE (or MODULE: for none), not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        if (cfg->schema_opts.feature_count == FLEET_MAX_FEATURE_PINS) {
+            snprintf(err, err_len, "at most %d --features options", FLEET_MAX_FEATURE_PINS);
+            return FLEET_ERR_INVAL;
+        }
+        cfg->feature_pins[cfg->schema_opts.feature_count++] = value;
+        break;
+    }
+    case OPT_INITIAL_CONFIG:
+        cfg->initial_config_file = value;
+        break;
+    case OPT_THREADS:
+        if (textarg_u32(value, 1, 1024, &cfg->threads)) {
+            snprintf(err, err_len, "--threads must be a number from 1 to 1024, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_LOG_LEVEL:
+        if (log_level_parse(value, &cfg->log_level)) {
+            snprintf(err, err_len, "--log-level must be error, warn, info or debug, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_DEBUG:
+        if (textarg_bool(value, &flag)) {
+            snprintf(err, err_len, "--debug takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        if (flag) {
+            cfg->log_level = LOGL_DEBUG;
+        }
+        break;
+    case OPT_MAX_MESSAGE:
+        if (textarg_u32(value, 4096, UINT32_MAX, &v)) {
+            snprintf(err, err_len, "--max-message-size must be a number of bytes from 4096, not \"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        cfg->max_msg_bytes = v;
+        break;
+    case OPT_HELLO_TIMEOUT:
+        if (textarg_u32(value, 1, 86400, &cfg->hello_timeout_s)) {
+            snprintf(err, err_len, "--hello-timeout must be from 1 to 86400 seconds, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_PROFILE:
+        cfg->profile = value;
+        break;
+    case OPT_SNMP:
+        if (textarg_bool(value, &cfg->snmp)) {
+            snprintf(err, err_len, "--snmp takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_SNMP_PORT:
+        if (textarg_u32(value, 1, 65535, &cfg->snmp_starting_port)) {
+            snprintf(err, err_len, "--snmp-starting-port must be a port from 1 to 65535, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_SNMP_COMMUNITY:
+        cfg->snmp_community = value;
+        break;
+    case OPT_SNMP_WRITE_COMMUNITY:
+        cfg->snmp_write_community = value;
+        break;
+    case OPT_SNMP_MAX_MESSAGE:
+        /* RFC 3417: every agent takes at least 484 bytes; a UDP datagram carries at most 65507. */
+        if (textarg_u32(value, 484, 65507, &cfg->snmp_max_msg_bytes)) {
+            snprintf(err, err_len, "--snmp-max-message-size must be from 484 to 65507 bytes, not \"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_SNMP_LATENCY:
+        if (agent_latency_parse(value, &cfg->snmp_latency_min_ms, &cfg->snmp_latency_max_ms)) {
+            snprintf(err, err_len,
+                     "--snmp-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not \"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_NETCONF_LATENCY:
+        if (agent_latency_parse(value, &cfg->netconf_latency_min_ms, &cfg->netconf_latency_max_ms)) {
+            snprintf(err, err_len,
+                     "--netconf-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not "
+                     "\"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_SNMP_DROP_RATE: {
+        char *end;
+        cfg->snmp_drop_rate = strtod(value, &end);
+        if (end == value || *end || !(cfg->snmp_drop_rate >= 0 && cfg->snmp_drop_rate <= 1)) {
+            snprintf(err, err_len, "--snmp-drop-rate must be a share from 0 to 1, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    }
+    case OPT_SNMP_FAULT:
+        if (cfg->snmp_fault_count == AGENT_MAX_FAULTS) {
+            snprintf(err, err_len, "at most %d --snmp-fault options", AGENT_MAX_FAULTS);
+            return FLEET_ERR_INVAL;
+        }
+        if (agent_fault_parse(value, &cfg->snmp_faults[cfg->snmp_fault_count], err, err_len)) {
+            return FLEET_ERR_INVAL;
+        }
+        cfg->snmp_fault_count++;
+        break;
+    case OPT_SNMP_RECORDING:
+        cfg->snmp_recording = value;
+        break;
+    case OPT_EXPORT_SNMPREC:
+        cfg->export_snmprec = value;
+        break;
+    case OPT_EXPORT_DEVICE:
+        if (textarg_u32(value, 0, 999999, &cfg->export_device)) {
+            snprintf(err, err_len, "--export-device must be a device index, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_SNMP_V3_USER:
+        if (cfg->snmp_v3_user_count == RESPOND_MAX_V3_USERS) {
+            snprintf(err, err_len, "at most %d --snmp-v3-user options", RESPOND_MAX_V3_USERS);
+            return FLEET_ERR_INVAL;
+        }
+        if (respond_v3_user_parse(value, &cfg->snmp_v3_users[cfg->snmp_v3_user_count], err, err_len)) {
+            return FLEET_ERR_INVAL;
+        }
+        cfg->snmp_v3_user_count++;
+        break;
+    case OPT_NOTIFICATION_FILE:
+        cfg->notification_file = value;
+        break;
+    case OPT_NOTIFICATION_RATE: {
+        char *end;
+        cfg->notification_rate = strtod(value, &end);
+        if (end == value || *end || !(cfg->notification_rate >= 0.01 && cfg->notification_rate <= 1e6)) {
+            snprintf(err, err_len, "--notification-rate must be from 0.01 to 1000000 per second, not \"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    }
+    case OPT_REPLAY_LOG:
+        if (textarg_u32(value, 0, 100000, &cfg->replay_log)) {
+            snprintf(err, err_len,
+                     "--replay-log must be a number of notifications from 0 to 100000, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_REPORT:
+        cfg->report_path = value;
+        break;
+    case OPT_CONTROLLER_IP:
+        cfg->controller_ip = value;
+        break;
+    case OPT_CONTROLLER_PORT:
+        if (textarg_u32(value, 1, 65535, &cfg->controller_port)) {
+            snprintf(err, err_len, "--controller-port must be a port from 1 to 65535, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_CONTROLLER_USER:
+        cfg->controller_username = value;
+        break;
+    case OPT_CONTROLLER_PASSWORD:
+        cfg->controller_password = value;
+        break;
+    case OPT_CONFIGS_BATCH:
+        if (textarg_u32(value, 1, 1000000, &cfg->configs_batch_size)) {
+            snprintf(err, err_len, "--generate-configs-batch-size must be from 1 to 1000000, not \"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_CONFIG_ADDRESS:
+        cfg->config_address = value;
+        break;
+    case OPT_TIME_OUT:
+        if (textarg_u32(value, 0, 604800, &cfg->register_timeout_s)) {
+            snprintf(err, err_len, "--time-out must be from 0 (no bound) to 604800 seconds, not \"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_EMIT_INVENTORY:
+        cfg->emit_inventory = value;
+        break;
+    case OPT_INVENTORY_FORMAT:
+        if (strcmp(value, "odl-json") && strcmp(value, "opennms-requisition") &&
+            strcmp(value, "prometheus-sd") && strcmp(value, "csv")) {
+            snprintf(err, err_len,
+                     "--inventory-format must be odl-json, opennms-requisition, prometheus-sd or csv, not "
+                     "\"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        cfg->inventory_format = value;
+        break;
+    case OPT_RPC_CONFIG:
+        cfg->rpc_config = value;
+        break;
+    case OPT_METRICS:
+        cfg->metrics_addr = value; /* checked when the server starts: ADDR:PORT or PORT */
+        break;
+    case OPT_METRICS_PER_DEVICE:
+        if (textarg_bool(value, &cfg->metrics_per_device)) {
+            snprintf(err, err_len, "--metrics-per-device takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_STATUS_INTERVAL:
+        if (textarg_u32(value, 0, 86400, &cfg->status_interval_s)) {
+            snprintf(err, err_len, "--status-interval must be from 0 to 86400 seconds, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_USERNAME:
+        cfg->username = value;
+        break;
+    case OPT_PASSWORD:
+        cfg->password = value;
+        break;
+    case OPT_AUTH:
+        if (strcmp(value, "any") && strcmp(value, "password")) {
+            snprintf(err, err_len, "--auth takes password or any, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        cfg->ssh_auth_any = !strcmp(value, "any");
+        break;
+    case OPT_STATE_DIR:
+        cfg->state_dir = value;
+        break;
+    case OPT_HOST_KEY:
+        cfg->host_key = value;
+        break;
+    case OPT_AUTHORIZED_KEYS:
+        cfg->authorized_keys = value;
+        break;
+    case OPT_HOST_KEY_PER_DEVICE:
+        if (textarg_bool(value, &cfg->host_key_per_device)) {
+            snprintf(err, err_len, "--host-key-per-device takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_FLAP_RATE: {
+        char *end;
+        cfg->flap_rate = strtod(value, &end);
+        if (end == value || *end || !(cfg->flap_rate >= 0 && cfg->flap_rate <= 1e5)) {
+            snprintf(err, err_len, "--flap-rate must be from 0 to 100000 per device per second, not \"%s\"",
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    }
+    case OPT_TRAP_SINK:
+        if (cfg->trap_sink_count == 8) {
+            snprintf(err, err_len, "at most 8 --trap-sink options");
+            return FLEET_ERR_INVAL;
+        }
+        if (trap_sink_parse(value, &cfg->trap_sinks[cfg->trap_sink_count], err, err_len)) {
+            return FLEET_ERR_INVAL;
+        }
+        cfg->trap_sink_count++;
+        break;
+    case OPT_TRAP_INFORM:
+        if (textarg_bool(value, &cfg->trap_inform)) {
+            snprintf(err, err_len, "--trap-inform takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_TRAP_COMMUNITY:
+        cfg->trap_community = value;
+        break;
+    case OPT_SEED:
+        if (textarg_u64(value, 0, UINT64_MAX, &cfg->seed)) {
+            snprintf(err, err_len, "--seed must be a number, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        break;
+    case OPT_CLOCK_FIXED: {
+        uint64_t s;
+        if (textarg_u64(value, 1, 1ull << 40, &s)) {
+            snprintf(err, err_len, "--clock-fixed must be a Unix time in seconds, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        cfg->clock_fixed_ms = s * 1000;
+        break;
+    }
+    case OPT_FLEET:
+        cfg->fleet_file = value;
+        break;
+    default:
+        snprintf(err, err_len, "option code %d cannot be applied", code);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
+int
+cli_option_known(const char *name)
+{
+    return cli_option_named(name) != NULL;
+}
+
+enum fleet_err
+cli_apply_named(const char *name, const char *value, struct fleet_config *cfg, char *err, size_t err_len)
+{
+    const struct option *o = cli_option_named(name);
+
+    if (!o) {
+        snprintf(err, err_len, "unknown option \"--%s\" (see --help)", name);
+        return FLEET_ERR_NOTFOUND;
+    }
+    if (o->val == OPT_HELP || o->val == OPT_VERSION) {
+        snprintf(err, err_len, "--%s only makes sense on the command line", name);
+        return FLEET_ERR_INVAL;
+    }
+    if (!value && o->has_arg == required_argument) {
+        snprintf(err, err_len, "option --%s needs a value", name);
+        return FLEET_ERR_INVAL;
+    }
+    return cli_apply(o->val, value, cfg, err, err_len);
+}
+
+enum fleet_err
+cli_clear_named(const char *name, struct fleet_config *cfg)
+{
+    const struct option *o = cli_option_named(name);
+
+    if (!o) {
+        return FLEET_ERR_NOTFOUND;
+    }
+    switch (o->val) {
+    case OPT_FEATURES:
+        cfg->schema_opts.feature_count = 0;
+        break;
+    case OPT_SNMP_FAULT:
+        cfg->snmp_fault_count = 0;
+        break;
+    case OPT_SNMP_V3_USER:
+        cfg->snmp_v3_user_count = 0;
+        break;
+    case OPT_TRAP_SINK:
+        cfg->trap_sink_count = 0;
+        break;
+    default:
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
+enum cli_result
+cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err_len)
+{
+    const struct option *o;
+    const char *value;
+    int opt;
+
+    cli_defaults(cfg);
     opterr = 0;
     optind = 1;
     /* getopt_long_only: "-ip" is read as "--ip", as users of single-dash tools type it, and an unknown
      * word is reported whole (getopt_long would split "-ip" into the short options i and p). */
     while ((opt = getopt_long_only(argc, argv, ":", options, NULL)) != -1) {
         switch (opt) {
-        case OPT_DEVICE_COUNT:
-            if (textarg_u32(optarg, 1, 1000000, &cfg->device_count)) {
-                snprintf(err, err_len, "--device-count must be a number from 1 to 1000000, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_STARTING_PORT:
-            if (textarg_u32(optarg, 1, 65535, &cfg->starting_port)) {
-                snprintf(err, err_len, "--starting-port must be a port from 1 to 65535, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_IP:
-            if (inet_pton(AF_INET, optarg, &addr) != 1) {
-                snprintf(err, err_len, "--ip must be an IPv4 address, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            cfg->ip = ntohl(addr.s_addr);
-            break;
-        case OPT_IP_PER_DEVICE:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
-            if (textarg_bool(optarg, &cfg->ip_per_device)) {
-                snprintf(err, err_len, "--ip-per-device takes true or false, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_SSH:
-            if (textarg_bool(optarg, &cfg->ssh)) {
-                snprintf(err, err_len, "--ssh takes true or false, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_SCHEMAS_DIR:
-            cfg->schemas_dir = optarg;
-            break;
-        case OPT_SCHEMAS_STRICT:
-            cfg->schema_opts.strict = 1;
-            break;
-        case OPT_FEATURES: {
-            const char *colon = strchr(optarg, ':');
-            if (!colon || colon == optarg) {
-                snprintf(err, err_len,
-                         "--features takes MODULE:FEATURE,FEATURE (or MODULE: for none), not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            if (cfg->schema_opts.feature_count == FLEET_MAX_FEATURE_PINS) {
-                snprintf(err, err_len, "at most %d --features options", FLEET_MAX_FEATURE_PINS);
-                return CLI_ERROR;
-            }
-            cfg->feature_pins[cfg->schema_opts.feature_count++] = optarg;
-            cfg->schema_opts.features = cfg->feature_pins;
-            break;
-        }
-        case OPT_INITIAL_CONFIG:
-            cfg->initial_config_file = optarg;
-            break;
-        case OPT_THREADS:
-            if (textarg_u32(optarg, 1, 1024, &cfg->threads)) {
-                snprintf(err, err_len, "--threads must be a number from 1 to 1024, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_LOG_LEVEL:
-            if (log_level_parse(optarg, &cfg->log_level)) {
-                snprintf(err, err_len, "--log-level must be error, warn, info or debug, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_DEBUG:
-            if (textarg_bool(optarg, &flag)) {
-                snprintf(err, err_len, "--debug takes true or false, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            if (flag) {
-                cfg->log_level = LOGL_DEBUG;
-            }
-            break;
-        case OPT_MAX_MESSAGE:
-            if (textarg_u32(optarg, 4096, UINT32_MAX, &v)) {
-                snprintf(err, err_len, "--max-message-size must be a number of bytes from 4096, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            cfg->max_msg_bytes = v;
-            break;
-        case OPT_HELLO_TIMEOUT:
-            if (textarg_u32(optarg, 1, 86400, &cfg->hello_timeout_s)) {
-                snprintf(err, err_len, "--hello-timeout must be from 1 to 86400 seconds, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_PROFILE:
-            cfg->profile = optarg;
-            break;
-        case OPT_SNMP:
-            if (textarg_bool(optarg, &cfg->snmp)) {
-                snprintf(err, err_len, "--snmp takes true or false, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_SNMP_PORT:
-            if (textarg_u32(optarg, 1, 65535, &cfg->snmp_starting_port)) {
-                snprintf(err, err_len, "--snmp-starting-port must be a port from 1 to 65535, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_SNMP_COMMUNITY:
-            cfg->snmp_community = optarg;
-            break;
-        case OPT_SNMP_WRITE_COMMUNITY:
-            cfg->snmp_write_community = optarg;
-            break;
-        case OPT_SNMP_MAX_MESSAGE:
-            /* RFC 3417: every agent takes at least 484 bytes; a UDP datagram carries at most 65507. */
-            if (textarg_u32(optarg, 484, 65507, &cfg->snmp_max_msg_bytes)) {
-                snprintf(err, err_len, "--snmp-max-message-size must be from 484 to 65507 bytes, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_SNMP_LATENCY:
-            if (agent_latency_parse(optarg, &cfg->snmp_latency_min_ms, &cfg->snmp_latency_max_ms)) {
-                snprintf(
-                    err, err_len,
-                    "--snmp-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not \"%s\"",
-                    optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_NETCONF_LATENCY:
-            if (agent_latency_parse(optarg, &cfg->netconf_latency_min_ms, &cfg->netconf_latency_max_ms)) {
-                snprintf(err, err_len,
-                         "--netconf-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not "
-                         "\"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_SNMP_DROP_RATE: {
-            char *end;
-            cfg->snmp_drop_rate = strtod(optarg, &end);
-            if (end == optarg || *end || !(cfg->snmp_drop_rate >= 0 && cfg->snmp_drop_rate <= 1)) {
-                snprintf(err, err_len, "--snmp-drop-rate must be a share from 0 to 1, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        }
-        case OPT_SNMP_FAULT:
-            if (cfg->snmp_fault_count == AGENT_MAX_FAULTS) {
-                snprintf(err, err_len, "at most %d --snmp-fault options", AGENT_MAX_FAULTS);
-                return CLI_ERROR;
-            }
-            if (agent_fault_parse(optarg, &cfg->snmp_faults[cfg->snmp_fault_count], err, err_len)) {
-                return CLI_ERROR;
-            }
-            cfg->snmp_fault_count++;
-            break;
-        case OPT_SNMP_RECORDING:
-            cfg->snmp_recording = optarg;
-            break;
-        case OPT_EXPORT_SNMPREC:
-            cfg->export_snmprec = optarg;
-            break;
-        case OPT_EXPORT_DEVICE:
-            if (textarg_u32(optarg, 0, 999999, &cfg->export_device)) {
-                snprintf(err, err_len, "--export-device must be a device index, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_SNMP_V3_USER:
-            if (cfg->snmp_v3_user_count == RESPOND_MAX_V3_USERS) {
-                snprintf(err, err_len, "at most %d --snmp-v3-user options", RESPOND_MAX_V3_USERS);
-                return CLI_ERROR;
-            }
-            if (respond_v3_user_parse(optarg, &cfg->snmp_v3_users[cfg->snmp_v3_user_count], err, err_len)) {
-                return CLI_ERROR;
-            }
-            cfg->snmp_v3_user_count++;
-            break;
-        case OPT_NOTIFICATION_FILE:
-            cfg->notification_file = optarg;
-            break;
-        case OPT_NOTIFICATION_RATE: {
-            char *end;
-            cfg->notification_rate = strtod(optarg, &end);
-            if (end == optarg || *end || !(cfg->notification_rate >= 0.01 && cfg->notification_rate <= 1e6)) {
-                snprintf(err, err_len,
-                         "--notification-rate must be from 0.01 to 1000000 per second, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        }
-        case OPT_REPLAY_LOG:
-            if (textarg_u32(optarg, 0, 100000, &cfg->replay_log)) {
-                snprintf(err, err_len,
-                         "--replay-log must be a number of notifications from 0 to 100000, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_REPORT:
-            cfg->report_path = optarg;
-            break;
-        case OPT_CONTROLLER_IP:
-            cfg->controller_ip = optarg;
-            break;
-        case OPT_CONTROLLER_PORT:
-            if (textarg_u32(optarg, 1, 65535, &cfg->controller_port)) {
-                snprintf(err, err_len, "--controller-port must be a port from 1 to 65535, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_CONTROLLER_USER:
-            cfg->controller_username = optarg;
-            break;
-        case OPT_CONTROLLER_PASSWORD:
-            cfg->controller_password = optarg;
-            break;
-        case OPT_CONFIGS_BATCH:
-            if (textarg_u32(optarg, 1, 1000000, &cfg->configs_batch_size)) {
-                snprintf(err, err_len, "--generate-configs-batch-size must be from 1 to 1000000, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_CONFIG_ADDRESS:
-            cfg->config_address = optarg;
-            break;
-        case OPT_TIME_OUT:
-            if (textarg_u32(optarg, 0, 604800, &cfg->register_timeout_s)) {
-                snprintf(err, err_len, "--time-out must be from 0 (no bound) to 604800 seconds, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_EMIT_INVENTORY:
-            cfg->emit_inventory = optarg;
-            break;
-        case OPT_INVENTORY_FORMAT:
-            if (strcmp(optarg, "odl-json") && strcmp(optarg, "opennms-requisition") &&
-                strcmp(optarg, "prometheus-sd") && strcmp(optarg, "csv")) {
-                snprintf(
-                    err, err_len,
-                    "--inventory-format must be odl-json, opennms-requisition, prometheus-sd or csv, not "
-                    "\"%s\"",
-                    optarg);
-                return CLI_ERROR;
-            }
-            cfg->inventory_format = optarg;
-            break;
-        case OPT_RPC_CONFIG:
-            cfg->rpc_config = optarg;
-            break;
-        case OPT_METRICS:
-            cfg->metrics_addr = optarg; /* checked when the server starts: ADDR:PORT or PORT */
-            break;
-        case OPT_METRICS_PER_DEVICE:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
-            if (textarg_bool(optarg, &cfg->metrics_per_device)) {
-                snprintf(err, err_len, "--metrics-per-device takes true or false, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_STATUS_INTERVAL:
-            if (textarg_u32(optarg, 0, 86400, &cfg->status_interval_s)) {
-                snprintf(err, err_len, "--status-interval must be from 0 to 86400 seconds, not \"%s\"",
-                         optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_USERNAME:
-            cfg->username = optarg;
-            break;
-        case OPT_PASSWORD:
-            cfg->password = optarg;
-            break;
-        case OPT_AUTH:
-            if (strcmp(optarg, "any") && strcmp(optarg, "password")) {
-                snprintf(err, err_len, "--auth takes password or any, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            cfg->ssh_auth_any = !strcmp(optarg, "any");
-            break;
-        case OPT_STATE_DIR:
-            cfg->state_dir = optarg;
-            break;
-        case OPT_HOST_KEY:
-            cfg->host_key = optarg;
-            break;
-        case OPT_AUTHORIZED_KEYS:
-            cfg->authorized_keys = optarg;
-            break;
-        case OPT_HOST_KEY_PER_DEVICE:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
-            if (textarg_bool(optarg, &cfg->host_key_per_device)) {
-                snprintf(err, err_len, "--host-key-per-device takes true or false, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_FLAP_RATE: {
-            char *end;
-            cfg->flap_rate = strtod(optarg, &end);
-            if (end == optarg || *end || !(cfg->flap_rate >= 0 && cfg->flap_rate <= 1e5)) {
-                snprintf(err, err_len,
-                         "--flap-rate must be from 0 to 100000 per device per second, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        }
-        case OPT_TRAP_SINK:
-            if (cfg->trap_sink_count == 8) {
-                snprintf(err, err_len, "at most 8 --trap-sink options");
-                return CLI_ERROR;
-            }
-            if (trap_sink_parse(optarg, &cfg->trap_sinks[cfg->trap_sink_count], err, err_len)) {
-                return CLI_ERROR;
-            }
-            cfg->trap_sink_count++;
-            break;
-        case OPT_TRAP_INFORM:
-            if (textarg_bool(optarg, &cfg->trap_inform)) {
-                snprintf(err, err_len, "--trap-inform takes true or false, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_TRAP_COMMUNITY:
-            cfg->trap_community = optarg;
-            break;
-        case OPT_SEED:
-            if (textarg_u64(optarg, 0, UINT64_MAX, &cfg->seed)) {
-                snprintf(err, err_len, "--seed must be a number, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            break;
-        case OPT_CLOCK_FIXED: {
-            uint64_t s;
-            if (textarg_u64(optarg, 1, 1ull << 40, &s)) {
-                snprintf(err, err_len, "--clock-fixed must be a Unix time in seconds, not \"%s\"", optarg);
-                return CLI_ERROR;
-            }
-            cfg->clock_fixed_ms = s * 1000;
-            break;
-        }
         case OPT_HELP:
             fputs(usage, stdout);
             return CLI_EXIT_OK;
@@ -624,9 +737,18 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
         case ':':
             snprintf(err, err_len, "option %s needs a value", argv[optind - 1]);
             return CLI_ERROR;
-        default:
+        case '?':
             snprintf(err, err_len, "unknown option \"%s\" (see --help)", argv[optind - 1]);
             return CLI_ERROR;
+        default:
+            value = optarg;
+            if ((o = cli_option_coded(opt)) && o->has_arg == optional_argument) {
+                value = textarg_flag_value(optarg, argc, argv, &optind);
+            }
+            if (cli_apply(opt, value, cfg, err, err_len)) {
+                return CLI_ERROR;
+            }
+            break;
         }
     }
     if (optind < argc) {

@@ -14,11 +14,13 @@
 #include "cli.h"
 #include "devview.h"
 #include "fleet.h"
+#include "fleet_file.h"
 #include "inventory.h"
 #include "log.h"
 #include "metrics.h"
 #include "register.h"
 #include "report.h"
+#include "sbuf.h"
 #include "snmprec_export.h"
 #include "status.h"
 
@@ -26,29 +28,67 @@
  * The readiness line (tests and scripts wait for "devices listening on"), then the first-run banner: for
  * each service of the fleet where it is, how to log in and a command to paste.
  */
+/* Devices of all @p count groups. */
+static uint64_t
+fleet_spec_devices(const struct fleet_group_spec *specs, uint32_t count)
+{
+    uint64_t n = 0;
+
+    for (uint32_t i = 0; i < count; i++) {
+        n += specs[i].cfg.device_count;
+    }
+    return n;
+}
+
+/* Where group @p g listens, as the readiness line says it. */
+static void
+group_span(const struct fleet *fleet, const struct device_group *g, struct sbuf *b)
+{
+    const struct device *first = &fleet->devices[g->first];
+    const struct device *last = &fleet->devices[g->first + g->cfg.device_count - 1];
+
+    if (g->cfg.ip_per_device) {
+        sbuf_printf(b, "%u.%u.%u.%u-%u.%u.%u.%u port %u", first->addr >> 24, (first->addr >> 16) & 255,
+                    (first->addr >> 8) & 255, first->addr & 255, last->addr >> 24, (last->addr >> 16) & 255,
+                    (last->addr >> 8) & 255, last->addr & 255, (unsigned)g->cfg.starting_port);
+    } else {
+        sbuf_printf(b, "%u.%u.%u.%u ports %u-%u", first->addr >> 24, (first->addr >> 16) & 255,
+                    (first->addr >> 8) & 255, first->addr & 255, (unsigned)first->port, (unsigned)last->port);
+    }
+}
+
+/*
+ * The readiness line (tests and scripts wait for "devices listening on"), then the first-run banner: for
+ * each service of the fleet where it is, how to log in and a command to paste. A fleet of groups says
+ * where each group is, with its type.
+ */
 static void
 report_ready(const struct fleet *fleet, monotime_us started_us)
 {
-    const struct fleet_config *cfg = &fleet->cfg;
     double took_s = (double)(loop_clock_monotonic() - started_us) / 1e6;
-    const struct device *first = &fleet->devices[0];
-    const struct device *last = &fleet->devices[cfg->device_count - 1];
-    const char *transport = cfg->ssh ? "SSH" : "TCP";
+    struct sbuf b = {0};
 
-    if (cfg->ip_per_device) {
-        log_info("%u devices listening on %u.%u.%u.%u-%u.%u.%u.%u port %u (NETCONF over %s, %u workers), "
-                 "start-up took %.3f s; stop with Ctrl-C",
-                 (unsigned)cfg->device_count, first->addr >> 24, (first->addr >> 16) & 255,
-                 (first->addr >> 8) & 255, first->addr & 255, last->addr >> 24, (last->addr >> 16) & 255,
-                 (last->addr >> 8) & 255, last->addr & 255, (unsigned)cfg->starting_port, transport,
-                 (unsigned)cfg->threads, took_s);
-    } else {
-        log_info("%u devices listening on %u.%u.%u.%u ports %u-%u (NETCONF over %s, %u workers), "
-                 "start-up took %.3f s; stop with Ctrl-C",
-                 (unsigned)cfg->device_count, first->addr >> 24, (first->addr >> 16) & 255,
-                 (first->addr >> 8) & 255, first->addr & 255, (unsigned)first->port, (unsigned)last->port,
-                 transport, (unsigned)cfg->threads, took_s);
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        const struct device_group *g = &fleet->groups[i];
+        if (fleet->group_count > 1) {
+            sbuf_printf(&b, "%s%s (%u %s) on ", i ? "; " : "", g->name, (unsigned)g->cfg.device_count,
+                        g->type->name);
+        } else {
+            sbuf_adds(&b, "on ");
+        }
+        group_span(fleet, g, &b);
+        sbuf_printf(&b, " (NETCONF over %s", g->cfg.ssh ? "SSH" : "TCP");
+        sbuf_adds(&b, fleet->group_count > 1 ? ")" : "");
     }
+    if (fleet->group_count > 1) {
+        log_info("%u devices listening in %u groups: %s (%u workers), start-up took %.3f s; stop with Ctrl-C",
+                 (unsigned)fleet->cfg.device_count, (unsigned)fleet->group_count, b.buf ? b.buf : "",
+                 (unsigned)fleet->cfg.threads, took_s);
+    } else {
+        log_info("%u devices listening %s, %u workers), start-up took %.3f s; stop with Ctrl-C",
+                 (unsigned)fleet->cfg.device_count, b.buf ? b.buf : "", (unsigned)fleet->cfg.threads, took_s);
+    }
+    sbuf_free(&b);
     banner_log(fleet);
 }
 
@@ -82,6 +122,10 @@ main(int argc, char **argv)
 {
     monotime_us started_us = loop_clock_monotonic();
     struct fleet_config cfg;
+    struct fleet_file groups = {0};
+    struct fleet_group_spec one;
+    const struct fleet_group_spec *specs = &one;
+    uint32_t spec_count = 1;
     struct fleet fleet;
     char err[1024] = "";
     sigset_t signals;
@@ -115,39 +159,59 @@ main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    if (cfg.emit_inventory) {
-        if (inventory_emit(&cfg, &(struct fleet_group_spec){.name = "default", .cfg = cfg}, 1, err,
-                           sizeof err)) {
+    one = (struct fleet_group_spec){.name = "default", .cfg = cfg};
+    if (cfg.fleet_file) {
+        if (fleet_file_load(cfg.fleet_file, &cfg, &groups, err, sizeof err)) {
             log_error("%s", err);
+            fleet_file_free(&groups);
             return 2;
         }
-        log_info("wrote the inventory of %u devices to %s (%s)", (unsigned)cfg.device_count,
-                 cfg.emit_inventory, cfg.inventory_format);
-        return 0;
+        specs = groups.groups;
+        spec_count = groups.group_count;
     }
-    if (controller_register_check(&cfg, err, sizeof err)) {
-        log_error("%s", err);
-        return 2;
+    if (cfg.emit_inventory) {
+        int rc = inventory_emit(&cfg, specs, spec_count, err, sizeof err);
+        if (rc) {
+            log_error("%s", err);
+        } else {
+            log_info("wrote the inventory of %u devices to %s (%s)",
+                     (unsigned)fleet_spec_devices(specs, spec_count), cfg.emit_inventory,
+                     cfg.inventory_format);
+        }
+        fleet_file_free(&groups);
+        return rc ? 2 : 0;
     }
-    if (fleet_init(&fleet, &cfg, NULL, 0, err, sizeof err)) {
+    for (uint32_t i = 0; i < spec_count; i++) {
+        if (controller_register_check(&specs[i].cfg, err, sizeof err)) {
+            log_error("%s", err);
+            fleet_file_free(&groups);
+            return 2;
+        }
+    }
+    if (fleet_init(&fleet, &cfg, cfg.fleet_file ? specs : NULL, cfg.fleet_file ? spec_count : 0, err,
+                   sizeof err)) {
         log_error("%s", err);
         fleet_close(&fleet);
+        fleet_file_free(&groups);
         return 2;
     }
     if (cfg.export_snmprec) {
         int rc = export_snmprec(&fleet, cfg.export_snmprec, cfg.export_device);
         fleet_close(&fleet);
+        fleet_file_free(&groups);
         return rc;
     }
     if (fleet_start(&fleet)) {
         log_error("cannot start the worker threads");
         fleet_close(&fleet);
+        fleet_file_free(&groups);
         return 1;
     }
     if (metrics_start(&fleet, err, sizeof err)) {
         log_error("%s", err);
         fleet_stop(&fleet);
         fleet_close(&fleet);
+        fleet_file_free(&groups);
         return 2;
     }
     report_ready(&fleet, started_us);
@@ -181,8 +245,10 @@ main(int argc, char **argv)
     if (cfg.report_path && report_write(&fleet, cfg.report_path, 0)) {
         log_error("%s: cannot write the report", cfg.report_path);
         fleet_close(&fleet);
+        fleet_file_free(&groups);
         return 1;
     }
     fleet_close(&fleet);
+    fleet_file_free(&groups);
     return 0;
 }

@@ -119,6 +119,7 @@ struct fleet_config {
     const char *metrics_addr;     /* --metrics ADDR:PORT, or NULL */
     int metrics_per_device;       /* 1: per-device series too */
     uint32_t status_interval_s;   /* one-line status on stderr this often, 0: never */
+    const char *fleet_file;       /* --fleet FILE: groups of devices, or NULL */
 };
 
 /* One group of a fleet: its name and its plan (the command line with the group's settings applied). */
