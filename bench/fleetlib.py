@@ -38,8 +38,8 @@ def start_fleet(args, binary=None, timeout_s=60, prefix=()):
         seen.append(line)
         if not line:
             raise RuntimeError("fleetsim exited with %s: %s" % (proc.wait(), "".join(seen[-3:])))
-        if "devices listening on" in line:
-            return proc, line.strip()
+        if "devices listening on" in line or re.search(r"devices listening in \d+ groups", line):
+            return proc, line.strip()  # one group / several groups (--fleet FILE)
     proc.kill()
     raise RuntimeError("fleetsim not ready in %d s" % timeout_s)
 
@@ -75,6 +75,7 @@ def cpu_seconds(pid):
 
 
 def rss_kib(pid):
+    """VmRSS of a process, in KiB."""
     with open("/proc/%d/status" % pid) as f:
         return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
 
@@ -91,6 +92,7 @@ class Client:
         self.buf = b""
         self.next_id = 1
         hello = self._recv_eom()
+        self.hello = hello.decode(errors="replace")  # the server's hello, e.g. to check its modules
         if b"base:1.1" not in hello:
             raise RuntimeError("server does not offer base:1.1")
         self.sock.sendall(
