@@ -37,10 +37,19 @@ static void
 fz_check_reply(struct session *s, size_t hello_len)
 {
     static const char eom[] = "]]>]]>";
+    struct sbuf all = {0};
     const char *out;
-    size_t len = outq_peek(&s->out, &out);
+    size_t len;
     const char *end;
     struct reply_info info;
+
+    /* The queue may hold several segments (a get-schema text by reference): read them all. */
+    while ((len = outq_peek(&s->out, &out)) > 0) {
+        sbuf_add(&all, out, len);
+        outq_consume(&s->out, len);
+    }
+    out = all.buf;
+    len = all.len;
 
     if (s->state != SESS_ACTIVE && s->state != SESS_CLOSING) {
         abort(); /* only running out of memory may drop a session here */
@@ -51,6 +60,7 @@ fz_check_reply(struct session *s, size_t hello_len)
         fprintf(stderr, "fuzz: not one rpc-reply: %.*s\n", (int)(len - hello_len), out + hello_len);
         abort();
     }
+    sbuf_free(&all);
 }
 
 int

@@ -485,7 +485,7 @@ fnv1a(uint32_t h, const char *s)
 /* The text get-schema returns: the folder's file, else the file libyang read, else libyang's print. */
 static char *
 source_text(const struct load_state *st, const char *name, const char *revision, int is_submodule,
-            const char *filepath, const struct lys_module *mod, const struct lysp_submodule *sub)
+            const char *filepath, const struct lys_module *mod, const struct lysp_submodule *sub, size_t *len)
 {
     long i = st->dir.path ? ydir_find(&st->dir, name, revision, is_submodule) : -1;
     char *text = NULL;
@@ -493,7 +493,7 @@ source_text(const struct load_state *st, const char *name, const char *revision,
 
     if (i >= 0 && (revision || !st->dir.files[i].revision)) {
         sbuf_add_xml(&b, st->dir.files[i].text);
-        return sbuf_take(&b, NULL);
+        return sbuf_take(&b, len);
     }
     if (filepath) {
         FILE *f = fopen(filepath, "rb");
@@ -525,7 +525,63 @@ source_text(const struct load_state *st, const char *name, const char *revision,
     }
     sbuf_add_xml(&b, text);
     free(text);
-    return sbuf_take(&b, NULL);
+    return sbuf_take(&b, len);
+}
+
+/* Whether @p m is newer than @p latest by find_in()'s rule (an entry without revision is never replaced). */
+static int
+newer(const struct schema_module *m, const struct schema_module *latest)
+{
+    return m->revision && latest->revision && strcmp(m->revision, latest->revision) > 0;
+}
+
+/* The slot of @p name: its own, or the free one where it would go. */
+static struct schema_index_slot *
+index_slot(const struct schema_index *ix, const char *name, uint32_t hash)
+{
+    size_t i = hash & ix->mask;
+
+    while (ix->slots[i].name && (ix->slots[i].hash != hash || strcmp(ix->slots[i].name, name))) {
+        i = (i + 1) & ix->mask;
+    }
+    return &ix->slots[i];
+}
+
+/* The index of a list, once its entries no longer move; chains the entries of one name. */
+static enum fleet_err
+index_build(struct schema_index *ix, struct schema_module *list, size_t count)
+{
+    size_t slots = 8;
+
+    if (count >= SCHEMA_NONE / 2) {
+        return FLEET_ERR_NOMEM;
+    }
+    while (slots < 2 * count) {
+        slots *= 2;
+    }
+    if (!(ix->slots = calloc(slots, sizeof *ix->slots))) {
+        return FLEET_ERR_NOMEM;
+    }
+    ix->mask = slots - 1;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t hash = fnv1a(2166136261u, list[i].name);
+        struct schema_index_slot *slot = index_slot(ix, list[i].name, hash);
+        list[i].next_same_name = SCHEMA_NONE;
+        if (!slot->name) {
+            *slot = (struct schema_index_slot){
+                .name = list[i].name, .hash = hash, .first = (uint32_t)i, .latest = (uint32_t)i};
+            continue;
+        }
+        uint32_t last = slot->first;
+        while (list[last].next_same_name != SCHEMA_NONE) {
+            last = list[last].next_same_name;
+        }
+        list[last].next_same_name = (uint32_t)i;
+        if (newer(&list[i], &list[slot->latest])) {
+            slot->latest = (uint32_t)i;
+        }
+    }
+    return FLEET_OK;
 }
 
 /* Every module's and submodule's get-schema text, escaped once here: a mount storm asks every device for
@@ -536,7 +592,8 @@ keep_sources(struct schema_set *set, const struct load_state *st)
     for (size_t i = 0; i < set->module_count; i++) {
         struct schema_module *m = &set->modules[i];
         LY_ARRAY_COUNT_TYPE u;
-        if (!(m->yang_xml = source_text(st, m->name, m->revision, 0, m->mod->filepath, m->mod, NULL))) {
+        if (!(m->yang_xml = source_text(st, m->name, m->revision, 0, m->mod->filepath, m->mod, NULL,
+                                        &m->yang_xml_len))) {
             return FLEET_ERR_NOMEM;
         }
         if (!m->mod->parsed) {
@@ -561,7 +618,8 @@ keep_sources(struct schema_set *set, const struct load_state *st)
                                         .name = sub->name,
                                         .revision = sub->revs ? sub->revs[0].date : NULL,
                                         .implemented = m->implemented};
-            if (!(e->yang_xml = source_text(st, e->name, e->revision, 1, sub->filepath, m->mod, sub))) {
+            if (!(e->yang_xml = source_text(st, e->name, e->revision, 1, sub->filepath, m->mod, sub,
+                                            &e->yang_xml_len))) {
                 return FLEET_ERR_NOMEM;
             }
         }
@@ -622,7 +680,9 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const stru
         hash = fnv1a(fnv1a(hash, mod->name), mod->revision);
     }
     set->content_id = hash;
-    if ((rc = keep_sources(set, &st))) {
+    if ((rc = keep_sources(set, &st)) ||
+        (rc = index_build(&set->module_index, set->modules, set->module_count)) ||
+        (rc = index_build(&set->submodule_index, set->submodules, set->submodule_count))) {
         goto cleanup;
     }
     if (schemas_dir) {
@@ -711,6 +771,8 @@ schema_set_free(struct schema_set *set)
         free(set->submodules[i].yang_xml);
     }
     free(set->submodules);
+    free(set->module_index.slots);
+    free(set->submodule_index.slots);
     free(set->hello_head);
     ly_ctx_destroy(set->ctx);
     memset(set, 0, sizeof *set);
@@ -732,28 +794,56 @@ find_in(const struct schema_module *list, size_t count, const char *name, const 
             }
             continue;
         }
-        if (!latest || (m->revision && latest->revision && strcmp(m->revision, latest->revision) > 0)) {
+        if (!latest || newer(m, latest)) {
             latest = m;
         }
     }
     return latest;
 }
 
+/* find_in() through the index: the same answers. */
+static const struct schema_module *
+find_indexed(const struct schema_index *ix, const struct schema_module *list, size_t count, const char *name,
+             const char *revision)
+{
+    const struct schema_index_slot *slot;
+
+    if (!ix->slots) {
+        return find_in(list, count, name, revision); /* during load, before the index exists */
+    }
+    slot = index_slot(ix, name, fnv1a(2166136261u, name));
+    if (!slot->name) {
+        return NULL;
+    }
+    if (!revision || !*revision) {
+        return &list[slot->latest];
+    }
+    for (uint32_t i = slot->first; i != SCHEMA_NONE; i = list[i].next_same_name) {
+        if (list[i].revision && !strcmp(list[i].revision, revision)) {
+            return &list[i];
+        }
+    }
+    return NULL;
+}
+
 const struct schema_module *
 schema_find(const struct schema_set *set, const char *name, const char *revision)
 {
-    return find_in(set->modules, set->module_count, name, revision);
+    return find_indexed(&set->module_index, set->modules, set->module_count, name, revision);
 }
 
 const struct schema_module *
 schema_find_submodule(const struct schema_set *set, const char *name, const char *revision)
 {
-    return find_in(set->submodules, set->submodule_count, name, revision);
+    return find_indexed(&set->submodule_index, set->submodules, set->submodule_count, name, revision);
 }
 
 const char *
-schema_module_yang_xml(const struct schema_module *m)
+schema_module_yang_xml(const struct schema_module *m, size_t *len)
 {
+    if (len) {
+        *len = m->yang_xml_len;
+    }
     return m->yang_xml;
 }
 

@@ -30,6 +30,29 @@ struct schema_module {
     int implemented;                        /* 1 when implemented, 0 when only imported */
     int needs_module_validation;            /* 1 when its data holds constraints that span the tree */
     char *yang_xml; /* the source file's text (printed by libyang when it had none), XML-escaped; owned */
+    size_t yang_xml_len;     /* its length in bytes */
+    uint32_t next_same_name; /* the next entry of its list with this name, in load order; SCHEMA_NONE ends */
+};
+
+/* No entry (an index's chain end or free slot). */
+#define SCHEMA_NONE UINT32_MAX
+
+/* One name of a schema_index. */
+struct schema_index_slot {
+    const char *name; /* the module or submodule name (libyang's string); NULL: the slot is free */
+    uint32_t hash;    /* the name's hash, compared before the name */
+    uint32_t first;   /* its first entry in load order (head of the next_same_name chain) */
+    uint32_t latest;  /* the entry a lookup without revision gives */
+};
+
+/*
+ * Entries of a module or submodule list by name: open addressing with linear probing, built once at load,
+ * read-only after (every worker looks up through it without locks). get-schema finds its module with one
+ * hash and usually one string compare instead of a strcmp per module.
+ */
+struct schema_index {
+    struct schema_index_slot *slots; /* mask + 1 slots, at most half of them used; NULL until built */
+    size_t mask;                     /* slot count - 1 (a power of two) */
 };
 
 /* How a vendor folder is loaded (--features, --schemas-strict). */
@@ -40,15 +63,17 @@ struct schema_options {
 };
 
 struct schema_set {
-    struct ly_ctx *ctx;               /* shared, read-only after schema_set_load() */
-    struct schema_module *modules;    /* advertised modules, in load order */
-    size_t module_count;              /* entries in modules */
-    struct schema_module *submodules; /* submodules of the modules, for get-schema and netconf-state */
-    size_t submodule_count;           /* entries in submodules */
-    char **caps;                      /* hello capabilities, owned */
-    size_t cap_count;                 /* entries in caps */
-    uint32_t content_id;              /* yang-library content-id / module-set-id */
-    int any_module_validation;        /* 1 when at least one module needs whole-module validation */
+    struct ly_ctx *ctx;                  /* shared, read-only after schema_set_load() */
+    struct schema_module *modules;       /* advertised modules, in load order */
+    size_t module_count;                 /* entries in modules */
+    struct schema_module *submodules;    /* submodules of the modules, for get-schema and netconf-state */
+    size_t submodule_count;              /* entries in submodules */
+    char **caps;                         /* hello capabilities, owned */
+    size_t cap_count;                    /* entries in caps */
+    uint32_t content_id;                 /* yang-library content-id / module-set-id */
+    int any_module_validation;           /* 1 when at least one module needs whole-module validation */
+    struct schema_index module_index;    /* modules by name; built at load */
+    struct schema_index submodule_index; /* submodules by name; built at load */
     char *hello_head;      /* our hello up to (without) "</hello>", shared by every session; owned */
     size_t hello_head_len; /* its length */
 };
@@ -85,7 +110,9 @@ enum fleet_err schema_set_load_with(struct schema_set *set, const char *schemas_
 void schema_set_free(struct schema_set *set);
 
 /**
- * @brief Find an advertised module by name and optional revision (NULL or "" = latest).
+ * @brief Find an advertised module by name and optional revision (NULL or "" = latest: the newest revision,
+ * or the first entry of the name in load order when one has none). A hash lookup once the set is loaded;
+ * safe from any thread then.
  * @return The entry or NULL.
  */
 const struct schema_module *schema_find(const struct schema_set *set, const char *name, const char *revision);
@@ -104,8 +131,12 @@ const struct schema_module *schema_find_submodule(const struct schema_set *set, 
  */
 enum fleet_err schema_module_text(const struct schema_module *m, LYS_OUTFORMAT format, char **text);
 
-/** @return The module as YANG, XML-escaped for a get-schema reply, printed at load; read-only. */
-const char *schema_module_yang_xml(const struct schema_module *m);
+/**
+ * @brief The module as YANG, XML-escaped for a get-schema reply, printed at load; read-only and shared by
+ * every session and worker until schema_set_free() (sessions may queue it by reference).
+ * @param[out] len Its length in bytes (may be NULL).
+ */
+const char *schema_module_yang_xml(const struct schema_module *m, size_t *len);
 
 /**
  * @brief Whether data of @p module must be revalidated as a whole after an

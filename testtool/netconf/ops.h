@@ -13,6 +13,17 @@
 #define OPS_XPATH_REFUSED                                                                                    \
     "XPath filter \"%s\" refused: %s is not supported by the XPath library of this build"
 
+/* ietf-netconf-monitoring's namespace: get-schema's <data> is in it. */
+#define OPS_NCM_NS "urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"
+
+/**
+ * @brief get-schema's lookup: the module @p identifier (in revision @p version; NULL or "": the latest),
+ * else the submodule. The full path and the fast one (rpc.c) find through this one function.
+ * @return The entry, or NULL (the full path answers invalid-value).
+ */
+const struct schema_module *ops_schema_lookup(const struct schema_set *set, const char *identifier,
+                                              const char *version);
+
 /* edit-config's parameters, however they were read (rpc_fast.c or libyang). */
 struct ops_edit_params {
     enum ds_id target;             /* running or candidate */

@@ -1,5 +1,7 @@
 /*
- * ietf-netconf-monitoring (RFC 6022): get-schema, and the netconf-state
+ * ietf-netconf-monitoring (RFC 6022): get-schema (its full path; the
+ * fast one in rpc.c shares ops_schema_lookup() and the texts the schema
+ * set escaped at load), and the netconf-state
  * subtree of get, built per request from the device's live counters,
  * sessions and locks (so the numbers are never stale and cost nothing
  * while nobody asks).
@@ -12,7 +14,15 @@
 
 #include "ops.h"
 
-#define NCM_NS "urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"
+#define NCM_NS OPS_NCM_NS
+
+const struct schema_module *
+ops_schema_lookup(const struct schema_set *set, const char *identifier, const char *version)
+{
+    const struct schema_module *m = schema_find(set, identifier, version);
+
+    return m ? m : schema_find_submodule(set, identifier, version);
+}
 
 void
 op_get_schema(struct rpc_call *call)
@@ -36,11 +46,8 @@ op_get_schema(struct rpc_call *call)
         rpc_fail(call, ncerr_invalid_value(NCERR_APP, NULL, "Schema format \"%s\" is not supported.", fmt));
         return;
     }
-    m = schema_find(&call->dev->type->schemas, lyd_get_value(id), version ? lyd_get_value(version) : NULL);
-    if (!m) {
-        m = schema_find_submodule(&call->dev->type->schemas, lyd_get_value(id),
-                                  version ? lyd_get_value(version) : NULL);
-    }
+    m = ops_schema_lookup(&call->dev->type->schemas, lyd_get_value(id),
+                          version ? lyd_get_value(version) : NULL);
     if (!m) {
         rpc_fail(call,
                  ncerr_invalid_value(NCERR_APP, NULL, "No schema \"%s\"%s%s.", lyd_get_value(id),
@@ -48,9 +55,11 @@ op_get_schema(struct rpc_call *call)
         return;
     }
     if (out == LYS_OUT_YANG) {
+        size_t len;
+        const char *xml = schema_module_yang_xml(m, &len);
         call->has_data = 1;
         call->data_ns = NCM_NS;
-        sbuf_adds(&call->data, schema_module_yang_xml(m));
+        sbuf_add(&call->data, xml, len);
         return;
     }
     if (schema_module_text(m, out, &text)) {

@@ -5,6 +5,8 @@
  * (RFC 6241 section 4.2) and carries <ok/>, <data> or rpc-errors. When
  * libyang refuses a message, a second, schema-free parse tells a message
  * that is not XML from an unknown operation or a missing message-id.
+ * Plain edit-config and get-schema messages are answered on fast paths
+ * (rpc_fast.h) before libyang sees them.
  */
 #include "rpc.h"
 
@@ -589,6 +591,49 @@ cleanup:
     return rc;
 }
 
+/*
+ * The <get-schema> fast path (rpc_fast.h): the module's text, escaped once at load and shared by the whole
+ * fleet, is queued by reference. Returns -1 when the message needs the full path, which also answers
+ * every error (an unknown module among them).
+ */
+static int
+process_fast_get_schema(struct session *s, const char *msg)
+{
+    static const char tail[] = "</data></rpc-reply>";
+    struct rpc_fast_get_schema gs;
+    const struct schema_module *m;
+    struct sbuf head = {0};
+    const char *body;
+    size_t body_len;
+    int rc = -1;
+
+    if (rpc_fast_get_schema_scan(msg, &gs) ||
+        !(m = ops_schema_lookup(&s->dev->type->schemas, gs.identifier, gs.version))) {
+        goto cleanup;
+    }
+    s->in_rpcs++;
+    s->dev->stats.in_rpcs++;
+    body = schema_module_yang_xml(m, &body_len);
+    sbuf_adds(&head, "<rpc-reply xmlns=\"" NC_BASE_NS "\"");
+    sbuf_add(&head, gs.reply_attrs.buf ? gs.reply_attrs.buf : "", gs.reply_attrs.len);
+    sbuf_adds(&head, "><data xmlns=\"" OPS_NCM_NS "\">");
+    if (s->dev->worker->fleet->cfg.netconf_latency_max_ms || head.failed) {
+        /* A held reply is a copy (sess_send_delayed()); send_message() also handles the failure. */
+        sbuf_add(&head, body, body_len);
+        sbuf_add(&head, tail, sizeof tail - 1);
+        send_message(s, &head);
+    } else {
+        sess_send_shared(s, head.buf, head.len, body, body_len, tail, sizeof tail - 1);
+    }
+    metrics_count_rpc(s->worker, "get-schema", 0);
+    rc = 0;
+
+cleanup:
+    sbuf_free(&head);
+    rpc_fast_get_schema_free(&gs);
+    return rc;
+}
+
 void
 rpc_process(struct session *s, const char *msg, size_t len)
 {
@@ -607,7 +652,7 @@ rpc_process(struct session *s, const char *msg, size_t len)
                                                 "the XML parser cannot take them safely."));
         goto reply;
     }
-    if (!process_custom(s, msg) || !process_fast_edit(s, msg)) {
+    if (!process_custom(s, msg) || !process_fast_edit(s, msg) || !process_fast_get_schema(s, msg)) {
         return;
     }
     if (ly_in_new_memory(msg, &in)) {

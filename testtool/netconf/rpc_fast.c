@@ -1,5 +1,5 @@
 /*
- * The <edit-config> fast path; see rpc_fast.h for why. The scanner knows
+ * The <edit-config> and <get-schema> fast paths; see rpc_fast.h for why. The scanner knows
  * just enough XML for a NETCONF envelope: start, end and empty tags with
  * quoted attributes, namespace declarations, comments and processing
  * instructions between elements. It gives up (returns -1) on anything
@@ -13,6 +13,7 @@
 #include "xmlscan.h"
 
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
+#define NC_MON_NS  "urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"
 
 /* An element of the NETCONF base namespace with this local name? */
 static int
@@ -294,4 +295,141 @@ rpc_fast_edit_free(struct rpc_fast_edit *fe)
 {
     sbuf_free(&fe->reply_attrs);
     sbuf_free(&fe->config);
+}
+
+/* Whitespace only: inside a get-schema, a comment or instruction is the full path's. */
+static const char *
+skip_space(const char *p)
+{
+    while (xmlscan_is_space(*p)) {
+        p++;
+    }
+    return p;
+}
+
+/*
+ * A parameter's plain text up to its end tag, copied into @p out (NUL-terminated). No references, CDATA,
+ * comments, or whitespace at either end.
+ */
+static int
+read_plain(const char **p, const struct xmlscan_tag *open, char *out, size_t out_size)
+{
+    const char *text = open->next;
+    const char *close;
+    struct xmlscan_tag end;
+    size_t len;
+
+    if (open->empty) {
+        *out = '\0';
+        *p = open->next;
+        return 0;
+    }
+    close = strchr(text, '<');
+    if (!close || (len = (size_t)(close - text)) >= out_size || memchr(text, '&', len)) {
+        return -1;
+    }
+    if (len && (xmlscan_is_space(text[0]) || xmlscan_is_space(text[len - 1]))) {
+        return -1; /* never a module name or revision; the full path says so */
+    }
+    if (xmlscan_read_tag(close, &end) || !end.end || !xmlscan_same_qname(&end, open)) {
+        return -1;
+    }
+    memcpy(out, text, len);
+    out[len] = '\0';
+    *p = end.next;
+    return 0;
+}
+
+/* The format's text names the identity yang of ietf-netconf-monitoring, as libyang would resolve it? */
+static int
+format_is_yang(const struct xmlscan_scope *scope, const char *text)
+{
+    const char *colon = strchr(text, ':');
+    const struct xmlscan_ns *ns;
+
+    if (colon) {
+        ns = xmlscan_resolve(scope, text, (size_t)(colon - text));
+        text = colon + 1;
+    } else {
+        ns = xmlscan_resolve(scope, NULL, 0);
+    }
+    return ns && xmlscan_eq(ns->uri, ns->uri_len, NC_MON_NS) && !strcmp(text, "yang");
+}
+
+int
+rpc_fast_get_schema_scan(const char *msg, struct rpc_fast_get_schema *gs)
+{
+    struct xmlscan_tag rpc;
+    struct xmlscan_tag op;
+    struct xmlscan_tag t;
+    const char *p;
+    int seen_id = 0;
+    int seen_version = 0;
+    int seen_format = 0;
+    int has_id = 0;
+    size_t outer_ns;
+    char format[16];
+
+    memset(gs, 0, sizeof *gs);
+    /* <rpc message-id=...>: an XML declaration may come before it, as with edit-config. */
+    p = xmlscan_skip_misc(msg);
+    if (xmlscan_read_tag(p, &rpc) || rpc.end || rpc.empty || xmlscan_push_decls(&gs->scope, &rpc) ||
+        !xmlscan_is_elem(&gs->scope, &rpc, NC_BASE_NS, "rpc") ||
+        xmlscan_print_attrs(&gs->scope, &rpc, 1, &gs->reply_attrs, &has_id) || !has_id) {
+        return -1;
+    }
+    /* <get-schema>, declarations only. */
+    p = skip_space(rpc.next);
+    if (xmlscan_read_tag(p, &op) || op.end || op.empty || !only_decls(&op) ||
+        xmlscan_push_decls(&gs->scope, &op) || !xmlscan_is_elem(&gs->scope, &op, NC_MON_NS, "get-schema")) {
+        return -1;
+    }
+    /* Its parameters, each once, in any order. */
+    for (p = op.next;;) {
+        p = skip_space(p);
+        if (xmlscan_read_tag(p, &t)) {
+            return -1;
+        }
+        if (t.end) {
+            if (!xmlscan_same_qname(&t, &op)) {
+                return -1;
+            }
+            p = t.next;
+            break;
+        }
+        outer_ns = gs->scope.count;
+        if (!only_decls(&t) || xmlscan_push_decls(&gs->scope, &t)) {
+            return -1;
+        }
+        if (xmlscan_is_elem(&gs->scope, &t, NC_MON_NS, "identifier") && !seen_id++) {
+            if (read_plain(&p, &t, gs->identifier, sizeof gs->identifier) || !*gs->identifier) {
+                return -1;
+            }
+        } else if (xmlscan_is_elem(&gs->scope, &t, NC_MON_NS, "version") && !seen_version++) {
+            if (read_plain(&p, &t, gs->version, sizeof gs->version)) {
+                return -1;
+            }
+        } else if (xmlscan_is_elem(&gs->scope, &t, NC_MON_NS, "format") && !seen_format++) {
+            /* The value's prefix resolves in the format element's own scope. */
+            if (read_plain(&p, &t, format, sizeof format) || !format_is_yang(&gs->scope, format)) {
+                return -1;
+            }
+        } else {
+            return -1;
+        }
+        gs->scope.count = outer_ns;
+    }
+    /* </rpc> and nothing after it. */
+    p = skip_space(p);
+    if (xmlscan_read_tag(p, &t) || !t.end || !xmlscan_same_qname(&t, &rpc)) {
+        return -1;
+    }
+    p = xmlscan_skip_misc(t.next);
+    return p && !*p && seen_id ? 0 : -1;
+}
+
+void
+rpc_fast_get_schema_free(struct rpc_fast_get_schema *gs)
+{
+    sbuf_free(&gs->reply_attrs);
 }

@@ -171,6 +171,32 @@ sess_send(struct session *s, const char *xml, size_t len)
     sess_mark_pending(s);
 }
 
+void
+sess_send_shared(struct session *s, const char *head, size_t head_len, const char *body, size_t body_len,
+                 const char *tail, size_t tail_len)
+{
+    char fhead[FRAME_HEADER_MAX_BYTES];
+    char ftail[FRAME_HEADER_MAX_BYTES];
+    size_t hlen;
+    size_t tlen;
+
+    if (s->state >= SESS_DEAD) {
+        return;
+    }
+    hlen = frame_header(s->out_mode, head_len + body_len + tail_len, fhead);
+    tlen = frame_trailer(s->out_mode, ftail);
+    /* A failure half-way leaves part of a message queued: the session then closes at once, unflushed. */
+    if (outq_reserve(&s->out, hlen + head_len) || outq_add(&s->out, fhead, hlen) ||
+        outq_add(&s->out, head, head_len) || outq_add_ref(&s->out, body, body_len) ||
+        outq_add(&s->out, tail, tail_len) || outq_add(&s->out, ftail, tlen)) {
+        log_error("device %u session %u: out of memory queueing %zu bytes, closing", s->dev->index, s->id,
+                  head_len + body_len + tail_len);
+        sess_close(s, 0);
+        return;
+    }
+    sess_mark_pending(s);
+}
+
 static void
 on_delay_due(struct loop *loop, struct loop_timer *timer)
 {

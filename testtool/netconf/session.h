@@ -89,6 +89,14 @@ void sess_mark_pending(struct session *s);
 void sess_send(struct session *s, const char *xml, size_t len);
 
 /**
+ * @brief Queue one message (without framing) made of @p head, @p body and @p tail; framing is added here.
+ * @p head and @p tail are copied; @p body is queued by reference (outq_add_ref()): it must stay unchanged
+ * and alive until every session is freed (the schema set's get-schema texts are).
+ */
+void sess_send_shared(struct session *s, const char *head, size_t head_len, const char *body, size_t body_len,
+                      const char *tail, size_t tail_len);
+
+/**
  * @brief Queue a reply after @p delay_ms (injected latency). Replies keep their order: one is never
  * sent before an earlier one, whatever their delays.
  */
