@@ -223,7 +223,10 @@ make_groups(struct fleet *fleet, const struct fleet_group_spec *specs, uint32_t 
         }
         continue;
     group_error:
-        if (count > 1) {
+        if (fleet->cfg.fleet_file && specs[i].line) {
+            snprintf(err, err_len, "%s:%u: group \"%s\": %s", fleet->cfg.fleet_file, (unsigned)specs[i].line,
+                     g->name, msg);
+        } else if (count > 1) {
             snprintf(err, err_len, "group \"%s\": %s", g->name, msg);
         } else {
             snprintf(err, err_len, "%s", msg);

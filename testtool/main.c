@@ -68,26 +68,23 @@ report_ready(const struct fleet *fleet, monotime_us started_us)
     double took_s = (double)(loop_clock_monotonic() - started_us) / 1e6;
     struct sbuf b = {0};
 
+    /* One group: "on SPAN (NETCONF over T, W workers)"; several: "on SPAN (NAME: N TYPE, NETCONF over T);
+     * SPAN (...) (W workers)". Either way the line starts "N devices listening on", which scripts wait for.
+     */
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         const struct device_group *g = &fleet->groups[i];
-        if (fleet->group_count > 1) {
-            sbuf_printf(&b, "%s%s (%u %s) on ", i ? "; " : "", g->name, (unsigned)g->cfg.device_count,
-                        g->type->name);
-        } else {
-            sbuf_adds(&b, "on ");
-        }
+        sbuf_adds(&b, i ? "; " : "");
         group_span(fleet, g, &b);
-        sbuf_printf(&b, " (NETCONF over %s", g->cfg.ssh ? "SSH" : "TCP");
-        sbuf_adds(&b, fleet->group_count > 1 ? ")" : "");
+        if (fleet->group_count > 1) {
+            sbuf_printf(&b, " (%s: %u %s, NETCONF over %s)", g->name, (unsigned)g->cfg.device_count,
+                        g->type->name, g->cfg.ssh ? "SSH" : "TCP");
+        } else {
+            sbuf_printf(&b, " (NETCONF over %s,", g->cfg.ssh ? "SSH" : "TCP");
+        }
     }
-    if (fleet->group_count > 1) {
-        log_info("%u devices listening in %u groups: %s (%u workers), start-up took %.3f s; stop with Ctrl-C",
-                 (unsigned)fleet->cfg.device_count, (unsigned)fleet->group_count, b.buf ? b.buf : "",
-                 (unsigned)fleet->cfg.threads, took_s);
-    } else {
-        log_info("%u devices listening %s, %u workers), start-up took %.3f s; stop with Ctrl-C",
-                 (unsigned)fleet->cfg.device_count, b.buf ? b.buf : "", (unsigned)fleet->cfg.threads, took_s);
-    }
+    log_info("%u devices listening on %s%s%u workers), start-up took %.3f s; stop with Ctrl-C",
+             (unsigned)fleet->cfg.device_count, b.buf ? b.buf : "", fleet->group_count > 1 ? " (" : " ",
+             (unsigned)fleet->cfg.threads, took_s);
     sbuf_free(&b);
     banner_log(fleet);
 }

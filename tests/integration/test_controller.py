@@ -519,6 +519,8 @@ class InventoryTests(unittest.TestCase):
             self.assertEqual([c.tag for c in iface], [ONMS_NS + "monitored-service"] * 2)
             meta = {(m.get("context"), m.get("key")): m.get("value") for m in node.findall(ONMS_NS + "meta-data")}
             self.assertEqual(meta, {("requisition", "fleetsim-index"): str(i),
+                                    ("requisition", "fleetsim-group"): "default",
+                                    ("requisition", "fleetsim-type"): "minimal",
                                     ("requisition", "snmp-port"): str(d["snmp_port"]),
                                     ("requisition", "netconf-port"): str(d["netconf_port"])})
             self.assertEqual([c.get("name") for c in node.findall(ONMS_NS + "category")], ["fleetsim"])
@@ -543,6 +545,7 @@ class InventoryTests(unittest.TestCase):
                 self.assertFalse(name.startswith("__"), "reserved label " + name)
                 self.assertIsInstance(value, str)
             self.assertEqual(g["labels"], {"fleetsim_node": d["name"], "fleetsim_index": str(i),
+                                           "fleetsim_group": "default", "fleetsim_type": "minimal",
                                            "fleetsim_netconf": "%s:%d" % (d["host"], d["netconf_port"])})
 
     def test_prometheus_file_sd_targets_are_the_snmp_agents(self):
@@ -568,7 +571,8 @@ class InventoryTests(unittest.TestCase):
             self.assertEqual(row, {"index": str(i), "node_id": d["name"], "netconf_host": d["host"],
                                    "netconf_port": str(d["netconf_port"]), "transport": "ssh",
                                    "username": "nc,user", "password": 'pw"1', "snmp_host": d["host"],
-                                   "snmp_port": str(d["snmp_port"]), "snmp_community": "comm"})
+                                   "snmp_port": str(d["snmp_port"]), "snmp_community": "comm",
+                                   "group": "default", "type": "minimal"})
         text, _ = self.emit("csv", self.ADDR_FLEET + ["--snmp", "false"])
         rows = list(csv.DictReader(text.splitlines()))
         self.assertEqual(len(rows), 300)
@@ -576,7 +580,7 @@ class InventoryTests(unittest.TestCase):
         self.assertEqual(rows[299], {"index": "299", "node_id": d["name"], "netconf_host": d["host"],
                                      "netconf_port": "2830", "transport": "tcp", "username": "admin",
                                      "password": "admin", "snmp_host": "", "snmp_port": "",
-                                     "snmp_community": ""})
+                                     "snmp_community": "", "group": "default", "type": "minimal"})
 
     def test_generate_config_address_moves_every_format(self):
         text, _ = self.emit("prometheus-sd", ["--device-count", "3", "--ip-per-device", "--ip", "127.0.0.1",

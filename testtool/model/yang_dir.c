@@ -256,9 +256,16 @@ ydir_scan(struct ydir *dir, const char *path, char *err, size_t err_len)
             goto cleanup;
         }
     }
-    if (dir->file_count) {
-        qsort(dir->files, dir->file_count, sizeof *dir->files, cmp_files);
+    if (!dir->file_count) {
+        /* Most likely a wrong path (the folder above the modules, or a copy that failed): say so now. */
+        snprintf(err, err_len,
+                 "schemas folder \"%s\" holds no .yang file (modules are NAME.yang or NAME@REVISION.yang, in "
+                 "the folder itself)",
+                 path);
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
     }
+    qsort(dir->files, dir->file_count, sizeof *dir->files, cmp_files);
     /* The newest revision of each module name (ties: the first file name). */
     for (size_t i = 0; i < dir->file_count; i++) {
         struct ydir_file *f = &dir->files[i];

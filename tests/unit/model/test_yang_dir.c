@@ -111,8 +111,19 @@ test_scan_folder(void **state)
             snprintf(path, sizeof path, "%s/%s", dir, names[k]);
             unlink(path);
         }
-        rmdir(dir);
     }
+    /* an empty folder (or one with no .yang file) is refused, naming it */
+    write_file(dir, "README", "models are elsewhere");
+    assert_int_equal(ydir_scan(&d, dir, err, sizeof err), FLEET_ERR_INVAL);
+    assert_non_null(strstr(err, dir));
+    assert_non_null(strstr(err, "no .yang file"));
+    ydir_free(&d);
+    {
+        char path[512];
+        snprintf(path, sizeof path, "%s/README", dir);
+        unlink(path);
+    }
+    rmdir(dir);
 }
 
 int
