@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "ber.h"
 #include "cli.h"
 #include "device.h"
 #include "devtype.h"
@@ -110,6 +111,14 @@ devfix_free(struct devfix *f)
     ds_close(&f->dev.ds);
     device_type_free(&f->type);
     free(f);
+}
+
+/* Two OIDs are the same. */
+static inline void
+assert_oid_equal(const struct ber_oid *a, const struct ber_oid *b)
+{
+    assert_int_equal(a->len, b->len);
+    assert_memory_equal(a->sub, b->sub, a->len * sizeof *a->sub);
 }
 
 #endif

@@ -39,13 +39,6 @@ oid_plus(struct ber_oid o, uint32_t arc)
 }
 
 static void
-assert_oid_equal(const struct ber_oid *a, const struct ber_oid *b)
-{
-    assert_int_equal(a->len, b->len);
-    assert_memory_equal(a->sub, b->sub, a->len * sizeof *a->sub);
-}
-
-static void
 assert_string_value(const struct spdu_value *v, const char *want)
 {
     assert_int_equal(v->tag, BER_OCTET_STRING);

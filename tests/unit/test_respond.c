@@ -116,13 +116,6 @@ bindings(struct rfix *r, struct spdu_binding *b, uint32_t max)
 }
 
 static void
-assert_oid_equal(const struct ber_oid *a, const struct ber_oid *b)
-{
-    assert_int_equal(a->len, b->len);
-    assert_memory_equal(a->sub, b->sub, a->len * sizeof *a->sub);
-}
-
-static void
 test_get_right_community(void **state)
 {
     struct rfix *r = *state;
