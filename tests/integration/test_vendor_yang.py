@@ -14,6 +14,7 @@ Run: /usr/bin/python3 test_vendor_yang.py <path to fleetsim>
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -142,6 +143,17 @@ class VendorFolderTests(unittest.TestCase):
                 text = self.m.get_schema(name, version=version).data
                 self.assertEqual(text, read(fname), "get-schema %s %s" % (name, version))
 
+    def test_every_module_of_yang_library_has_a_schema(self):
+        # yang-library lists every module of the context, libyang's own "yang" too: a client that fetches
+        # all of them (yangcli does) must get each.
+        root = self.yang_library()
+        q = "{%s}" % YL_NS
+        for ms in root.iter(q + "module-set"):
+            for mod in list(ms.findall(q + "module")) + list(ms.findall(q + "import-only-module")):
+                name, rev = mod.findtext(q + "name"), mod.findtext(q + "revision")
+                text = self.m.get_schema(name, version=rev).data
+                self.assertRegex(text, r"^\s*(module|submodule)\s+%s\b" % re.escape(name), "%s@%s" % (name, rev))
+
     def test_get_schema_of_a_skipped_module_fails(self):
         with self.assertRaises(RPCError):
             self.m.get_schema("vnd-broken")
@@ -197,6 +209,44 @@ class OptionTests(unittest.TestCase):
                 self.assertTrue(m.get_config("running").ok)
             finally:
                 m.close_session()
+
+
+class YangcliTests(unittest.TestCase):
+    """yuma123's yangcli, an independent client: over SSH it reads the hello and yang-library, fetches every
+    module it lacks with get-schema (its autoload), then edits and reads the vendor module's data."""
+
+    def test_yangcli_loads_the_folder_and_edits_a_vendor_module(self):
+        yangcli = shutil.which("yangcli")
+        if not yangcli:
+            self.skipTest("yangcli is not installed (scripts/setup.sh installs it)")
+        tmp = tempfile.mkdtemp(prefix="fleetsim-yangcli-")
+        fleet = h.Fleet(devices=1, extra=["--ssh", "true", "--state-dir", os.path.join(tmp, "state"),
+                                          "--schemas-dir", DIR]).start()
+        try:
+            script = os.path.join(tmp, "edit.script")
+            with open(script, "w") as f:
+                f.write("merge /vnd-system:system/hostname value=set-by-yangcli\n"
+                        "commit\n"
+                        "sget-config /vnd-system:system source=running\n")
+            host, port = fleet.addr(0)
+            env = dict(os.environ, HOME=tmp)  # yangcli keeps its fetched modules under ~/.yuma
+            p = subprocess.run([yangcli, "--server=%s" % host, "--ncport=%d" % port, "--user=admin",
+                                "--password=admin", "--batch-mode", "--run-script=%s" % script],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               env=env, timeout=h.scaled(60))
+            out = p.stdout.decode(errors="replace")
+            self.assertIn("NETCONF session established", out, out)
+            caps = out.split("Server Module Capabilities", 1)[1].split("Server Enterprise Capabilities", 1)[0]
+            for name, rev in MODULES.values():
+                self.assertIn("%s@%s" % (name, rev), caps, out)
+            # every get-schema it sent was answered (yangcli saves a deviation module it meets twice, once
+            # as a module and once in the deviations of vnd-system, and says so: that is not a failed fetch)
+            self.assertNotRegex(out, r"<get-schema> for module .* failed", out)
+            self.assertEqual(out.count("RPC OK Reply"), 2, out)  # the merge and the commit
+            self.assertRegex(out, r"system \{\s+hostname set-by-yangcli\s+\}", out)
+        finally:
+            fleet.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,29 @@ ops_schema_lookup(const struct schema_set *set, const char *identifier, const ch
     return m ? m : schema_find_submodule(set, identifier, version);
 }
 
+/*
+ * A module of the context that is not among the advertised ones: libyang's own "yang" module, which
+ * yang-library lists (every module of the context is there) and which yangcli, for one, fetches. It has no
+ * file, so it is printed. @return 0 when answered, -1 when the context has no such module either.
+ */
+static int
+context_module_text(struct rpc_call *call, const char *name, const char *revision, LYS_OUTFORMAT out)
+{
+    const struct ly_ctx *ctx = call->dev->type->schemas.ctx;
+    const struct lys_module *mod =
+        revision && *revision ? ly_ctx_get_module(ctx, name, revision) : ly_ctx_get_module_latest(ctx, name);
+    char *text = NULL;
+
+    if (!mod || lys_print_mem(&text, mod, out, 0)) {
+        return -1;
+    }
+    call->has_data = 1;
+    call->data_ns = NCM_NS;
+    sbuf_add_xml(&call->data, text);
+    free(text);
+    return 0;
+}
+
 void
 op_get_schema(struct rpc_call *call)
 {
@@ -48,6 +71,9 @@ op_get_schema(struct rpc_call *call)
     }
     m = ops_schema_lookup(&call->dev->type->schemas, lyd_get_value(id),
                           version ? lyd_get_value(version) : NULL);
+    if (!m && !context_module_text(call, lyd_get_value(id), version ? lyd_get_value(version) : NULL, out)) {
+        return;
+    }
     if (!m) {
         rpc_fail(call,
                  ncerr_invalid_value(NCERR_APP, NULL, "No schema \"%s\"%s%s.", lyd_get_value(id),

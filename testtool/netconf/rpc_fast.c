@@ -184,6 +184,54 @@ read_config(struct rpc_fast_edit *fe, const char **p, const struct xmlscan_tag *
     return 0;
 }
 
+/* Whitespace only: inside a get-schema, a comment or instruction is the full path's. */
+static const char *
+skip_space(const char *p)
+{
+    while (xmlscan_is_space(*p)) {
+        p++;
+    }
+    return p;
+}
+
+/*
+ * The next parameter of operation @p op at *@p p, after what @p skip passes over: 1 with its start tag in
+ * @p t, 0 at the operation's end tag (*@p p then past it), -1 for anything else.
+ */
+static int
+next_param(const char **p, const struct xmlscan_tag *op, const char *(*skip)(const char *),
+           struct xmlscan_tag *t)
+{
+    const char *q = skip(*p);
+
+    if (xmlscan_read_tag(q, t)) {
+        return -1;
+    }
+    if (t->end) {
+        if (!xmlscan_same_qname(t, op)) {
+            return -1;
+        }
+        *p = t->next;
+        return 0;
+    }
+    return 1;
+}
+
+/* @return 0 when what is left at @p p is </rpc> (of @p rpc), after what @p skip passes over, and nothing
+ * more. */
+static int
+rpc_end(const char *p, const struct xmlscan_tag *rpc, const char *(*skip)(const char *))
+{
+    struct xmlscan_tag t;
+
+    p = skip(p);
+    if (xmlscan_read_tag(p, &t) || !t.end || !xmlscan_same_qname(&t, rpc)) {
+        return -1;
+    }
+    p = xmlscan_skip_misc(t.next);
+    return p && !*p ? 0 : -1;
+}
+
 int
 rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
 {
@@ -217,15 +265,11 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
     }
     /* Its parameters, in any order. */
     for (p = op.next;;) {
-        p = xmlscan_skip_misc(p);
-        if (xmlscan_read_tag(p, &t)) {
+        int more = next_param(&p, &op, xmlscan_skip_misc, &t);
+        if (more < 0) {
             return -1;
         }
-        if (t.end) {
-            if (!xmlscan_same_qname(&t, &op)) {
-                return -1;
-            }
-            p = t.next;
+        if (!more) {
             break;
         }
         /*
@@ -266,12 +310,7 @@ rpc_fast_edit_scan(const char *msg, struct rpc_fast_edit *fe)
         fe->scope.count = outer_ns;
     }
     /* </rpc> and nothing after it. */
-    p = xmlscan_skip_misc(p);
-    if (xmlscan_read_tag(p, &t) || !t.end || !xmlscan_same_qname(&t, &rpc)) {
-        return -1;
-    }
-    p = xmlscan_skip_misc(t.next);
-    return p && !*p && has_target && fe->has_config ? 0 : -1;
+    return !rpc_end(p, &rpc, xmlscan_skip_misc) && has_target && fe->has_config ? 0 : -1;
 }
 
 int
@@ -295,16 +334,6 @@ rpc_fast_edit_free(struct rpc_fast_edit *fe)
 {
     sbuf_free(&fe->reply_attrs);
     sbuf_free(&fe->config);
-}
-
-/* Whitespace only: inside a get-schema, a comment or instruction is the full path's. */
-static const char *
-skip_space(const char *p)
-{
-    while (xmlscan_is_space(*p)) {
-        p++;
-    }
-    return p;
 }
 
 /*
@@ -386,15 +415,11 @@ rpc_fast_get_schema_scan(const char *msg, struct rpc_fast_get_schema *gs)
     }
     /* Its parameters, each once, in any order. */
     for (p = op.next;;) {
-        p = skip_space(p);
-        if (xmlscan_read_tag(p, &t)) {
+        int more = next_param(&p, &op, skip_space, &t);
+        if (more < 0) {
             return -1;
         }
-        if (t.end) {
-            if (!xmlscan_same_qname(&t, &op)) {
-                return -1;
-            }
-            p = t.next;
+        if (!more) {
             break;
         }
         outer_ns = gs->scope.count;
@@ -420,12 +445,7 @@ rpc_fast_get_schema_scan(const char *msg, struct rpc_fast_get_schema *gs)
         gs->scope.count = outer_ns;
     }
     /* </rpc> and nothing after it. */
-    p = skip_space(p);
-    if (xmlscan_read_tag(p, &t) || !t.end || !xmlscan_same_qname(&t, &rpc)) {
-        return -1;
-    }
-    p = xmlscan_skip_misc(t.next);
-    return p && !*p && seen_id ? 0 : -1;
+    return !rpc_end(p, &rpc, skip_space) && seen_id ? 0 : -1;
 }
 
 void
