@@ -58,8 +58,9 @@ struct client {
     uint32_t dev;         /* device index */
 };
 
-static struct itest_server server; /* the one server of the suite */
-static char schema_dir[64];        /* libnetconf2's search path: starts empty, filled by get-schema */
+static struct itest_server server;  /* the one server of the suite */
+static const char *fleetsim_binary; /* argv[1], for tests that start a server of their own */
+static char schema_dir[64];         /* libnetconf2's search path: starts empty, filled by get-schema */
 
 static int
 rpc_timeout(void)
@@ -1369,9 +1370,76 @@ remove_dir(const char *dir)
     rmdir(dir);
 }
 
-#define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
+/*
+ * A fleet of a vendor-style folder (tests/integration/data/vendor_yang): libnetconf2 builds its context from
+ * that server's hello and get-schema replies alone, in a search path of its own that starts empty. The
+ * module, its two submodules (fetched through the include), the deviation (applied: contact is gone) and
+ * the feature (on) must all be in the client's context, and the vendor module's data must validate there.
+ */
+static void
+test_client_builds_a_vendor_folder_context(void **state)
+{
+    const char *src = getenv("FLEETSIM_SOURCE_DIR");
+    char *folder = fmt("%s/tests/integration/data/vendor_yang", src ? src : ".");
+    const char *args[] = {"--threads", "1", "--schemas-dir", folder, NULL};
+    char own_dir[] = "/tmp/fleetsim-lnc2-vendor-XXXXXX";
+    struct itest_server vendor;
+    struct nc_session *s;
+    const struct lys_module *mod;
+    const struct ly_ctx *ctx;
+    struct lysp_include *inc;
+    char *reply;
+    int fd;
+    LY_ARRAY_COUNT_TYPE i;
+    int has_ntp = 0, has_dns = 0;
 
-static const char *fleetsim_binary; /* argv[1], for tests that start a server of their own */
+    (void)state;
+    if (!mkdtemp(own_dir) || itest_server_start(&vendor, fleetsim_binary, 1, args)) {
+        fail_msg("cannot start a fleet of the vendor folder %s", folder);
+    }
+    nc_client_set_schema_searchpath(own_dir);
+    fd = itest_connect(vendor.base_port, rpc_timeout());
+    s = fd >= 0 ? nc_connect_inout(fd, fd, NULL) : NULL;
+    nc_client_set_schema_searchpath(schema_dir);
+    if (!s) {
+        itest_server_print_log(&vendor);
+        fail_msg("nc_connect_inout to the vendor fleet failed (libnetconf2's messages are above)");
+    }
+    ctx = nc_session_get_ctx(s);
+    mod = ly_ctx_get_module_implemented(ctx, "vnd-system");
+    assert_non_null(mod);
+    assert_string_equal(mod->revision, "2024-03-01");
+    LY_ARRAY_FOR(mod->parsed->includes, i)
+    {
+        inc = &mod->parsed->includes[i];
+        has_ntp |= !strcmp(inc->name, "vnd-system-ntp") && inc->submodule;
+        has_dns |= !strcmp(inc->name, "vnd-system-dns") && inc->submodule;
+    }
+    assert_true(has_ntp && has_dns);
+    assert_int_equal(lys_feature_value(mod, "dns-over-tls"), LY_SUCCESS);
+    assert_non_null(lys_find_path(ctx, NULL, "/vnd-system:system/hostname", 0));
+    assert_null(lys_find_path(ctx, NULL, "/vnd-system:system/contact", 0)); /* deviated away */
+    assert_non_null(ly_ctx_get_module(ctx, "vnd-types", "2024-06-01"));
+    {
+        struct client c = {.s = s, .fd = fd, .dev = 0};
+        reply = call(
+            &c, nc_rpc_edit(NC_DATASTORE_RUNNING, NC_RPC_EDIT_DFLTOP_MERGE, NC_RPC_EDIT_TESTOPT_TESTSET,
+                            NC_RPC_EDIT_ERROPT_ROLLBACK,
+                            "<system xmlns=\"urn:example:vnd:system\"><hostname>lnc2</hostname></system>",
+                            NC_PARAMTYPE_CONST));
+        check_ok(reply, "edit-config of the vendor module");
+        reply = call(&c, nc_rpc_getconfig(NC_DATASTORE_RUNNING, NULL, NC_WD_UNKNOWN, NC_PARAMTYPE_CONST));
+        assert_non_null(strstr(reply, "<hostname>lnc2</hostname>"));
+    }
+    nc_session_free(s, NULL);
+    close(fd);
+    remove_dir(own_dir);
+    if (itest_server_stop(&vendor)) {
+        fail_msg("the vendor fleet did not stop cleanly");
+    }
+}
+
+#define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
 
 static int
 accept_any_host_key(const char *hostname, ssh_session session, void *priv)
@@ -1560,6 +1628,7 @@ main(int argc, char **argv)
         TEST(test_hello_advertises_every_capability),
         TEST(test_get_schema_returns_every_advertised_module),
         TEST(test_get_schema_of_unknown_module_is_invalid_value),
+        TEST(test_client_builds_a_vendor_folder_context),
         TEST(test_edit_on_one_device_is_invisible_on_another),
         TEST(test_notifications_reach_the_client_in_order),
         TEST(test_ssh_client_reads_and_edits_over_ssh),
