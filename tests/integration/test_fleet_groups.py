@@ -211,6 +211,89 @@ class TwoGroups(unittest.TestCase):
         self.assertTrue(lines[101].endswith(",edge,vendor-yang"), lines[101])
 
 
+class GroupsThatDiffer(unittest.TestCase):
+    """Two groups of one type (crs-x, loaded once) that differ in everything a group sets: one speaks SSH
+    with its own login, SNMP community and 150 ms injected SNMP latency; the other plain TCP, another
+    community, no latency. Each range must behave as its own group says."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="fleetsim-groups-differ-")
+        rng = random.Random()
+        for _ in range(h.START_ATTEMPTS):
+            cls.port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
+            doc = {"fleetsim-fleet:fleet": {"group": [
+                {"name": "secure", "device-count": 3, "profile": "crs-x", "ip": "127.0.11.1",
+                 "ip-per-device": True, "starting-port": cls.port, "snmp-starting-port": cls.port, "ssh": True,
+                 "username": "ops", "password": "s3cret", "snmp-community": "alpha",
+                 "snmp-latency": "150ms"},
+                {"name": "plain", "device-count": 3, "profile": "crs-x", "ip": "127.0.12.1",
+                 "ip-per-device": True, "starting-port": cls.port, "snmp-starting-port": cls.port, "ssh": False,
+                 "snmp-community": "beta"}]}}
+            path = write_json(cls.tmp, "fleet.json", doc)
+            cls.log_path = os.path.join(cls.tmp, "fleetsim.log")
+            with open(cls.log_path, "wb") as log:
+                cls.proc = subprocess.Popen([h.BINARY, "--fleet", path, "--threads", "2", "--status-interval",
+                                             "0", "--state-dir", os.path.join(cls.tmp, "state")],
+                                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+            deadline = time.monotonic() + h.scaled(h.READY_TIMEOUT_S)
+            while time.monotonic() < deadline and cls.proc.poll() is None and h.READY_TEXT not in cls.log():
+                time.sleep(0.02)
+            if cls.proc.poll() is None and h.READY_TEXT in cls.log():
+                return
+            if cls.proc.poll() is None:
+                cls.proc.kill()
+            cls.proc.wait()
+            if not re.search(r"cannot listen|cannot bind", cls.log()):
+                raise AssertionError("fleetsim --fleet did not start:\n" + cls.log())
+        raise AssertionError("no free ports in %d attempts" % h.START_ATTEMPTS)
+
+    @classmethod
+    def tearDownClass(cls):
+        TwoGroups.tearDownClass.__func__(cls)
+
+    @classmethod
+    def log(cls):
+        with open(cls.log_path, errors="replace") as f:
+            return f.read()
+
+    def test_one_type_is_loaded_once_for_both_groups(self):
+        line = next(l for l in self.log().splitlines() if h.READY_TEXT in l)
+        self.assertIn("(secure: 3 crs-x, NETCONF over SSH)", line)
+        self.assertIn("(plain: 3 crs-x, NETCONF over TCP)", line)
+
+    def test_each_group_has_its_transport_and_login(self):
+        from ncclient import manager
+        m = manager.connect(host="127.0.11.2", port=self.port, username="ops", password="s3cret",
+                            hostkey_verify=False, look_for_keys=False, allow_agent=False, timeout=h.scaled(10))
+        try:
+            self.assertIn("Bundle-Ether", m.get_config("running").data_xml)
+        finally:
+            m.close_session()
+        with self.assertRaises(Exception):  # the other group's default login is not this group's
+            manager.connect(host="127.0.11.2", port=self.port, username="admin", password="admin",
+                            hostkey_verify=False, look_for_keys=False, allow_agent=False, timeout=h.scaled(10))
+        with tcp_manager(("127.0.12.2", self.port)) as plain:  # no SSH at all on the other range
+            self.assertIn("Bundle-Ether", plain.get_config("running").data_xml)
+
+    def test_each_group_has_its_community_and_latency(self):
+        def timed(host, community):
+            start = time.monotonic()
+            out = subprocess.run(["snmpget", "-v2c", "-c", community, "-On", "-Oqv", "-t", "1", "-r", "0",
+                                  "%s:%d" % (host, self.port), "1.3.6.1.2.1.1.5.0"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, timeout=h.scaled(10)).stdout.decode().strip()
+            return out, time.monotonic() - start
+
+        out, slow = timed("127.0.11.3", "alpha")
+        self.assertEqual(out, '"crs-x-2"')
+        self.assertGreaterEqual(slow, 0.15)
+        out, fast = timed("127.0.12.3", "beta")
+        self.assertEqual(out, '"crs-x-5"')  # device 5 of the fleet: the plain group follows the secure one
+        self.assertLess(fast, 0.15)
+        out, _ = timed("127.0.12.3", "alpha")  # the secure group's community is not the plain group's
+        self.assertIn("Timeout", out)
+
+
 class BadFleetFiles(unittest.TestCase):
     """Each exits 2 with one line naming the file and the line; nothing listens."""
 

@@ -113,6 +113,19 @@ devfix_free(struct devfix *f)
     free(f);
 }
 
+/* An OID from its arcs: OID(1, 3, 6, 1, 2, 1, 1, 5, 0). */
+#define OID(...) oid_of((const uint32_t[]){__VA_ARGS__}, sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t))
+
+static inline struct ber_oid
+oid_of(const uint32_t *sub, uint32_t len)
+{
+    struct ber_oid o;
+
+    o.len = len;
+    memcpy(o.sub, sub, len * sizeof *sub);
+    return o;
+}
+
 /* Two OIDs are the same. */
 static inline void
 assert_oid_equal(const struct ber_oid *a, const struct ber_oid *b)

@@ -18,18 +18,6 @@
 #define IF_ENTRY  1, 3, 6, 1, 2, 1, 2, 2, 1
 #define IFX_ENTRY 1, 3, 6, 1, 2, 1, 31, 1, 1, 1
 
-#define OID(...) oid_of((const uint32_t[]){__VA_ARGS__}, sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t))
-
-static struct ber_oid
-oid_of(const uint32_t *sub, uint32_t len)
-{
-    struct ber_oid o;
-
-    o.len = len;
-    memcpy(o.sub, sub, len * sizeof *sub);
-    return o;
-}
-
 /* @p o with @p arc appended. */
 static struct ber_oid
 oid_plus(struct ber_oid o, uint32_t arc)

@@ -18,18 +18,7 @@
 #include "spdu.h"
 
 #define IF_ENTRY 1, 3, 6, 1, 2, 1, 2, 2, 1
-#define OID(...) oid_of((const uint32_t[]){__VA_ARGS__}, sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t))
 #define OUT_CAP  (65536 + 256)
-
-static struct ber_oid
-oid_of(const uint32_t *sub, uint32_t len)
-{
-    struct ber_oid o;
-
-    o.len = len;
-    memcpy(o.sub, sub, len * sizeof *sub);
-    return o;
-}
 
 /* A fixture plus the buffers respond() needs. */
 struct rfix {
