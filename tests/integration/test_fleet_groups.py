@@ -29,6 +29,7 @@ import warnings
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleetsim_harness as h  # noqa: E402
+from test_controller import Controller  # noqa: E402
 from test_ncclient import tcp_manager  # noqa: E402
 
 warnings.simplefilter("default")
@@ -219,6 +220,7 @@ class GroupsThatDiffer(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="fleetsim-groups-differ-")
+        cls.controller = Controller()
         rng = random.Random()
         for _ in range(h.START_ATTEMPTS):
             cls.port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
@@ -234,7 +236,8 @@ class GroupsThatDiffer(unittest.TestCase):
             cls.log_path = os.path.join(cls.tmp, "fleetsim.log")
             with open(cls.log_path, "wb") as log:
                 cls.proc = subprocess.Popen([h.BINARY, "--fleet", path, "--threads", "2", "--status-interval",
-                                             "0", "--state-dir", os.path.join(cls.tmp, "state")],
+                                             "0", "--state-dir", os.path.join(cls.tmp, "state"),
+                                             "--generate-configs-batch-size", "4"] + cls.controller.args(),
                                             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
             deadline = time.monotonic() + h.scaled(h.READY_TIMEOUT_S)
             while time.monotonic() < deadline and cls.proc.poll() is None and h.READY_TEXT not in cls.log():
@@ -251,6 +254,7 @@ class GroupsThatDiffer(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         TwoGroups.tearDownClass.__func__(cls)
+        cls.controller.close()
 
     @classmethod
     def log(cls):
@@ -275,6 +279,26 @@ class GroupsThatDiffer(unittest.TestCase):
                             hostkey_verify=False, look_for_keys=False, allow_agent=False, timeout=h.scaled(10))
         with tcp_manager(("127.0.12.2", self.port)) as plain:  # no SSH at all on the other range
             self.assertIn("Bundle-Ether", plain.get_config("running").data_xml)
+
+    def test_registration_sends_each_group_with_its_own_login_and_transport(self):
+        requests = self.controller.wait_requests(2, 20)  # 6 devices in batches of 4
+        nodes = {}
+        for r in requests:
+            self.assertEqual(r["method"], "PATCH")
+            for node in json.loads(r["body"])["network-topology:topology"][0]["node"]:
+                nodes[node["node-id"]] = node["netconf-node-topology:netconf-node"]
+        self.assertEqual(sorted(nodes), ["127.0.11.%d-sim-device" % i for i in (1, 2, 3)] +
+                         ["127.0.12.%d-sim-device" % i for i in (1, 2, 3)])
+        secure, plain = nodes["127.0.11.2-sim-device"], nodes["127.0.12.2-sim-device"]
+        self.assertEqual((secure["host"], secure["port"], secure["tcp-only"]), ("127.0.11.2", self.port, False))
+        self.assertEqual(secure["login-password-unencrypted"], {"username": "ops", "password": "s3cret"})
+        self.assertEqual((plain["host"], plain["tcp-only"]), ("127.0.12.2", True))
+        self.assertEqual(plain["login-password-unencrypted"], {"username": "admin", "password": "admin"})
+        deadline = time.monotonic() + h.scaled(10)
+        while time.monotonic() < deadline and "registered 6 of 6" not in self.log():
+            time.sleep(0.05)
+        self.assertIn("controller: group secure: devices 0-2, type crs-x", self.log())
+        self.assertIn("controller: group plain: devices 3-5, type crs-x", self.log())
 
     def test_each_group_has_its_community_and_latency(self):
         def timed(host, community):

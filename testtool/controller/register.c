@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "devtype.h"
 #include "inventory.h"
 #include "log.h"
 #include "loop.h"
@@ -457,6 +458,15 @@ reg_run(void *arg)
     }
     log_info("controller: registering %u devices with %s in %u batches of up to %u%s", (unsigned)total,
              reg.url, (unsigned)batches, (unsigned)size, limit);
+    /* ODL's node has no place for them: the log says which devices (and so which node-ids) are which. */
+    for (uint32_t g = 0, first = 0; reg.group_count > 1 && g < reg.group_count; g++) {
+        char type[128];
+        uint32_t n = reg.groups[g].cfg.device_count;
+        device_type_label(&reg.groups[g].cfg, type, sizeof type);
+        log_info("controller: group %s: devices %u-%u, type %s", reg.groups[g].name, (unsigned)first,
+                 (unsigned)(first + n - 1), type);
+        first += n;
+    }
 
     for (uint32_t b = 0; b < batches && end == REG_DONE; b++) {
         uint32_t first = b * size;
