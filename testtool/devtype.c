@@ -280,6 +280,7 @@ int
 device_type_same(const struct fleet_config *a, const struct fleet_config *b)
 {
     if (!same_text(a->profile, b->profile) || !same_text(a->schemas_dir, b->schemas_dir) ||
+        !same_text(a->device_type_dir, b->device_type_dir) ||
         !same_text(a->initial_config_file, b->initial_config_file) ||
         !same_text(a->snmp_recording, b->snmp_recording) || a->schema_opts.strict != b->schema_opts.strict ||
         a->schema_opts.feature_count != b->schema_opts.feature_count) {

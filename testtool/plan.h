@@ -74,6 +74,7 @@ struct fleet_config {
     struct schema_options schema_opts; /* --features pins (into feature_pins) and --schemas-strict */
     const char *feature_pins[FLEET_MAX_FEATURE_PINS]; /* --features values, "MODULE:F1,F2" */
     const char *initial_config_file;  /* running configuration every device starts with, or NULL */
+    const char *device_type_dir;      /* --device-type DIR: a recorded device type, or NULL */
     enum log_level log_level;         /* stderr verbosity */
     size_t max_msg_bytes;             /* largest accepted client message */
     uint32_t hello_timeout_s;         /* a session without a hello by then is closed */
