@@ -25,6 +25,7 @@ enum {
     OPT_IP_PER_DEVICE,
     OPT_SSH,
     OPT_SCHEMAS_DIR,
+    OPT_DEVICE_TYPE,
     OPT_INITIAL_CONFIG,
     OPT_THREADS,
     OPT_LOG_LEVEL,
@@ -90,6 +91,7 @@ static const struct option options[] = {
     {"ip-per-device", optional_argument, NULL, OPT_IP_PER_DEVICE},
     {"ssh", required_argument, NULL, OPT_SSH},
     {"schemas-dir", required_argument, NULL, OPT_SCHEMAS_DIR},
+    {"device-type", required_argument, NULL, OPT_DEVICE_TYPE},
     {"schemas-strict", no_argument, NULL, OPT_SCHEMAS_STRICT},
     {"features", required_argument, NULL, OPT_FEATURES},
     {"initial-config-xml-file", required_argument, NULL, OPT_INITIAL_CONFIG},
@@ -171,6 +173,8 @@ static const char usage[] =
     "  --schemas-dir DIR            load and advertise the YANG modules in DIR (a vendor's folder as\n"
     "                               shipped: submodules, revisions, deviations; bad modules skipped)\n"
     "  --schemas-strict             a module of --schemas-dir that does not load is an error (exit 2)\n"
+    "  --device-type DIR            serve a recorded device (fleetsim-stress record's folder, see\n"
+    "                               docs/RECORDED_TYPES.md): its hello, schemas, configuration and state\n"
     "  --features MODULE:F1,F2      only these features of MODULE (default: all); repeatable\n"
     "  --initial-config-xml-file F  running configuration every device starts with\n"
     "  --threads N                  worker loops (default: number of cores)\n"
@@ -345,6 +349,9 @@ cli_apply(int code, const char *value, struct fleet_config *cfg, char *err, size
         break;
     case OPT_SCHEMAS_DIR:
         cfg->schemas_dir = value;
+        break;
+    case OPT_DEVICE_TYPE:
+        cfg->device_type_dir = value;
         break;
     case OPT_SCHEMAS_STRICT:
         /* A flag on the command line (value NULL: true); a fleet file may write true or false. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devtype_recorded.h"
 #include "devview.h"
 #include "log.h"
 #include "mib.h"
@@ -323,7 +324,9 @@ device_type_label(const struct fleet_config *cfg, char *buf, size_t buf_len)
     int profile_file = strchr(p, '/') || strstr(p, ".json") || strstr(p, ".xml");
 
     base_name(p, profile_file, &p, &plen);
-    if (cfg->schemas_dir) {
+    if (cfg->device_type_dir) {
+        base_name(cfg->device_type_dir, 0, &s, &slen); /* a recorded type is named after its folder */
+    } else if (cfg->schemas_dir) {
         base_name(cfg->schemas_dir, 0, &s, &slen);
     }
     if (!s) {
@@ -369,12 +372,48 @@ load_snmp_view(struct device_type *type, const struct fleet_config *cfg, char *e
     return FLEET_OK;
 }
 
+static enum fleet_err device_type_load_plan(struct device_type *type, const struct fleet_config *cfg,
+                                            char *err, size_t err_len);
+
 enum fleet_err
 device_type_load(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
 {
+    struct fleet_config recorded;
+    struct devtype_recorded_paths *paths = NULL;
     enum fleet_err rc;
 
     memset(type, 0, sizeof *type);
+    if (cfg->device_type_dir) {
+        /* A recorded folder loads as a vendor folder (yang/, running.xml, snmp.snmprec), then adds its own.
+         */
+        if (!(paths = malloc(sizeof *paths))) {
+            return FLEET_ERR_NOMEM;
+        }
+        rc = devtype_recorded_plan(cfg, &recorded, paths, err, err_len);
+        if (!rc) {
+            rc = device_type_load_plan(type, &recorded, err, err_len);
+        }
+        if (!rc) {
+            rc = devtype_recorded_finish(type, &recorded, err, err_len);
+        }
+        if (!rc) {
+            rc = load_snmp_view(type, &recorded, err, err_len);
+        }
+        free(paths);
+        return rc;
+    }
+    if ((rc = device_type_load_plan(type, cfg, err, err_len))) {
+        return rc;
+    }
+    return load_snmp_view(type, cfg, err, err_len);
+}
+
+/* Everything of a type but its SNMP view (which needs the state data a recorded type adds). */
+static enum fleet_err
+device_type_load_plan(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
+{
+    enum fleet_err rc;
+
     if ((rc = profile_load(cfg->profile, FLEETSIM_SCHEMA_DIR "/profiles", FLEETSIM_SCHEMA_DIR, &type->profile,
                            err, err_len))) {
         return rc;
@@ -408,13 +447,14 @@ device_type_load(struct device_type *type, const struct fleet_config *cfg, char 
     {
         struct lyd_node *user = type->template_tree;
         type->template_tree = NULL;
-        rc = load_profile_config(type, err, err_len);
+        /* A recorded type's configuration is the recorded one only: get-config returns running.xml. */
+        rc = cfg->device_type_dir ? FLEET_OK : load_profile_config(type, err, err_len);
         if (!rc && user && lyd_merge_siblings(&type->template_tree, user, 0)) {
             snprintf(err, err_len, "cannot merge the initial configuration: %s",
                      ly_errmsg(type->schemas.ctx));
             rc = FLEET_ERR_INVAL;
         }
-        if (!rc) {
+        if (!rc && !cfg->device_type_dir) {
             warn_stateless_interfaces(type, user);
         }
         lyd_free_all(user);
@@ -427,7 +467,7 @@ device_type_load(struct device_type *type, const struct fleet_config *cfg, char 
         snprintf(err, err_len, "cannot build yang-library data: %s", ly_errmsg(type->schemas.ctx));
         return FLEET_ERR_INVAL;
     }
-    return load_snmp_view(type, cfg, err, err_len);
+    return FLEET_OK;
 }
 
 void
@@ -446,5 +486,6 @@ device_type_free(struct device_type *type)
     lyd_free_all(type->yanglib_tree);
     schema_set_free(&type->schemas);
     free(type->name);
+    free(type->recorded_dir);
     memset(type, 0, sizeof *type);
 }

@@ -42,6 +42,7 @@ struct ffl_loader {
 /* Leaves that name a file or folder: a relative one is resolved against the fleet file's folder. */
 static const char *const ffl_path_leaves[] = {
     "schemas-dir",
+    "device-type", /* a recorded folder (docs/RECORDED_TYPES.md) */
     "initial-config-xml-file",
     "snmp-recording",
     "notification-file",

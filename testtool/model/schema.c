@@ -528,6 +528,52 @@ source_text(const struct load_state *st, const char *name, const char *revision,
     return sbuf_take(&b, len);
 }
 
+/* Every session's hello is the text this prints plus its session-id. */
+static enum fleet_err
+build_hello_head(struct schema_set *set)
+{
+    char *xml = NULL;
+    size_t len = 0;
+    const char *tail = "</hello>";
+
+    if (hello_build((const char *const *)set->caps, set->cap_count, 0, &xml, &len) || len < strlen(tail) ||
+        strcmp(xml + len - strlen(tail), tail)) {
+        free(xml);
+        return FLEET_ERR_NOMEM;
+    }
+    free(set->hello_head);
+    set->hello_head = xml;
+    set->hello_head_len = len - strlen(tail);
+    xml[set->hello_head_len] = '\0';
+    return FLEET_OK;
+}
+
+enum fleet_err
+schema_set_replace_caps(struct schema_set *set, char **caps, size_t cap_count)
+{
+    char **old = set->caps;
+    size_t old_count = set->cap_count;
+    char *old_head = set->hello_head;
+    size_t old_head_len = set->hello_head_len;
+
+    set->caps = caps;
+    set->cap_count = cap_count;
+    set->hello_head = NULL;
+    if (build_hello_head(set)) {
+        set->caps = old;
+        set->cap_count = old_count;
+        set->hello_head = old_head;
+        set->hello_head_len = old_head_len;
+        return FLEET_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < old_count; i++) {
+        free(old[i]);
+    }
+    free(old);
+    free(old_head);
+    return FLEET_OK;
+}
+
 /* Whether @p m is newer than @p latest by find_in()'s rule (an entry without revision is never replaced). */
 static int
 newer(const struct schema_module *m, const struct schema_module *latest)
@@ -728,21 +774,7 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const stru
         }
     }
 
-    /* Every session's hello is this text plus its session-id. */
-    if (!rc) {
-        char *xml = NULL;
-        size_t len = 0;
-        const char *tail = "</hello>";
-        if (hello_build((const char *const *)set->caps, set->cap_count, 0, &xml, &len) ||
-            len < strlen(tail) || strcmp(xml + len - strlen(tail), tail)) {
-            free(xml);
-            rc = FLEET_ERR_NOMEM;
-            goto cleanup;
-        }
-        set->hello_head = xml;
-        set->hello_head_len = len - strlen(tail);
-        xml[set->hello_head_len] = '\0';
-    }
+    rc = build_hello_head(set);
 
 cleanup:
     if (set->ctx) {

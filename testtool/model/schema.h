@@ -106,6 +106,14 @@ enum fleet_err schema_set_load_with(struct schema_set *set, const char *schemas_
                                     char *const *extra_modules, size_t extra_count, char *err,
                                     size_t err_len);
 
+/**
+ * @brief Advertise @p caps (in this order) instead of the capabilities the load computed: the hello and
+ * netconf-state/capabilities list them. Used for a recorded device type, whose hello is the recorded one.
+ * @param[in] caps Malloc'd capability URIs in a malloc'd array; the set owns both on success.
+ * @return FLEET_OK, or FLEET_ERR_NOMEM (the set is unchanged and the caller still owns @p caps).
+ */
+enum fleet_err schema_set_replace_caps(struct schema_set *set, char **caps, size_t cap_count);
+
 /** @brief Free the set and its context. Accepts a zeroed set. */
 void schema_set_free(struct schema_set *set);
 
