@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devview.h"
+#include "identity.h"
 #include "log.h"
 #include "mib.h"
 #include "recording.h"
@@ -281,6 +283,7 @@ device_type_same(const struct fleet_config *a, const struct fleet_config *b)
 {
     if (!same_text(a->profile, b->profile) || !same_text(a->schemas_dir, b->schemas_dir) ||
         !same_text(a->device_type_dir, b->device_type_dir) ||
+        !same_text(a->identity_rules_file, b->identity_rules_file) ||
         !same_text(a->initial_config_file, b->initial_config_file) ||
         !same_text(a->snmp_recording, b->snmp_recording) || a->schema_opts.strict != b->schema_opts.strict ||
         a->schema_opts.feature_count != b->schema_opts.feature_count) {
@@ -369,6 +372,33 @@ load_snmp_view(struct device_type *type, const struct fleet_config *cfg, char *e
     return FLEET_OK;
 }
 
+/*
+ * Identity rules: --identity-rules FILE, else a recorded folder's rules.json (placeholders written in its
+ * data are filled even without the file).
+ */
+static enum fleet_err
+load_identity(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
+{
+    enum fleet_err rc = FLEET_OK;
+
+    if (cfg->identity_rules_file) {
+        rc = identity_rules_load(cfg->identity_rules_file, &type->identity, err, err_len);
+    } else if (cfg->device_type_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/rules.json", cfg->device_type_dir);
+        if (access(path, F_OK) == 0) {
+            rc = identity_rules_load(path, &type->identity, err, err_len);
+        } else if (!(type->identity = identity_rules_empty())) {
+            rc = FLEET_ERR_NOMEM;
+        }
+    }
+    if (!rc && type->identity && type->identity->count) {
+        log_info("type %s: %u identity rules (each device its own values)", type->name,
+                 (unsigned)type->identity->count);
+    }
+    return rc;
+}
+
 enum fleet_err
 device_type_load(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
 {
@@ -427,7 +457,10 @@ device_type_load(struct device_type *type, const struct fleet_config *cfg, char 
         snprintf(err, err_len, "cannot build yang-library data: %s", ly_errmsg(type->schemas.ctx));
         return FLEET_ERR_INVAL;
     }
-    return load_snmp_view(type, cfg, err, err_len);
+    if ((rc = load_snmp_view(type, cfg, err, err_len))) {
+        return rc;
+    }
+    return load_identity(type, cfg, err, err_len);
 }
 
 void
@@ -440,6 +473,7 @@ device_type_free(struct device_type *type)
     mib_view_free(&type->mib);
     profile_free(type->profile);
     rec_free(type->recording);
+    identity_rules_free(type->identity);
     rec_free(type->smiv2_table);
     lyd_free_all(type->state_tree);
     lyd_free_all(type->template_tree);
