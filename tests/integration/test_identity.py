@@ -51,7 +51,8 @@ def leaf(reply, name):
 def identity_of(reply):
     """(hostname, contact address, MAC, serial) as a get-config or get reply shows them."""
     contact = leaf(reply, "contact") or ""
-    location = leaf(reply, "location") or ""
+    found = re.search(r"<location>(chassis [^<]*)</location>", reply)  # not netconf-state's schema locations
+    location = found.group(1) if found else ""
     m = re.fullmatch(r"chassis (%s) serial (%s)" % (MAC_RE, SERIAL_RE), location)
     addr = re.fullmatch(r"noc of edge-rtr-\d+ at ([\d.]+)", contact)
     return (leaf(reply, "hostname"), addr.group(1) if addr else contact, m.group(1) if m else location,
@@ -110,6 +111,11 @@ class IdentityTests(unittest.TestCase):
             reply = c.rpc("<get/>")
             self.assertEqual(identity_of(reply), seen[i], reply)
             self.assertIn("<name>lo-edge-rtr-%d</name>" % i, reply)
+            for ds in ("running", "operational"):
+                reply = c.rpc('<get-data xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-nmda" '
+                              'xmlns:ds="urn:ietf:params:xml:ns:yang:ietf-datastores"><datastore>ds:%s'
+                              '</datastore></get-data>' % ds)
+                self.assertEqual(identity_of(reply), seen[i], reply)
             # A filter selecting by the device's value finds it; by the recorded value, nothing.
             mine = c.get_config(filt='<filter type="subtree"><system xmlns="%s"><hostname>edge-rtr-%d'
                                      '</hostname></system></filter>' % (SYS_NS, i))
