@@ -73,6 +73,7 @@ enum {
     OPT_EMIT_INVENTORY,
     OPT_INVENTORY_FORMAT,
     OPT_RPC_CONFIG,
+    OPT_IDENTITY_RULES,
     OPT_METRICS,
     OPT_METRICS_PER_DEVICE,
     OPT_STATUS_INTERVAL,
@@ -142,6 +143,7 @@ static const struct option options[] = {
     {"emit-inventory", required_argument, NULL, OPT_EMIT_INVENTORY},
     {"inventory-format", required_argument, NULL, OPT_INVENTORY_FORMAT},
     {"rpc-config", required_argument, NULL, OPT_RPC_CONFIG},
+    {"identity-rules", required_argument, NULL, OPT_IDENTITY_RULES},
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"metrics-per-device", optional_argument, NULL, OPT_METRICS_PER_DEVICE},
     {"status-interval", required_argument, NULL, OPT_STATUS_INTERVAL},
@@ -177,6 +179,8 @@ static const char usage[] =
     "                               docs/RECORDED_TYPES.md): its hello, schemas, configuration and state\n"
     "  --features MODULE:F1,F2      only these features of MODULE (default: all); repeatable\n"
     "  --initial-config-xml-file F  running configuration every device starts with\n"
+    "  --identity-rules FILE        rules.json: text of the type's data each device replaces with its\n"
+    "                               own ({INDEX} {ADDR} {MAC} {SERIAL}); see docs/RECORDED_TYPES.md\n"
     "  --threads N                  worker loops (default: number of cores)\n"
     "  --log-level LEVEL            error, warn, info (default) or debug\n"
     "  --debug true|false           same as --log-level debug\n"
@@ -570,6 +574,9 @@ cli_apply(int code, const char *value, struct fleet_config *cfg, char *err, size
         break;
     case OPT_RPC_CONFIG:
         cfg->rpc_config = value;
+        break;
+    case OPT_IDENTITY_RULES:
+        cfg->identity_rules_file = value;
         break;
     case OPT_METRICS:
         cfg->metrics_addr = value; /* checked when the server starts: ADDR:PORT or PORT */

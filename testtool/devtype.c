@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devtype_recorded.h"
 #include "devview.h"
+#include "identity.h"
 #include "log.h"
 #include "mib.h"
 #include "recording.h"
@@ -282,6 +284,7 @@ device_type_same(const struct fleet_config *a, const struct fleet_config *b)
 {
     if (!same_text(a->profile, b->profile) || !same_text(a->schemas_dir, b->schemas_dir) ||
         !same_text(a->device_type_dir, b->device_type_dir) ||
+        !same_text(a->identity_rules_file, b->identity_rules_file) ||
         !same_text(a->initial_config_file, b->initial_config_file) ||
         !same_text(a->snmp_recording, b->snmp_recording) || a->schema_opts.strict != b->schema_opts.strict ||
         a->schema_opts.feature_count != b->schema_opts.feature_count) {
@@ -375,6 +378,33 @@ load_snmp_view(struct device_type *type, const struct fleet_config *cfg, char *e
 static enum fleet_err device_type_load_plan(struct device_type *type, const struct fleet_config *cfg,
                                             char *err, size_t err_len);
 
+/*
+ * Identity rules: --identity-rules FILE, else a recorded folder's rules.json (placeholders written in its
+ * data are filled even without the file).
+ */
+static enum fleet_err
+load_identity(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
+{
+    enum fleet_err rc = FLEET_OK;
+
+    if (cfg->identity_rules_file) {
+        rc = identity_rules_load(cfg->identity_rules_file, &type->identity, err, err_len);
+    } else if (cfg->device_type_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/rules.json", cfg->device_type_dir);
+        if (access(path, F_OK) == 0) {
+            rc = identity_rules_load(path, &type->identity, err, err_len);
+        } else if (!(type->identity = identity_rules_empty())) {
+            rc = FLEET_ERR_NOMEM;
+        }
+    }
+    if (!rc && type->identity && type->identity->count) {
+        log_info("type %s: %u identity rules (each device its own values)", type->name,
+                 (unsigned)type->identity->count);
+    }
+    return rc;
+}
+
 enum fleet_err
 device_type_load(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
 {
@@ -400,12 +430,13 @@ device_type_load(struct device_type *type, const struct fleet_config *cfg, char 
             rc = load_snmp_view(type, &recorded, err, err_len);
         }
         free(paths);
+        return rc ? rc : load_identity(type, cfg, err, err_len);
+    }
+    if ((rc = device_type_load_plan(type, cfg, err, err_len)) ||
+        (rc = load_snmp_view(type, cfg, err, err_len))) {
         return rc;
     }
-    if ((rc = device_type_load_plan(type, cfg, err, err_len))) {
-        return rc;
-    }
-    return load_snmp_view(type, cfg, err, err_len);
+    return load_identity(type, cfg, err, err_len);
 }
 
 /* Everything of a type but its SNMP view (which needs the state data a recorded type adds). */
@@ -480,6 +511,7 @@ device_type_free(struct device_type *type)
     mib_view_free(&type->mib);
     profile_free(type->profile);
     rec_free(type->recording);
+    identity_rules_free(type->identity);
     rec_free(type->smiv2_table);
     lyd_free_all(type->state_tree);
     lyd_free_all(type->template_tree);

@@ -75,6 +75,7 @@ struct fleet_config {
     const char *feature_pins[FLEET_MAX_FEATURE_PINS]; /* --features values, "MODULE:F1,F2" */
     const char *initial_config_file;  /* running configuration every device starts with, or NULL */
     const char *device_type_dir;      /* --device-type DIR: a recorded device type, or NULL */
+    const char *identity_rules_file;  /* --identity-rules FILE: the type's identity rules, or NULL */
     enum log_level log_level;         /* stderr verbosity */
     size_t max_msg_bytes;             /* largest accepted client message */
     uint32_t hello_timeout_s;         /* a session without a hello by then is closed */

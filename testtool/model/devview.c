@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "identity.h"
 #include "ydata.h"
 
 /* Longest a device's boot may lie before the fleet's start: uptimes differ by up to 30 days. */
@@ -370,7 +371,14 @@ devview_hostname(struct device *dev, char *buf, size_t buf_len)
     const char *mark;
 
     if (cfg && cfg->hostname) {
-        snprintf(buf, buf_len, "%s", cfg->hostname);
+        size_t n = dev->ds.own[DS_RUNNING] || !buf_len
+                       ? (size_t)-1
+                       : identity_rewrite_value(dev, cfg->hostname, strlen(cfg->hostname), buf, buf_len - 1);
+        if (n != (size_t)-1) {
+            buf[n] = '\0'; /* the template's host name with the device's identity (an own copy has it) */
+        } else {
+            snprintf(buf, buf_len, "%s", cfg->hostname);
+        }
         return;
     }
     if (!fmt) {

@@ -11,6 +11,7 @@
 
 #include "edit.h"
 #include "filter.h"
+#include "identity.h"
 #include "lock.h"
 #include "log.h"
 #include "ops.h"
@@ -247,6 +248,25 @@ ops_filter_print(struct rpc_call *call, const struct lyd_node *subtree, const ch
     lyd_free_all(result);
 }
 
+/* The device's identity into a view's parts made from shared data: the state, and running when untouched. */
+static int
+identity_view(struct rpc_call *call, const struct lyd_node *running, struct lyd_node *running_copy,
+              struct lyd_node *dstate)
+{
+    const struct device_type *type = call->dev->type;
+    struct identity_values vals;
+
+    if (!type->identity) {
+        return 0;
+    }
+    identity_values(call->dev, &vals);
+    if (running && running == type->template_tree &&
+        identity_apply_tree(type->identity, &vals, running_copy, NULL) < 0) {
+        return -1;
+    }
+    return identity_apply_tree(type->identity, &vals, dstate, NULL) < 0 ? -1 : 0;
+}
+
 enum fleet_err
 ops_operational_view(struct rpc_call *call, struct lyd_node **view)
 {
@@ -256,6 +276,7 @@ ops_operational_view(struct rpc_call *call, struct lyd_node **view)
     *view = NULL;
     if (device_state(call, running, &dstate) ||
         (running && lyd_dup_siblings(running, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, view)) ||
+        identity_view(call, running, *view, dstate) ||
         (dstate && lyd_merge_siblings(view, dstate, LYD_MERGE_DESTRUCT))) {
         lyd_free_all(dstate);
         lyd_free_all(*view);
@@ -280,13 +301,37 @@ ops_wd_option(struct rpc_call *call, uint32_t *opts)
 void
 op_get_config(struct rpc_call *call)
 {
+    const struct lyd_node *tree, *filter;
     struct ds_ref src;
     uint32_t wd;
 
     if (pick_datastore(call, "source", 0, &src) || wd_print_option(call, &wd)) {
         return;
     }
-    filter_and_print(call, rpc_param(call, "filter", 0), read_ds(call, src.id), wd);
+    tree = read_ds(call, src.id);
+    filter = rpc_param(call, "filter", 0);
+    if (call->dev->type->identity && tree && tree == call->dev->type->template_tree) {
+        /* The shared template: rewrite as printed, or (a filter may select by an identity value) filter a
+         * rewritten copy. */
+        if (!filter) {
+            size_t from = call->data.len;
+            filter_and_print(call, NULL, tree, wd);
+            identity_rewrite_reply(call->dev, &call->data, from);
+        } else {
+            struct identity_values vals;
+            struct lyd_node *copy = NULL;
+            identity_values(call->dev, &vals);
+            if (lyd_dup_siblings(tree, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, &copy) ||
+                identity_apply_tree(call->dev->type->identity, &vals, copy, NULL) < 0) {
+                rpc_fail(call, NULL);
+            } else {
+                filter_and_print(call, filter, copy, wd);
+            }
+            lyd_free_all(copy);
+        }
+        return;
+    }
+    filter_and_print(call, filter, tree, wd);
 }
 
 void
@@ -363,7 +408,7 @@ ops_edit_config_apply(struct rpc_call *call, const struct ops_edit_params *p)
     }
 
     /* Apply to the device's own copy (made on its first edit). */
-    if (ds_own(&dev->ds, call->dev->type->template_tree, p->target, &tree)) {
+    if (identity_ds_own(dev, p->target, &tree)) {
         rpc_fail(call, NULL);
         return;
     }
@@ -473,6 +518,9 @@ op_copy_config(struct rpc_call *call)
         rpc_fail(call, NULL);
         return;
     }
+    if (!source.is_config) {
+        identity_fix_copy(dev, read_ds(call, source.id), copy);
+    }
     ds_replace(&dev->ds, target.id, copy);
     if (target.id == DS_CANDIDATE) {
         dev->ds.candidate_dirty = 1;
@@ -537,7 +585,7 @@ commit_by_replay(struct rpc_call *call)
     size_t count;
 
     edits = ds_candidate_replay(ds, &count);
-    if (!edits || ds_own(ds, call->dev->type->template_tree, DS_RUNNING, &tree)) {
+    if (!edits || identity_ds_own(call->dev, DS_RUNNING, &tree)) {
         return -1;
     }
     for (size_t i = 0; i < count; i++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "identity.h"
 #include "ncerr.h"
 #include "ops.h"
 
@@ -132,6 +133,7 @@ op_get_data(struct rpc_call *call)
             rpc_fail(call, NULL);
             return;
         }
+        identity_fix_copy(call->dev, src, view); /* a copy of the shared template: the device's identity */
     }
     if (cfg_filter) {
         config_filter(&view, !strcmp(lyd_get_value(cfg_filter), "true"));

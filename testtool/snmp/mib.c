@@ -15,6 +15,7 @@
 
 #include "device.h"
 #include "devview.h"
+#include "identity.h"
 #include "recording.h"
 
 static void
@@ -138,6 +139,15 @@ rec_served(struct mib_req *rq, const struct rec_table *rec, uint32_t i, struct s
     uint64_t start_ms = rq->dev->worker->fleet->start_ms;
 
     rec_value(rec, i, rq->seed, rq->now_ms > start_ms ? rq->now_ms - start_ms : 0, &rq->oid_scratch, value);
+    if (value->tag == BER_OCTET_STRING && rq->dev->type->identity) {
+        /* The type's identity rules: each device its own host name, addresses, serial numbers. */
+        size_t n = identity_rewrite_value(rq->dev, (const char *)value->v.bytes.ptr, value->v.bytes.len,
+                                          (char *)rq->scratch, sizeof rq->scratch);
+        if (n != (size_t)-1) {
+            value->v.bytes.ptr = rq->scratch;
+            value->v.bytes.len = n;
+        }
+    }
 }
 
 const struct mib_object *

@@ -11,6 +11,7 @@
 #include "device.h"
 #include "devview.h"
 #include "edit.h"
+#include "identity.h"
 #include "lock.h"
 #include "mib_set.h"
 #include "ncerr.h"
@@ -195,7 +196,7 @@ mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index)
                                    .default_op = EDIT_OP_MERGE,
                                    .test_option = EDIT_TEST_THEN_SET,
                                    .error_option = EDIT_ROLLBACK_ON_ERROR};
-        if (ds_own(&dev->ds, type->template_tree, DS_RUNNING, &tree) ||
+        if (identity_ds_own(dev, DS_RUNNING, &tree) ||
             edit_apply(&type->schemas, tree, &req, &errs, &changed) || errs) {
             status = SPDU_COMMIT_FAILED;
             *error_index = 1;

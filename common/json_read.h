@@ -1,6 +1,6 @@
 /*
- * A small JSON reader for the files fleetsim-stress joins (the simulator's
- * --report and notify's --json): RFC 8259 values into a tree of nodes,
+ * A small JSON reader, shared by the stress client (the simulator's --report,
+ * notify's --json) and the simulator (identity rules, rules.json): RFC 8259 values into a tree of nodes,
  * with bounded nesting and clear errors ("line 3 column 14: expected ':'").
  * Numbers keep their exact unsigned 64-bit value when they are integers.
  */
