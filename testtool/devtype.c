@@ -16,6 +16,7 @@
 #include "devview.h"
 #include "log.h"
 #include "mib.h"
+#include "movers.h"
 #include "recording.h"
 #include "sbuf.h"
 #include "smiv2.h"
@@ -401,7 +402,8 @@ device_type_load(struct device_type *type, const struct fleet_config *cfg, char 
         free(profile_dir);
     }
     if (rc || (rc = load_initial_config(type, cfg, err, err_len)) ||
-        (rc = load_profile_state(type, err, err_len))) {
+        (rc = load_profile_state(type, err, err_len)) ||
+        (type->state_tree && (rc = movers_adopt_interfaces(type, err, err_len)))) {
         return rc;
     }
     /* The user's initial configuration wins over the profile's where both set a node. */
@@ -418,7 +420,7 @@ device_type_load(struct device_type *type, const struct fleet_config *cfg, char 
             warn_stateless_interfaces(type, user);
         }
         lyd_free_all(user);
-        if (rc || (rc = devview_type_init(type))) {
+        if (rc || (rc = devview_type_init(type)) || (rc = movers_build(type, &type->movers))) {
             return rc;
         }
     }
@@ -437,6 +439,7 @@ device_type_free(struct device_type *type)
         return;
     }
     devview_type_close(type);
+    movers_free(type->movers);
     mib_view_free(&type->mib);
     profile_free(type->profile);
     rec_free(type->recording);
