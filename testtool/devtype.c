@@ -19,6 +19,7 @@
 #include "identity.h"
 #include "log.h"
 #include "mib.h"
+#include "movers.h"
 #include "recording.h"
 #include "sbuf.h"
 #include "smiv2.h"
@@ -471,7 +472,9 @@ device_type_load_plan(struct device_type *type, const struct fleet_config *cfg, 
         free(profile_dir);
     }
     if (rc || (rc = load_initial_config(type, cfg, err, err_len)) ||
-        (rc = load_profile_state(type, err, err_len))) {
+        (rc = load_profile_state(type, err, err_len)) ||
+        (cfg->device_type_dir && (rc = devtype_recorded_state(type, cfg, err, err_len))) ||
+        (type->state_tree && (rc = movers_adopt_interfaces(type, err, err_len)))) {
         return rc;
     }
     /* The user's initial configuration wins over the profile's where both set a node. */
@@ -489,7 +492,7 @@ device_type_load_plan(struct device_type *type, const struct fleet_config *cfg, 
             warn_stateless_interfaces(type, user);
         }
         lyd_free_all(user);
-        if (rc || (rc = devview_type_init(type))) {
+        if (rc || (rc = devview_type_init(type)) || (rc = movers_build(type, &type->movers))) {
             return rc;
         }
     }
@@ -508,6 +511,7 @@ device_type_free(struct device_type *type)
         return;
     }
     devview_type_close(type);
+    movers_free(type->movers);
     mib_view_free(&type->mib);
     profile_free(type->profile);
     rec_free(type->recording);

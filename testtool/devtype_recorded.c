@@ -268,9 +268,8 @@ computed_module(const struct lyd_node *node)
     return 0;
 }
 
-/* The config false part of state.xml, merged into type->state_tree. */
-static enum fleet_err
-load_state(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
+enum fleet_err
+devtype_recorded_state(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
 {
     struct ly_ctx *ctx = type->schemas.ctx;
     struct lyd_node *tree = NULL, *node, *next;
@@ -279,6 +278,9 @@ load_state(struct device_type *type, const struct fleet_config *cfg, char *err, 
     char *text = NULL;
     enum fleet_err rc = FLEET_OK;
 
+    if (!(type->recorded_dir = strdup(cfg->device_type_dir))) {
+        return FLEET_ERR_NOMEM;
+    }
     if (join(path, sizeof path, type->recorded_dir, "state.xml") || !is_file(path)) {
         return FLEET_OK; /* a recording without state: the devices have fleetsim's own only */
     }
@@ -541,13 +543,6 @@ cleanup:
 enum fleet_err
 devtype_recorded_finish(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
 {
-    enum fleet_err rc;
-
-    if (!(type->recorded_dir = strdup(cfg->device_type_dir))) {
-        return FLEET_ERR_NOMEM;
-    }
-    if ((rc = load_state(type, cfg, err, err_len))) {
-        return rc;
-    }
+    (void)cfg;
     return load_hello(type, load_yanglib(type), err, err_len);
 }

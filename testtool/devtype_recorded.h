@@ -34,13 +34,21 @@ enum fleet_err devtype_recorded_plan(const struct fleet_config *cfg, struct flee
                                      struct devtype_recorded_paths *paths, char *err, size_t err_len);
 
 /**
+ * @brief The config false part of the recording's state.xml, merged into type->state_tree, and
+ * type->recorded_dir. Called while the type loads, after its schemas and profile state and before its
+ * interfaces and moving state are derived from the state tree.
+ * @param[out] err One line naming the file and the problem (nodes that do not fit the schemas under
+ *             --schemas-strict; out of memory).
+ */
+enum fleet_err devtype_recorded_state(struct device_type *type, const struct fleet_config *cfg, char *err,
+                                      size_t err_len);
+
+/**
  * @brief Add to a type loaded from devtype_recorded_plan()'s plan what the recording says beyond a vendor
- * folder: type->recorded_dir, the config false part of state.xml (merged into type->state_tree), the
- * recorded hello capabilities (in order, less those fleetsim cannot honour, plus base:1.1 and with-defaults
- * when missing) and the recorded yang-library data when it is valid (else the generated one stays, with a
- * warning). Call after the type's yang-library data is built, before its SNMP view.
- * @param[out] err One line naming the file and the problem (state.xml nodes that do not fit the schemas
- *             under --schemas-strict; out of memory).
+ * folder: the recorded hello capabilities (in order, less those fleetsim cannot honour, plus base:1.1 and
+ * with-defaults when missing) and the recorded yang-library data when it is valid (else the generated one
+ * stays, with a warning). Call after the type's yang-library data is built, before its SNMP view.
+ * @param[out] err One line naming the problem (out of memory).
  */
 enum fleet_err devtype_recorded_finish(struct device_type *type, const struct fleet_config *cfg, char *err,
                                        size_t err_len);

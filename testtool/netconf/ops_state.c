@@ -12,6 +12,7 @@
 
 #include "device.h"
 #include "devview.h"
+#include "movers.h"
 #include "ops.h"
 
 /* ietf-yang-types date-and-time, in UTC with milliseconds. */
@@ -182,12 +183,13 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
         }
     }
     if (type->state_tree) {
-        /* The profile's own state data (MIB-derived modules and the like), the same for every device. */
+        /* The type's own state data (MIB-derived modules, a recorded state.xml); its counters move. */
         struct lyd_node *more = NULL;
         if (lyd_dup_siblings(type->state_tree, NULL, LYD_DUP_RECURSIVE, &more)) {
             lyd_free_all(ifs);
             return FLEET_ERR_NOMEM;
         }
+        movers_apply(type->movers, dev, more, now_ms);
         lyd_insert_sibling(ifs, more, NULL);
     }
     /* Top-level siblings are kept in module order: the first is not necessarily ifs. */

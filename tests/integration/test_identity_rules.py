@@ -2,7 +2,7 @@
 host name, address, MAC and serial where the type's data holds the recorded device's, in get-config, get,
 after edits, in SNMP sysName and in a recorded string OID; the hello is the same for all.
 
-Run: /usr/bin/python3 test_identity.py <path to fleetsim>. Every device is on 127.0.0.0/8, every call has
+Run: /usr/bin/python3 test_identity_rules.py <path to fleetsim>. Every device is on 127.0.0.0/8, every call has
 a time limit, ports are random.
 """
 
