@@ -114,6 +114,7 @@ struct record {
     uint64_t running_bytes;         /* size of running.xml */
     uint64_t state_bytes;           /* size of state.xml */
     uint64_t snmp_oids;             /* lines of snmp.snmprec */
+    char *ylib;                     /* yang-library.xml content, or NULL */
     char *running;                  /* running.xml content (for the rules), or NULL */
     char *state;                    /* state.xml content (for the rules), or NULL */
     char *sys_name;                 /* sysName.0 from the walk, or NULL */
@@ -636,7 +637,10 @@ advance(struct record *r)
         r->step++;
     } while (r->step < REC_DONE && !next_step_applies(r, r->step));
     if (r->step == REC_GET_SCHEMA) {
-        if (!r->mod_count) { /* neither schemas nor the yang library listed any: the hello's modules */
+        if (!r->mod_count && r->ylib) { /* netconf-state/schemas listed none: the yang library's */
+            modules_from(r, r->ylib, 0);
+        }
+        if (!r->mod_count) { /* neither listed any: the hello's module capabilities */
             modules_from_hello(r);
         }
         r->nmda = has_module(r, "ietf-netconf-nmda");
@@ -818,10 +822,7 @@ on_message(struct conn *c, const char *msg, size_t len)
     conn_idle(c);
     switch (r->step) {
     case REC_YLIB:
-        if ((doc = on_data(r, "yang-library", "yang-library.xml", msg, len, NULL))) {
-            modules_from(r, doc, 0);
-            free(doc);
-        }
+        r->ylib = on_data(r, "yang-library", "yang-library.xml", msg, len, NULL);
         break;
     case REC_SCHEMAS:
         if ((doc = on_data(r, "schemas", "schemas.xml", msg, len, NULL))) {
@@ -951,8 +952,8 @@ on_failed(struct conn *c, enum conn_failure why, const char *detail)
                          on_reconnect_timer);
         return;
     }
-    problem(r, "connection", step_names[r->step], "%s (%s)%s", conn_failure_name(why), detail,
-            r->reconnected ? " after the one reconnection" : "");
+    problem(r, "connection", r->ready_once ? step_names[r->step] : "hello", "%s (%s)%s",
+            conn_failure_name(why), detail, r->reconnected ? " after the one reconnection" : "");
     stop(r, "%s: connection %s (%s)", r->ready_once ? step_names[r->step] : "hello", conn_failure_name(why),
          detail);
 }
@@ -1351,6 +1352,7 @@ cleanup:
         free(r.mods[i].revision);
     }
     free(r.mods);
+    free(r.ylib);
     free(r.running);
     free(r.state);
     free(r.sys_name);
