@@ -335,6 +335,9 @@ conn_input(struct conn *c, const char *buf, size_t len)
             size_t mlen;
             const char *msg = frame_decoder_message(&c->dec, &mlen);
             if (c->state == CONN_HELLO) {
+                if (c->hello_seen) {
+                    c->hello_seen(c, msg, mlen);
+                }
                 on_server_hello(c, msg);
             } else {
                 c->cb->message(c, msg, mlen);

@@ -83,6 +83,8 @@ struct conn {
     struct conn_ssh *ssh;            /* SSH state from CONN_HANDSHAKE until closed; NULL over TCP */
     uint8_t heard;                   /* 1 once the server's first bytes were seen (peeked or read) */
     uint8_t silent;                  /* 1: the transport was chosen without the server having spoken */
+    void (*hello_seen)(struct conn *c, const char *msg,
+                       size_t len); /* set before conn_start(): the server's hello as received, or NULL */
 };
 
 /* How connections choose their transport (--ssh true, false, or left out). */

@@ -3,7 +3,8 @@
  * throughput (OpenDaylight stress-client compatible), "mount" a controller's
  * mount of a fleet, "snmp" an SNMP collector's polling, "notify" a subscriber to a fleet's
  * notifications, "reconcile" joins what the simulator sent with what notify received, and
- * "controller-mount" watches a RESTCONF controller connect to a fleet. Exit codes: 0
+ * "controller-mount" watches a RESTCONF controller connect to a fleet, "record" writes one
+ * server as a recorded device type folder. Exit codes: 0
  * complete, 1 the run failed, 2 bad usage, 130 and 143 ended by SIGINT and SIGTERM (summary and
  * manifest written as at a normal end).
  */
@@ -12,6 +13,7 @@
 
 #include "conn.h"
 #include "options.h"
+#include "record.h"
 #include "run.h"
 
 int
@@ -32,7 +34,8 @@ main(int argc, char **argv)
         break;
     }
     signal(SIGPIPE, SIG_IGN);
-    netconf = opts.mode == STRESS_EDIT || opts.mode == STRESS_MOUNT || opts.mode == STRESS_NOTIFY;
+    netconf = opts.mode == STRESS_EDIT || opts.mode == STRESS_MOUNT || opts.mode == STRESS_NOTIFY ||
+              opts.mode == STRESS_RECORD;
     /* Without --ssh each connection may turn out to need SSH: its key is loaded up front all the same. */
     if (netconf && opts.ssh != 0 &&
         conn_ssh_setup(opts.username, opts.password, opts.ssh_key, err, sizeof err)) {
@@ -60,6 +63,9 @@ main(int argc, char **argv)
         break;
     case STRESS_CONTROLLER_MOUNT:
         rc = cmount_run(&opts);
+        break;
+    case STRESS_RECORD:
+        rc = record_run(&opts);
         break;
     }
     if (netconf && rc == 0) { /* a failed run ends with its reason; the manifest has the transport */

@@ -62,6 +62,10 @@ enum {
     OPT_INTERVAL,
     OPT_CSV,
     OPT_NODE_SUFFIX,
+    OPT_OUT,
+    OPT_SNMP,
+    OPT_SNMP_PORT,
+    OPT_NCX_CONNECT,
     OPT_HELP,
 };
 
@@ -113,6 +117,10 @@ static const struct option options[] = {
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"csv", required_argument, NULL, OPT_CSV},
     {"node-suffix", required_argument, NULL, OPT_NODE_SUFFIX},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"snmp", required_argument, NULL, OPT_SNMP},
+    {"snmp-port", required_argument, NULL, OPT_SNMP_PORT},
+    {"ncx-connect", optional_argument, NULL, OPT_NCX_CONNECT},
     {"help", no_argument, NULL, OPT_HELP},
     {"h", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -122,6 +130,7 @@ static const char usage[] =
     "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
     "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
+    "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
     "\n"
     "Common options:\n"
     "  --ip ADDR                  server address (default 127.0.0.1)\n"
@@ -197,7 +206,17 @@ static const char usage[] =
     "  --timeout S                fail when not all D are connected after S seconds (default 600)\n"
     "  --msg-timeout S            limit of one poll (default: the interval plus 10 s)\n"
     "  --csv FILE                 the curve: t_s,connected,connecting,failed,absent,http_status\n"
-    "  --json FILE                write a manifest: parameters, the curve, results\n";
+    "  --json FILE                write a manifest: parameters, the curve, results\n"
+    "\n"
+    "record: write one NETCONF server as a recorded device type folder (docs/RECORDED_TYPES.md)\n"
+    "  --out DIR                  the folder to write (created; required)\n"
+    "  --ssh, --username, --password, --ssh-key, --tcp-preamble, --msg-timeout  as above\n"
+    "  --ncx-connect[=SSHPORT]    send yuma123 netconfd's tcp-direct connect message first (user\n"
+    "                             --username, address --ip, port SSHPORT, default --port)\n"
+    "  --snmp COMMUNITY           also walk the device's SNMP agent (v2c) into snmp.snmprec\n"
+    "  --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY  walk it with SNMPv3 instead\n"
+    "  --snmp-port P              the agent's UDP port (default 161)\n"
+    "  --timeout MS, --retries N, --max-repetitions M  of the SNMP walk (as for snmp)\n";
 
 /* Limits of controller-mount's times, seconds. */
 #define OPTIONS_INTERVAL_MIN_S    0.01     /* polls at most 100 times a second */
@@ -380,7 +399,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         if (argc < 2) {
-            BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile or controller-mount");
+            BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount or record");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -400,8 +419,11 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         o->mode = STRESS_RECONCILE;
     } else if (!strcmp(argv[1], "controller-mount")) {
         o->mode = STRESS_CONTROLLER_MOUNT;
+    } else if (!strcmp(argv[1], "record")) {
+        o->mode = STRESS_RECORD;
     } else {
-        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile or controller-mount (see "
+        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount or record "
+            "(see "
             "--help)",
             argv[1]);
     }
@@ -646,6 +668,32 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         case OPT_NODE_SUFFIX:
             o->node_suffix = optarg;
             break;
+        case OPT_OUT:
+            if (!*optarg) {
+                BAD("--out needs a folder");
+            }
+            o->out_dir = optarg;
+            break;
+        case OPT_SNMP:
+            if (!*optarg) {
+                BAD("--snmp needs a community");
+            }
+            o->community = optarg;
+            o->snmp_walk = 1;
+            break;
+        case OPT_SNMP_PORT:
+            if (textarg_u32(optarg, 1, 65535, &o->snmp_port)) {
+                BAD("--snmp-port must be a port from 1 to 65535, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_NCX_CONNECT:
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
+            o->ncx_connect = !optarg || strcmp(optarg, "false");
+            if (optarg && strcmp(optarg, "true") && strcmp(optarg, "false") &&
+                textarg_u32(optarg, 1, 65535, &o->ncx_ssh_port)) {
+                BAD("--ncx-connect takes the SSH port netconfd allows (1 to 65535), not \"%s\"", optarg);
+            }
+            break;
         case OPT_HELP:
             fputs(usage, stdout);
             return STRESS_PARSE_EXIT;
@@ -694,6 +742,28 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             o->msg_timeout_s = 0; /* the interval plus a margin */
         }
         return STRESS_PARSE_RUN; /* the NETCONF addressing checks below do not apply */
+    }
+    if (o->mode == STRESS_RECORD) {
+        if (!o->out_dir) {
+            BAD("record needs --out DIR, the folder to write");
+        }
+        if (o->device_count != 1 || o->ip_per_device) {
+            BAD("record records one server: --device-count and --ip-per-device do not apply");
+        }
+        if (o->ncx_connect && o->preamble_path) {
+            BAD("--ncx-connect and --tcp-preamble exclude each other: both are the bytes sent first");
+        }
+        if (o->ncx_connect && o->ssh > 0) {
+            BAD("--ncx-connect is for plain TCP; it cannot be combined with --ssh true");
+        }
+        if (o->ncx_connect && o->ssh < 0) {
+            o->ssh = 0;
+        }
+        if (o->v3_user) {
+            o->snmp_walk = 1;
+        }
+    } else if (o->out_dir || o->snmp_walk || o->snmp_port || o->ncx_connect) {
+        BAD("--out, --snmp, --snmp-port and --ncx-connect are for record");
     }
     if (o->mode == STRESS_RECONCILE && (!o->sent_path || !o->received_path)) {
         BAD("reconcile needs --sent REPORT and --received JSON");

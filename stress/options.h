@@ -18,6 +18,7 @@ enum stress_mode {
     STRESS_NOTIFY,           /* subscribe to every device and count notifications */
     STRESS_RECONCILE,        /* join the simulator's report with notify's manifest */
     STRESS_CONTROLLER_MOUNT, /* poll a controller's topology while it connects to a fleet */
+    STRESS_RECORD,           /* write one server as a recorded device type folder */
 };
 
 /* Default first agent port of "snmp" (fleetsim's first device); NETCONF's is 17830. */
@@ -101,6 +102,12 @@ struct stress_options {
     const char *csv_path;    /* the curve as CSV, or NULL */
     double interval_s;       /* between polls, seconds */
     double run_timeout_s;    /* give up when not all are connected after this long, seconds */
+    /* record (community, v3_user, timeout_ms, retries, max_repetitions: of its SNMP walk) */
+    const char *out_dir;   /* the folder written */
+    int snmp_walk;         /* 1: --snmp or --v3-user given: walk the agent into snmp.snmprec */
+    uint32_t snmp_port;    /* the agent's UDP port, 0 for 161 */
+    int ncx_connect;       /* 1: send netconfd's tcp-direct <ncx-connect> message first */
+    uint32_t ncx_ssh_port; /* its port attribute, 0 for --port */
 };
 
 enum stress_parse {

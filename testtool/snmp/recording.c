@@ -10,6 +10,7 @@
  * 16 bytes): a record is gathered whole before it is parsed.
  */
 #include "recording.h"
+#include "snmprec_line.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -897,49 +898,5 @@ rec_drop(struct rec_table *rec, int (*shadowed)(const struct ber_oid *oid, void 
 enum fleet_err
 rec_print_line(FILE *out, const struct ber_oid *name, const struct spdu_value *value)
 {
-    char text[BER_OID_MAX_SUBIDS * 11 + 1];
-    int printable = 1;
-
-    fprintf(out, "%s|", ber_oid_format(name, text, sizeof text));
-    switch (value->tag) {
-    case BER_INTEGER:
-        fprintf(out, "2|%" PRId64 "\n", value->v.i);
-        break;
-    case BER_OCTET_STRING:
-    case BER_OPAQUE:
-    case BER_IPADDRESS:
-        for (size_t k = 0; k < value->v.bytes.len; k++) {
-            uint8_t c = value->v.bytes.ptr[k];
-            printable &= c >= 0x20 && c < 0x7f;
-        }
-        if (value->tag == BER_IPADDRESS && value->v.bytes.len == 4) {
-            const uint8_t *a = value->v.bytes.ptr;
-            fprintf(out, "64|%u.%u.%u.%u\n", a[0], a[1], a[2], a[3]);
-        } else if (value->tag == BER_OCTET_STRING && printable) {
-            fprintf(out, "4|%.*s\n", (int)value->v.bytes.len, (const char *)value->v.bytes.ptr);
-        } else {
-            fprintf(out, "%ux|", (unsigned)value->tag);
-            for (size_t k = 0; k < value->v.bytes.len; k++) {
-                fprintf(out, "%02x", value->v.bytes.ptr[k]);
-            }
-            fputc('\n', out);
-        }
-        break;
-    case BER_NULL:
-        fputs("5|\n", out);
-        break;
-    case BER_OID:
-        fprintf(out, "6|%s\n", ber_oid_format(value->v.oid, text, sizeof text));
-        break;
-    case BER_COUNTER32:
-    case BER_GAUGE32:
-    case BER_TIMETICKS:
-    case BER_COUNTER64:
-        fprintf(out, "%u|%" PRIu64 "\n", (unsigned)value->tag, value->v.u);
-        break;
-    default:
-        fputs("5|\n", out);
-        return FLEET_ERR_INVAL;
-    }
-    return FLEET_OK;
+    return snmprec_print_line(out, name, value);
 }

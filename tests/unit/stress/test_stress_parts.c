@@ -234,8 +234,8 @@ test_bad_usage_is_refused_with_a_message(void **state)
     assert_int_equal(parse(&o, err, sizeof err, 6, ports), STRESS_PARSE_ERROR);
     assert_string_equal(err, "2 devices from port 65535 need ports past 65535");
     assert_int_equal(parse(&o, err, sizeof err, 2, sub), STRESS_PARSE_ERROR);
-    assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile or "
-                             "controller-mount (see --help)");
+    assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile, "
+                             "controller-mount or record (see --help)");
 }
 
 /* Issue 13: "-ip" named argv[0] in its error, and "--legacy-framing true" left "true" as a stray argument. */
