@@ -1196,8 +1196,14 @@ write_rules(struct record *r)
              r->o->ip & 255);
     add_rule(&b, &first, "mgmt-address", addr, "{ADDR}");
     for (size_t i = 0; i < f.mac_count; i++) {
+        char replace[16];
         snprintf(name, sizeof name, i ? "mac-%zu" : "base-mac", i + 1);
-        add_rule(&b, &first, name, f.macs[i], "{MAC}");
+        if (i) {
+            snprintf(replace, sizeof replace, "{MAC+%zu}", i);
+        } else {
+            snprintf(replace, sizeof replace, "{MAC}");
+        }
+        add_rule(&b, &first, name, f.macs[i], replace);
         free(f.macs[i]);
     }
     for (size_t i = 0; i < f.serial_count; i++) {

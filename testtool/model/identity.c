@@ -78,10 +78,27 @@ xml_escaped(const char *s)
     return sbuf_take(&b, NULL);
 }
 
-/* The placeholder at @p p (index), or -1. */
+/* {MAC+N}: the device's N-th further MAC (N from 1 to IDENTITY_MAC_MAX_OFFSET), for its interfaces. */
+#define PLACEHOLDER_MAC_PLUS PLACEHOLDER_COUNT
+
+/*
+ * The placeholder at @p p (index), or -1. "{MAC+N}" is PLACEHOLDER_MAC_PLUS - 1 + N, so every value above
+ * PLACEHOLDER_COUNT - 1 names a MAC offset.
+ */
 static int
 placeholder_at(const char *p, size_t n, size_t *len)
 {
+    if (n > 6 && !memcmp(p, "{MAC+", 5) && p[5] >= '1' && p[5] <= '9') {
+        size_t i = 5;
+        unsigned off = 0;
+        while (i < n && i < 9 && p[i] >= '0' && p[i] <= '9') {
+            off = off * 10 + (unsigned)(p[i++] - '0');
+        }
+        if (i < n && p[i] == '}' && off >= 1 && off <= IDENTITY_MAC_MAX_OFFSET) {
+            *len = i + 1;
+            return PLACEHOLDER_MAC_PLUS - 1 + (int)off;
+        }
+    }
     for (int k = 0; k < PLACEHOLDER_COUNT; k++) {
         size_t l = strlen(placeholders[k]);
         if (n >= l && !memcmp(p, placeholders[k], l)) {
@@ -99,7 +116,7 @@ unknown_placeholder(const char *s, char *bad, size_t bad_len)
     for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{')) {
         const char *q = p + 1;
         size_t l;
-        while (*q >= 'A' && *q <= 'Z') {
+        while ((*q >= 'A' && *q <= 'Z') || (q >= p + 4 && (*q == '+' || (*q >= '0' && *q <= '9')))) {
             q++;
         }
         if (*q == '}' && q > p + 1 && placeholder_at(p, strlen(p), &l) < 0) {
@@ -271,18 +288,28 @@ mix40(uint64_t x, uint64_t seed, uint64_t salt)
     return x;
 }
 
+/* MAC number @p n (0: the device's base) of device @p index, as text: distinct for every (index, n). */
+static void
+mac_text(uint64_t seed, uint32_t index, unsigned n, char *out, size_t out_len)
+{
+    uint64_t mac = mix40(((uint64_t)index << 8) | n, seed, SALT_MAC);
+
+    snprintf(out, out_len, "02:%02x:%02x:%02x:%02x:%02x", (unsigned)(mac >> 32 & 0xff),
+             (unsigned)(mac >> 24 & 0xff), (unsigned)(mac >> 16 & 0xff), (unsigned)(mac >> 8 & 0xff),
+             (unsigned)(mac & 0xff));
+}
+
 void
 identity_values_of(uint64_t seed, uint32_t index, uint32_t addr, struct identity_values *out)
 {
-    uint64_t mac = mix40(index, seed, SALT_MAC);
     uint64_t serial = mix40(index, seed, SALT_SERIAL);
 
     snprintf(out->index, sizeof out->index, "%u", (unsigned)index);
     snprintf(out->addr, sizeof out->addr, "%u.%u.%u.%u", (unsigned)(addr >> 24),
              (unsigned)(addr >> 16 & 0xff), (unsigned)(addr >> 8 & 0xff), (unsigned)(addr & 0xff));
-    snprintf(out->mac, sizeof out->mac, "02:%02x:%02x:%02x:%02x:%02x", (unsigned)(mac >> 32 & 0xff),
-             (unsigned)(mac >> 24 & 0xff), (unsigned)(mac >> 16 & 0xff), (unsigned)(mac >> 8 & 0xff),
-             (unsigned)(mac & 0xff));
+    mac_text(seed, index, 0, out->mac, sizeof out->mac);
+    out->seed = seed;
+    out->index_n = index;
     snprintf(out->serial, sizeof out->serial, "FS%010llX", (unsigned long long)serial);
 }
 
@@ -292,10 +319,14 @@ identity_values(const struct device *dev, struct identity_values *out)
     identity_values_of(dev->group->cfg.seed, dev->index, dev->addr, out);
 }
 
-/* Placeholder @p k's value. */
+/* Placeholder @p k's value; a MAC offset's is built in @p buf. */
 static const char *
-value_of(const struct identity_values *vals, int k)
+value_of(const struct identity_values *vals, int k, char buf[18])
 {
+    if (k >= PLACEHOLDER_MAC_PLUS) {
+        mac_text(vals->seed, vals->index_n, (unsigned)(k - PLACEHOLDER_MAC_PLUS + 1), buf, 18);
+        return buf;
+    }
     switch (k) {
     case 0:
         return vals->index;
@@ -324,7 +355,8 @@ emit_template(const char *t, const struct identity_values *vals, int xml, struct
         }
         sbuf_add(out, lit, (size_t)(p - lit));
         if (k >= 0) {
-            sbuf_adds(out, value_of(vals, k));
+            char buf[18];
+            sbuf_adds(out, value_of(vals, k, buf));
             p += l;
         } else {
             sbuf_adds(out, *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : "&gt;");
@@ -399,7 +431,8 @@ apply(const struct identity_rules *rules, const struct identity_values *vals, co
         if (out) {
             sbuf_add(out, in + copied, i - copied);
             if (which < 0) {
-                sbuf_adds(out, value_of(vals, -1 - which));
+                char buf[18];
+                sbuf_adds(out, value_of(vals, -1 - which, buf));
             } else {
                 emit_template(rules->rules[which].replace, vals, xml, out);
             }

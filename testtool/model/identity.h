@@ -47,11 +47,16 @@ struct identity_rules {
 
 /* One device's placeholder values, computed on demand (nothing is stored per device). */
 struct identity_values {
-    char index[12];  /* {INDEX}: the fleet index, decimal */
-    char addr[16];   /* {ADDR}: the listening IPv4 address, dotted */
-    char mac[18];    /* {MAC}: 02:xx:xx:xx:xx:xx, lower case */
-    char serial[13]; /* {SERIAL}: FS and 10 upper-case hexadecimal digits */
+    char index[12];   /* {INDEX}: the fleet index, decimal */
+    char addr[16];    /* {ADDR}: the listening IPv4 address, dotted */
+    char mac[18];     /* {MAC}: 02:xx:xx:xx:xx:xx, lower case */
+    char serial[13];  /* {SERIAL}: FS and 10 upper-case hexadecimal digits */
+    uint64_t seed;    /* the fleet seed, for {MAC+N} */
+    uint32_t index_n; /* the fleet index, for {MAC+N} */
 };
+
+/* Largest N of {MAC+N}: a device's further MACs (its interfaces'), each distinct in the fleet. */
+#define IDENTITY_MAC_MAX_OFFSET 255
 
 /**
  * @brief Read a rules file ({"rules": [{"name", "match", "replace"}, ...]}).

@@ -164,6 +164,48 @@ test_text(void **state)
     identity_rules_free(r);
 }
 
+/* {MAC+N}: a device's further MACs (its interfaces'), distinct from each other and from every other
+ * device's, across 200 devices x 8; N beyond the limit or 0 is no placeholder (refused in a rule). */
+static void
+test_mac_offsets(void **state)
+{
+    enum { DEVICES = 200, PER = 8 };
+    char(*seen)[18] = calloc(DEVICES * PER, sizeof *seen);
+    struct identity_values v;
+    size_t n;
+    char *s;
+
+    (void)state;
+    assert_non_null(seen);
+    for (uint32_t d = 0; d < DEVICES; d++) {
+        identity_values_of(42, d, 0x7f000001u + d, &v);
+        s = rewrite(NULL, &v, "{MAC} {MAC+1} {MAC+2} {MAC+3} {MAC+4} {MAC+5} {MAC+6} {MAC+255}", 0, &n);
+        assert_int_equal(n, PER);
+        for (int k = 0; k < PER; k++) {
+            memcpy(seen[d * PER + k], s + k * 18, 17);
+            seen[d * PER + k][17] = '\0';
+            assert_int_equal(seen[d * PER + k][0], '0');
+            assert_int_equal(seen[d * PER + k][1], '2');
+        }
+        assert_string_equal(seen[d * PER], v.mac); /* {MAC} is the device's base */
+        free(s);
+    }
+    for (int i = 0; i < DEVICES * PER; i++) {
+        for (int j = i + 1; j < DEVICES * PER; j++) {
+            if (!strcmp(seen[i], seen[j])) {
+                fail_msg("MAC %s appears twice (%d and %d)", seen[i], i, j);
+            }
+        }
+    }
+    free(seen);
+    s = rewrite(NULL, &v, "{MAC+0} {MAC+256}", 0, &n);
+    assert_int_equal(n, 0);
+    assert_string_equal(s, "{MAC+0} {MAC+256}");
+    free(s);
+    expect_error("{\"rules\": [{\"match\": \"a\", \"replace\": \"{MAC+256}\"}]}",
+                 "unknown placeholder {MAC+256}");
+}
+
 static void
 test_xml(void **state)
 {
@@ -362,9 +404,11 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),  cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_text),
-        cmocka_unit_test(test_xml),    cmocka_unit_test(test_values),        cmocka_unit_test(test_tree),
-        cmocka_unit_test(test_ds_own), cmocka_unit_test(test_rewrite_value),
+        cmocka_unit_test(test_parse),       cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_text),        cmocka_unit_test(test_xml),
+        cmocka_unit_test(test_values),      cmocka_unit_test(test_tree),
+        cmocka_unit_test(test_ds_own),      cmocka_unit_test(test_rewrite_value),
+        cmocka_unit_test(test_mac_offsets),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
