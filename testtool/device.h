@@ -126,18 +126,20 @@ struct mib_view {
  * once the workers run; any number of groups may share one.
  */
 struct device_type {
-    char *name;                      /* what the type is called (profile name, or the schemas folder's) */
-    struct profile *profile;         /* interfaces, identity, traffic */
-    struct dyn_traffic traffic;      /* the profile's traffic, prepared for fast reads */
-    struct schema_set schemas;       /* libyang context, advertised modules, hello */
-    struct lyd_node *template_tree;  /* initial running configuration */
-    struct lyd_node *yanglib_tree;   /* ietf-yang-library state */
-    struct lyd_node *state_tree;     /* the profile's state data (config false), or NULL */
-    struct rec_table *smiv2_table;   /* SNMP instances of state_tree's smiv2:oid nodes, or NULL */
-    struct rec_table *recording;     /* recorded OIDs beside the live ones, or NULL */
-    struct devview_type view;        /* the view of an untouched device */
-    struct mib_view mib;             /* live SNMP objects */
-    char *recorded_dir;              /* a recorded type's folder (docs/RECORDED_TYPES.md), or NULL */
+    char *name;                     /* what the type is called (profile name, or the schemas folder's) */
+    struct profile *profile;        /* interfaces, identity, traffic */
+    struct dyn_traffic traffic;     /* the profile's traffic, prepared for fast reads */
+    struct schema_set schemas;      /* libyang context, advertised modules, hello */
+    struct lyd_node *template_tree; /* initial running configuration */
+    struct lyd_node *yanglib_tree;  /* ietf-yang-library state */
+    struct lyd_node *state_tree;    /* the profile's state data (config false), or NULL */
+    struct rec_table *smiv2_table;  /* SNMP instances of state_tree's smiv2:oid nodes, or NULL */
+    struct rec_table *recording;    /* recorded OIDs beside the live ones, or NULL */
+    struct devview_type view;       /* the view of an untouched device */
+    struct mib_view mib;            /* live SNMP objects */
+    char *recorded_dir;             /* a recorded type's folder (docs/RECORDED_TYPES.md), or NULL */
+    int if_state_generated; /* 1: get generates interface state from the profile (ietf-interfaces 2018-02-20)
+                             */
     struct identity_rules *identity; /* a recorded type's rules.json: what differs per device, or NULL */
     struct state_movers *movers;     /* counters, gauges and timestamps of state_tree that move, or NULL */
 };

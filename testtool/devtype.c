@@ -252,7 +252,10 @@ load_initial_config(struct device_type *type, const struct fleet_config *cfg, ch
         if (!lyd_child(opaque)) {
             goto cleanup; /* an empty wrapper: an empty configuration */
         }
-        if (lyd_print_mem(&inner, lyd_child(opaque), LYD_XML, LYD_PRINT_WITHSIBLINGS) ||
+        /* Empty containers are printed too: without them the text may be empty (nacm alone, say). */
+        if (lyd_print_mem(&inner, lyd_child(opaque), LYD_XML,
+                          LYD_PRINT_WITHSIBLINGS | LYD_PRINT_KEEPEMPTYCONT) ||
+            !inner ||
             lyd_parse_data_mem(ctx, inner, LYD_XML, parse, LYD_VALIDATE_NO_STATE, &type->template_tree)) {
             snprintf(err, err_len, "initial configuration \"%s\" is not valid: %s", path,
                      ly_errmsg(ctx) ? ly_errmsg(ctx) : "cannot read it");
@@ -342,6 +345,50 @@ device_type_label(const struct fleet_config *cfg, char *buf, size_t buf_len)
     }
 }
 
+/* The text of recorded string OID 1.3.6.1.2.1.1.@p leaf.0 (a malloc'd copy), or NULL. */
+static char *
+recorded_system_string(const struct rec_table *rec, uint32_t leaf)
+{
+    struct ber_oid oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, leaf, 0}};
+    uint32_t i = rec_find(rec, &oid);
+    const struct rec_entry *e;
+
+    if (i >= rec->count || (e = &rec->entries[i])->tag != BER_OCTET_STRING) {
+        return NULL;
+    }
+    return strndup((const char *)rec->bytes + e->v.ref.off, e->v.ref.len);
+}
+
+/*
+ * A recorded type's SNMP system group (sysDescr, sysObjectID, sysContact, sysName, sysLocation) is the
+ * recorded device's: it becomes the profile's, read before the live objects take those OIDs over (the
+ * recorded sysName is then the host name, rewritten per device by the identity rules).
+ */
+static void
+adopt_recorded_system(struct device_type *type)
+{
+    static const uint32_t leaves[] = {1, 4, 5, 6};
+    char **fields[] = {&type->profile->sys_descr, &type->profile->sys_contact,
+                       &type->profile->hostname_format, &type->profile->sys_location};
+    struct ber_oid oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 2, 0}};
+    uint32_t i = rec_find(type->recording, &oid);
+
+    for (size_t k = 0; k < sizeof leaves / sizeof leaves[0]; k++) {
+        char *v = recorded_system_string(type->recording, leaves[k]);
+        if (v) {
+            free(*fields[k]);
+            *fields[k] = v;
+        }
+    }
+    if (i < type->recording->count && type->recording->entries[i].tag == BER_OID &&
+        type->recording->entries[i].v.ref.len <= BER_OID_MAX_SUBIDS) {
+        const struct rec_entry *e = &type->recording->entries[i];
+        type->profile->sys_object_id.len = e->v.ref.len;
+        memcpy(type->profile->sys_object_id.sub, type->recording->arcs + e->v.ref.off,
+               e->v.ref.len * sizeof *type->recording->arcs);
+    }
+}
+
 /* The profile's state data as SNMP instances, and the recording beside the live objects. */
 static enum fleet_err
 load_snmp_view(struct device_type *type, const struct fleet_config *cfg, char *err, size_t err_len)
@@ -366,6 +413,9 @@ load_snmp_view(struct device_type *type, const struct fleet_config *cfg, char *e
         uint32_t dropped;
         if ((rc = rec_load(path, &type->recording, err, err_len))) {
             return rc;
+        }
+        if (type->recorded_dir) {
+            adopt_recorded_system(type);
         }
         /* The live objects own their columns, so the device stays consistent with NETCONF. */
         dropped = mib_attach_recording(&type->mib, type->recording) +
@@ -470,6 +520,10 @@ device_type_load_plan(struct device_type *type, const struct fleet_config *cfg, 
                                                 type->profile->schema_count, err, err_len)
                          : FLEET_ERR_NOMEM;
         free(profile_dir);
+    }
+    if (!rc) {
+        const struct lys_module *ifm = ly_ctx_get_module_implemented(type->schemas.ctx, "ietf-interfaces");
+        type->if_state_generated = ifm && ifm->revision && !strcmp(ifm->revision, "2018-02-20");
     }
     if (rc || (rc = load_initial_config(type, cfg, err, err_len)) ||
         (rc = load_profile_state(type, err, err_len)) ||

@@ -387,6 +387,12 @@ devview_hostname(struct device *dev, char *buf, size_t buf_len)
     if ((mark = strstr(fmt, "{DEVICE}"))) {
         snprintf(buf, buf_len, "%.*s%u%s", (int)(mark - fmt), fmt, (unsigned)dev->index, mark + 8);
     } else {
-        snprintf(buf, buf_len, "%s", fmt);
+        /* A fixed name (a recorded device's sysName): the device's identity rules make it its own. */
+        size_t n = buf_len ? identity_rewrite_value(dev, fmt, strlen(fmt), buf, buf_len - 1) : (size_t)-1;
+        if (n != (size_t)-1) {
+            buf[n] = '\0';
+        } else {
+            snprintf(buf, buf_len, "%s", fmt);
+        }
     }
 }

@@ -127,7 +127,8 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
     }
     bad |= lyd_new_inner(NULL, ifmod, "interfaces", 0, &ifs) != LY_SUCCESS;
     bad |= lyd_new_inner(NULL, ifmod, "interfaces-state", 0, &ifs_state) != LY_SUCCESS;
-    for (uint32_t pos = 0; !bad && pos < p->if_count; pos++) {
+    /* Another revision of ietf-interfaces (a recorded device's) has its own interface state, recorded. */
+    for (uint32_t pos = 0; !bad && type->if_state_generated && pos < p->if_count; pos++) {
         const struct profile_interface *pi = &p->ifs[pos];
         if (run_ifs && configured(run_ifs, type, pos)) {
             bad |= lyd_new_list(ifs, NULL, "interface", 0, &node, pi->name) != LY_SUCCESS;
