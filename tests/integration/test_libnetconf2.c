@@ -1439,6 +1439,53 @@ test_client_builds_a_vendor_folder_context(void **state)
     }
 }
 
+/*
+ * libnetconf2 mounting 100 devices of a recorded type (tests/integration/data/recorded_device): each
+ * session's context, built from that device's hello and get-schema replies in a search path of its own
+ * that starts empty, holds the recorded vendor module, and each device answers get-config.
+ */
+static void
+test_client_mounts_100_recorded_devices(void **state)
+{
+    const char *src = getenv("FLEETSIM_SOURCE_DIR");
+    char *folder = fmt("%s/tests/integration/data/recorded_device", src ? src : ".");
+    const char *args[] = {"--threads", "2", "--device-type", folder, "--snmp", "false", NULL};
+    char own_dir[] = "/tmp/fleetsim-lnc2-recorded-XXXXXX";
+    struct itest_server rec;
+
+    (void)state;
+    if (!mkdtemp(own_dir) || itest_server_start(&rec, fleetsim_binary, 100, args)) {
+        fail_msg("cannot start 100 devices of the recorded type %s", folder);
+    }
+    nc_client_set_schema_searchpath(own_dir);
+    for (uint32_t i = 0; i < 100; i++) {
+        int fd = itest_connect((uint16_t)(rec.base_port + i), rpc_timeout());
+        struct nc_session *s = fd >= 0 ? nc_connect_inout(fd, fd, NULL) : NULL;
+        struct client c = {.s = s, .fd = fd, .dev = i};
+        char *reply;
+
+        if (!s) {
+            nc_client_set_schema_searchpath(schema_dir);
+            itest_server_print_log(&rec);
+            fail_msg("libnetconf2 could not mount recorded device %u", (unsigned)i);
+        }
+        if (!ly_ctx_get_module_implemented(nc_session_get_ctx(s), "acme-system")) {
+            fail_msg("device %u: acme-system is not in the context libnetconf2 built", (unsigned)i);
+        }
+        reply = call(&c, nc_rpc_getconfig(NC_DATASTORE_RUNNING, NULL, NC_WD_UNKNOWN, NC_PARAMTYPE_CONST));
+        if (!strstr(reply, "<data")) {
+            fail_msg("device %u: get-config gave no data: %s", (unsigned)i, reply);
+        }
+        nc_session_free(s, NULL);
+        close(fd);
+    }
+    nc_client_set_schema_searchpath(schema_dir);
+    remove_dir(own_dir);
+    if (itest_server_stop(&rec)) {
+        fail_msg("the recorded fleet did not stop cleanly");
+    }
+}
+
 #define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
 
 static int
@@ -1629,6 +1676,7 @@ main(int argc, char **argv)
         TEST(test_get_schema_returns_every_advertised_module),
         TEST(test_get_schema_of_unknown_module_is_invalid_value),
         TEST(test_client_builds_a_vendor_folder_context),
+        TEST(test_client_mounts_100_recorded_devices),
         TEST(test_edit_on_one_device_is_invisible_on_another),
         TEST(test_notifications_reach_the_client_in_order),
         TEST(test_ssh_client_reads_and_edits_over_ssh),
