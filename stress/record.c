@@ -5,7 +5,8 @@
  *
  *   hello -> get yang-library -> get netconf-state/schemas -> get-schema of
  *   every module and submodule -> get-config running (startup, candidate)
- *   -> get-data operational (NMDA) or get -> optional SNMP walk
+ *   -> get-data operational (NMDA) or get -> optional SNMP walk (v2c, or
+ *   SNMPv3 with the USM client of snmp_walk.h)
  *
  * Each reply's <data> element is written as is (the namespaces it inherits
  * from <rpc-reply> declared on it), each schema text byte for byte. What
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -961,7 +963,232 @@ on_failed(struct conn *c, enum conn_failure why, const char *detail)
 static const struct conn_callbacks callbacks = {on_ready, on_message, on_failed, NULL};
 
 /* ------------------------------------------------------------------------------------------------ */
-/* SNMP walk (v2c GETBULK, with stress/snmp_walk.h) */
+/* SNMP walk (v2c or SNMPv3 GETBULK, with stress/snmp_walk.h and wire/susm.h) */
+
+#define RECORD_SNMP_MSG_MAX_BYTES 65507 /* msgMaxSize of v3 requests: the largest UDP datagram */
+
+/* One blocking walk: the socket, the buffers and, with --v3-user, the USM state of the one engine. */
+struct rec_snmp {
+    struct record *r;             /* the record the walk belongs to */
+    int fd;                       /* UDP socket connected to the agent */
+    int v3;                       /* 1 with --v3-user: the fields below are used */
+    struct walk_v3_user user;     /* the user, its keys derived from the passwords */
+    struct walk_v3_engine engine; /* the agent's engine once discovered */
+    struct susm_user keys;        /* the user's keys localized for that engine */
+    uint64_t salt;                /* AES salt of the next request */
+    int discovering;              /* 1 while the request is the engine discovery */
+    int32_t request_id;           /* request-id (and v3 msgID) of the request in flight */
+    uint8_t pdu_buf[2048];        /* the request's PDU (v3) or whole message (v2c) */
+    uint8_t tx[2048];             /* the v3 request message */
+    uint8_t rx[65536];            /* the datagram received */
+    struct spdu_message m;        /* v2c: the response */
+    struct susm_msg msg;          /* v3: the response or Report */
+    enum walk_v3_verdict verdict; /* v3: what msg means */
+    enum susm_report_kind kind;   /* v3: the Report's usmStats counter with WALK_V3_REPORT/RESYNC */
+    const char *why;              /* v3: why msg is unusable, with WALK_V3_UNUSABLE */
+};
+
+/* Encode the next request (discovery, or a GETBULK of @p n names) under s->request_id. @return 0, -1. */
+static int
+encode_request(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n, uint8_t **msg,
+               size_t *msg_len)
+{
+    const struct stress_options *o = s->r->o;
+    struct spdu_value null_value = {.tag = BER_NULL};
+    struct spdu_encoder e;
+    struct susm_out v3;
+    uint8_t *pdu;
+    size_t pdu_len;
+
+    if (!s->v3) {
+        size_t community_len = strlen(o->community);
+        spdu_enc_init(&e, s->pdu_buf, sizeof s->pdu_buf, SPDU_HEADROOM(community_len),
+                      spdu_bindings_budget(1472, community_len, s->request_id));
+        for (uint32_t i = 0; i < n; i++) {
+            spdu_enc_binding(&e, names[i], &null_value);
+        }
+        spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)o->community, community_len, SPDU_GETBULK,
+                                s->request_id, 0, (int32_t)o->max_repetitions, msg, msg_len);
+        return 0;
+    }
+    *msg = s->tx;
+    if (s->discovering) {
+        return susm_client_discovery(s->request_id, s->request_id, RECORD_SNMP_MSG_MAX_BYTES, s->tx,
+                                     sizeof s->tx, msg_len) != FLEET_OK
+                   ? -1
+                   : 0;
+    }
+    walk_v3_request_out(&s->engine, &s->user, &s->keys, s->request_id, RECORD_SNMP_MSG_MAX_BYTES, s->salt++,
+                        loop_clock_monotonic(), &v3);
+    spdu_enc_init(&e, s->pdu_buf, sizeof s->pdu_buf, SPDU_HEADROOM(0),
+                  susm_bindings_budget(1472, &v3, s->request_id));
+    for (uint32_t i = 0; i < n; i++) {
+        spdu_enc_binding(&e, names[i], &null_value);
+    }
+    spdu_enc_finish_pdu(&e, SPDU_GETBULK, s->request_id, 0, (int32_t)o->max_repetitions, &pdu, &pdu_len);
+    return susm_encode(&v3, pdu, pdu_len, s->tx, sizeof s->tx, msg_len) != FLEET_OK ? -1 : 0;
+}
+
+/* @return 1 when the @p got bytes in s->rx answer the request in flight (decoded into s->m or s->msg). */
+static int
+take_datagram(struct rec_snmp *s, size_t got)
+{
+    enum susm_report_kind failure;
+    int32_t msg_id;
+
+    if (!s->v3) {
+        return spdu_message_decode(s->rx, got, &s->m) == FLEET_OK && s->m.pdu.type == SPDU_RESPONSE &&
+               s->m.pdu.request_id == s->request_id;
+    }
+    if (walk_v3_peek_msg_id(s->rx, got, &msg_id) != FLEET_OK || msg_id != s->request_id ||
+        susm_client_receive(s->rx, got, s->discovering ? NULL : &s->keys, &s->msg, &failure) != FLEET_OK) {
+        return 0;
+    }
+    s->verdict =
+        walk_v3_classify(&s->engine, s->discovering, s->discovering ? SUSM_FLAG_REPORTABLE : s->user.flags,
+                         &s->msg, failure, loop_clock_monotonic(), &s->kind, &s->why);
+    if (s->verdict == WALK_V3_UNVERIFIED) {
+        return 0; /* a datagram we cannot trust: keep waiting, as snmp mode does */
+    }
+    return s->verdict != WALK_V3_RESPONSE || s->msg.pdu.request_id == s->request_id;
+}
+
+/* Send a request (a new request-id) and wait for its answer, with the retries of --retries.
+ * @return 0 with the answer taken in; -1 with a problem listed. */
+static int
+exchange(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n)
+{
+    const struct stress_options *o = s->r->o;
+    uint8_t *msg;
+    size_t msg_len;
+    ssize_t got = -1;
+
+    s->request_id++;
+    if (encode_request(s, names, n, &msg, &msg_len)) {
+        problem(s->r, "snmp", NULL, "the request cannot be encoded%s", s->v3 ? " or signed (libcrypto)" : "");
+        return -1;
+    }
+    for (uint32_t attempt = 0; attempt <= o->retries && got < 0; attempt++) {
+        struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
+        if (send(s->fd, msg, msg_len, 0) < 0) {
+            problem(s->r, "snmp", NULL, "send: %s", strerror(errno));
+            return -1;
+        }
+        while (poll(&pfd, 1, (int)o->timeout_ms) == 1) {
+            got = recv(s->fd, s->rx, sizeof s->rx, 0);
+            if (got < 0) {
+                break; /* ICMP unreachable: retry, then report */
+            }
+            if (take_datagram(s, (size_t)got)) {
+                break;
+            }
+            got = -1; /* a stray: keep waiting */
+        }
+    }
+    if (got < 0) {
+        char who[64];
+        if (s->v3) {
+            snprintf(who, sizeof who, "SNMPv3 user \"%.*s\"", (int)o->v3.name_len, o->v3.name);
+        } else {
+            snprintf(who, sizeof who, "community \"%s\"", o->community);
+        }
+        problem(s->r, "snmp", NULL, "no response from %s:%u after %u tries of %u ms (%s%s)",
+                inet_ntoa((struct in_addr){htonl(o->ip)}), (unsigned)(o->snmp_port ? o->snmp_port : 161),
+                (unsigned)o->retries + 1, (unsigned)o->timeout_ms, who,
+                s->discovering ? ", engine discovery" : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* v3: send, then act on what came back: resynchronize once on notInTimeWindow, list a Report or an
+ * unusable message as a problem. @return 0 with a Response (or the discovery) in s->msg, or -1. */
+static int
+exchange_v3(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n)
+{
+    for (int resynced = 0;; resynced = 1) {
+        if (exchange(s, names, n)) {
+            return -1;
+        }
+        if (s->verdict == WALK_V3_RESYNC && !resynced) {
+            continue;
+        }
+        if (s->verdict == WALK_V3_REPORT || s->verdict == WALK_V3_RESYNC) {
+            problem(s->r, "snmp", NULL, "SNMPv3 user \"%.*s\" (%s): Report %s%s", (int)s->r->o->v3.name_len,
+                    s->r->o->v3.name, walk_v3_level_name(s->user.flags), walk_v3_report_name(s->kind),
+                    s->kind == SUSM_REPORT_WRONG_DIGESTS ? ": is the authentication password right?" : "");
+            return -1;
+        }
+        if (s->verdict == WALK_V3_UNUSABLE) {
+            problem(s->r, "snmp", NULL, "unusable SNMPv3 message: %s", s->why);
+            return -1;
+        }
+        return 0;
+    }
+}
+
+/* v3: the user's keys, the engine's discovery and the keys localized for it. @return 0, or -1. */
+static int
+setup_v3(struct rec_snmp *s)
+{
+    const struct stress_v3_user *u = &s->r->o->v3;
+
+    s->v3 = 1;
+    if (walk_v3_user_init(&s->user, u->name, u->name_len, u->auth, u->auth_password, u->auth_password_len,
+                          u->priv, u->priv_password, u->priv_password_len) != FLEET_OK) {
+        problem(s->r, "snmp", NULL, "cannot derive the keys of SNMPv3 user \"%.*s\"", (int)u->name_len,
+                u->name);
+        return -1;
+    }
+    /* RFC 3826 section 3.1.2.1: the salt is a counter; a random start keeps runs from repeating one. */
+    if (getrandom(&s->salt, sizeof s->salt, 0) != (ssize_t)sizeof s->salt) {
+        s->salt = loop_clock_monotonic() ^ ((uint64_t)getpid() << 32);
+    }
+    s->discovering = 1;
+    if (exchange_v3(s, NULL, 0)) {
+        return -1;
+    }
+    s->discovering = 0;
+    if (walk_v3_localize(&s->user, &s->engine, &s->keys) != FLEET_OK) {
+        problem(s->r, "snmp", NULL, "the user's keys cannot be localized (libcrypto failed)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Write the varbinds of @p pdu inside the walk into @p out, in order; note sysName. */
+static void
+take_bindings(struct record *r, FILE *out, const struct ber_oid *root, const struct spdu_pdu *pdu,
+              struct ber_oid *last)
+{
+    struct spdu_binding_iter it;
+    struct spdu_binding b;
+
+    spdu_binding_iter_init(&it, pdu);
+    while (spdu_binding_next(&it, &b) == FLEET_OK) {
+        struct ber_oid value_oid;
+        if (!walk_in_subtree(root, &b.name) || b.value.tag >= BER_NO_SUCH_OBJECT) {
+            break;
+        }
+        if (last->len && ber_oid_cmp(&b.name, last) <= 0) {
+            break; /* walk_response() reports it */
+        }
+        if (b.value.tag == BER_OID) {
+            if (ber_oid_decode(b.value.v.bytes.ptr, b.value.v.bytes.len, &value_oid) != FLEET_OK) {
+                continue;
+            }
+            b.value.v.oid = &value_oid;
+        }
+        snmprec_print_line(out, &b.name, &b.value);
+        *last = b.name;
+        r->snmp_oids++;
+        if (b.name.len == 9 &&
+            !memcmp(b.name.sub, (uint32_t[]){1, 3, 6, 1, 2, 1, 1, 5, 0}, 9 * sizeof(uint32_t)) &&
+            b.value.tag == BER_OCTET_STRING && b.value.v.bytes.len && !r->sys_name) {
+            r->sys_name = strndup((const char *)b.value.v.bytes.ptr, b.value.v.bytes.len);
+        }
+    }
+}
 
 static int
 snmp_walk_run(struct record *r)
@@ -972,104 +1199,48 @@ snmp_walk_run(struct record *r)
     struct walk_column col;
     struct walk w;
     struct sockaddr_in to = {.sin_family = AF_INET};
-    uint8_t tx[2048], rx[65536];
     char path[4096];
     FILE *out = NULL;
-    int fd = -1, rc = -1;
-    int32_t request_id = 1;
+    int rc = -1;
     const struct ber_oid *names[1];
     struct ber_oid last = {0};
+    struct rec_snmp *s = calloc(1, sizeof *s);
 
-    if (o->v3_user) {
-        problem(r, "snmp", NULL, "SNMPv3 walks are not implemented by record yet; use --snmp COMMUNITY");
-        return -1;
-    }
     ber_oid_parse("1.3.6.1", &root);
     snprintf(path, sizeof path, "%s/" RECORD_SNMPREC, o->out_dir);
     to.sin_port = htons((uint16_t)(o->snmp_port ? o->snmp_port : 161));
     to.sin_addr.s_addr = htonl(o->ip);
-    if (walk_plan_init(&plan, &root, 1, 1) != FLEET_OK || (fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
-        connect(fd, (struct sockaddr *)&to, sizeof to) || !(out = fopen(path, "w"))) {
+    if (s) {
+        s->r = r;
+        s->fd = -1;
+    }
+    if (!s || walk_plan_init(&plan, &root, 1, 1) != FLEET_OK ||
+        (s->fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 || connect(s->fd, (struct sockaddr *)&to, sizeof to)) {
         problem(r, "snmp", NULL, "cannot set up the walk: %s", strerror(errno));
+        goto out;
+    }
+    if (o->v3_user && setup_v3(s)) {
+        goto out;
+    }
+    if (!(out = fopen(path, "w"))) {
+        problem(r, "snmp", NULL, "cannot write %s: %s", path, strerror(errno));
         goto out;
     }
     walk_start(&w, &plan, &col);
     while (!walk_finished(&w)) {
-        size_t community_len = strlen(o->community);
-        struct spdu_value null_value = {.tag = BER_NULL};
-        struct spdu_encoder e;
-        struct spdu_message m;
-        uint8_t *msg;
-        size_t msg_len;
-        ssize_t got = -1;
         uint32_t n = walk_request(&w, names);
+        const struct spdu_pdu *pdu = s->v3 ? &s->msg.pdu : &s->m.pdu;
         const char *why = NULL;
 
-        spdu_enc_init(&e, tx, sizeof tx, SPDU_HEADROOM(community_len),
-                      spdu_bindings_budget(1472, community_len, request_id));
-        for (uint32_t i = 0; i < n; i++) {
-            spdu_enc_binding(&e, names[i], &null_value);
-        }
-        spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)o->community, community_len, SPDU_GETBULK,
-                                request_id, 0, (int32_t)o->max_repetitions, &msg, &msg_len);
-        for (uint32_t attempt = 0; attempt <= o->retries && got < 0; attempt++) {
-            struct pollfd pfd = {.fd = fd, .events = POLLIN};
-            if (send(fd, msg, msg_len, 0) < 0) {
-                problem(r, "snmp", NULL, "send: %s", strerror(errno));
-                goto out;
-            }
-            while (poll(&pfd, 1, (int)o->timeout_ms) == 1) {
-                got = recv(fd, rx, sizeof rx, 0);
-                if (got < 0) {
-                    break; /* ICMP unreachable: retry, then report */
-                }
-                if (spdu_message_decode(rx, (size_t)got, &m) == FLEET_OK && m.pdu.type == SPDU_RESPONSE &&
-                    m.pdu.request_id == request_id) {
-                    break;
-                }
-                got = -1; /* a stray: keep waiting */
-            }
-        }
-        if (got < 0) {
-            problem(r, "snmp", NULL, "no response from %s:%u after %u tries of %u ms (community \"%s\")",
-                    inet_ntoa(to.sin_addr), (unsigned)ntohs(to.sin_port), (unsigned)o->retries + 1,
-                    (unsigned)o->timeout_ms, o->community);
+        if (s->v3 ? exchange_v3(s, names, n) : exchange(s, names, n)) {
             goto out;
         }
-        request_id++;
-        if (m.pdu.error_status) {
-            problem(r, "snmp", NULL, "error-status %d", (int)m.pdu.error_status);
+        if (pdu->error_status) {
+            problem(r, "snmp", NULL, "error-status %d", (int)pdu->error_status);
             goto out;
         }
-        {
-            struct spdu_binding_iter it;
-            struct spdu_binding b;
-            spdu_binding_iter_init(&it, &m.pdu);
-            while (spdu_binding_next(&it, &b) == FLEET_OK) {
-                struct ber_oid value_oid;
-                if (!walk_in_subtree(&root, &b.name) || b.value.tag >= BER_NO_SUCH_OBJECT) {
-                    break;
-                }
-                if (last.len && ber_oid_cmp(&b.name, &last) <= 0) {
-                    break; /* walk_response() reports it */
-                }
-                if (b.value.tag == BER_OID) {
-                    if (ber_oid_decode(b.value.v.bytes.ptr, b.value.v.bytes.len, &value_oid) != FLEET_OK) {
-                        continue;
-                    }
-                    b.value.v.oid = &value_oid;
-                }
-                snmprec_print_line(out, &b.name, &b.value);
-                last = b.name;
-                r->snmp_oids++;
-                if (b.name.len == 9 &&
-                    !memcmp(b.name.sub, (uint32_t[]){1, 3, 6, 1, 2, 1, 1, 5, 0}, 9 * sizeof(uint32_t)) &&
-                    b.value.tag == BER_OCTET_STRING && b.value.v.bytes.len && !r->sys_name) {
-                    r->sys_name = strndup((const char *)b.value.v.bytes.ptr, b.value.v.bytes.len);
-                }
-            }
-        }
-        if (walk_response(&w, &m.pdu, &why) != FLEET_OK) {
+        take_bindings(r, out, &root, pdu, &last);
+        if (walk_response(&w, pdu, &why) != FLEET_OK) {
             problem(r, "snmp", NULL, "unusable response: %s", why);
             goto out;
         }
@@ -1083,9 +1254,13 @@ out:
     if (out && fclose(out)) {
         rc = -1;
     }
-    if (fd >= 0) {
-        close(fd);
+    if (out && !r->snmp_oids) {
+        unlink(path); /* nothing recorded: no snmp.snmprec rather than an empty one */
     }
+    if (s && s->fd >= 0) {
+        close(s->fd);
+    }
+    free(s);
     walk_plan_close(&plan);
     return rc;
 }

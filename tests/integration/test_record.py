@@ -3,7 +3,8 @@
 
 Recorded: a fleetsim crs-x device over TCP and over SSH (each file, every schema byte for byte against
 fleetsim's get-schema, running equal, state present, manifest counts, proposed rules), with --snmp
-against its agent; yuma123's netconfd in tcp-direct mode (--ncx-connect); and stand-in servers (Python,
+against its agent (and --v3-user, authPriv and authNoPriv, against the v2c walk; a wrong auth
+password); yuma123's netconfd in tcp-direct mode (--ncx-connect); and stand-in servers (Python,
 plain TCP, base:1.0) that drop the connection mid-record once or every time, answer a get-schema with
 rpc-error, or return state that is not XML."""
 import json
@@ -226,6 +227,46 @@ class FleetsimRecordTests(RecordCase):
         oids = [tuple(int(x) for x in l.split("|")[0].split(".")) for l in lines]
         self.assertEqual(oids, sorted(oids))
         self.assertTrue(all(re.match(r"^[0-9.]+\|[0-9]+x?\|", l) for l in lines), lines[:5])
+
+    def snmprec(self, out):
+        """{oid: (tag, value)} of the folder's snmp.snmprec, and the OIDs in file order."""
+        lines = self.read(out, "snmp.snmprec").decode().splitlines()
+        rows = [l.split("|", 2) for l in lines]
+        return {r[0]: (r[1], r[2]) for r in rows}, [r[0] for r in rows]
+
+    def test_snmp_v3_walk_matches_v2c(self):
+        users = ["ops:sha:authpass1:aes:privpass1", "adm:sha256:authpass2:none:x"]
+        f = self.fleet([a for u in users for a in ("--snmp-v3-user", u)])
+        port = f.addr(0)[1]
+        base = ["--port", port, "--ssh", "false", "--snmp-port", port]
+        out, m, _ = self.record(base + ["--snmp", "public"])
+        v2c, v2c_order = self.snmprec(out)
+        self.assertGreater(len(v2c), 20)
+        for user in users:  # authPriv, then authNoPriv
+            out, m, _ = self.record(base + ["--v3-user", user])
+            self.assertTrue(m["complete"])
+            self.assertEqual(m["problems"], [], user)
+            v3, v3_order = self.snmprec(out)
+            self.assertEqual(m["counts"]["snmp_oids"], len(v3_order))
+            self.assertEqual(v3_order, v2c_order, user)  # the same OIDs, in the same order
+            self.assertEqual(v3["1.3.6.1.2.1.1.5.0"], ("4", "device-0"))
+            for oid, (tag, value) in v2c.items():
+                if oid == "1.3.6.1.2.1.1.1.0" or oid == "1.3.6.1.2.1.1.5.0" or \
+                        oid.startswith("1.3.6.1.2.1.2.2.1.2."):  # sysDescr, sysName, ifDescr
+                    self.assertEqual(v3[oid], (tag, value), oid)
+                self.assertEqual(v3[oid][0], tag, oid)  # every type; counters and uptime may move
+            self.assertTrue(any(o.startswith("1.3.6.1.2.1.2.2.1.2.") for o in v3), "no ifDescr")
+
+    def test_snmp_v3_wrong_auth_password_is_a_problem(self):
+        f = self.fleet(["--snmp-v3-user", "ops:sha:authpass1:aes:privpass1"])
+        port = f.addr(0)[1]
+        out, m, _ = self.record(["--port", port, "--ssh", "false", "--snmp-port", port, "--timeout", 500,
+                                 "--v3-user", "ops:sha:wrongpass:aes:privpass1"])
+        self.assertTrue(m["complete"])  # the SNMP recording is optional
+        self.assertEqual([p["what"] for p in m["problems"]], ["snmp"])
+        self.assertIn("usmStatsWrongDigests", m["problems"][0]["why"])
+        self.assertEqual(m["counts"]["snmp_oids"], 0)
+        self.assertFalse(os.path.exists(os.path.join(out, "snmp.snmprec")))
 
     def test_snmp_agent_silent_is_a_problem(self):
         f = self.fleet()
