@@ -3,8 +3,10 @@
  */
 #include "ydata.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const struct lyd_node *
 ydata_child(const struct lyd_node *parent, const char *name)
@@ -54,4 +56,15 @@ ydata_instance_range(const struct lyd_node *node, struct lyd_node **first, struc
         it = it->next;
     }
     *last = it;
+}
+
+void
+ydata_datetime(uint64_t ms, char *buf, size_t len)
+{
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+
+    gmtime_r(&secs, &tm);
+    snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)(ms % 1000));
 }

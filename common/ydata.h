@@ -26,4 +26,7 @@ int ydata_user_ordered(const struct lyd_node *node);
 /** @brief The first and last sibling instances of @p node's schema (NULL both when none). */
 void ydata_instance_range(const struct lyd_node *node, struct lyd_node **first, struct lyd_node **last);
 
+/** @brief @p ms (since the epoch) as ietf-yang-types date-and-time, UTC with milliseconds. */
+void ydata_datetime(uint64_t ms, char *buf, size_t len);
+
 #endif

@@ -24,6 +24,7 @@
 #include "devview.h"
 #include "dynamics.h"
 #include "log.h"
+#include "ydata.h"
 
 /* Deepest typedef chain followed (a loop in broken modules ends here). */
 #define MOVERS_MAX_TPDF_DEPTH 32
@@ -785,21 +786,10 @@ gauge_value(const struct mover *mv, uint64_t seed, uint64_t now_ms)
 }
 
 static void
-format_datetime(uint64_t ms, char *buf, size_t len)
-{
-    time_t secs = (time_t)(ms / 1000);
-    struct tm tm;
-
-    gmtime_r(&secs, &tm);
-    snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)(ms % 1000));
-}
-
-static void
 format_time(const struct mover *mv, uint64_t at_ms, uint64_t boot_ms, char *buf, size_t len)
 {
     if (mv->form == FORM_DATETIME) {
-        format_datetime(at_ms, buf, len);
+        ydata_datetime(at_ms, buf, len);
     } else if (mv->form == FORM_NS64) {
         snprintf(buf, len, "%" PRIu64, at_ms * 1000000u);
     } else {

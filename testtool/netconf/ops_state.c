@@ -14,18 +14,7 @@
 #include "devview.h"
 #include "movers.h"
 #include "ops.h"
-
-/* ietf-yang-types date-and-time, in UTC with milliseconds. */
-static void
-format_datetime(uint64_t ms, char *buf, size_t len)
-{
-    time_t secs = (time_t)(ms / 1000);
-    struct tm tm;
-
-    gmtime_r(&secs, &tm);
-    snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)(ms % 1000));
-}
+#include "ydata.h"
 
 static int
 term(struct lyd_node *parent, const char *name, const char *value)
@@ -54,7 +43,7 @@ interface_state(struct device *dev, const struct devview_cfg *cfg, uint32_t pos,
 
     bad |= term(entry, "admin-status", cfg->enabled[pos] ? "up" : "down");
     bad |= term(entry, "oper-status", devview_oper(dev, pos) == DEVVIEW_OPER_UP ? "up" : "down");
-    format_datetime(devview_last_change_ms(dev, pos), buf, sizeof buf);
+    ydata_datetime(devview_last_change_ms(dev, pos), buf, sizeof buf);
     bad |= term(entry, "last-change", buf);
     bad |= term_u64(entry, "if-index", pos + 1);
     snprintf(buf, sizeof buf, "02:%02x:%02x:%02x:%02x:%02x", (dev->index >> 16) & 255,
@@ -65,7 +54,7 @@ interface_state(struct device *dev, const struct devview_cfg *cfg, uint32_t pos,
         return -1;
     }
     devview_counters(dev, pos, now_ms, &c);
-    format_datetime(devview_boot_ms(dev), buf, sizeof buf);
+    ydata_datetime(devview_boot_ms(dev), buf, sizeof buf);
     bad |= term(stats, "discontinuity-time", buf);
     bad |= term_u64(stats, "in-octets", c.in_octets);
     bad |= term_u64(stats, "in-unicast-pkts", c.in_ucast);
@@ -151,9 +140,9 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
             bad |= term(platform, "os-release", FLEETSIM_VERSION);
             bad |= term(platform, "os-version", p->name);
             bad |= term(platform, "machine", p->sys_descr ? p->sys_descr : p->name);
-            format_datetime(now_ms, buf, sizeof buf);
+            ydata_datetime(now_ms, buf, sizeof buf);
             bad |= term(clock, "current-datetime", buf);
-            format_datetime(devview_boot_ms(dev), buf, sizeof buf);
+            ydata_datetime(devview_boot_ms(dev), buf, sizeof buf);
             bad |= term(clock, "boot-datetime", buf);
         }
     }
@@ -175,7 +164,7 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
             bad |= term(one, "description", "The device's notifications (RFC 5277 NETCONF stream)");
             bad |= term(one, "replaySupport", fleet->cfg.replay_log ? "true" : "false");
             if (fleet->cfg.replay_log) {
-                format_datetime(fleet->start_ms, buf, sizeof buf);
+                ydata_datetime(fleet->start_ms, buf, sizeof buf);
                 bad |= term(one, "replayLogCreationTime", buf);
             }
             lyd_insert_sibling(ifs, nc, NULL);
