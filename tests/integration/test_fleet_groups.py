@@ -84,6 +84,31 @@ def snmp_get(host, port, oid):
     return out.strip()
 
 
+def start_fleet_file(cls, make_doc, make_args, retry):
+    """Start fleetsim --fleet on free ports for a test class: make_doc(port) is the fleet file,
+    make_args(port) the further arguments; a start whose log matches @retry (a port taken) is tried again
+    on other ports. Sets cls.port, cls.path, cls.log_path and cls.proc."""
+    rng = random.Random()
+    for _ in range(h.START_ATTEMPTS):
+        cls.port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
+        cls.path = write_json(cls.tmp, "fleet.json", make_doc(cls.port))
+        cls.log_path = os.path.join(cls.tmp, "fleetsim.log")
+        with open(cls.log_path, "wb") as log:
+            cls.proc = subprocess.Popen([h.BINARY, "--fleet", cls.path] + make_args(cls.port),
+                                        stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        deadline = time.monotonic() + h.scaled(h.READY_TIMEOUT_S)
+        while time.monotonic() < deadline and cls.proc.poll() is None and h.READY_TEXT not in cls.log():
+            time.sleep(0.02)
+        if cls.proc.poll() is None and h.READY_TEXT in cls.log():
+            return
+        if cls.proc.poll() is None:
+            cls.proc.kill()
+        cls.proc.wait()
+        if not re.search(retry, cls.log()):
+            raise AssertionError("fleetsim --fleet did not start:\n" + cls.log())
+    raise AssertionError("no free ports in %d attempts" % h.START_ATTEMPTS)
+
+
 class TwoGroups(unittest.TestCase):
     """examples/fleet.json, started once."""
 
@@ -92,27 +117,13 @@ class TwoGroups(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="fleetsim-groups-")
         cls.report = os.path.join(cls.tmp, "report.json")
         rng = random.Random()
-        for _ in range(h.START_ATTEMPTS):
-            cls.port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
+
+        def args(port):
             cls.metrics_port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
-            cls.path = write_json(cls.tmp, "fleet.json", example_groups(cls.port, cls.port))
-            cls.log_path = os.path.join(cls.tmp, "fleetsim.log")
-            with open(cls.log_path, "wb") as log:
-                cls.proc = subprocess.Popen(
-                    [h.BINARY, "--fleet", cls.path, "--threads", "2", "--status-interval", "0", "--report",
-                     cls.report, "--metrics", "127.0.0.1:%d" % cls.metrics_port, "--metrics-per-device"],
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-            deadline = time.monotonic() + h.scaled(h.READY_TIMEOUT_S)
-            while time.monotonic() < deadline and cls.proc.poll() is None and h.READY_TEXT not in cls.log():
-                time.sleep(0.02)
-            if cls.proc.poll() is None and h.READY_TEXT in cls.log():
-                return
-            if cls.proc.poll() is None:
-                cls.proc.kill()
-            cls.proc.wait()
-            if not re.search(r"cannot listen|cannot bind|metrics", cls.log()):
-                raise AssertionError("fleetsim --fleet did not start:\n" + cls.log())
-        raise AssertionError("no free ports in %d attempts" % h.START_ATTEMPTS)
+            return ["--threads", "2", "--status-interval", "0", "--report", cls.report, "--metrics",
+                    "127.0.0.1:%d" % cls.metrics_port, "--metrics-per-device"]
+
+        start_fleet_file(cls, lambda port: example_groups(port, port), args, r"cannot listen|cannot bind|metrics")
 
     @classmethod
     def tearDownClass(cls):
@@ -221,35 +232,20 @@ class GroupsThatDiffer(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="fleetsim-groups-differ-")
         cls.controller = Controller()
-        rng = random.Random()
-        for _ in range(h.START_ATTEMPTS):
-            cls.port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
-            doc = {"fleetsim-fleet:fleet": {"group": [
+
+        def doc(port):
+            return {"fleetsim-fleet:fleet": {"group": [
                 {"name": "secure", "device-count": 3, "profile": "crs-x", "ip": "127.0.11.1",
-                 "ip-per-device": True, "starting-port": cls.port, "snmp-starting-port": cls.port, "ssh": True,
+                 "ip-per-device": True, "starting-port": port, "snmp-starting-port": port, "ssh": True,
                  "username": "ops", "password": "s3cret", "snmp-community": "alpha",
                  "snmp-latency": "150ms"},
                 {"name": "plain", "device-count": 3, "profile": "crs-x", "ip": "127.0.12.1",
-                 "ip-per-device": True, "starting-port": cls.port, "snmp-starting-port": cls.port, "ssh": False,
+                 "ip-per-device": True, "starting-port": port, "snmp-starting-port": port, "ssh": False,
                  "snmp-community": "beta"}]}}
-            path = write_json(cls.tmp, "fleet.json", doc)
-            cls.log_path = os.path.join(cls.tmp, "fleetsim.log")
-            with open(cls.log_path, "wb") as log:
-                cls.proc = subprocess.Popen([h.BINARY, "--fleet", path, "--threads", "2", "--status-interval",
-                                             "0", "--state-dir", os.path.join(cls.tmp, "state"),
-                                             "--generate-configs-batch-size", "4"] + cls.controller.args(),
-                                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-            deadline = time.monotonic() + h.scaled(h.READY_TIMEOUT_S)
-            while time.monotonic() < deadline and cls.proc.poll() is None and h.READY_TEXT not in cls.log():
-                time.sleep(0.02)
-            if cls.proc.poll() is None and h.READY_TEXT in cls.log():
-                return
-            if cls.proc.poll() is None:
-                cls.proc.kill()
-            cls.proc.wait()
-            if not re.search(r"cannot listen|cannot bind", cls.log()):
-                raise AssertionError("fleetsim --fleet did not start:\n" + cls.log())
-        raise AssertionError("no free ports in %d attempts" % h.START_ATTEMPTS)
+
+        start_fleet_file(cls, doc, lambda port: ["--threads", "2", "--status-interval", "0", "--state-dir",
+                                                 os.path.join(cls.tmp, "state"), "--generate-configs-batch-size",
+                                                 "4"] + cls.controller.args(), r"cannot listen|cannot bind")
 
     @classmethod
     def tearDownClass(cls):
