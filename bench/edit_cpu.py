@@ -22,15 +22,8 @@ def prefill(client, count, batch=2000):
 def timed_edits(client, pid, count, window, tag):
     cpu0 = fleetlib.cpu_seconds(pid)
     wall0 = time.time()
-    sent = received = 0
-    while received < count:
-        while sent < count and sent - received < window:
-            client.send(fleetlib.edit_body(fleetlib.interface_xml("%s%d" % (tag, sent))))
-            sent += 1
-        reply = client.recv()
-        if b"<ok/>" not in reply:
-            raise RuntimeError(reply[:500])
-        received += 1
+    client.pipeline(lambda i: fleetlib.edit_body(fleetlib.interface_xml("%s%d" % (tag, i))), count, window,
+                    b"<ok/>")
     return (fleetlib.cpu_seconds(pid) - cpu0) / count * 1e6, count / (time.time() - wall0)
 
 

@@ -138,6 +138,19 @@ class Client:
         self.send(body)
         return self.recv()
 
+    def pipeline(self, make_body, count, window, expect):
+        """Send @count requests (make_body(i) is the i-th), at most @window unanswered at a time; every
+        reply must hold @expect (bytes), else RuntimeError with the reply's start."""
+        sent = received = 0
+        while received < count:
+            while sent < count and sent - received < window:
+                self.send(make_body(sent))
+                sent += 1
+            reply = self.recv()
+            if expect not in reply:
+                raise RuntimeError(reply[:500])
+            received += 1
+
     def close(self):
         try:
             self.call("<close-session/>")

@@ -51,14 +51,7 @@ def cpu_per_request(extra, body, count, window, edit_first):
             raise RuntimeError("edit failed")
         size = len(client.call(body))  # warm-up
         cpu0 = fleetlib.cpu_seconds(proc.pid)
-        sent = received = 0
-        while received < count:
-            while sent < count and sent - received < window:
-                client.send(body)
-                sent += 1
-            if b"<data" not in client.recv():
-                raise RuntimeError("not a data reply")
-            received += 1
+        client.pipeline(lambda i: body, count, window, b"<data")
         cpu = fleetlib.cpu_seconds(proc.pid) - cpu0
         client.close()
     finally:

@@ -38,14 +38,7 @@ def cpu_per_request(extra, body, count, window):
         client = fleetlib.Client("127.0.0.1", port)
         client.call(body)  # warm-up
         cpu0 = fleetlib.cpu_seconds(proc.pid)
-        sent = received = 0
-        while received < count:
-            while sent < count and sent - received < window:
-                client.send(body)
-                sent += 1
-            if b"<data" not in client.recv():
-                raise RuntimeError("not a data reply")
-            received += 1
+        client.pipeline(lambda i: body, count, window, b"<data")
         cpu = fleetlib.cpu_seconds(proc.pid) - cpu0
         client.close()
     finally:
