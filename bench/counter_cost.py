@@ -25,6 +25,11 @@ COUNTERS = ["in-octets", "in-pkts", "in-unicast-pkts", "in-broadcast-pkts", "in-
             "in-errors", "in-fcs-errors", "out-octets", "out-pkts", "out-unicast-pkts", "out-broadcast-pkts",
             "out-multicast-pkts", "out-discards", "out-errors", "carrier-transitions"]
 GET = '<get><filter type="subtree"><interfaces xmlns="%s"/></filter></get>' % OCIF_NS
+# The same get with with-defaults report-all: answered by copying, merging and printing the tree with
+# libyang (the text path serves the default mode only), for the before-and-after ratio.
+GET_LIBYANG = ('<get><filter type="subtree"><interfaces xmlns="%s"/></filter><with-defaults '
+               'xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults">report-all</with-defaults></get>'
+               % OCIF_NS)
 COUNTER_TAGS = (0x41, 0x46)  # Counter32, Counter64
 
 
@@ -55,19 +60,30 @@ def make_profile(folder, interfaces, frozen=False):
     return os.path.join(folder, "profile.xml")
 
 
-def netconf_round(profile, gets, window):
+def make_config(folder, interfaces):
+    """Running configuration with every interface of the state data in it, as openconfig devices have
+    interface/config beside interface/state: the get joins running and state."""
+    path = os.path.join(folder, "config.xml")
+    with open(path, "w") as f:
+        f.write('<interfaces xmlns="%s">' % OCIF_NS)
+        f.write("".join("<interface><name>et-%d</name></interface>" % i for i in range(interfaces)))
+        f.write("</interfaces>\n")
+    return path
+
+
+def netconf_round(profile, gets, window, get=GET, extra=()):
     port = random.randrange(10000, 32000)
     proc, _ = fleetlib.start_fleet(["--device-count", "1", "--threads", "1", "--starting-port", str(port),
-                                    "--status-interval", "0", "--profile", profile])
+                                    "--status-interval", "0", "--profile", profile] + list(extra))
     try:
         client = fleetlib.Client("127.0.0.1", port)
-        reply = client.call(GET).decode()
+        reply = client.call(get).decode()
         values = sum(len(re.findall(r"<%s>\d+</%s>" % (n, n), reply)) for n in COUNTERS)
         cpu0 = fleetlib.cpu_seconds(proc.pid)
         sent = done = 0
         while done < gets:
             while sent < gets and sent - done < window:
-                client.send(GET)
+                client.send(get)
                 sent += 1
             client.recv()
             done += 1
@@ -120,7 +136,7 @@ def subtree_tags(port, root, max_repetitions=25):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--interfaces", type=int, default=64, help="interfaces (16 counters each; default 64)")
-    ap.add_argument("--gets", type=int, default=300, help="NETCONF gets per round")
+    ap.add_argument("--gets", type=int, default=2000, help="NETCONF gets per round")
     ap.add_argument("--walks", type=int, default=200, help="SNMP walks (ifTable + ifXTable) per round")
     ap.add_argument("--window", type=int, default=4, help="NETCONF gets in flight")
     ap.add_argument("--rounds", type=int, default=3)
@@ -129,12 +145,17 @@ def main():
     try:
         profile = make_profile(folder, args.interfaces)
         frozen = make_profile(os.path.join(folder, "frozen"), args.interfaces, frozen=True)
-        nc, fr, sn = [], [], []
+        config = ["--initial-config-xml-file", make_config(folder, args.interfaces)]
+        nc, fr, mixed, ly, sn = [], [], [], [], []
         for _ in range(args.rounds):
             cpu, values, per_get, reply_bytes = netconf_round(profile, args.gets, args.window)
             nc.append(cpu / values * 1e9)
             cpu, values, _, _ = netconf_round(frozen, args.gets, args.window)
             fr.append(cpu / values * 1e9)
+            cpu, values, _, _ = netconf_round(profile, args.gets, args.window, extra=config)
+            mixed.append(cpu / values * 1e9)
+            cpu, values, _, _ = netconf_round(profile, max(args.gets // 20, 20), args.window, get=GET_LIBYANG)
+            ly.append(cpu / values * 1e9)
             cpu, values, per_walk = snmp_round(profile, args.walks)
             sn.append(cpu / values * 1e9)
         print("interfaces %d: a get carries %d counters (%d bytes), a walk of ifTable+ifXTable %d"
@@ -144,9 +165,15 @@ def main():
         print("NETCONF get, frozen (uint64 types): %.0f ns per value (median of %s); moving adds %.0f"
               % (statistics.median(fr), ", ".join("%.0f" % v for v in fr),
                  statistics.median(nc) - statistics.median(fr)))
+        print("NETCONF get, every interface in running too: %.0f ns per value (median of %s)"
+              % (statistics.median(mixed), ", ".join("%.0f" % v for v in mixed)))
+        print("NETCONF get by libyang (copy, merge, print; with-defaults report-all): %.0f ns per value "
+              "(median of %s)" % (statistics.median(ly), ", ".join("%.0f" % v for v in ly)))
         print("SNMP walk:   %.0f ns server CPU per counter value (median of %s)"
               % (statistics.median(sn), ", ".join("%.0f" % v for v in sn)))
-        print("NETCONF / SNMP: %.2f" % (statistics.median(nc) / statistics.median(sn)))
+        print("NETCONF / SNMP: %.2f (state only), %.2f (joined with running), %.2f (libyang path)"
+              % (statistics.median(nc) / statistics.median(sn), statistics.median(mixed) / statistics.median(sn),
+                 statistics.median(ly) / statistics.median(sn)))
     finally:
         shutil.rmtree(folder)
 

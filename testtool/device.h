@@ -39,6 +39,7 @@ struct metrics_server;
 struct mib_object;
 struct identity_rules;
 struct state_movers;
+struct state_text;
 struct ssh_bind_struct;
 struct ssh_key_struct;
 
@@ -142,6 +143,7 @@ struct device_type {
                              */
     struct identity_rules *identity; /* a recorded type's rules.json: what differs per device, or NULL */
     struct state_movers *movers;     /* counters, gauges and timestamps of state_tree that move, or NULL */
+    struct state_text *state_text;   /* state_tree's state-only subtrees as text with value slots, or NULL */
 };
 
 /*

@@ -23,6 +23,7 @@
 #include "recording.h"
 #include "sbuf.h"
 #include "smiv2.h"
+#include "state_text.h"
 #include "xmlscan.h"
 
 static char *
@@ -546,7 +547,8 @@ device_type_load_plan(struct device_type *type, const struct fleet_config *cfg, 
             warn_stateless_interfaces(type, user);
         }
         lyd_free_all(user);
-        if (rc || (rc = devview_type_init(type)) || (rc = movers_build(type, &type->movers))) {
+        if (rc || (rc = devview_type_init(type)) || (rc = movers_build(type, &type->movers)) ||
+            (rc = state_text_build(type, &type->state_text))) {
             return rc;
         }
     }
@@ -565,6 +567,7 @@ device_type_free(struct device_type *type)
         return;
     }
     devview_type_close(type);
+    state_text_free(type->state_text);
     movers_free(type->movers);
     mib_view_free(&type->mib);
     profile_free(type->profile);

@@ -15,6 +15,8 @@ import unittest
 import warnings
 import xml.etree.ElementTree as ET
 
+import lxml.etree
+
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleetsim_harness as h  # noqa: E402
@@ -26,6 +28,7 @@ warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"ncclient
 DATA = os.path.join(h.SOURCE_DIR, "tests", "integration", "data", "moving_state")
 VENDOR_NS = "urn:fleetsim:test:moving"
 OCIF_NS = "urn:fleetsim:test:oc-if"
+TEXT_NS = "urn:fleetsim:test:text"
 IF_NS = "urn:ietf:params:xml:ns:yang:ietf-interfaces"
 VENDOR_FILTER = ("subtree", '<vendor-stats xmlns="%s"/>' % VENDOR_NS)
 OCIF_FILTER = ("subtree", '<interfaces xmlns="%s"/>' % OCIF_NS)
@@ -133,6 +136,48 @@ class MovingState(unittest.TestCase):
         self.assertEqual(snmpget(f.addr(0), IF_HIGH_SPEED + ".2"), "10000")
         vendor = self.get(f, 0, VENDOR_FILTER)
         self.assertIsNotNone(vendor_leaf(vendor, "p1", "rx-octets"))
+
+    def test_text_path_agrees_with_libyang_path_and_joins_running(self):
+        """A get of whole state subtrees is answered from their printed text (state_text.c); the same get
+        with with-defaults report-all takes libyang's copy, merge and print. Both give the same data,
+        running's configuration under the same nodes joined in after an edit-config."""
+        f = self.fleet(kind="text", devices=1)
+        m = tcp_manager(f.addr(0))
+        self.addCleanup(m.close_session)
+        m.edit_config(target="running", config=(
+            '<config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">'
+            '<ports xmlns="%s"><site>lab</site>'
+            '<port><name>a</name><config><descr>configured a</descr></config></port>'
+            '<port><name>c</name><config><descr>only in running</descr></config></port></ports>'
+            '<interfaces xmlns="%s"><interface><name>eth-1/2</name></interface></interfaces></config>'
+            % (TEXT_NS, OCIF_NS)))
+
+        def canonical(data_xml):
+            root = ET.fromstring(data_xml)
+            # defaults only report-all shows: config/mtu, and so config when it holds nothing else
+            for tag in ("mtu", "config"):
+                for parent in list(root.iter()):
+                    for child in list(parent):
+                        if child.tag == "{%s}%s" % (TEXT_NS, tag) and (tag == "mtu" or not len(child)):
+                            parent.remove(child)
+            return ET.tostring(root)
+
+        ports = '<ports xmlns="%s"/>' % TEXT_NS
+        for filt in (ports, OCIF_FILTER[1], VENDOR_FILTER[1], ports + OCIF_FILTER[1]):
+            # a <filter> element: ncclient reads a text filter as one element
+            spec = lxml.etree.fromstring('<filter xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" '
+                                         'type="subtree">%s</filter>' % filt)
+            fast = m.get(filter=spec).data_xml
+            slow = m.get(filter=spec, with_defaults="report-all").data_xml
+            self.assertEqual(canonical(fast), canonical(slow), filt)
+        data = m.get(filter=("subtree", ports)).data_xml
+        root = ET.fromstring(data)
+        port = {p.find("{%s}name" % TEXT_NS).text: p for p in root.iter("{%s}port" % TEXT_NS)}
+        self.assertEqual(sorted(port), ["a", "b", "c", "d"])
+        self.assertEqual(port["a"].find("{%s}config/{%s}descr" % (TEXT_NS, TEXT_NS)).text, "configured a")
+        self.assertEqual(port["a"].find("{%s}state/{%s}descr" % (TEXT_NS, TEXT_NS)).text, "port a")
+        self.assertIsNone(port["c"].find("{%s}state" % TEXT_NS))
+        self.assertEqual(root.find("{%s}ports/{%s}site" % (TEXT_NS, TEXT_NS)).text, "lab")
 
 
 if __name__ == "__main__":

@@ -668,6 +668,14 @@ flt_is_ancestor(const struct lyd_node *anc, const struct lyd_node *node)
     return iter != NULL;
 }
 
+int
+filter_is_selection(const struct lyd_node *f, const char **ns, const char **name)
+{
+    *ns = flt_ns(f);
+    *name = flt_name(f);
+    return flt_kind_of(f) == FLT_SELECT && !flt_ns_any(*ns);
+}
+
 enum fleet_err
 filter_xpath(const struct lyd_node *data, const char *xpath, struct lyd_node **result)
 {

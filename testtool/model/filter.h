@@ -50,4 +50,12 @@ enum fleet_err filter_subtree(const struct lyd_node *data, const struct lyd_node
  */
 enum fleet_err filter_xpath(const struct lyd_node *data, const char *xpath, struct lyd_node **result);
 
+/**
+ * @brief Whether subtree filter node @p f is a selection node with a namespace (RFC 6241 6.2.5: no
+ * children, no text), which selects every data node of that name and namespace with its whole subtree.
+ * @param[out] ns Its namespace URI.
+ * @param[out] name Its local name.
+ */
+int filter_is_selection(const struct lyd_node *f, const char **ns, const char **name);
+
 #endif

@@ -836,10 +836,10 @@ if_value(enum if_field f, const struct dyn_if_counters *c)
     }
 }
 
-/* The text of moving leaf @p mv for the device at @p now_ms; @p c caches one interface's counters. */
+/* The text of moving leaf @p mv for the device at @p now_ms; @p cur caches one interface's counters. */
 static void
 mover_text(const struct state_movers *m, const struct mover *mv, const struct device *dev, uint64_t now_ms,
-           struct dyn_if_counters *c, int32_t *c_pos, char *buf, size_t len)
+           struct movers_cursor *cur, char *buf, size_t len)
 {
     uint64_t seed = devview_seed(dev), boot = devview_boot_ms(dev), v;
 
@@ -848,11 +848,11 @@ mover_text(const struct state_movers *m, const struct mover *mv, const struct de
         return;
     }
     if (mv->if_field != IFF_NONE) {
-        if (*c_pos != mv->if_pos) {
-            devview_counters(dev, (uint32_t)mv->if_pos, now_ms, c);
-            *c_pos = mv->if_pos;
+        if (cur->if_pos != mv->if_pos) {
+            devview_counters(dev, (uint32_t)mv->if_pos, now_ms, &cur->counters);
+            cur->if_pos = mv->if_pos;
         }
-        v = if_value((enum if_field)mv->if_field, c);
+        v = if_value((enum if_field)mv->if_field, &cur->counters);
         snprintf(buf, len, "%" PRIu64, mv->form == FORM_C32 ? v & 0xffffffffu : v);
         return;
     }
@@ -877,17 +877,30 @@ mover_text(const struct state_movers *m, const struct mover *mv, const struct de
 }
 
 void
+movers_cursor_init(struct movers_cursor *cur)
+{
+    cur->if_pos = -1;
+}
+
+void
+movers_text(const struct state_movers *m, uint32_t i, const struct device *dev, uint64_t now_ms,
+            struct movers_cursor *cur, char *buf, size_t len)
+{
+    mover_text(m, &m->items[i], dev, now_ms, cur, buf, len);
+}
+
+void
 movers_apply(const struct state_movers *m, const struct device *dev, struct lyd_node *tree, uint64_t now_ms)
 {
     struct lyd_node *top, *n;
-    struct dyn_if_counters c;
-    int32_t c_pos = -1;
+    struct movers_cursor cur;
     uint32_t pos = 0, k = 0;
-    char buf[64];
+    char buf[MOVERS_TEXT_MAX];
 
     if (!m) {
         return;
     }
+    movers_cursor_init(&cur);
     LY_LIST_FOR(tree, top)
     {
         LYD_TREE_DFS_BEGIN(top, n)
@@ -896,7 +909,7 @@ movers_apply(const struct state_movers *m, const struct device *dev, struct lyd_
                 return; /* the rest of the tree does not move */
             }
             if (m->items[k].pos == pos) {
-                mover_text(m, &m->items[k], dev, now_ms, &c, &c_pos, buf, sizeof buf);
+                mover_text(m, &m->items[k], dev, now_ms, &cur, buf, sizeof buf);
                 /* A value outside a derived type's range keeps the recorded one. */
                 (void)lyd_change_term(n, buf);
                 k++;

@@ -14,6 +14,7 @@
 #include <libyang/libyang.h>
 
 #include "device.h"
+#include "dynamics.h"
 #include "err.h"
 
 /* What a moving leaf is. */
@@ -66,6 +67,25 @@ enum fleet_err movers_build(const struct device_type *type, struct state_movers 
  */
 void movers_apply(const struct state_movers *m, const struct device *dev, struct lyd_node *tree,
                   uint64_t now_ms);
+
+/* Room for any moving leaf's text: a 64-bit number or a date-and-time with milliseconds. */
+#define MOVERS_TEXT_MAX 64
+
+/* What movers_text() keeps between the leaves of one reply: the last interface's counters. */
+struct movers_cursor {
+    int32_t if_pos;                  /* interface whose counters are held, -1 for none */
+    struct dyn_if_counters counters; /* its counters at the reply's instant */
+};
+
+/** @brief Start a reply's cursor. */
+void movers_cursor_init(struct movers_cursor *cur);
+
+/**
+ * @brief The text of moving leaf @p i (< movers_count()) for device @p dev at @p now_ms, as
+ * movers_apply() would set it. Leaves of one reply go through one @p cur, in depth-first order.
+ */
+void movers_text(const struct state_movers *m, uint32_t i, const struct device *dev, uint64_t now_ms,
+                 struct movers_cursor *cur, char *buf, size_t len);
 
 /** @return The number of moving leaves; 0 for NULL. */
 uint32_t movers_count(const struct state_movers *m);

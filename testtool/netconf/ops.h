@@ -86,4 +86,12 @@ enum fleet_err monitoring_state(struct rpc_call *call, struct lyd_node **tree);
  */
 enum fleet_err device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_node **tree);
 
+/**
+ * @brief Answer a get whose subtree filter selects only whole top-level subtrees of the type's state
+ * tree from their text with value slots, running's configuration under them joined in (state_text.h):
+ * the reply the libyang path gives, without building it. Call with the default with-defaults mode only.
+ * @return 1 when the reply's data is written, 0 when the get needs the libyang path.
+ */
+int ops_state_text_reply(struct rpc_call *call, const struct lyd_node *filter);
+
 #endif

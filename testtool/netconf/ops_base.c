@@ -341,7 +341,7 @@ op_get(struct rpc_call *call)
     struct lyd_node *state = NULL;
     uint32_t wd;
 
-    if (wd_print_option(call, &wd)) {
+    if (wd_print_option(call, &wd) || (wd == LYD_PRINT_WD_EXPLICIT && ops_state_text_reply(call, filter))) {
         return;
     }
     {

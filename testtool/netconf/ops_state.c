@@ -3,7 +3,8 @@
  * under /interfaces/interface for configured interfaces, and the
  * interfaces-state list for every interface of the profile) and
  * ietf-system's system-state. Values come from the device view at one
- * instant, the same numbers SNMP serves at that instant.
+ * instant, the same numbers SNMP serves at that instant. A get that selects
+ * only a type's own state subtrees is answered from their text instead.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,8 +13,11 @@
 
 #include "device.h"
 #include "devview.h"
+#include "filter.h"
+#include "identity.h"
 #include "movers.h"
 #include "ops.h"
+#include "state_text.h"
 #include "ydata.h"
 
 static int
@@ -185,4 +189,60 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
     /* Top-level siblings are kept in module order: the first is not necessarily ifs. */
     *tree = lyd_first_sibling(ifs);
     return FLEET_OK;
+}
+
+/* Top-level state subtrees one get may pick for the text path; a filter naming more takes libyang's. */
+#define STATE_TEXT_PICKS 64
+
+int
+ops_state_text_reply(struct rpc_call *call, const struct lyd_node *filter)
+{
+    const struct state_text *st = call->dev->type->state_text;
+    const struct lyd_node_any *any = (const struct lyd_node_any *)filter;
+    const struct lyd_meta *kind;
+    const struct lyd_node *f, *n, *running = ops_read_ds(call, DS_RUNNING);
+    const struct lyd_node *config[STATE_TEXT_PICKS] = {0};
+    uint8_t picked[STATE_TEXT_PICKS] = {0};
+    uint32_t count = state_text_count(st);
+    uint64_t now_ms;
+    size_t from;
+
+    if (!count || !filter || any->value_type != LYD_ANYDATA_DATATREE || !any->value.tree) {
+        return 0;
+    }
+    kind = lyd_find_meta(filter->meta, NULL, "ietf-netconf:type");
+    if (kind && strcmp(lyd_get_meta_value(kind), "subtree")) {
+        return 0;
+    }
+    LY_LIST_FOR(any->value.tree, f)
+    {
+        const char *ns, *name;
+        int i;
+        if (!filter_is_selection(f, &ns, &name) || (i = state_text_find(st, ns, name)) < 0 ||
+            i >= STATE_TEXT_PICKS) {
+            return 0;
+        }
+        picked[i] = 1;
+    }
+    /* Configuration under a picked node (openconfig's interfaces/interface/config) is joined in. */
+    LY_LIST_FOR(running, n)
+    {
+        int i = n->schema && !(n->flags & LYD_DEFAULT) ? state_text_find_schema(st, n->schema) : -1;
+        if (i >= 0 && i < STATE_TEXT_PICKS && picked[i]) {
+            if (call->dev->type->identity && running != call->dev->type->template_tree) {
+                return 0; /* identity rules rewrite shared data only, not what the device's edits wrote */
+            }
+            config[i] = n;
+        }
+    }
+    call->has_data = 1;
+    from = call->data.len;
+    now_ms = devview_now_ms(call->fleet);
+    for (uint32_t i = 0; i < count && i < STATE_TEXT_PICKS; i++) {
+        if (picked[i] && state_text_print(st, i, config[i], call->dev, now_ms, &call->data)) {
+            call->data.failed = 1;
+        }
+    }
+    identity_rewrite_reply(call->dev, &call->data, from);
+    return 1;
 }
