@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "agent.h"
+#include "log.h"
 #include "register.h"
 #include "respond.h"
 #include "stream.h"
@@ -80,6 +81,16 @@ enum {
     OPT_FEATURES,
     OPT_SCHEMAS_STRICT,
     OPT_FLEET,
+    OPT_EXI,
+    OPT_MD_SAL,
+    OPT_DISTRIBUTION_FOLDER,
+    OPT_CONTROLLER_DESTINATION,
+    OPT_CONNECTION_TIMEOUT,
+    OPT_EDIT_CONTENT,
+    OPT_ASYNC_REQUESTS,
+    OPT_THREAD_AMOUNT,
+    OPT_THROTTLE,
+    OPT_PERMIT_NULL_REVISION,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -136,10 +147,23 @@ static const struct option options[] = {
     {"controller-ip", required_argument, NULL, OPT_CONTROLLER_IP},
     {"controller-port", required_argument, NULL, OPT_CONTROLLER_PORT},
     {"controller-auth-username", required_argument, NULL, OPT_CONTROLLER_USER},
+    {"authUsername", required_argument, NULL, OPT_CONTROLLER_USER},
     {"controller-auth-password", required_argument, NULL, OPT_CONTROLLER_PASSWORD},
+    {"authPassword", required_argument, NULL, OPT_CONTROLLER_PASSWORD},
+    {"controller-destination", required_argument, NULL, OPT_CONTROLLER_DESTINATION},
     {"generate-configs-batch-size", required_argument, NULL, OPT_CONFIGS_BATCH},
     {"generate-config-address", required_argument, NULL, OPT_CONFIG_ADDRESS},
     {"time-out", required_argument, NULL, OPT_TIME_OUT},
+    {"timeout", required_argument, NULL, OPT_TIME_OUT},
+    {"generate-config-connection-timeout", required_argument, NULL, OPT_CONNECTION_TIMEOUT},
+    {"exi", required_argument, NULL, OPT_EXI},
+    {"md-sal", required_argument, NULL, OPT_MD_SAL},
+    {"distribution-folder", required_argument, NULL, OPT_DISTRIBUTION_FOLDER},
+    {"edit-content", required_argument, NULL, OPT_EDIT_CONTENT},
+    {"async-requests", required_argument, NULL, OPT_ASYNC_REQUESTS},
+    {"thread-amount", required_argument, NULL, OPT_THREAD_AMOUNT},
+    {"throttle", required_argument, NULL, OPT_THROTTLE},
+    {"permit-null-revision", required_argument, NULL, OPT_PERMIT_NULL_REVISION},
     {"emit-inventory", required_argument, NULL, OPT_EMIT_INVENTORY},
     {"inventory-format", required_argument, NULL, OPT_INVENTORY_FORMAT},
     {"rpc-config", required_argument, NULL, OPT_RPC_CONFIG},
@@ -234,6 +258,16 @@ static const char usage[] =
     "  --status-interval S          a one-line status on stderr every S seconds, 0: none (default 10)\n"
     "  --fleet FILE                 several kinds of device: a JSON or XML file of groups, each its own\n"
     "                               count, addresses and device options (see README)\n"
+    "OpenDaylight testtool's options, accepted as its scripts write them:\n"
+    "  --exi true|false             fleetsim speaks no EXI: true warns, nothing is advertised\n"
+    "  --md-sal true|false          fleetsim's datastore is always a real, validating one\n"
+    "  --controller-destination IP:PORT  the older form of --controller-ip and --controller-port\n"
+    "  --auth USER PASS             the older form of --controller-auth-username/-password\n"
+    "  --authUsername U, --authPassword P  the same, as one release named them\n"
+    "  --generate-config-connection-timeout MS  the hello timeout (as --hello-timeout, in ms)\n"
+    "  --timeout S                  the older name of --time-out\n"
+    "  --distribution-folder DIR, --edit-content FILE, --async-requests B, --thread-amount N,\n"
+    "  --throttle N, --permit-null-revision B  accepted; each says at start what fleetsim does instead\n"
     "  --help, --version\n"
     "Signals: SIGUSR1 writes the --report file, SIGUSR2 pauses or resumes every notification stream,\n"
     "SIGINT and SIGTERM stop (after writing the report).\n";
@@ -599,6 +633,76 @@ cli_apply(int code, const char *value, struct fleet_config *cfg, char *err, size
     case OPT_PASSWORD:
         cfg->password = value;
         break;
+    case OPT_EXI:
+        if (textarg_bool(value, &flag)) {
+            snprintf(err, err_len, "--exi takes true or false, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        if (flag) {
+            log_warn("--exi true: fleetsim speaks no EXI; devices advertise no EXI capability, so clients "
+                     "stay with XML (start-exi is answered with operation-not-supported)");
+        }
+        break;
+    case OPT_MD_SAL:
+    case OPT_ASYNC_REQUESTS:
+    case OPT_PERMIT_NULL_REVISION:
+        if (textarg_bool(value, &flag)) {
+            snprintf(err, err_len, "--%s takes true or false, not \"%s\"", cli_option_coded(code)->name,
+                     value);
+            return FLEET_ERR_INVAL;
+        }
+        if (code == OPT_MD_SAL && flag) {
+            log_info("--md-sal true: fleetsim's datastore is always a real one (edits validated against the "
+                     "schemas, kept per device); nothing to switch");
+        } else if (code == OPT_ASYNC_REQUESTS) {
+            log_info("--async-requests: fleetsim registers devices from one event loop, every batch "
+                     "request in flight at once");
+        } else if (code == OPT_PERMIT_NULL_REVISION && !flag) {
+            log_info("--permit-null-revision false: fleetsim loads modules without a revision all the same");
+        }
+        break;
+    case OPT_DISTRIBUTION_FOLDER:
+        log_info("--distribution-folder %s: OpenDaylight's scale-util starts a controller from it; fleetsim "
+                 "starts none (point --controller-ip at a running one)",
+                 value);
+        break;
+    case OPT_EDIT_CONTENT:
+        log_info("--edit-content %s: fleetsim registers each device with the controller's topology in its "
+                 "own payload (see --inventory-format odl-json); the file is not read",
+                 value);
+        break;
+    case OPT_THREAD_AMOUNT:
+    case OPT_THROTTLE:
+        if (textarg_u32(value, 1, 1000000, &v)) {
+            snprintf(err, err_len, "--%s must be a number from 1 to 1000000, not \"%s\"",
+                     cli_option_coded(code)->name, value);
+            return FLEET_ERR_INVAL;
+        }
+        log_info("--%s %u: fleetsim registers devices from one event loop; use "
+                 "--generate-configs-batch-size for devices per request",
+                 cli_option_coded(code)->name, (unsigned)v);
+        break;
+    case OPT_CONNECTION_TIMEOUT:
+        if (textarg_u32(value, 1, 86400000, &v)) {
+            snprintf(err, err_len,
+                     "--generate-config-connection-timeout must be from 1 to 86400000 ms, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        cfg->hello_timeout_s = (v + 999) / 1000;
+        break;
+    case OPT_CONTROLLER_DESTINATION: {
+        static char ip[INET6_ADDRSTRLEN];
+        const char *colon = strrchr(value, ':');
+        if (!colon || colon == value || (size_t)(colon - value) >= sizeof ip ||
+            textarg_u32(colon + 1, 1, 65535, &cfg->controller_port)) {
+            snprintf(err, err_len, "--controller-destination must be IP:PORT, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
+        memcpy(ip, value, (size_t)(colon - value));
+        ip[colon - value] = '\0';
+        cfg->controller_ip = ip;
+        break;
+    }
     case OPT_AUTH:
         if (strcmp(value, "any") && strcmp(value, "password")) {
             snprintf(err, err_len, "--auth takes password or any, not \"%s\"", value);
@@ -758,6 +862,13 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
             value = optarg;
             if ((o = cli_option_coded(opt)) && o->has_arg == optional_argument) {
                 value = textarg_flag_value(optarg, argc, argv, &optind);
+            }
+            if (opt == OPT_AUTH && strcmp(value, "any") && strcmp(value, "password") && optind < argc &&
+                argv[optind][0] != '-') {
+                /* OpenDaylight's older --auth USER PASS: the controller's login */
+                cfg->controller_username = value;
+                cfg->controller_password = argv[optind++];
+                break;
             }
             if (cli_apply(opt, value, cfg, err, err_len)) {
                 return CLI_ERROR;

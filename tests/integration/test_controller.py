@@ -255,6 +255,20 @@ class RegistrationTests(unittest.TestCase):
         self.assertEqual(reqs[0]["headers"].get("Authorization"), "Basic " + base64.b64encode(b"admin:admin").decode())
         f.stop()
 
+    def test_opendaylight_older_forms_register_the_same(self):
+        """--controller-destination IP:PORT with --auth USER PASS (OpenDaylight's older testtool), and
+        --authUsername/--authPassword (one release's names), reach the controller as the new forms do."""
+        for form in (["--auth", "ops", "s3cret"], ["--authUsername", "ops", "--authPassword", "s3cret"]):
+            ctl = self.controller()
+            f = self.fleet(2, ["--controller-destination", "127.0.0.1:%d" % ctl.port, "--exi", "false",
+                               "--md-sal", "false", "--thread-amount", "2", "--throttle", "100"] + form)
+            reqs = ctl.wait_requests(2, 10)
+            wait_log(f, r"controller: registered 2 of 2 devices in 2 batches, 0 failed")
+            self.assertEqual(reqs[0]["headers"].get("Authorization"),
+                             "Basic " + base64.b64encode(b"ops:s3cret").decode(), form)
+            self.assertIn("--thread-amount 2: fleetsim registers devices from one event loop", f.log())
+            f.stop()
+
     def test_ssh_fleet_registers_with_tcp_only_false(self):
         ctl = self.controller()
         f = self.fleet(2, ctl.args("--generate-configs-batch-size", "10", "--ssh", "true", "--state-dir", self.tmp))

@@ -25,6 +25,8 @@
 #include "xmlscan.h"
 
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
+/* The EXI capability draft's namespace (start-exi), which OpenDaylight's tools speak with --exi true. */
+#define RPC_EXI_NS "urn:ietf:params:xml:ns:netconf:exi:1.0"
 /* Deepest nesting unqualified_element() follows; deeper messages keep libyang's message. */
 #define RPC_SCAN_MAX_DEPTH 32
 
@@ -473,6 +475,10 @@ diagnose(struct session *s, const char *msg, struct lyd_node **envelope)
     op = (const struct lyd_node_opaq *)lyd_child(*envelope);
     if (!op) {
         err = ncerr_missing_element(NCERR_RPC, "operation", NULL);
+    } else if (op->name.module_ns && !strcmp(op->name.module_ns, RPC_EXI_NS)) {
+        /* EXI: known, never advertised, not spoken; a clear refusal rather than an unknown namespace */
+        err = ncerr_operation_not_supported(NCERR_PROTOCOL, "EXI is not supported: \"%s\" is refused.",
+                                            op->name.name);
     } else if (!op->name.module_ns || !(mod = ly_ctx_get_module_implemented_ns(ctx, op->name.module_ns))) {
         err = ncerr_unknown_namespace(NCERR_PROTOCOL, op->name.name, op->name.module_ns);
     } else if (!lys_find_child(NULL, mod, op->name.name, 0, LYS_RPC, 0)) {
