@@ -169,7 +169,8 @@ static const char usage[] =
     "  --concurrency C            collections at once (default 100)\n"
     "  --community S              community (default public)\n"
     "  --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY  poll with SNMPv3 (USM) as this user instead of v2c;\n"
-    "                             AUTH none|md5|sha|sha224|sha256|sha384|sha512, PRIV none|aes (the\n"
+    "                             AUTH none|md5|sha|sha224|sha256|sha384|sha512, PRIV none|aes, in\n"
+    "                             any case or as net-snmp writes them (SHA-256, AES-128; the\n"
     "                             security level follows); each device's engine is discovered once\n"
     "  --oids OID,OID,...         dotted OIDs of columns, tables, subtrees or scalars (x.0) to walk\n"
     "  --profile NAME|FILE        walk the collection the profile lists (default minimal; not with --oids)\n"
@@ -234,9 +235,6 @@ static const char usage[] =
         return STRESS_PARSE_ERROR;                                                                           \
     } while (0)
 
-/* AUTH names of --v3-user, indexed by enum susm_auth; the same names as fleetsim's --snmp-v3-user. */
-static const char *const v3_auth_names[] = {"none", "md5", "sha", "sha224", "sha256", "sha384", "sha512"};
-
 /* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY into @p u (pointing into @p text); @return NULL when well-formed, else what
  * is wrong. The last field takes the rest of the text, so only PRIVKEY may hold a colon. */
 static const char *
@@ -245,7 +243,6 @@ parse_v3_user(const char *text, struct stress_v3_user *u)
     const char *field[5];
     size_t len[5];
     const char *p = text;
-    int auth = -1;
 
     memset(u, 0, sizeof *u);
     for (int i = 0; i < 5; i++) {
@@ -262,24 +259,18 @@ parse_v3_user(const char *text, struct stress_v3_user *u)
     if (len[0] > SUSM_USER_NAME_MAX_BYTES) {
         return "the user NAME has more than 32 characters (RFC 3414)";
     }
-    for (int i = 0; i < (int)(sizeof v3_auth_names / sizeof v3_auth_names[0]); i++) {
-        if (len[1] == strlen(v3_auth_names[i]) && !strncmp(field[1], v3_auth_names[i], len[1])) {
-            auth = i;
-        }
+    /* The names fleetsim's --snmp-v3-user takes too, net-snmp's spellings among them. */
+    if (susm_auth_parse(field[1], len[1], &u->auth)) {
+        return "AUTH must be " SUSM_AUTH_NAMES " (in any case)";
     }
-    if (auth < 0) {
-        return "AUTH must be none, md5, sha, sha224, sha256, sha384 or sha512";
-    }
-    if (!((len[3] == 4 && !strncmp(field[3], "none", 4)) || (len[3] == 3 && !strncmp(field[3], "aes", 3)))) {
-        return "PRIV must be none or aes";
+    if (susm_priv_parse(field[3], len[3], &u->priv)) {
+        return "PRIV must be " SUSM_PRIV_NAMES " (in any case)";
     }
     u->name = field[0];
     u->name_len = len[0];
-    u->auth = (enum susm_auth)auth;
-    u->auth_name = v3_auth_names[auth];
+    u->auth_name = susm_auth_name(u->auth);
     u->auth_password = field[2];
     u->auth_password_len = len[2];
-    u->priv = len[3] == 3 ? SUSM_PRIV_AES128 : SUSM_PRIV_NONE;
     u->priv_password = field[4];
     u->priv_password_len = len[4];
     if (u->auth != SUSM_AUTH_NONE && u->auth_password_len < 8) {

@@ -35,7 +35,7 @@ struct stress_v3_user {
     const char *name;          /* usmUserName, name_len bytes, not NUL-terminated */
     size_t name_len;           /* 1..SUSM_USER_NAME_MAX_BYTES */
     enum susm_auth auth;       /* authentication protocol */
-    const char *auth_name;     /* its name as given ("sha256"), static */
+    const char *auth_name;     /* its lower-case name (susm_auth_name(): "sha256" for SHA-256), static */
     const char *auth_password; /* AUTHKEY, auth_password_len bytes; unused with SUSM_AUTH_NONE */
     size_t auth_password_len;  /* >= 8 unless auth is SUSM_AUTH_NONE */
     enum susm_priv priv;       /* privacy protocol; SUSM_PRIV_AES128 needs auth */

@@ -823,7 +823,7 @@ report(struct snmprun *run, const struct snmprun_summary *sum)
         printf("SNMPv3 user %.*s, %s (auth %s, priv %s): %" PRIu64 " engines discovered, %" PRIu64
                " requests resent after notInTimeWindow\n",
                (int)o->v3.name_len, o->v3.name, walk_v3_level_name(run->v3_user.flags), o->v3.auth_name,
-               o->v3.priv == SUSM_PRIV_NONE ? "none" : "aes", run->discoveries, run->time_resyncs);
+               susm_priv_name(o->v3.priv), run->discoveries, run->time_resyncs);
     }
     if (run_interrupted()) {
         printf("interrupted by %s after %.3f s: collections in progress are not counted\n",
@@ -964,7 +964,7 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
         sbuf_adds(&b, "{\"name\":");
         sbuf_add_json(&b, text);
         sbuf_printf(&b, ",\"auth\":\"%s\",\"priv\":\"%s\",\"level\":\"%s\"}", o->v3.auth_name,
-                    o->v3.priv == SUSM_PRIV_NONE ? "none" : "aes", walk_v3_level_name(run->v3_user.flags));
+                    susm_priv_name(o->v3.priv), walk_v3_level_name(run->v3_user.flags));
     } else {
         sbuf_adds(&b, "null");
     }

@@ -121,28 +121,6 @@ banner_netconf(const struct fleet *fleet, const struct device_group *g, const ch
              cfg->ssh_auth_any ? "admin" : user, dial, stress);
 }
 
-/* net-snmp's name of an authentication protocol (snmpwalk -a). */
-static const char *
-netsnmp_auth_name(int auth)
-{
-    switch (auth) {
-    case SUSM_AUTH_MD5:
-        return "MD5";
-    case SUSM_AUTH_SHA1:
-        return "SHA";
-    case SUSM_AUTH_SHA224:
-        return "SHA-224";
-    case SUSM_AUTH_SHA256:
-        return "SHA-256";
-    case SUSM_AUTH_SHA384:
-        return "SHA-384";
-    case SUSM_AUTH_SHA512:
-        return "SHA-512";
-    default:
-        return "";
-    }
-}
-
 /* The banner's SNMP lines: where, the communities and users, and snmpwalk commands of the system group. */
 static void
 banner_snmp(const struct fleet *fleet, const struct device_group *g, const char *dial)
@@ -177,7 +155,8 @@ banner_snmp(const struct fleet *fleet, const struct device_group *g, const char 
 
         shell_word((const char *)u->name, u->name_len, word, sizeof word);
         if (u->auth != SUSM_AUTH_NONE) {
-            snprintf(auth, sizeof auth, " -a %s -A '<auth password>'", netsnmp_auth_name(u->auth));
+            snprintf(auth, sizeof auth, " -a %s -A '<auth password>'",
+                     susm_auth_netsnmp_name((enum susm_auth)u->auth));
         }
         if (u->priv != SUSM_PRIV_NONE) {
             snprintf(priv, sizeof priv, " -x AES -X '<priv password>'");

@@ -20,6 +20,7 @@
 #include <assert.h>
 #include <pthread.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -57,6 +58,32 @@ static const struct {
     [SUSM_AUTH_SHA512] = {"SHA512", 64, 48},
 };
 #define SUSM_AUTH_COUNT (sizeof susm_auth_info / sizeof susm_auth_info[0])
+
+/* The names a user may write a protocol as, compared in any case. */
+struct susm_names {
+    const char *name;     /* ours, lower case, as printed */
+    const char *netsnmp;  /* net-snmp's (snmpget -a / -x); NULL for none */
+    const char *alias[2]; /* more accepted spellings, NULL when unused */
+};
+
+/* Names of the authentication protocols, indexed by enum susm_auth. */
+static const struct susm_names susm_auth_names[] = {
+    [SUSM_AUTH_NONE] = {"none", NULL, {NULL, NULL}},
+    [SUSM_AUTH_MD5] = {"md5", "MD5", {NULL, NULL}},
+    [SUSM_AUTH_SHA1] = {"sha", "SHA", {"SHA1", "SHA-1"}},
+    [SUSM_AUTH_SHA224] = {"sha224", "SHA-224", {NULL, NULL}},
+    [SUSM_AUTH_SHA256] = {"sha256", "SHA-256", {NULL, NULL}},
+    [SUSM_AUTH_SHA384] = {"sha384", "SHA-384", {NULL, NULL}},
+    [SUSM_AUTH_SHA512] = {"sha512", "SHA-512", {NULL, NULL}},
+};
+static_assert(sizeof susm_auth_names / sizeof susm_auth_names[0] == SUSM_AUTH_COUNT, "a name per protocol");
+
+/* Names of the privacy protocols, indexed by enum susm_priv. */
+static const struct susm_names susm_priv_names[] = {
+    [SUSM_PRIV_NONE] = {"none", NULL, {NULL, NULL}},
+    [SUSM_PRIV_AES128] = {"aes", "AES", {"AES-128", "AES128"}},
+};
+#define SUSM_PRIV_COUNT (sizeof susm_priv_names / sizeof susm_priv_names[0])
 
 /* libcrypto objects, fetched once and read-only afterwards (NULL when this libcrypto lacks one). */
 static struct {
@@ -115,6 +142,64 @@ size_t
 susm_auth_mac_bytes(enum susm_auth auth)
 {
     return susm_auth_valid(auth) ? susm_auth_info[auth].mac_bytes : 0;
+}
+
+/* 1 when @p s (@p len bytes, not NUL-terminated) spells @p name in any case; NULL @p name never matches. */
+static int
+susm_name_is(const char *s, size_t len, const char *name)
+{
+    return name && strlen(name) == len && !strncasecmp(s, name, len);
+}
+
+/* @return The index of the entry of @p names (@p count of them) that @p s spells, or -1. */
+static int
+susm_names_find(const struct susm_names *names, size_t count, const char *s, size_t len)
+{
+    for (size_t i = 0; i < count; i++) {
+        const struct susm_names *n = &names[i];
+
+        if (susm_name_is(s, len, n->name) || susm_name_is(s, len, n->netsnmp) ||
+            susm_name_is(s, len, n->alias[0]) || susm_name_is(s, len, n->alias[1])) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+enum fleet_err
+susm_auth_parse(const char *s, size_t len, enum susm_auth *auth)
+{
+    int i = susm_names_find(susm_auth_names, SUSM_AUTH_COUNT, s, len);
+
+    *auth = i < 0 ? *auth : (enum susm_auth)i;
+    return i < 0 ? FLEET_ERR_INVAL : FLEET_OK;
+}
+
+enum fleet_err
+susm_priv_parse(const char *s, size_t len, enum susm_priv *priv)
+{
+    int i = susm_names_find(susm_priv_names, SUSM_PRIV_COUNT, s, len);
+
+    *priv = i < 0 ? *priv : (enum susm_priv)i;
+    return i < 0 ? FLEET_ERR_INVAL : FLEET_OK;
+}
+
+const char *
+susm_auth_name(enum susm_auth auth)
+{
+    return (size_t)auth < SUSM_AUTH_COUNT ? susm_auth_names[auth].name : "";
+}
+
+const char *
+susm_auth_netsnmp_name(enum susm_auth auth)
+{
+    return susm_auth_valid(auth) ? susm_auth_names[auth].netsnmp : "";
+}
+
+const char *
+susm_priv_name(enum susm_priv priv)
+{
+    return (size_t)priv < SUSM_PRIV_COUNT ? susm_priv_names[priv].name : "";
 }
 
 enum fleet_err

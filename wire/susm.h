@@ -148,6 +148,40 @@ struct susm_peer {
     uint32_t latest_time_s; /* latestReceivedEngineTime (RFC 3414 section 2.3) */
 };
 
+/*
+ * The names susm_auth_parse() and susm_priv_parse() accept, for error messages (which should add that
+ * case does not matter).
+ */
+#define SUSM_AUTH_NAMES                                                                                      \
+    "none, md5, sha (sha1, SHA-1), sha224 (SHA-224), sha256 (SHA-256), sha384 (SHA-384) or sha512 (SHA-512)"
+#define SUSM_PRIV_NAMES "none or aes (AES-128, aes128)"
+
+/**
+ * @brief An authentication protocol from its name, in any case: ours (none, md5, sha, sha224 .. sha512),
+ * net-snmp's (MD5, SHA, SHA-224 .. SHA-512) or SHA1 and SHA-1. The one table of these names is in susm.c.
+ * @param[in] s The name, @p len bytes (need not be NUL-terminated).
+ * @param[out] auth Set on success only.
+ * @return FLEET_OK, FLEET_ERR_INVAL for any other name.
+ */
+enum fleet_err susm_auth_parse(const char *s, size_t len, enum susm_auth *auth);
+
+/**
+ * @brief A privacy protocol from its name, in any case: none, aes (net-snmp's AES), AES-128 or AES128.
+ * @param[in] s The name, @p len bytes (need not be NUL-terminated).
+ * @param[out] priv Set on success only.
+ * @return FLEET_OK, FLEET_ERR_INVAL for any other name.
+ */
+enum fleet_err susm_priv_parse(const char *s, size_t len, enum susm_priv *priv);
+
+/** @return Our lower-case name of @p auth ("none", "sha", "sha256"), static; "" for a value out of range. */
+const char *susm_auth_name(enum susm_auth auth);
+
+/** @return net-snmp's name of @p auth (snmpwalk -a: "SHA", "SHA-256"), static; "" for SUSM_AUTH_NONE. */
+const char *susm_auth_netsnmp_name(enum susm_auth auth);
+
+/** @return Our lower-case name of @p priv ("none", "aes"), static; "" for a value out of range. */
+const char *susm_priv_name(enum susm_priv priv);
+
 /** @return Bytes of a localized key (the digest size) for @p auth, 0 for SUSM_AUTH_NONE. */
 size_t susm_auth_key_bytes(enum susm_auth auth);
 

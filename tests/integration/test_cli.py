@@ -123,6 +123,13 @@ class CliTests(unittest.TestCase):
             with self.subTest(args=args):
                 self.assert_refused(args, needle)
 
+    def test_unknown_snmp_v3_protocol_exits_2_listing_the_names_taken(self):
+        for user in ("ops:SHA-1024:authpass1:AES:privpass1", "ops:SHA-:authpass1:none:",
+                     "ops:SHA-256:authpass1:AES-256:privpass1"):
+            with self.subTest(user=user):
+                self.assert_refused(["--snmp-v3-user", user], "--snmp-v3-user \"%s\"" % user,
+                                    "sha256 (SHA-256)", "none or aes (AES-128, aes128) (in any case)")
+
     def test_port_range_past_65535_exits_2(self):
         out = self.assert_refused(["--starting-port", "65530", "--device-count", "10"], "65535")
         self.assertIn("65539", out, "the message should say how far the range goes:\n%s" % out)

@@ -379,6 +379,23 @@ class SnmpTests(unittest.TestCase):
         self.assertIn('fleetsim_snmp_sets_denied_total{reason="read_community"} 0\n', text)
         self.assertIn("fleetsim_snmp_auth_failures_total 1\n", text)
 
+    def test_v3_users_written_as_netsnmp_writes_them_answer_netsnmp(self):
+        """--snmp-v3-user takes the protocol names as snmpget -a/-x take them, in any case."""
+        f = self.fleet(devices=1, extra=["--snmp-v3-user", "ops:SHA-256:authpass1:AES:privpass1",
+                                         "--snmp-v3-user", "s5:Sha-512:authpass3:AES-128:privpass3",
+                                         "--snmp-v3-user", "rd:MD5:authpass2:NONE:x"])
+        a = self.agent(f, 0)
+        for user, level, auth, priv in (("ops", "authPriv", ("SHA-256", "authpass1"), ("AES", "privpass1")),
+                                        ("s5", "authPriv", ("SHA-512", "authpass3"), ("AES", "privpass3")),
+                                        ("rd", "authNoPriv", ("MD5", "authpass2"), ())):
+            with self.subTest(user=user):
+                got = values(self.v3("snmpget", a, [SYS_NAME], user, level, auth, priv))
+                self.assertEqual(got[SYS_NAME][1], "device-0")
+        # SHA-256 was taken as SHA-256: the same password under SHA-1 is a wrong digest.
+        out = self.v3("snmpget", a, [SYS_NAME], "ops", "authPriv", ("SHA", "authpass1"), ("AES", "privpass1"),
+                      check=False)
+        self.assertIn("Authentication failure", out)
+
     def test_v3_is_refused_without_users(self):
         f = self.fleet(devices=1)
         out = self.v3("snmpget", self.agent(f, 0), [SYS_NAME], "mon", "noAuthNoPriv", check=False)

@@ -478,7 +478,7 @@ class StressSnmpTest(unittest.TestCase):
 
     def test_usage_errors_exit_2(self):
         cases = [
-            (["--v3-user", "admin:sha1:authpass1:aes:privpass1"], "AUTH must be none, md5, sha, sha224"),
+            (["--v3-user", "admin:sha-1024:authpass1:aes:privpass1"], "AUTH must be none, md5, sha (sha1, SHA-1)"),
             (["--oids", "1.3.6.1,ifTable"], "--oids takes dotted OIDs"),
             (["--rounds", 2, "--duration", 2], "exclude each other"),
             (["--profile", "no-such-profile-here"], "no-such-profile-here"),

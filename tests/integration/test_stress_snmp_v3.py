@@ -126,6 +126,14 @@ class StressSnmpV3Tests(unittest.TestCase):
         for secret in ("authpass1", "privpass1"):
             self.assertNotIn(secret, r.out + r.err + r.manifest["text"], "a password leaked")
 
+    def test_user_written_as_netsnmp_writes_it_collects_and_is_printed_lower_case(self):
+        r = self.run_stress(["--v3-user", "ops:SHA:authpass1:AES-128:privpass1"])
+        res = self.ok(r, DEVICES)
+        self.assertEqual(res["samples"], DEVICES * MINIMAL_SAMPLES, str(r))
+        self.assertEqual(r.manifest["parameters"]["v3_user"],
+                         {"name": "ops", "auth": "sha", "priv": "aes", "level": "authPriv"})
+        self.assertIn("SNMPv3 user ops, authPriv (auth sha, priv aes)", r.out)
+
     def test_sha256_authnopriv_and_noauthnopriv_users_collect(self):
         for user, level in ((USERS[1], "authNoPriv"), (USERS[2], "noAuthNoPriv")):
             with self.subTest(user=user):

@@ -405,23 +405,12 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
     return len;
 }
 
-static int
-parse_auth(const char *s, int *auth)
-{
-    static const char *const names[] = {"none", "md5", "sha", "sha224", "sha256", "sha384", "sha512"};
-    for (int i = 0; i < 7; i++) {
-        if (!strcmp(s, names[i])) {
-            *auth = i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 enum fleet_err
 respond_v3_user_parse(const char *text, struct respond_v3_user *user, char *err, size_t err_len)
 {
-    char buf[512], *field[5], *save = NULL;
+    char buf[512], *field[5];
+    enum susm_auth auth = SUSM_AUTH_NONE;
+    enum susm_priv priv = SUSM_PRIV_NONE;
     int n = 0;
 
     snprintf(buf, sizeof buf, "%s", text);
@@ -433,17 +422,18 @@ respond_v3_user_parse(const char *text, struct respond_v3_user *user, char *err,
             field[n++] = p + 1;
         }
     }
-    (void)save;
     memset(user, 0, sizeof *user);
-    if (n != 5 || !*field[0] || strlen(field[0]) > sizeof user->name || parse_auth(field[1], &user->auth) ||
-        (strcmp(field[3], "none") && strcmp(field[3], "aes"))) {
+    if (n != 5 || !*field[0] || strlen(field[0]) > sizeof user->name ||
+        susm_auth_parse(field[1], strlen(field[1]), &auth) ||
+        susm_priv_parse(field[3], strlen(field[3]), &priv)) {
         snprintf(err, err_len,
-                 "--snmp-v3-user \"%s\": expected NAME:AUTH:AUTHPASS:PRIV:PRIVPASS with AUTH none, md5, sha, "
-                 "sha224, sha256, sha384 or sha512 and PRIV none or aes",
+                 "--snmp-v3-user \"%s\": expected NAME:AUTH:AUTHPASS:PRIV:PRIVPASS with AUTH " SUSM_AUTH_NAMES
+                 " and PRIV " SUSM_PRIV_NAMES " (in any case)",
                  text);
         return FLEET_ERR_INVAL;
     }
-    user->priv = strcmp(field[3], "aes") ? SUSM_PRIV_NONE : SUSM_PRIV_AES128;
+    user->auth = (int)auth;
+    user->priv = (int)priv;
     if (user->priv != SUSM_PRIV_NONE && user->auth == SUSM_AUTH_NONE) {
         snprintf(err, err_len, "--snmp-v3-user \"%s\": privacy needs authentication", text);
         return FLEET_ERR_INVAL;

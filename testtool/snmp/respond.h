@@ -34,8 +34,8 @@ struct respond_scratch {
 size_t respond_engine_id(const struct device *dev, uint8_t *id);
 
 /**
- * @brief Parse "NAME:AUTH:AUTHPASS:PRIV:PRIVPASS" (AUTH none, md5, sha, sha224, sha256, sha384 or sha512;
- * PRIV none or aes) and derive the keys (a few milliseconds).
+ * @brief Parse "NAME:AUTH:AUTHPASS:PRIV:PRIVPASS" (AUTH and PRIV as susm_auth_parse() and
+ * susm_priv_parse() take them: sha256, SHA-256, AES, ...) and derive the keys (a few milliseconds).
  * @return FLEET_OK or FLEET_ERR_INVAL with @p err set.
  */
 enum fleet_err respond_v3_user_parse(const char *text, struct respond_v3_user *user, char *err,

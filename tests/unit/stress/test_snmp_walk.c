@@ -471,9 +471,47 @@ test_v3_user_is_split_for_every_auth_protocol(void **state)
 }
 
 static void
+test_v3_user_takes_names_as_netsnmp_writes_them(void **state)
+{
+    /* As snmpwalk -a/-x take them, in any case; printed back (manifest, summary) in lower case. */
+    static const struct {
+        const char *text;    /* the --v3-user value */
+        enum susm_auth auth; /* its AUTH */
+        const char *name;    /* o.v3.auth_name */
+        enum susm_priv priv; /* its PRIV */
+    } cases[] = {
+        {"ops:SHA:authpass1:AES:privpass1", SUSM_AUTH_SHA1, "sha", SUSM_PRIV_AES128},
+        {"ops:SHA1:authpass1:AES-128:privpass1", SUSM_AUTH_SHA1, "sha", SUSM_PRIV_AES128},
+        {"ops:MD5:authpass1:NONE:", SUSM_AUTH_MD5, "md5", SUSM_PRIV_NONE},
+        {"ops:SHA-224:authpass1:aes128:privpass1", SUSM_AUTH_SHA224, "sha224", SUSM_PRIV_AES128},
+        {"ops:SHA-256:authpass1:AES128:privpass1", SUSM_AUTH_SHA256, "sha256", SUSM_PRIV_AES128},
+        {"ops:sha-384:authpass1:Aes:privpass1", SUSM_AUTH_SHA384, "sha384", SUSM_PRIV_AES128},
+        {"ops:Sha-512:authpass1:None:", SUSM_AUTH_SHA512, "sha512", SUSM_PRIV_NONE},
+        {"ops:NONE::NONE:", SUSM_AUTH_NONE, "none", SUSM_PRIV_NONE},
+    };
+    const char *argv[] = {"fleetsim-stress", "snmp", "--v3-user", NULL};
+    struct stress_options o;
+    char err[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        argv[3] = cases[i].text;
+        assert_int_equal(parse(&o, err, sizeof err, 4, argv), STRESS_PARSE_RUN);
+        assert_int_equal(o.v3.auth, cases[i].auth);
+        assert_string_equal(o.v3.auth_name, cases[i].name);
+        assert_int_equal(o.v3.priv, cases[i].priv);
+        assert_int_equal(o.v3.name_len, 3);
+        assert_int_equal(o.v3.auth_password_len, cases[i].auth == SUSM_AUTH_NONE ? 0 : 9);
+    }
+}
+
+static void
 test_snmp_bad_usage_is_refused_with_a_message(void **state)
 {
-    const char *v3_bad[] = {"fleetsim-stress", "snmp", "--v3-user", "u:sha1:authpass1:none:"};
+    const char *v3_bad[] = {"fleetsim-stress", "snmp", "--v3-user", "u:SHA-1024:authpass1:none:"};
+    const char *v3_dash[] = {"fleetsim-stress", "snmp", "--v3-user", "u:SHA-:authpass1:none:"};
+    const char *v3_aes256[] = {"fleetsim-stress", "snmp", "--v3-user",
+                               "u:SHA-256:authpass1:AES-256:privpass1"};
     const char *v3_priv[] = {"fleetsim-stress", "snmp", "--v3-user", "u:none::aes:privpass1"};
     const char *v3_short[] = {"fleetsim-stress", "snmp", "--v3-user", "u:sha384:short:none:"};
     const char *v3_fields[] = {"fleetsim-stress", "snmp", "--v3-user", "u:sha:authpass1"};
@@ -486,8 +524,15 @@ test_snmp_bad_usage_is_refused_with_a_message(void **state)
 
     (void)state;
     assert_int_equal(parse(&o, err, sizeof err, 4, v3_bad), STRESS_PARSE_ERROR);
-    assert_string_equal(err, "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: AUTH must be none, md5, sha, sha224, "
-                             "sha256, sha384 or sha512");
+    assert_string_equal(err,
+                        "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: AUTH must be none, md5, sha (sha1, "
+                        "SHA-1), sha224 (SHA-224), sha256 (SHA-256), sha384 (SHA-384) or sha512 (SHA-512) "
+                        "(in any case)");
+    assert_int_equal(parse(&o, err, sizeof err, 4, v3_dash), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "AUTH must be none, md5"));
+    assert_int_equal(parse(&o, err, sizeof err, 4, v3_aes256), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: PRIV must be none or aes (AES-128, "
+                             "aes128) (in any case)");
     assert_int_equal(parse(&o, err, sizeof err, 4, v3_priv), STRESS_PARSE_ERROR);
     assert_string_equal(err,
                         "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: privacy (PRIV aes) needs authentication "
@@ -531,6 +576,7 @@ main(void)
         cmocka_unit_test(test_snmp_defaults_follow_the_issue),
         cmocka_unit_test(test_snmp_options_are_understood),
         cmocka_unit_test(test_v3_user_is_split_for_every_auth_protocol),
+        cmocka_unit_test(test_v3_user_takes_names_as_netsnmp_writes_them),
         cmocka_unit_test(test_snmp_bad_usage_is_refused_with_a_message),
     };
 

@@ -1048,6 +1048,178 @@ tv_netsnmp_teardown(void **state)
     return nftw(tv_snmp_dir, tv_remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* ------------------------------------------------------------ protocol names */
+
+/* Every spelling a user may write, in mixed case, and what it means. */
+static const struct {
+    const char *text;    /* as written */
+    enum susm_auth auth; /* what susm_auth_parse() makes of it */
+} tv_auth_spellings[] = {
+    {"none", SUSM_AUTH_NONE},      {"NONE", SUSM_AUTH_NONE},      {"None", SUSM_AUTH_NONE},
+    {"md5", SUSM_AUTH_MD5},        {"MD5", SUSM_AUTH_MD5},        {"mD5", SUSM_AUTH_MD5},
+    {"sha", SUSM_AUTH_SHA1},       {"SHA", SUSM_AUTH_SHA1},       {"Sha", SUSM_AUTH_SHA1},
+    {"sha1", SUSM_AUTH_SHA1},      {"SHA1", SUSM_AUTH_SHA1},      {"sha-1", SUSM_AUTH_SHA1},
+    {"SHA-1", SUSM_AUTH_SHA1},     {"sha224", SUSM_AUTH_SHA224},  {"SHA224", SUSM_AUTH_SHA224},
+    {"SHA-224", SUSM_AUTH_SHA224}, {"sha-224", SUSM_AUTH_SHA224}, {"Sha-224", SUSM_AUTH_SHA224},
+    {"sha256", SUSM_AUTH_SHA256},  {"SHA256", SUSM_AUTH_SHA256},  {"SHA-256", SUSM_AUTH_SHA256},
+    {"sHa-256", SUSM_AUTH_SHA256}, {"sha384", SUSM_AUTH_SHA384},  {"SHA384", SUSM_AUTH_SHA384},
+    {"SHA-384", SUSM_AUTH_SHA384}, {"sha-384", SUSM_AUTH_SHA384}, {"sha512", SUSM_AUTH_SHA512},
+    {"SHA512", SUSM_AUTH_SHA512},  {"SHA-512", SUSM_AUTH_SHA512}, {"Sha-512", SUSM_AUTH_SHA512},
+};
+
+/* Every spelling of AES-128 (and, first, of none) a user may write. */
+static const char *const tv_aes_spellings[] = {"aes",    "AES",     "Aes",     "aes128",
+                                               "AES128", "AES-128", "aes-128", "Aes-128"};
+static const char *const tv_priv_none_spellings[] = {"none", "NONE", "nOnE"};
+
+/* net-snmp's number (NETSNMP_USMAUTH_*) of one of our authentication protocols: its OID's last arc. */
+static int
+tv_netsnmp_auth_type(enum susm_auth auth)
+{
+    size_t len;
+    const oid *proto = tv_netsnmp_auth(auth, &len);
+
+    return (int)proto[len - 1];
+}
+
+static enum fleet_err
+tv_auth(const char *text, enum susm_auth *auth)
+{
+    return susm_auth_parse(text, strlen(text), auth);
+}
+
+static enum fleet_err
+tv_priv(const char *text, enum susm_priv *priv)
+{
+    return susm_priv_parse(text, strlen(text), priv);
+}
+
+static void
+test_protocol_names_are_taken_in_every_spelling_and_case(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof tv_auth_spellings / sizeof tv_auth_spellings[0]; i++) {
+        enum susm_auth auth = (enum susm_auth)99;
+
+        assert_int_equal(tv_auth(tv_auth_spellings[i].text, &auth), FLEET_OK);
+        assert_int_equal(auth, tv_auth_spellings[i].auth);
+        /* Every name but none is one net-snmp takes too, for the same protocol (snmpwalk -a). */
+        if (auth != SUSM_AUTH_NONE) {
+            assert_int_equal(usm_lookup_auth_type(tv_auth_spellings[i].text), tv_netsnmp_auth_type(auth));
+        }
+    }
+    for (size_t i = 0; i < sizeof tv_aes_spellings / sizeof tv_aes_spellings[0]; i++) {
+        enum susm_priv priv = SUSM_PRIV_NONE;
+
+        assert_int_equal(tv_priv(tv_aes_spellings[i], &priv), FLEET_OK);
+        assert_int_equal(priv, SUSM_PRIV_AES128);
+        assert_int_equal(usm_lookup_priv_type(tv_aes_spellings[i]), USM_CREATE_USER_PRIV_AES);
+    }
+    for (size_t i = 0; i < sizeof tv_priv_none_spellings / sizeof tv_priv_none_spellings[0]; i++) {
+        enum susm_priv priv = SUSM_PRIV_AES128;
+
+        assert_int_equal(tv_priv(tv_priv_none_spellings[i], &priv), FLEET_OK);
+        assert_int_equal(priv, SUSM_PRIV_NONE);
+    }
+}
+
+static void
+test_protocol_names_are_read_by_length_not_to_the_nul(void **state)
+{
+    enum susm_auth auth = SUSM_AUTH_NONE;
+    enum susm_priv priv = SUSM_PRIV_NONE;
+
+    (void)state;
+    /* The stress client hands over a field of "NAME:AUTH:KEY:PRIV:KEY" by its length. */
+    assert_int_equal(susm_auth_parse("SHA-256:authpass1", 7, &auth), FLEET_OK);
+    assert_int_equal(auth, SUSM_AUTH_SHA256);
+    assert_int_equal(susm_auth_parse("SHA-256:authpass1", 3, &auth), FLEET_OK);
+    assert_int_equal(auth, SUSM_AUTH_SHA1);
+    assert_int_equal(susm_auth_parse("SHA-256:authpass1", 8, &auth), FLEET_ERR_INVAL);
+    assert_int_equal(susm_priv_parse("AES-128:x", 7, &priv), FLEET_OK);
+    assert_int_equal(priv, SUSM_PRIV_AES128);
+    assert_int_equal(susm_priv_parse("AES-128:x", 5, &priv), FLEET_ERR_INVAL);
+}
+
+static void
+test_other_protocol_names_are_refused_and_leave_the_output(void **state)
+{
+    static const char *const auths[] = {"",        "SHA-",    "sha-",    "sha-1024", "SHA-2560", "sha2",
+                                        "sha-2",   "sha_256", "sha 256", " sha",     "sha ",     "md",
+                                        "md5x",    "md-5",    "noauth",  "NOAUTH",   "sha-512x", "sha3-256",
+                                        "hmacsha", "aes",     "none-"};
+    static const char *const privs[] = {
+        "",     "aes-",   "AES-",   "aes-256",  "AES-256", "aes256", "AES192", "aes-192", "DES",  "des",
+        "3DES", "nopriv", "NOPRIV", "aes-1280", "aes 128", "aes12",  "sha",    " aes",    "aes ", "none-"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof auths / sizeof auths[0]; i++) {
+        enum susm_auth auth = SUSM_AUTH_SHA384;
+
+        assert_int_equal(tv_auth(auths[i], &auth), FLEET_ERR_INVAL);
+        assert_int_equal(auth, SUSM_AUTH_SHA384);
+    }
+    for (size_t i = 0; i < sizeof privs / sizeof privs[0]; i++) {
+        enum susm_priv priv = SUSM_PRIV_AES128;
+
+        assert_int_equal(tv_priv(privs[i], &priv), FLEET_ERR_INVAL);
+        assert_int_equal(priv, SUSM_PRIV_AES128);
+    }
+}
+
+/* Each word of @p text (split at ", ()" and leaving out "or") is an AUTH name (@p auth) or a PRIV name. */
+static void
+tv_every_listed_name_parses(const char *text, int auth)
+{
+    enum susm_auth a;
+    enum susm_priv p;
+    int words = 0;
+
+    for (const char *c = text; *c;) {
+        size_t len = strcspn(c, ", ()");
+
+        if (len && !(len == 2 && !strncmp(c, "or", 2))) {
+            assert_int_equal(auth ? susm_auth_parse(c, len, &a) : susm_priv_parse(c, len, &p), FLEET_OK);
+            words++;
+        }
+        c += len + (c[len] != '\0');
+    }
+    assert_true(words >= 2);
+}
+
+static void
+test_protocol_names_print_and_list_what_parses(void **state)
+{
+    (void)state;
+    for (int a = SUSM_AUTH_NONE; a <= SUSM_AUTH_SHA512; a++) {
+        enum susm_auth back = (enum susm_auth)99;
+
+        /* Our name is lower case and reads back; net-snmp's is the one its tools print. */
+        assert_int_equal(tv_auth(susm_auth_name((enum susm_auth)a), &back), FLEET_OK);
+        assert_int_equal(back, a);
+        for (const char *c = susm_auth_name((enum susm_auth)a); *c; c++) {
+            assert_false(*c >= 'A' && *c <= 'Z');
+        }
+        if (a == SUSM_AUTH_NONE) {
+            assert_string_equal(susm_auth_netsnmp_name((enum susm_auth)a), "");
+            continue;
+        }
+        assert_string_equal(susm_auth_netsnmp_name((enum susm_auth)a),
+                            usm_lookup_auth_str(tv_netsnmp_auth_type((enum susm_auth)a)));
+        assert_int_equal(tv_auth(usm_lookup_auth_str(tv_netsnmp_auth_type((enum susm_auth)a)), &back),
+                         FLEET_OK);
+        assert_int_equal(back, a);
+    }
+    assert_string_equal(susm_auth_name(SUSM_AUTH_SHA256), "sha256");
+    assert_string_equal(susm_auth_netsnmp_name(SUSM_AUTH_SHA256), "SHA-256");
+    assert_string_equal(susm_priv_name(SUSM_PRIV_NONE), "none");
+    assert_string_equal(susm_priv_name(SUSM_PRIV_AES128), "aes");
+    assert_string_equal(susm_auth_name((enum susm_auth)99), "");
+    /* The lists error messages show hold only names that are taken. */
+    tv_every_listed_name_parses(SUSM_AUTH_NAMES, 1);
+    tv_every_listed_name_parses(SUSM_PRIV_NAMES, 0);
+}
+
 int
 main(void)
 {
@@ -1073,6 +1245,10 @@ main(void)
         cmocka_unit_test(test_encode_refuses_inconsistent_parameters),
         cmocka_unit_test(test_v3_filled_to_budget_stays_within_max),
         cmocka_unit_test(test_netsnmp_v3_request_and_response_interoperate),
+        cmocka_unit_test(test_protocol_names_are_taken_in_every_spelling_and_case),
+        cmocka_unit_test(test_protocol_names_are_read_by_length_not_to_the_nul),
+        cmocka_unit_test(test_other_protocol_names_are_refused_and_leave_the_output),
+        cmocka_unit_test(test_protocol_names_print_and_list_what_parses),
     };
 
     return cmocka_run_group_tests(tests, tv_netsnmp_setup, tv_netsnmp_teardown);
