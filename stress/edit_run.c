@@ -405,10 +405,10 @@ print_report(struct edit_run *run, struct latency *all, struct tag_counts *tags,
     }
     printf("\n");
     /* OpenDaylight's two lines, which scripts parse (its execution time is a Guava Stopwatch's, whose
-     * unit varies; here always seconds); a failed or interrupted run gets neither, so no script takes
-     * its number. */
+     * unit varies from ns to days; here always seconds, to the microsecond of the clock); a failed or
+     * interrupted run gets neither, so no script takes its number. */
     if (!run->failed && !run_interrupted()) {
-        printf("FINISHED. Execution time: %.3f s\n", elapsed_s);
+        printf("FINISHED. Execution time: %.6f s\n", elapsed_s);
         printf("Requests per second: %.3f\n", elapsed_s > 0 ? (double)o->edits / elapsed_s : 0.0);
     } else if (run_interrupted()) {
         printf("interrupted by %s: %" PRIu64 " of %" PRIu64 " edits answered, %.3f per second\n",
