@@ -404,9 +404,11 @@ print_report(struct edit_run *run, struct latency *all, struct tag_counts *tags,
         printf(" (pipeline %u)", (unsigned)o->pipeline);
     }
     printf("\n");
-    /* OpenDaylight's line, which scripts parse; a failed or interrupted run gets none, so no script
-     * takes its number. */
+    /* OpenDaylight's two lines, which scripts parse (its execution time is a Guava Stopwatch's, whose
+     * unit varies from ns to days; here always seconds, to the microsecond of the clock); a failed or
+     * interrupted run gets neither, so no script takes its number. */
     if (!run->failed && !run_interrupted()) {
+        printf("FINISHED. Execution time: %.6f s\n", elapsed_s);
         printf("Requests per second: %.3f\n", elapsed_s > 0 ? (double)o->edits / elapsed_s : 0.0);
     } else if (run_interrupted()) {
         printf("interrupted by %s: %" PRIu64 " of %" PRIu64 " edits answered, %.3f per second\n",
@@ -537,7 +539,7 @@ setup(struct edit_run *run, const struct stress_options *o)
             return -1;
         }
     }
-    if (o->preamble_path && !(run->preamble = run_read_file(o->preamble_path, &run->preamble_len))) {
+    if (run_preamble(o, &run->preamble, &run->preamble_len)) {
         return -1;
     }
     run->sessions = calloc(o->threads, sizeof *run->sessions);

@@ -33,6 +33,7 @@ main(int argc, char **argv)
     case STRESS_PARSE_RUN:
         break;
     }
+    stress_options_notes(&opts, stderr);
     signal(SIGPIPE, SIG_IGN);
     netconf = opts.mode == STRESS_EDIT || opts.mode == STRESS_MOUNT || opts.mode == STRESS_NOTIFY ||
               opts.mode == STRESS_RECORD;

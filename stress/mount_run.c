@@ -391,7 +391,7 @@ mount_run(const struct stress_options *o)
         fprintf(stderr, "fleetsim-stress: out of memory for %u sessions\n", (unsigned)o->device_count);
         goto cleanup;
     }
-    if (o->preamble_path && !(run.preamble = run_read_file(o->preamble_path, &run.preamble_len))) {
+    if (run_preamble(o, &run.preamble, &run.preamble_len)) {
         goto cleanup;
     }
     for (uint32_t i = 0; i < o->device_count; i++) {

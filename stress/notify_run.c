@@ -805,7 +805,7 @@ notify_run(const struct stress_options *o)
         fprintf(stderr, "fleetsim-stress: out of memory for %u sessions\n", (unsigned)o->device_count);
         goto cleanup;
     }
-    if (o->preamble_path && !(run.preamble = run_read_file(o->preamble_path, &run.preamble_len))) {
+    if (run_preamble(o, &run.preamble, &run.preamble_len)) {
         goto cleanup;
     }
     if (build_rpc(&run)) {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum {
     OPT_IP = 256,
@@ -27,6 +28,9 @@ enum {
     OPT_LEGACY_FRAMING,
     OPT_JSON,
     OPT_PREAMBLE,
+    OPT_TCP_HEADER,
+    OPT_EXI,
+    OPT_DEBUG,
     OPT_EDITS,
     OPT_EDIT_CONTENT,
     OPT_BATCH,
@@ -82,13 +86,18 @@ static const struct option options[] = {
     {"legacy-framing", optional_argument, NULL, OPT_LEGACY_FRAMING},
     {"json", required_argument, NULL, OPT_JSON},
     {"tcp-preamble", required_argument, NULL, OPT_PREAMBLE},
+    {"tcp-header", required_argument, NULL, OPT_TCP_HEADER},
+    {"exi", required_argument, NULL, OPT_EXI},
+    {"debug", required_argument, NULL, OPT_DEBUG},
     {"edits", required_argument, NULL, OPT_EDITS},
     {"edit-content", required_argument, NULL, OPT_EDIT_CONTENT},
     {"edit-batch-size", required_argument, NULL, OPT_BATCH},
     {"candidate-datastore", required_argument, NULL, OPT_CANDIDATE},
     {"async-requests", required_argument, NULL, OPT_ASYNC},
+    {"async", required_argument, NULL, OPT_ASYNC}, /* what OpenDaylight's parser takes as an abbreviation */
     {"thread-amount", required_argument, NULL, OPT_THREADS},
     {"pipeline", required_argument, NULL, OPT_PIPELINE},
+    {"concurrent-message-limit", required_argument, NULL, OPT_PIPELINE}, /* OpenDaylight's name */
     {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
     {"on-mount", required_argument, NULL, OPT_ON_MOUNT},
     {"hold", required_argument, NULL, OPT_HOLD},
@@ -142,6 +151,12 @@ static const char usage[] =
     "  --json FILE                write a manifest: parameters, server hello, results\n"
     "  --tcp-preamble FILE        bytes to send before the hello (e.g. netconfd's tcp-direct connect "
     "message)\n"
+    "  --tcp-header TEXT          a line sent before the hello on plain TCP (OpenDaylight's thin-client\n"
+    "                             header): TEXT without its double quotes, trimmed, and a newline\n"
+    "  --exi true|false           accepted for OpenDaylight's scripts: no EXI here, true warns and runs\n"
+    "                             plain XML (default false)\n"
+    "  --debug true|false         accepted for OpenDaylight's scripts: there is no debug log, true says\n"
+    "                             so once; the report and --json FILE hold the details (default false)\n"
     "  --ssh true|false           NETCONF over SSH or plain TCP for edit, mount and notify (default:\n"
     "                             detected per connection: a server sending \"SSH-2.0-...\" first gets\n"
     "                             SSH, one sending its hello gets TCP, one silent for 1 s gets TCP and so\n"
@@ -156,9 +171,10 @@ static const char usage[] =
     "                             {SESSION} {DEVICE} (default: an ietf-interfaces entry per edit)\n"
     "  --edit-batch-size B        with candidate: commit after every B edits (default: all in one batch)\n"
     "  --candidate-datastore B    true: edit candidate and commit; false: edit running (default true)\n"
-    "  --async-requests B         true: pipeline requests (default false)\n"
+    "  --async-requests B, --async B  true: pipeline requests (default false)\n"
     "  --thread-amount T          sessions; edits split evenly, the last takes the remainder (default 1)\n"
-    "  --pipeline W               requests in flight per session with async requests (default 64, 0: all)\n"
+    "  --pipeline W, --concurrent-message-limit W  requests in flight per session with async requests\n"
+    "                             (default 64, 0: all)\n"
     "\n"
     "mount: emulate a controller mounting a fleet\n"
     "  --concurrency C            sessions being set up at once (default 100)\n"
@@ -350,6 +366,37 @@ parse_seconds(const char *text, double min, double max, double *out)
     return 0;
 }
 
+/* OpenDaylight's booleans: "true" or "false" in any case (NULL, a flag given alone, is true); @return 0 or
+ * -1. */
+static int
+parse_bool(const char *text, int *out)
+{
+    if (!text || !strcasecmp(text, "true")) {
+        *out = 1;
+    } else if (!strcasecmp(text, "false")) {
+        *out = 0;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* The value of an option whose value may be left out: its own, else the next word when it is a boolean
+ * (any case), consumed; NULL for a flag given alone. */
+static const char *
+flag_value(const char *optarg, int argc, char **argv, int *optind)
+{
+    int ignored;
+
+    if (optarg) {
+        return optarg;
+    }
+    if (*optind < argc && !parse_bool(argv[*optind], &ignored)) {
+        return argv[(*optind)++];
+    }
+    return NULL;
+}
+
 enum stress_parse
 stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
 {
@@ -360,6 +407,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     int rounds_given = 0;
     int count_given = 0;
     int msg_timeout_given = 0;
+    int longindex = 0;
+    const char *name; /* the option as given, for messages: "async" or "async-requests" */
     int opt;
 
     memset(o, 0, sizeof *o);
@@ -422,7 +471,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     opterr = 0;
     optind = 2;
     /* getopt_long_only: "-ip" is read as "--ip", and an unknown word is reported whole. */
-    while ((opt = getopt_long_only(argc, argv, ":", options, NULL)) != -1) {
+    while ((opt = getopt_long_only(argc, argv, ":", options, &longindex)) != -1) {
+        name = options[longindex].name;
         switch (opt) {
         case OPT_IP:
             if (inet_pton(AF_INET, optarg, &addr) != 1) {
@@ -443,13 +493,13 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             count_given = 1;
             break;
         case OPT_IP_PER_DEVICE:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
-            if (textarg_bool(optarg, &o->ip_per_device)) {
+            optarg = (char *)flag_value(optarg, argc, argv, &optind);
+            if (parse_bool(optarg, &o->ip_per_device)) {
                 BAD("--ip-per-device takes true or false, not \"%s\"", optarg);
             }
             break;
         case OPT_SSH:
-            if (textarg_bool(optarg, &o->ssh)) {
+            if (parse_bool(optarg, &o->ssh)) {
                 BAD("--ssh takes true or false, not \"%s\"", optarg);
             }
             break;
@@ -469,8 +519,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             msg_timeout_given = 1;
             break;
         case OPT_LEGACY_FRAMING:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
-            if (textarg_bool(optarg, &o->legacy_framing)) {
+            optarg = (char *)flag_value(optarg, argc, argv, &optind);
+            if (parse_bool(optarg, &o->legacy_framing)) {
                 BAD("--legacy-framing takes true or false, not \"%s\"", optarg);
             }
             break;
@@ -479,6 +529,19 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             break;
         case OPT_PREAMBLE:
             o->preamble_path = optarg;
+            break;
+        case OPT_TCP_HEADER:
+            o->tcp_header = optarg;
+            break;
+        case OPT_EXI:
+            if (parse_bool(optarg, &o->exi)) {
+                BAD("--exi takes true or false, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_DEBUG:
+            if (parse_bool(optarg, &o->debug)) {
+                BAD("--debug takes true or false, not \"%s\"", optarg);
+            }
             break;
         case OPT_EDITS:
             if (textarg_u64(optarg, 1, 1000000000ull, &o->edits)) {
@@ -497,13 +560,13 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             }
             break;
         case OPT_CANDIDATE:
-            if (textarg_bool(optarg, &o->candidate)) {
+            if (parse_bool(optarg, &o->candidate)) {
                 BAD("--candidate-datastore takes true or false, not \"%s\"", optarg);
             }
             break;
         case OPT_ASYNC:
-            if (textarg_bool(optarg, &o->async)) {
-                BAD("--async-requests takes true or false, not \"%s\"", optarg);
+            if (parse_bool(optarg, &o->async)) {
+                BAD("--%s takes true or false, not \"%s\"", name, optarg);
             }
             break;
         case OPT_THREADS:
@@ -513,7 +576,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             break;
         case OPT_PIPELINE:
             if (textarg_u32(optarg, 0, UINT32_MAX, &o->pipeline)) {
-                BAD("--pipeline must be a number (0: no limit), not \"%s\"", optarg);
+                BAD("--%s must be a number (0: no limit), not \"%s\"", name, optarg);
             }
             break;
         case OPT_CONCURRENCY:
@@ -678,7 +741,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             }
             break;
         case OPT_NCX_CONNECT:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
+            optarg = (char *)flag_value(optarg, argc, argv, &optind);
             o->ncx_connect = !optarg || strcmp(optarg, "false");
             if (optarg && strcmp(optarg, "true") && strcmp(optarg, "false") &&
                 textarg_u32(optarg, 1, 65535, &o->ncx_ssh_port)) {
@@ -741,8 +804,9 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (o->device_count != 1 || o->ip_per_device) {
             BAD("record records one server: --device-count and --ip-per-device do not apply");
         }
-        if (o->ncx_connect && o->preamble_path) {
-            BAD("--ncx-connect and --tcp-preamble exclude each other: both are the bytes sent first");
+        if (o->ncx_connect && (o->preamble_path || o->tcp_header)) {
+            BAD("--ncx-connect and --%s exclude each other: both are the bytes sent first",
+                o->preamble_path ? "tcp-preamble" : "tcp-header");
         }
         if (o->ncx_connect && o->ssh > 0) {
             BAD("--ncx-connect is for plain TCP; it cannot be combined with --ssh true");
@@ -762,16 +826,21 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     if (o->ssh > 0 && (o->mode == STRESS_SNMP || o->mode == STRESS_RECONCILE)) {
         BAD("--ssh is for edit, mount and notify (NETCONF)");
     }
-    if (o->ssh > 0 && o->preamble_path) {
-        BAD("--tcp-preamble is for plain TCP; it cannot be combined with --ssh true");
+    if (o->preamble_path && o->tcp_header) {
+        BAD("--tcp-preamble and --tcp-header exclude each other: both are the bytes sent first");
+    }
+    if (o->ssh > 0 && (o->preamble_path || o->tcp_header)) {
+        BAD("--%s is for plain TCP; it cannot be combined with --ssh true",
+            o->preamble_path ? "tcp-preamble" : "tcp-header");
     }
     if (o->ssh_key && !o->ssh) {
         BAD("--ssh-key is for SSH; it cannot be combined with --ssh false");
     }
-    if (o->ssh_key && o->preamble_path) {
-        BAD("--ssh-key is for SSH and --tcp-preamble for plain TCP; give one of them");
+    if (o->ssh_key && (o->preamble_path || o->tcp_header)) {
+        BAD("--ssh-key is for SSH and --%s for plain TCP; give one of them",
+            o->preamble_path ? "tcp-preamble" : "tcp-header");
     }
-    if (o->ssh < 0 && o->preamble_path) {
+    if (o->ssh < 0 && (o->preamble_path || o->tcp_header)) {
         o->ssh = 0; /* the preamble implies TCP (netconfd's tcp-direct answers only after it) */
     }
     if (o->mode == STRESS_EDIT && o->threads > o->edits) {
@@ -785,4 +854,18 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         BAD("%u devices from port %u need ports past 65535", (unsigned)o->device_count, (unsigned)o->port);
     }
     return STRESS_PARSE_RUN;
+}
+
+void
+stress_options_notes(const struct stress_options *o, FILE *out)
+{
+    if (o->exi) {
+        fputs("fleetsim-stress: warning: --exi true: fleetsim-stress speaks no EXI; it uses plain XML\n",
+              out);
+    }
+    if (o->debug) {
+        fputs("fleetsim-stress: --debug true: there is no debug log; the report and --json FILE hold the "
+              "details\n",
+              out);
+    }
 }

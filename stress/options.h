@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "susm.h"
 
@@ -57,6 +58,9 @@ struct stress_options {
     int legacy_framing;        /* offer only base:1.0 */
     const char *json_path;     /* manifest, or NULL */
     const char *preamble_path; /* bytes to send before the hello, or NULL */
+    const char *tcp_header;    /* --tcp-header TEXT as given (sent trimmed, unquoted, plus "\n"), or NULL */
+    int exi;                   /* --exi true: asked for EXI; warned, plain XML is used */
+    int debug;                 /* --debug true: asked for a debug log; noted, there is none */
     /* edit */
     uint64_t edits;           /* edit-config requests in all */
     const char *edit_content; /* file with the XML inside <config>, NULL for the built-in one */
@@ -119,5 +123,11 @@ enum stress_parse {
 /** @brief Parse argv (argv[1] is the subcommand) into @p opts. */
 enum stress_parse stress_options_parse(int argc, char **argv, struct stress_options *opts, char *err,
                                        size_t err_len);
+
+/**
+ * @brief Print one line for each OpenDaylight option that was accepted but does something else here
+ * (--exi true, --debug true) on @p out.
+ */
+void stress_options_notes(const struct stress_options *o, FILE *out);
 
 #endif

@@ -1479,7 +1479,7 @@ record_run(const struct stress_options *o)
         rc = 2;
         goto cleanup;
     }
-    if (o->preamble_path && !(r.preamble = run_read_file(o->preamble_path, &r.preamble_len))) {
+    if (run_preamble(o, &r.preamble, &r.preamble_len)) {
         rc = 2;
         goto cleanup;
     }

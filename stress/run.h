@@ -56,6 +56,16 @@ void run_target(const struct stress_options *opts, uint32_t device, uint32_t *ad
  */
 char *run_read_file(const char *path, size_t *len);
 
+/**
+ * @brief The bytes sent before the hello: the --tcp-preamble file, or the --tcp-header text as
+ * OpenDaylight's stress client sends it (its double quotes removed, trimmed of blanks and control
+ * characters at both ends, then a newline).
+ * @param[out] out Malloc'd bytes, NULL when neither option was given.
+ * @param[out] len Their length.
+ * @return 0, or -1 with a message printed on stderr.
+ */
+int run_preamble(const struct stress_options *opts, char **out, size_t *len);
+
 /** @brief Raise the descriptor limit to the hard limit; @return the limit. */
 int run_raise_fd_limit(void);
 

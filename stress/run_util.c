@@ -146,6 +146,49 @@ run_read_file(const char *path, size_t *len)
 }
 
 int
+run_preamble(const struct stress_options *o, char **out, size_t *len)
+{
+    const char *text = o->tcp_header;
+    size_t n = 0;
+    char *buf;
+
+    *out = NULL;
+    *len = 0;
+    if (o->preamble_path) {
+        return (*out = run_read_file(o->preamble_path, len)) ? 0 : -1;
+    }
+    if (!text) {
+        return 0;
+    }
+    if (!(buf = malloc(strlen(text) + 2))) {
+        fprintf(stderr, "fleetsim-stress: out of memory for --tcp-header\n");
+        return -1;
+    }
+    for (const char *p = text; *p; p++) {
+        if (*p != '"') {
+            buf[n++] = *p;
+        }
+    }
+    /* Java's String.trim(): every character up to the space, at both ends. */
+    while (n && (unsigned char)buf[n - 1] <= ' ') {
+        n--;
+    }
+    {
+        size_t lead = 0;
+        while (lead < n && (unsigned char)buf[lead] <= ' ') {
+            lead++;
+        }
+        memmove(buf, buf + lead, n - lead);
+        n -= lead;
+    }
+    buf[n++] = '\n';
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int
 run_raise_fd_limit(void)
 {
     struct rlimit rl;

@@ -1,7 +1,8 @@
 /*
  * Unit tests of what every stress mode shares at its end and before its
  * start: percentiles of nothing (stress/stats.c), the edit-content check
- * (stress/template.c), and SIGINT/SIGTERM ending a run (stress/run_util.c).
+ * (stress/template.c), SIGINT/SIGTERM ending a run and --tcp-header's bytes
+ * (stress/run_util.c).
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -18,6 +19,36 @@
 #include "run.h"
 #include "stats.h"
 #include "template.h"
+
+/* --tcp-header as OpenDaylight sends it: double quotes removed, trimmed (Java's trim), then a newline. */
+static void
+test_tcp_header_is_unquoted_trimmed_and_ends_in_a_newline(void **state)
+{
+    static const struct {
+        const char *text; /* --tcp-header as given */
+        const char *sent; /* the bytes sent before the hello */
+    } cases[] = {
+        {"\"[admin;127.0.0.1:4000;tcp;1;2;;;]\"", "[admin;127.0.0.1:4000;tcp;1;2;;;]\n"},
+        {" \t a\"b c \r\n", "ab c\n"},
+        {"\"  \"", "\n"},
+        {"", "\n"},
+    };
+    struct stress_options o = {0};
+    char *out = (char *)1;
+    size_t len = 99;
+
+    (void)state;
+    assert_int_equal(run_preamble(&o, &out, &len), 0);
+    assert_null(out);
+    assert_int_equal(len, 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        o.tcp_header = cases[i].text;
+        assert_int_equal(run_preamble(&o, &out, &len), 0);
+        assert_int_equal(len, strlen(cases[i].sent));
+        assert_memory_equal(out, cases[i].sent, len);
+        free(out);
+    }
+}
 
 static void
 test_percentiles_of_nothing_are_na_and_null(void **state)
@@ -173,6 +204,7 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tcp_header_is_unquoted_trimmed_and_ends_in_a_newline),
         cmocka_unit_test(test_percentiles_of_nothing_are_na_and_null),
         cmocka_unit_test(test_percentiles_of_samples_are_numbers),
         cmocka_unit_test(test_well_formed_content_with_placeholders_passes),
