@@ -91,6 +91,7 @@ enum {
     OPT_THREAD_AMOUNT,
     OPT_THROTTLE,
     OPT_PERMIT_NULL_REVISION,
+    OPT_DEVICES_PER_PORT,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -164,6 +165,7 @@ static const struct option options[] = {
     {"thread-amount", required_argument, NULL, OPT_THREAD_AMOUNT},
     {"throttle", required_argument, NULL, OPT_THROTTLE},
     {"permit-null-revision", required_argument, NULL, OPT_PERMIT_NULL_REVISION},
+    {"devices-per-port", required_argument, NULL, OPT_DEVICES_PER_PORT},
     {"emit-inventory", required_argument, NULL, OPT_EMIT_INVENTORY},
     {"inventory-format", required_argument, NULL, OPT_INVENTORY_FORMAT},
     {"rpc-config", required_argument, NULL, OPT_RPC_CONFIG},
@@ -267,6 +269,8 @@ static const char usage[] =
     "  --authUsername U, --authPassword P  the same, as one release named them\n"
     "  --generate-config-connection-timeout MS  the hello timeout (as --hello-timeout, in ms)\n"
     "  --timeout S                  the older name of --time-out\n"
+    "  --devices-per-port N         register and list N nodes per device (<port>-sim-device, then\n"
+    "                               <port>-sim-device-1 ...): N mounts of one device, as OpenDaylight's\n"
     "  --distribution-folder DIR, --edit-content FILE, --async-requests B, --thread-amount N,\n"
     "  --throttle N, --permit-null-revision B  accepted; each says at start what fleetsim does instead\n"
     "  --help, --version\n"
@@ -290,6 +294,7 @@ cli_defaults(struct fleet_config *cfg)
     cfg->controller_username = "admin";
     cfg->controller_password = "admin";
     cfg->configs_batch_size = 1; /* OpenDaylight testtool's default */
+    cfg->devices_per_port = 1;
     cfg->register_timeout_s = REGISTER_DEFAULT_TIMEOUT_S;
     cfg->inventory_format = "odl-json";
     cfg->status_interval_s = 10;
@@ -682,6 +687,12 @@ cli_apply(int code, const char *value, struct fleet_config *cfg, char *err, size
         log_info("--%s %u: fleetsim registers devices from one event loop; use "
                  "--generate-configs-batch-size for devices per request",
                  cli_option_coded(code)->name, (unsigned)v);
+        break;
+    case OPT_DEVICES_PER_PORT:
+        if (textarg_u32(value, 1, 1000, &cfg->devices_per_port)) {
+            snprintf(err, err_len, "--devices-per-port must be from 1 to 1000, not \"%s\"", value);
+            return FLEET_ERR_INVAL;
+        }
         break;
     case OPT_CONNECTION_TIMEOUT:
         if (textarg_u32(value, 1, 86400000, &v)) {

@@ -171,9 +171,14 @@ main(int argc, char **argv)
         if (rc) {
             log_error("%s", err);
         } else {
-            log_info("wrote the inventory of %u devices to %s (%s)",
-                     (unsigned)fleet_spec_devices(specs, spec_count), cfg.emit_inventory,
-                     cfg.inventory_format);
+            uint32_t devices = fleet_spec_devices(specs, spec_count);
+            uint32_t nodes = inventory_node_count(specs, spec_count);
+            char of_nodes[48] = "";
+            if (nodes != devices) {
+                snprintf(of_nodes, sizeof of_nodes, " as %u nodes", (unsigned)nodes);
+            }
+            log_info("wrote the inventory of %u devices%s to %s (%s)", (unsigned)devices, of_nodes,
+                     cfg.emit_inventory, cfg.inventory_format);
         }
         fleet_file_free(&groups);
         return rc ? 2 : 0;

@@ -112,7 +112,8 @@ struct fleet_config {
     uint32_t controller_port;        /* its RESTCONF port */
     const char *controller_username; /* its login */
     const char *controller_password;
-    uint32_t configs_batch_size;  /* devices per registration request */
+    uint32_t configs_batch_size; /* devices per registration request */
+    uint32_t devices_per_port; /* --devices-per-port: nodes registered and listed per device (mounts of it) */
     uint32_t register_timeout_s;  /* --time-out: bound on the whole registration, 0: none */
     const char *config_address;   /* address the controller connects to, NULL: the listening one */
     const char *emit_inventory;   /* write the inventory here and exit, or NULL */

@@ -269,6 +269,25 @@ class RegistrationTests(unittest.TestCase):
             self.assertIn("--thread-amount 2: fleetsim registers devices from one event loop", f.log())
             f.stop()
 
+    def test_devices_per_port_registers_n_nodes_of_each_device(self):
+        """--devices-per-port N (OpenDaylight's testtool): N nodes per device, "<port>-sim-device" then
+        "<port>-sim-device-1" ..., all at the device's address and port: N mounts of one device."""
+        ctl = self.controller()
+        f = self.fleet(2, ctl.args("--devices-per-port", "3", "--generate-configs-batch-size", "4"))
+        reqs = ctl.wait_requests(2, 10)
+        wait_log(f, r"controller: registered 6 of 6 devices in 2 batches, 0 failed")
+        self.assertIn("--devices-per-port 3: each of the 2 devices is 3 nodes", f.log())
+        nodes = {}
+        for r in reqs:
+            nodes.update(topology_nodes(self, json.loads(r["body"])))
+        want = {}
+        for i in range(2):
+            for copy in range(3):
+                want["%d-sim-device%s" % (f.port + i, "-%d" % copy if copy else "")] = f.port + i
+        self.assertEqual({name: node["port"] for name, node in nodes.items()}, want)
+        assert_serves(self, f, 1)
+        f.stop()
+
     def test_ssh_fleet_registers_with_tcp_only_false(self):
         ctl = self.controller()
         f = self.fleet(2, ctl.args("--generate-configs-batch-size", "10", "--ssh", "true", "--state-dir", self.tmp))
@@ -575,6 +594,23 @@ class InventoryTests(unittest.TestCase):
         mask = os.umask(0)
         os.umask(mask)
         return mask
+
+    def test_devices_per_port_lists_n_nodes_per_device_in_every_format(self):
+        for fmt, count in (("odl-json", lambda t: t.count('"node-id"')), ("csv", lambda t: t.count("-sim-device")),
+                           ("prometheus-sd", lambda t: t.count('"targets"'))):
+            path = os.path.join(self.tmp, "inv-" + fmt)
+            code, text = h.run_fleetsim(["--device-count", "3", "--devices-per-port", "2", "--emit-inventory", path,
+                                         "--inventory-format", fmt])
+            self.assertEqual(code, 0, text)
+            self.assertIn("wrote the inventory of 3 devices as 6 nodes", text)
+            with open(path) as fh:
+                doc = fh.read()
+            self.assertEqual(count(doc), 6, fmt)
+            if fmt != "prometheus-sd":  # its targets are SNMP agents, labelled by node
+                self.assertIn("17831-sim-device-1", doc, fmt)
+        code, text = h.run_fleetsim(["--devices-per-port", "0", "--emit-inventory", path])
+        self.assertEqual(code, 2)
+        self.assertIn("--devices-per-port must be from 1 to 1000", text)
 
     def test_csv_has_a_row_per_device(self):
         text, _ = self.emit("csv", self.PORT_FLEET)

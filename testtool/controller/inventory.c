@@ -115,27 +115,59 @@ inventory_check(const struct fleet_config *cfg, char *err, size_t err_len)
     return 0;
 }
 
+/* Nodes per device: --devices-per-port (0 in a plan made without cli_defaults() counts as 1). */
+static uint32_t
+node_copies(const struct fleet_config *cfg)
+{
+    return cfg->devices_per_port ? cfg->devices_per_port : 1;
+}
+
+uint32_t
+inventory_node_count(const struct fleet_group_spec *groups, uint32_t group_count)
+{
+    uint32_t nodes = 0;
+
+    for (uint32_t g = 0; g < group_count; g++) {
+        nodes += groups[g].cfg.device_count * node_copies(&groups[g].cfg);
+    }
+    return nodes;
+}
+
+/* The device's other nodes (--devices-per-port): "-1", "-2", ... after the first's name. */
+static void
+add_copy_suffix(struct inventory_device *out, uint32_t copy)
+{
+    size_t len = strlen(out->node_id);
+    if (copy) {
+        snprintf(out->node_id + len, sizeof out->node_id - len, "-%u", (unsigned)copy);
+    }
+}
+
 void
-inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t index,
+inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t node,
                      struct inventory_device *out)
 {
-    uint32_t g = 0, first = 0;
+    uint32_t g = 0, first = 0, first_node = 0, index, copy;
     const struct fleet_config *cfg;
 
-    while (g + 1 < group_count && index >= first + groups[g].cfg.device_count) {
+    while (g + 1 < group_count &&
+           node >= first_node + groups[g].cfg.device_count * node_copies(&groups[g].cfg)) {
+        first_node += groups[g].cfg.device_count * node_copies(&groups[g].cfg);
         first += groups[g++].cfg.device_count;
     }
     cfg = &groups[g].cfg;
-    out->index = index;
+    index = (node - first_node) / node_copies(cfg);
+    copy = (node - first_node) % node_copies(cfg);
+    out->index = first + index;
     out->cfg = cfg;
     out->group = groups[g].name ? groups[g].name : "default";
     device_type_label(cfg, out->type, sizeof out->type);
-    index -= first;
     if (cfg->ip_per_device) {
         ipv4_text(ip_per_device_base(cfg) + index, out->host, sizeof out->host);
         out->netconf_port = (uint16_t)cfg->starting_port;
         out->snmp_port = cfg->snmp ? (uint16_t)cfg->snmp_starting_port : 0;
         snprintf(out->node_id, sizeof out->node_id, "%s" INVENTORY_NODE_SUFFIX, out->host);
+        add_copy_suffix(out, copy);
         return;
     }
     if (cfg->config_address) {
@@ -148,6 +180,7 @@ inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count
     out->netconf_port = (uint16_t)(cfg->starting_port + index);
     out->snmp_port = cfg->snmp ? (uint16_t)(cfg->snmp_starting_port + index) : 0;
     snprintf(out->node_id, sizeof out->node_id, "%u" INVENTORY_NODE_SUFFIX, (unsigned)out->netconf_port);
+    add_copy_suffix(out, copy);
 }
 
 /* Host and port as a URL authority or Prometheus target: an IPv6 literal goes in brackets. */
@@ -285,7 +318,8 @@ add_csv_field(struct sbuf *b, const char *s)
     sbuf_add(b, "\"", 1);
 }
 
-/* CSV, a row per device; the SNMP columns are empty with --snmp false. The password is the fleet's. */
+/* CSV, a row per node (per device unless --devices-per-port); the SNMP columns are empty with --snmp false.
+ * The password is the fleet's. */
 static void
 write_csv(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t total, struct sbuf *out)
 {
@@ -297,7 +331,7 @@ write_csv(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t 
         const struct fleet_config *cfg;
         inventory_device_get(groups, group_count, i, &dev);
         cfg = dev.cfg;
-        sbuf_printf(out, "%u,", (unsigned)i);
+        sbuf_printf(out, "%u,", (unsigned)dev.index); /* the device's: a report's rows join on it */
         add_csv_field(out, dev.node_id);
         sbuf_adds(out, ",");
         add_csv_field(out, dev.host);
@@ -400,9 +434,9 @@ inventory_emit(const struct fleet_config *cfg, const struct fleet_group_spec *gr
         if (inventory_check(&groups[g].cfg, err, err_len)) {
             goto cleanup;
         }
-        total += groups[g].cfg.device_count;
         snmp |= groups[g].cfg.snmp;
     }
+    total = inventory_node_count(groups, group_count);
     inventory_device_get(groups, group_count, 0, &first);
     if (!snmp && (!strcmp(format, "prometheus-sd") || !strcmp(format, "opennms-requisition"))) {
         snprintf(err, err_len,

@@ -18,15 +18,17 @@ struct sbuf;
 
 /* Longest host name accepted for --generate-config-address and --controller-ip (RFC 1035 name). */
 #define INVENTORY_HOST_MAX 253
-/* ODL's node names: "<port>-sim-device", or "<address>-sim-device" with --ip-per-device. */
+/* ODL's node names: "<port>-sim-device", or "<address>-sim-device" with --ip-per-device; with
+ * --devices-per-port N the device's other nodes add "-1" ... "-(N-1)", as OpenDaylight's releases did. */
 #define INVENTORY_NODE_SUFFIX "-sim-device"
 
-/* Where one device is reached, as written for a consumer. */
+/* Where one device is reached, as written for a consumer: one node (one mount; with --devices-per-port N,
+ * a device is N nodes). */
 struct inventory_device {
-    uint32_t index;                    /* position in the fleet, 0-based */
+    uint32_t index;                    /* the device's position in the fleet, 0-based */
     char host[INVENTORY_HOST_MAX + 1]; /* address (or name) the consumer connects to */
-    char node_id[INVENTORY_HOST_MAX + sizeof INVENTORY_NODE_SUFFIX]; /* ODL node-id, also node label */
-    uint16_t netconf_port;                                           /* NETCONF port at host */
+    char node_id[INVENTORY_HOST_MAX + sizeof INVENTORY_NODE_SUFFIX + 8]; /* ODL node-id, also node label */
+    uint16_t netconf_port;                                               /* NETCONF port at host */
     uint16_t snmp_port;             /* SNMP agent's UDP port at host; 0 with --snmp false */
     const char *group;              /* its group's name */
     char type[128];                 /* its device type (device_type_label()) */
@@ -46,17 +48,20 @@ int inventory_host_valid(const char *s);
  */
 int inventory_check(const struct fleet_config *cfg, char *err, size_t err_len);
 
+/** @return The fleet's nodes: every group's devices times its --devices-per-port. */
+uint32_t inventory_node_count(const struct fleet_group_spec *groups, uint32_t group_count);
+
 /**
- * @brief Fill @p out with device @p index's (of the whole fleet, groups in order) node name, address,
- * ports, group and type. Every group must have passed inventory_check() and @p index be below the sum
- * of their device counts.
+ * @brief Fill @p out with node @p node's (of the whole fleet, groups in order, each device's
+ * --devices-per-port nodes together) name, address, ports, group and type. Every group must have passed
+ * inventory_check() and @p node be below inventory_node_count().
  */
-void inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t index,
+void inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t node,
                           struct inventory_device *out);
 
 /**
  * @brief Append OpenDaylight's topology-netconf document (RFC 8040 JSON of network-topology with
- * netconf-node-topology's netconf-node container) for devices @p first to @p first + @p count - 1.
+ * netconf-node-topology's netconf-node container) for nodes @p first to @p first + @p count - 1.
  * The body of one registration PATCH; with every device, the odl-json inventory.
  * @param[in] groups The fleet's groups, each passed inventory_check().
  * @param[in,out] out Receives the document; check out->failed afterwards.

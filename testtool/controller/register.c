@@ -320,7 +320,7 @@ static enum reg_outcome
 unreachable_backoff(struct reg_progress *p, const char *reason)
 {
     monotime_us now = loop_clock_monotonic();
-    uint32_t total = reg.cfg->device_count; /* the fleet's: every group's devices */
+    uint32_t total = inventory_node_count(reg.groups, reg.group_count); /* every group's nodes */
     enum reg_outcome end;
 
     p->down_attempts++;
@@ -420,7 +420,7 @@ static void *
 reg_run(void *arg)
 {
     const struct fleet_config *cfg = reg.cfg;
-    uint32_t total = cfg->device_count;
+    uint32_t total = inventory_node_count(reg.groups, reg.group_count); /* devices x --devices-per-port */
     uint32_t size = cfg->configs_batch_size;
     uint32_t batches = (total + size - 1) / size;
     struct reg_progress p = {0};
@@ -458,6 +458,11 @@ reg_run(void *arg)
     }
     log_info("controller: registering %u devices with %s in %u batches of up to %u%s", (unsigned)total,
              reg.url, (unsigned)batches, (unsigned)size, limit);
+    if (cfg->devices_per_port > 1) {
+        log_info("controller: --devices-per-port %u: each of the %u devices is %u nodes (%u mounts of it)",
+                 (unsigned)cfg->devices_per_port, (unsigned)cfg->device_count,
+                 (unsigned)cfg->devices_per_port, (unsigned)cfg->devices_per_port);
+    }
     /* ODL's node has no place for them: the log says which devices (and so which node-ids) are which. */
     for (uint32_t g = 0, first = 0; reg.group_count > 1 && g < reg.group_count; g++) {
         char type[128];
