@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int
 textarg_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -40,9 +41,9 @@ textarg_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 int
 textarg_bool(const char *s, int *out)
 {
-    if (!s || !strcmp(s, "true")) {
+    if (!s || !strcasecmp(s, "true")) {
         *out = 1;
-    } else if (!strcmp(s, "false")) {
+    } else if (!strcasecmp(s, "false")) {
         *out = 0;
     } else {
         return -1;
@@ -53,10 +54,12 @@ textarg_bool(const char *s, int *out)
 const char *
 textarg_flag_value(const char *optarg, int argc, char **argv, int *optind)
 {
+    int ignored;
+
     if (optarg) {
         return optarg;
     }
-    if (*optind < argc && (!strcmp(argv[*optind], "true") || !strcmp(argv[*optind], "false"))) {
+    if (*optind < argc && !textarg_bool(argv[*optind], &ignored)) {
         return argv[(*optind)++];
     }
     return NULL;

@@ -13,14 +13,15 @@ int textarg_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /** @brief The same for 32 bits. */
 int textarg_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 
-/** @brief "true" or "false" (NULL, as for a flag given without value, is true). @return 0 or -1. */
+/** @brief "true" or "false" in any case, as OpenDaylight's tools read booleans (NULL, as for a flag given
+ * without value, is true). @return 0 or -1. */
 int textarg_bool(const char *s, int *out);
 
 /**
  * @brief The value of a flag declared with an optional argument: getopt hands a value over only in the
  * form "--flag=false", so "--flag false" (OpenDaylight's scripts write it so) would leave "false" behind as
- * a stray argument. When @p optarg is NULL and the next argument reads true or false, that argument is the
- * value and @p optind moves past it.
+ * a stray argument. When @p optarg is NULL and the next argument reads true or false (any case), that
+ * argument is the value and @p optind moves past it.
  * @param[in] optarg getopt's optarg for the flag.
  * @param[in] argc, argv The command line.
  * @param[in,out] optind getopt's optind.

@@ -366,37 +366,6 @@ parse_seconds(const char *text, double min, double max, double *out)
     return 0;
 }
 
-/* OpenDaylight's booleans: "true" or "false" in any case (NULL, a flag given alone, is true); @return 0 or
- * -1. */
-static int
-parse_bool(const char *text, int *out)
-{
-    if (!text || !strcasecmp(text, "true")) {
-        *out = 1;
-    } else if (!strcasecmp(text, "false")) {
-        *out = 0;
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
-/* The value of an option whose value may be left out: its own, else the next word when it is a boolean
- * (any case), consumed; NULL for a flag given alone. */
-static const char *
-flag_value(const char *optarg, int argc, char **argv, int *optind)
-{
-    int ignored;
-
-    if (optarg) {
-        return optarg;
-    }
-    if (*optind < argc && !parse_bool(argv[*optind], &ignored)) {
-        return argv[(*optind)++];
-    }
-    return NULL;
-}
-
 enum stress_parse
 stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
 {
@@ -493,13 +462,13 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             count_given = 1;
             break;
         case OPT_IP_PER_DEVICE:
-            optarg = (char *)flag_value(optarg, argc, argv, &optind);
-            if (parse_bool(optarg, &o->ip_per_device)) {
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
+            if (textarg_bool(optarg, &o->ip_per_device)) {
                 BAD("--ip-per-device takes true or false, not \"%s\"", optarg);
             }
             break;
         case OPT_SSH:
-            if (parse_bool(optarg, &o->ssh)) {
+            if (textarg_bool(optarg, &o->ssh)) {
                 BAD("--ssh takes true or false, not \"%s\"", optarg);
             }
             break;
@@ -519,8 +488,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             msg_timeout_given = 1;
             break;
         case OPT_LEGACY_FRAMING:
-            optarg = (char *)flag_value(optarg, argc, argv, &optind);
-            if (parse_bool(optarg, &o->legacy_framing)) {
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
+            if (textarg_bool(optarg, &o->legacy_framing)) {
                 BAD("--legacy-framing takes true or false, not \"%s\"", optarg);
             }
             break;
@@ -534,12 +503,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             o->tcp_header = optarg;
             break;
         case OPT_EXI:
-            if (parse_bool(optarg, &o->exi)) {
+            if (textarg_bool(optarg, &o->exi)) {
                 BAD("--exi takes true or false, not \"%s\"", optarg);
             }
             break;
         case OPT_DEBUG:
-            if (parse_bool(optarg, &o->debug)) {
+            if (textarg_bool(optarg, &o->debug)) {
                 BAD("--debug takes true or false, not \"%s\"", optarg);
             }
             break;
@@ -560,12 +529,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             }
             break;
         case OPT_CANDIDATE:
-            if (parse_bool(optarg, &o->candidate)) {
+            if (textarg_bool(optarg, &o->candidate)) {
                 BAD("--candidate-datastore takes true or false, not \"%s\"", optarg);
             }
             break;
         case OPT_ASYNC:
-            if (parse_bool(optarg, &o->async)) {
+            if (textarg_bool(optarg, &o->async)) {
                 BAD("--%s takes true or false, not \"%s\"", name, optarg);
             }
             break;
@@ -741,7 +710,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             }
             break;
         case OPT_NCX_CONNECT:
-            optarg = (char *)flag_value(optarg, argc, argv, &optind);
+            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
             o->ncx_connect = !optarg || strcmp(optarg, "false");
             if (optarg && strcmp(optarg, "true") && strcmp(optarg, "false") &&
                 textarg_u32(optarg, 1, 65535, &o->ncx_ssh_port)) {

@@ -70,6 +70,16 @@ def take_binary_argument():
 BINARY = None  # set by each test script from its command line
 
 
+def take_binaries_arguments():
+    """Remove the fleetsim and fleetsim-stress paths from sys.argv (unittest gets the rest); set BINARY and
+    return fleetsim-stress's absolute path."""
+    global BINARY
+    BINARY = take_binary_argument()
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit("usage: %s <path to fleetsim> <path to fleetsim-stress> [unittest options]" % sys.argv[0])
+    return os.path.abspath(sys.argv.pop(1))
+
+
 # Loaded before any fork: the child of a threaded parent (ncclient runs a thread per session)
 # should do no more than plain C calls between fork and exec.
 _LIBC = ctypes.CDLL(None, use_errno=True)

@@ -48,6 +48,12 @@ class OdlTesttoolCommandLines(unittest.TestCase):
             self.assertIn("<notification", c.recv_msg(), "the notification file streams")
         self.assertNotIn("EXI", f.log(), "--exi false is silent")
 
+    def test_booleans_in_any_case_as_opendaylight_reads_them(self):
+        f = self.fleet(["--ssh", "False", "--exi", "FALSE", "--md-sal", "False", "--snmp", "TRUE"])
+        with h.RawClient(f.addr(0)) as c:  # plain TCP: --ssh False took
+            c.hello()
+        self.assertNotIn("EXI", f.log())
+
     def test_exi_true_warns_and_start_exi_is_refused(self):
         f = self.fleet(["--ssh", "false", "--exi", "true"])
         self.assertIn("--exi true: fleetsim speaks no EXI", f.log())

@@ -74,6 +74,5 @@ class WikiWorkflow(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    h.BINARY = h.take_binary_argument()
-    STRESS = sys.argv.pop(1)
+    STRESS = h.take_binaries_arguments()
     unittest.main(verbosity=2, warnings=False)

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,19 @@ devfix_new(const char *profile)
     f->fleet.devices = &f->dev;
     devview_device_init(&f->dev, &f->fleet);
     return f;
+}
+
+/** @brief devfix_new() of moving-state test profile @p kind:
+ * tests/integration/data/moving_state/profile-KIND.xml under $FLEETSIM_SOURCE_DIR (or the current folder). */
+static inline struct devfix *
+devfix_new_moving(const char *kind)
+{
+    const char *src = getenv("FLEETSIM_SOURCE_DIR");
+    static char path[1024]; /* the plan keeps pointing at it */
+
+    snprintf(path, sizeof path, "%s/tests/integration/data/moving_state/profile-%s.xml", src ? src : ".",
+             kind);
+    return devfix_new(path);
 }
 
 /** @brief Move the fleet's fixed clock to @p now_ms. */

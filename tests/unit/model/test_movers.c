@@ -26,12 +26,7 @@
 static struct devfix *
 fixture(const char *kind)
 {
-    const char *src = getenv("FLEETSIM_SOURCE_DIR");
-    static char path[1024];
-
-    snprintf(path, sizeof path, "%s/tests/integration/data/moving_state/profile-%s.xml", src ? src : ".",
-             kind);
-    return devfix_new(path);
+    return devfix_new_moving(kind);
 }
 
 /* The leaf at @p path of device @p dev's state at @p now_ms, as a number (or text in @p text). */
