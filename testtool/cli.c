@@ -1,6 +1,10 @@
 /*
- * Command-line parsing: defaults, OpenDaylight-compatible names, and one
- * precise message per bad option (the caller exits with 2).
+ * The fleetsim command line: one table of options (name, aliases, kind of
+ * value, bounds, default, help, the plan field it fills) drives the defaults,
+ * the parse, the error messages, getopt's option array and --help, as Redis's
+ * src/config.c does with static_configs[]. Fleet files apply their leaves
+ * through the same table (cli_apply_named()). Only options whose value is
+ * more than a number, a word or true/false have a parse function of their own.
  */
 #include "cli.h"
 #include "agent.h"
@@ -12,305 +16,1018 @@
 #include "trap.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
+#include <assert.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-enum {
-    OPT_DEVICE_COUNT = 256,
-    OPT_STARTING_PORT,
-    OPT_IP,
-    OPT_IP_PER_DEVICE,
-    OPT_SSH,
-    OPT_SCHEMAS_DIR,
-    OPT_DEVICE_TYPE,
-    OPT_INITIAL_CONFIG,
-    OPT_THREADS,
-    OPT_LOG_LEVEL,
-    OPT_DEBUG,
-    OPT_MAX_MESSAGE,
-    OPT_HELLO_TIMEOUT,
-    OPT_PROFILE,
-    OPT_SNMP,
-    OPT_SNMP_PORT,
-    OPT_SNMP_COMMUNITY,
-    OPT_SNMP_WRITE_COMMUNITY,
-    OPT_SNMP_MAX_MESSAGE,
-    OPT_SNMP_LATENCY,
-    OPT_NETCONF_LATENCY,
-    OPT_SNMP_DROP_RATE,
-    OPT_SNMP_FAULT,
-    OPT_SNMP_V3_USER,
-    OPT_SNMP_RECORDING,
-    OPT_EXPORT_SNMPREC,
-    OPT_EXPORT_DEVICE,
-    OPT_NOTIFICATION_FILE,
-    OPT_NOTIFICATION_RATE,
-    OPT_REPLAY_LOG,
-    OPT_REPORT,
-    OPT_FLAP_RATE,
-    OPT_USERNAME,
-    OPT_PASSWORD,
-    OPT_AUTH,
-    OPT_STATE_DIR,
-    OPT_HOST_KEY,
-    OPT_AUTHORIZED_KEYS,
-    OPT_HOST_KEY_PER_DEVICE,
-    OPT_TRAP_SINK,
-    OPT_TRAP_INFORM,
-    OPT_TRAP_COMMUNITY,
-    OPT_SEED,
-    OPT_CLOCK_FIXED,
-    OPT_CONTROLLER_IP,
-    OPT_CONTROLLER_PORT,
-    OPT_CONTROLLER_USER,
-    OPT_CONTROLLER_PASSWORD,
-    OPT_CONFIGS_BATCH,
-    OPT_CONFIG_ADDRESS,
-    OPT_TIME_OUT,
-    OPT_EMIT_INVENTORY,
-    OPT_INVENTORY_FORMAT,
-    OPT_RPC_CONFIG,
-    OPT_IDENTITY_RULES,
-    OPT_METRICS,
-    OPT_METRICS_PER_DEVICE,
-    OPT_STATUS_INTERVAL,
-    OPT_FEATURES,
-    OPT_SCHEMAS_STRICT,
-    OPT_FLEET,
-    OPT_EXI,
-    OPT_MD_SAL,
-    OPT_DISTRIBUTION_FOLDER,
-    OPT_CONTROLLER_DESTINATION,
-    OPT_CONNECTION_TIMEOUT,
-    OPT_EDIT_CONTENT,
-    OPT_ASYNC_REQUESTS,
-    OPT_THREAD_AMOUNT,
-    OPT_THROTTLE,
-    OPT_PERMIT_NULL_REVISION,
-    OPT_DEVICES_PER_PORT,
-    OPT_HELP,
-    OPT_VERSION,
+/* The kind of value an option takes: how it is parsed, refused, and shown in --help. */
+enum cli_kind {
+    CLI_BOOL,    /* true or false (int field) */
+    CLI_FLAG,    /* true or false, the value optional: alone it means true (int field) */
+    CLI_U32,     /* a whole number in [min, max] (uint32_t field) */
+    CLI_U64,     /* a whole number in [min, max] (uint64_t field) */
+    CLI_DOUBLE,  /* a decimal number in [dmin, dmax] (double field) */
+    CLI_STRING,  /* text, kept as given (const char * field) */
+    CLI_CHOICE,  /* one of the words of choices, kept as given (const char * field) */
+    CLI_HELP,    /* print --help and exit 0 */
+    CLI_VERSION, /* print the version and exit 0 */
 };
 
-static const struct option options[] = {
-    {"device-count", required_argument, NULL, OPT_DEVICE_COUNT},
-    {"devices-count", required_argument, NULL, OPT_DEVICE_COUNT},
-    {"starting-port", required_argument, NULL, OPT_STARTING_PORT},
-    {"ip", required_argument, NULL, OPT_IP},
-    {"ip-per-device", optional_argument, NULL, OPT_IP_PER_DEVICE},
-    {"ssh", required_argument, NULL, OPT_SSH},
-    {"schemas-dir", required_argument, NULL, OPT_SCHEMAS_DIR},
-    {"device-type", required_argument, NULL, OPT_DEVICE_TYPE},
-    {"schemas-strict", no_argument, NULL, OPT_SCHEMAS_STRICT},
-    {"features", required_argument, NULL, OPT_FEATURES},
-    {"initial-config-xml-file", required_argument, NULL, OPT_INITIAL_CONFIG},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"thread-pool-size", required_argument, NULL, OPT_THREADS},
-    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-    {"debug", required_argument, NULL, OPT_DEBUG},
-    {"max-message-size", required_argument, NULL, OPT_MAX_MESSAGE},
-    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
-    {"profile", required_argument, NULL, OPT_PROFILE},
-    {"snmp", required_argument, NULL, OPT_SNMP},
-    {"snmp-starting-port", required_argument, NULL, OPT_SNMP_PORT},
-    {"snmp-community", required_argument, NULL, OPT_SNMP_COMMUNITY},
-    {"snmp-write-community", required_argument, NULL, OPT_SNMP_WRITE_COMMUNITY},
-    {"snmp-max-message-size", required_argument, NULL, OPT_SNMP_MAX_MESSAGE},
-    {"snmp-latency", required_argument, NULL, OPT_SNMP_LATENCY},
-    {"netconf-latency", required_argument, NULL, OPT_NETCONF_LATENCY},
-    {"snmp-drop-rate", required_argument, NULL, OPT_SNMP_DROP_RATE},
-    {"snmp-fault", required_argument, NULL, OPT_SNMP_FAULT},
-    {"snmp-v3-user", required_argument, NULL, OPT_SNMP_V3_USER},
-    {"snmp-recording", required_argument, NULL, OPT_SNMP_RECORDING},
-    {"export-snmprec", required_argument, NULL, OPT_EXPORT_SNMPREC},
-    {"export-device", required_argument, NULL, OPT_EXPORT_DEVICE},
-    {"notification-file", required_argument, NULL, OPT_NOTIFICATION_FILE},
-    {"notification-rate", required_argument, NULL, OPT_NOTIFICATION_RATE},
-    {"replay-log", required_argument, NULL, OPT_REPLAY_LOG},
-    {"report", required_argument, NULL, OPT_REPORT},
-    {"flap-rate", required_argument, NULL, OPT_FLAP_RATE},
-    {"username", required_argument, NULL, OPT_USERNAME},
-    {"password", required_argument, NULL, OPT_PASSWORD},
-    {"auth", required_argument, NULL, OPT_AUTH},
-    {"state-dir", required_argument, NULL, OPT_STATE_DIR},
-    {"host-key", required_argument, NULL, OPT_HOST_KEY},
-    {"authorized-keys", required_argument, NULL, OPT_AUTHORIZED_KEYS},
-    {"host-key-per-device", optional_argument, NULL, OPT_HOST_KEY_PER_DEVICE},
-    {"trap-sink", required_argument, NULL, OPT_TRAP_SINK},
-    {"trap-inform", required_argument, NULL, OPT_TRAP_INFORM},
-    {"trap-community", required_argument, NULL, OPT_TRAP_COMMUNITY},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"clock-fixed", required_argument, NULL, OPT_CLOCK_FIXED},
-    {"controller-ip", required_argument, NULL, OPT_CONTROLLER_IP},
-    {"controller-port", required_argument, NULL, OPT_CONTROLLER_PORT},
-    {"controller-auth-username", required_argument, NULL, OPT_CONTROLLER_USER},
-    {"authUsername", required_argument, NULL, OPT_CONTROLLER_USER},
-    {"controller-auth-password", required_argument, NULL, OPT_CONTROLLER_PASSWORD},
-    {"authPassword", required_argument, NULL, OPT_CONTROLLER_PASSWORD},
-    {"controller-destination", required_argument, NULL, OPT_CONTROLLER_DESTINATION},
-    {"generate-configs-batch-size", required_argument, NULL, OPT_CONFIGS_BATCH},
-    {"generate-config-address", required_argument, NULL, OPT_CONFIG_ADDRESS},
-    {"time-out", required_argument, NULL, OPT_TIME_OUT},
-    {"timeout", required_argument, NULL, OPT_TIME_OUT},
-    {"generate-config-connection-timeout", required_argument, NULL, OPT_CONNECTION_TIMEOUT},
-    {"exi", required_argument, NULL, OPT_EXI},
-    {"md-sal", required_argument, NULL, OPT_MD_SAL},
-    {"distribution-folder", required_argument, NULL, OPT_DISTRIBUTION_FOLDER},
-    {"edit-content", required_argument, NULL, OPT_EDIT_CONTENT},
-    {"async-requests", required_argument, NULL, OPT_ASYNC_REQUESTS},
-    {"thread-amount", required_argument, NULL, OPT_THREAD_AMOUNT},
-    {"throttle", required_argument, NULL, OPT_THROTTLE},
-    {"permit-null-revision", required_argument, NULL, OPT_PERMIT_NULL_REVISION},
-    {"devices-per-port", required_argument, NULL, OPT_DEVICES_PER_PORT},
-    {"emit-inventory", required_argument, NULL, OPT_EMIT_INVENTORY},
-    {"inventory-format", required_argument, NULL, OPT_INVENTORY_FORMAT},
-    {"rpc-config", required_argument, NULL, OPT_RPC_CONFIG},
-    {"identity-rules", required_argument, NULL, OPT_IDENTITY_RULES},
-    {"metrics", required_argument, NULL, OPT_METRICS},
-    {"metrics-per-device", optional_argument, NULL, OPT_METRICS_PER_DEVICE},
-    {"status-interval", required_argument, NULL, OPT_STATUS_INTERVAL},
-    {"fleet", required_argument, NULL, OPT_FLEET},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"h", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
+/* Most other names of one option. */
+#define CLI_MAX_ALIASES 2
+/* Column at which --help's descriptions start, and the width it keeps to. */
+#define CLI_HELP_INDENT 31
+#define CLI_HELP_WIDTH  110
+
+/* What a custom parse works on: the plan, the command line's next word, the message buffer. */
+struct cli_ctx {
+    struct fleet_config *cfg; /* the plan being filled */
+    const char *next; /* the command line's word after the value, NULL at the end or in a fleet file */
+    int took_next;    /* set by a parse that used next as a second value (--auth USER PASS) */
+    char *err;        /* where a refused value is described */
+    size_t err_len;   /* bytes of err */
 };
 
-static const char usage[] =
+struct cli_opt;
+/* A parse of its own, for an option that is more than its kind: checks value and fills c->cfg. */
+typedef enum fleet_err (*cli_custom_fn)(const struct cli_opt *o, const char *value, struct cli_ctx *c);
+
+/* One command-line option (and fleet-file leaf). */
+struct cli_opt {
+    const char *name;                     /* long name without dashes; messages use it */
+    const char *aliases[CLI_MAX_ALIASES]; /* other names (OpenDaylight's older ones), unused ones NULL */
+    enum cli_kind kind;                   /* the value's kind */
+    size_t field;                         /* offsetof the value in struct fleet_config (without custom) */
+    uint64_t min, max;                    /* CLI_U32/U64 bounds; max 0: the type's, unnamed in messages */
+    double dmin, dmax;                    /* CLI_DOUBLE bounds */
+    const char *noun;                     /* "must be NOUN from ...": NULL for "a number" */
+    const char *unit;                     /* after the bounds in the message ("seconds"), or NULL */
+    const char *choices;                  /* CLI_CHOICE: the words, '|' between them */
+    const char *metavar;                  /* --help's name of the value; NULL: from the kind */
+    const char *dflt;                     /* default, applied by cli_defaults() and shown, or NULL */
+    const char *dflt_shown;               /* default shown but set in code (computed), or NULL */
+    const char *help;                     /* --help's description (wrapped to the width) */
+    const char *section;                  /* a --help heading printed before this option, or NULL */
+    size_t count_field;                   /* repeatable: offsetof its count of values, else 0 */
+    size_t count_bytes;                   /* repeatable: sizeof that count, else 0 */
+    cli_custom_fn custom;                 /* a parse of its own instead of storing at field, or NULL */
+};
+
+#define CFG_FIELD(member) offsetof(struct fleet_config, member)
+#define REPEATS(member)                                                                                      \
+    .count_field = offsetof(struct fleet_config, member),                                                    \
+    .count_bytes = sizeof(((struct fleet_config *)0)->member)
+
+/* ------------------------------------------------------------------ generic values */
+
+/* Refuse value in the option's own words, from its table entry. */
+static enum fleet_err
+cli_refuse(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    char bounds[96] = "";
+    size_t n = 0;
+
+    switch (o->kind) {
+    case CLI_BOOL:
+    case CLI_FLAG:
+        snprintf(c->err, c->err_len, "--%s takes true or false, not \"%s\"", o->name, value);
+        break;
+    case CLI_U32:
+    case CLI_U64:
+        if (o->min || o->max) {
+            n += (size_t)snprintf(bounds, sizeof bounds, " from %llu", (unsigned long long)o->min);
+        }
+        if (o->max) {
+            snprintf(bounds + n, sizeof bounds - n, " to %llu", (unsigned long long)o->max);
+        }
+        snprintf(c->err, c->err_len, "--%s must be %s%s%s%s, not \"%s\"", o->name,
+                 o->noun ? o->noun : "a number", bounds, o->unit ? " " : "", o->unit ? o->unit : "", value);
+        break;
+    case CLI_DOUBLE:
+        snprintf(c->err, c->err_len, "--%s must be %s from %.15g to %.15g%s%s, not \"%s\"", o->name,
+                 o->noun ? o->noun : "a number", o->dmin, o->dmax, o->unit ? " " : "", o->unit ? o->unit : "",
+                 value);
+        break;
+    case CLI_CHOICE: {
+        /* "a|b|c" reads "a, b or c" */
+        char words[160];
+        const char *p = o->choices, *bar;
+        size_t w = 0;
+        for (; (bar = strchr(p, '|')); p = bar + 1) {
+            w += (size_t)snprintf(words + w, sizeof words - w, "%s%.*s", w ? ", " : "", (int)(bar - p), p);
+        }
+        snprintf(words + w, sizeof words - w, " or %s", p);
+        snprintf(c->err, c->err_len, "--%s must be %s, not \"%s\"", o->name, words, value);
+        break;
+    }
+    default:
+        snprintf(c->err, c->err_len, "--%s does not take \"%s\"", o->name, value);
+        break;
+    }
+    return FLEET_ERR_INVAL;
+}
+
+/* Whether word is one of a '|'-separated list. */
+static int
+cli_word_in(const char *word, const char *list)
+{
+    size_t len = strlen(word);
+    const char *p = list;
+
+    for (;;) {
+        size_t n = strcspn(p, "|");
+        if (n == len && !strncmp(p, word, len)) {
+            return 1;
+        }
+        if (!p[n]) {
+            return 0;
+        }
+        p += n + 1;
+    }
+}
+
+/*
+ * Parse value by o's kind and bounds into dst (an int, uint32_t, uint64_t, double or const char *, as the
+ * kind says); a refused value is described in c->err. Custom parses call it for the part that is generic.
+ */
+static enum fleet_err
+cli_value(const struct cli_opt *o, const char *value, void *dst, struct cli_ctx *c)
+{
+    char *end;
+    double d;
+    uint32_t v32;
+
+    switch (o->kind) {
+    case CLI_BOOL:
+    case CLI_FLAG:
+        return textarg_bool(value, dst) ? cli_refuse(o, value, c) : FLEET_OK;
+    case CLI_U32:
+        if (textarg_u32(value, (uint32_t)o->min, o->max ? (uint32_t)o->max : UINT32_MAX, &v32)) {
+            return cli_refuse(o, value, c);
+        }
+        memcpy(dst, &v32, sizeof v32);
+        return FLEET_OK;
+    case CLI_U64:
+        return textarg_u64(value, o->min, o->max ? o->max : UINT64_MAX, dst) ? cli_refuse(o, value, c)
+                                                                             : FLEET_OK;
+    case CLI_DOUBLE:
+        d = strtod(value, &end);
+        if (end == value || *end || !(d >= o->dmin && d <= o->dmax)) {
+            return cli_refuse(o, value, c);
+        }
+        memcpy(dst, &d, sizeof d);
+        return FLEET_OK;
+    case CLI_CHOICE:
+        if (!cli_word_in(value, o->choices)) {
+            return cli_refuse(o, value, c);
+        }
+        /* fall through */
+    case CLI_STRING:
+        memcpy(dst, &value, sizeof value);
+        return FLEET_OK;
+    default:
+        snprintf(c->err, c->err_len, "--%s only makes sense on the command line", o->name);
+        return FLEET_ERR_INVAL;
+    }
+}
+
+/* ------------------------------------------------------------------ options of their own */
+
+static enum fleet_err
+cli_ip(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    struct in_addr addr;
+
+    if (inet_pton(AF_INET, value, &addr) != 1) {
+        snprintf(c->err, c->err_len, "--%s must be an IPv4 address, not \"%s\"", o->name, value);
+        return FLEET_ERR_INVAL;
+    }
+    c->cfg->ip = ntohl(addr.s_addr);
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_auth(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (cli_word_in(value, o->choices)) {
+        c->cfg->ssh_auth_any = !strcmp(value, "any");
+        return FLEET_OK;
+    }
+    if (c->next && c->next[0] != '-') {
+        /* OpenDaylight's older --auth USER PASS: the controller's login */
+        c->cfg->controller_username = value;
+        c->cfg->controller_password = c->next;
+        c->took_next = 1;
+        return FLEET_OK;
+    }
+    snprintf(c->err, c->err_len, "--%s takes password or any, not \"%s\"", o->name, value);
+    return FLEET_ERR_INVAL;
+}
+
+static enum fleet_err
+cli_features(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    const char *colon = strchr(value, ':');
+    struct fleet_config *cfg = c->cfg;
+
+    if (!colon || colon == value) {
+        snprintf(c->err, c->err_len, "--%s takes MODULE:FEATURE,FEATURE (or MODULE: for none), not \"%s\"",
+                 o->name, value);
+        return FLEET_ERR_INVAL;
+    }
+    if (cfg->schema_opts.feature_count == FLEET_MAX_FEATURE_PINS) {
+        snprintf(c->err, c->err_len, "at most %d --%s options", FLEET_MAX_FEATURE_PINS, o->name);
+        return FLEET_ERR_INVAL;
+    }
+    cfg->feature_pins[cfg->schema_opts.feature_count++] = value;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_log_level(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (log_level_parse(value, &c->cfg->log_level)) {
+        snprintf(c->err, c->err_len, "--%s must be error, warn, info or debug, not \"%s\"", o->name, value);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_debug(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    int flag;
+
+    if (cli_value(o, value, &flag, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    if (flag) {
+        c->cfg->log_level = LOGL_DEBUG;
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_max_message(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    uint32_t bytes;
+
+    if (cli_value(o, value, &bytes, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    c->cfg->max_msg_bytes = bytes;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_latency(const struct cli_opt *o, const char *value, uint32_t *min_ms, uint32_t *max_ms, struct cli_ctx *c)
+{
+    if (agent_latency_parse(value, min_ms, max_ms)) {
+        snprintf(c->err, c->err_len,
+                 "--%s must be a duration or a range such as 50ms, 1s or 50-100ms, not \"%s\"", o->name,
+                 value);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_snmp_latency(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    return cli_latency(o, value, &c->cfg->snmp_latency_min_ms, &c->cfg->snmp_latency_max_ms, c);
+}
+
+static enum fleet_err
+cli_netconf_latency(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    return cli_latency(o, value, &c->cfg->netconf_latency_min_ms, &c->cfg->netconf_latency_max_ms, c);
+}
+
+static enum fleet_err
+cli_snmp_fault(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    struct fleet_config *cfg = c->cfg;
+
+    if (cfg->snmp_fault_count == AGENT_MAX_FAULTS) {
+        snprintf(c->err, c->err_len, "at most %d --%s options", AGENT_MAX_FAULTS, o->name);
+        return FLEET_ERR_INVAL;
+    }
+    if (agent_fault_parse(value, &cfg->snmp_faults[cfg->snmp_fault_count], c->err, c->err_len)) {
+        return FLEET_ERR_INVAL;
+    }
+    cfg->snmp_fault_count++;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_snmp_v3_user(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    struct fleet_config *cfg = c->cfg;
+
+    if (cfg->snmp_v3_user_count == RESPOND_MAX_V3_USERS) {
+        snprintf(c->err, c->err_len, "at most %d --%s options", RESPOND_MAX_V3_USERS, o->name);
+        return FLEET_ERR_INVAL;
+    }
+    if (respond_v3_user_parse(value, &cfg->snmp_v3_users[cfg->snmp_v3_user_count], c->err, c->err_len)) {
+        return FLEET_ERR_INVAL;
+    }
+    cfg->snmp_v3_user_count++;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_trap_sink(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    struct fleet_config *cfg = c->cfg;
+    const size_t most = sizeof cfg->trap_sinks / sizeof cfg->trap_sinks[0];
+
+    if (cfg->trap_sink_count == most) {
+        snprintf(c->err, c->err_len, "at most %zu --%s options", most, o->name);
+        return FLEET_ERR_INVAL;
+    }
+    if (trap_sink_parse(value, &cfg->trap_sinks[cfg->trap_sink_count], c->err, c->err_len)) {
+        return FLEET_ERR_INVAL;
+    }
+    cfg->trap_sink_count++;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_clock_fixed(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    uint64_t s;
+
+    if (cli_value(o, value, &s, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    c->cfg->clock_fixed_ms = s * 1000;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_connection_timeout(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    uint32_t ms;
+
+    if (cli_value(o, value, &ms, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    c->cfg->hello_timeout_s = (ms + 999) / 1000;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_controller_destination(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    static char ip[INET6_ADDRSTRLEN];
+    const char *colon = strrchr(value, ':');
+
+    if (!colon || colon == value || (size_t)(colon - value) >= sizeof ip ||
+        textarg_u32(colon + 1, 1, 65535, &c->cfg->controller_port)) {
+        snprintf(c->err, c->err_len, "--%s must be IP:PORT, not \"%s\"", o->name, value);
+        return FLEET_ERR_INVAL;
+    }
+    memcpy(ip, value, (size_t)(colon - value));
+    ip[colon - value] = '\0';
+    c->cfg->controller_ip = ip;
+    return FLEET_OK;
+}
+
+/* OpenDaylight's options fleetsim has nothing to do for: checked, then one line saying so. */
+static enum fleet_err
+cli_note_exi(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    int flag;
+
+    if (cli_value(o, value, &flag, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    if (flag) {
+        log_warn("--exi true: fleetsim speaks no EXI; devices advertise no EXI capability, so clients "
+                 "stay with XML (start-exi is answered with operation-not-supported)");
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_note_md_sal(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    int flag;
+
+    if (cli_value(o, value, &flag, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    if (flag) {
+        log_info("--md-sal true: fleetsim's datastore is always a real one (edits validated against the "
+                 "schemas, kept per device); nothing to switch");
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_note_async_requests(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    int flag;
+
+    if (cli_value(o, value, &flag, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    log_info("--async-requests: fleetsim registers devices from one event loop, every batch request in "
+             "flight at once");
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_note_null_revision(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    int flag;
+
+    if (cli_value(o, value, &flag, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    if (!flag) {
+        log_info("--permit-null-revision false: fleetsim loads modules without a revision all the same");
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_note_distribution(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    (void)o;
+    (void)c;
+    log_info("--distribution-folder %s: OpenDaylight's scale-util starts a controller from it; fleetsim "
+             "starts none (point --controller-ip at a running one)",
+             value);
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_note_edit_content(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    (void)o;
+    (void)c;
+    log_info("--edit-content %s: fleetsim registers each device with the controller's topology in its own "
+             "payload (see --inventory-format odl-json); the file is not read",
+             value);
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_note_one_loop(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    uint32_t n;
+
+    if (cli_value(o, value, &n, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    log_info("--%s %u: fleetsim registers devices from one event loop; use --generate-configs-batch-size "
+             "for devices per request",
+             o->name, (unsigned)n);
+    return FLEET_OK;
+}
+
+/* ------------------------------------------------------------------ the table */
+
+#define ODL_SECTION "OpenDaylight testtool's options, accepted as its scripts write them:"
+
+static const struct cli_opt cli_opts[] = {
+    {.name = "device-count",
+     .aliases = {"devices-count"},
+     .kind = CLI_U32,
+     .field = CFG_FIELD(device_count),
+     .min = 1,
+     .max = 1000000,
+     .metavar = "N",
+     .dflt = "1",
+     .help = "devices to simulate"},
+    {.name = "starting-port",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(starting_port),
+     .min = 1,
+     .max = 65535,
+     .noun = "a port",
+     .metavar = "P",
+     .dflt = "17830",
+     .help = "first device's port; device i listens on P+i"},
+    {.name = "ip",
+     .kind = CLI_STRING,
+     .custom = cli_ip,
+     .metavar = "ADDR",
+     .dflt = "127.0.0.1",
+     .help = "listening IPv4 address"},
+    {.name = "ip-per-device",
+     .kind = CLI_FLAG,
+     .field = CFG_FIELD(ip_per_device),
+     .help = "device i listens on ADDR+i, all on port P"},
+    {.name = "ssh",
+     .kind = CLI_BOOL,
+     .field = CFG_FIELD(ssh),
+     .dflt = "true",
+     .help = "NETCONF over SSH (the netconf subsystem) or plain TCP"},
+    {.name = "username",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(username),
+     .metavar = "U",
+     .dflt = "admin",
+     .help = "SSH login's user"},
+    {.name = "password",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(password),
+     .metavar = "P",
+     .dflt = "admin",
+     .help = "SSH login's password"},
+    {.name = "auth",
+     .kind = CLI_CHOICE,
+     .choices = "password|any",
+     .custom = cli_auth,
+     .dflt = "password",
+     .help = "any: accept every user and password (OpenDaylight's older --auth USER PASS, two words, is the "
+             "controller's login)"},
+    {.name = "host-key",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(host_key),
+     .metavar = "FILE",
+     .dflt_shown = "ed25519 and RSA keys created once in the state folder and reused",
+     .help = "SSH host key"},
+    {.name = "host-key-per-device",
+     .kind = CLI_FLAG,
+     .field = CFG_FIELD(host_key_per_device),
+     .help = "every device its own ed25519 host key, derived from a secret kept in the state folder (a "
+             "restart keeps them)"},
+    {.name = "authorized-keys",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(authorized_keys),
+     .metavar = "FILE",
+     .help = "SSH public keys (OpenSSH authorized_keys) that log in as --username"},
+    {.name = "state-dir",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(state_dir),
+     .metavar = "DIR",
+     .dflt_shown = "$XDG_STATE_HOME/fleetsim or ~/.local/state/fleetsim",
+     .help = "state folder"},
+    {.name = "schemas-dir",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(schemas_dir),
+     .metavar = "DIR",
+     .help = "load and advertise the YANG modules in DIR (a vendor's folder as shipped: submodules, "
+             "revisions, deviations; bad modules skipped)"},
+    {.name = "schemas-strict",
+     .kind = CLI_FLAG,
+     .field = CFG_FIELD(schema_opts.strict),
+     .help = "a module of --schemas-dir that does not load is an error (exit 2)"},
+    {.name = "device-type",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(device_type_dir),
+     .metavar = "DIR",
+     .help = "serve a recorded device (fleetsim-stress record's folder, see docs/RECORDED_TYPES.md): its "
+             "hello, schemas, configuration and state"},
+    {.name = "features",
+     .kind = CLI_STRING,
+     .custom = cli_features,
+     REPEATS(schema_opts.feature_count),
+     .metavar = "MODULE:F1,F2",
+     .dflt_shown = "all",
+     .help = "only these features of MODULE (MODULE: for none)"},
+    {.name = "initial-config-xml-file",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(initial_config_file),
+     .metavar = "F",
+     .help = "running configuration every device starts with"},
+    {.name = "identity-rules",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(identity_rules_file),
+     .metavar = "FILE",
+     .help = "rules.json: text of the type's data each device replaces with its own ({INDEX} {ADDR} {MAC} "
+             "{SERIAL}); see docs/RECORDED_TYPES.md"},
+    {.name = "threads",
+     .aliases = {"thread-pool-size"},
+     .kind = CLI_U32,
+     .field = CFG_FIELD(threads),
+     .min = 1,
+     .max = 1024,
+     .metavar = "N",
+     .dflt_shown = "number of cores",
+     .help = "worker loops"},
+    {.name = "log-level",
+     .kind = CLI_STRING,
+     .custom = cli_log_level,
+     .metavar = "LEVEL",
+     .dflt = "info",
+     .help = "error, warn, info or debug"},
+    {.name = "debug", .kind = CLI_BOOL, .custom = cli_debug, .help = "true: the same as --log-level debug"},
+    {.name = "max-message-size",
+     .kind = CLI_U32,
+     .custom = cli_max_message,
+     .min = 4096,
+     .noun = "a number of bytes",
+     .metavar = "BYTES",
+     .dflt = "67108864",
+     .help = "largest accepted client message"},
+    {.name = "hello-timeout",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(hello_timeout_s),
+     .min = 1,
+     .max = 86400,
+     .unit = "seconds",
+     .metavar = "S",
+     .dflt = "60",
+     .help = "close a session whose hello (over SSH: handshake, login and hello) has not arrived within S "
+             "seconds"},
+    {.name = "profile",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(profile),
+     .metavar = "NAME|FILE",
+     .dflt = "minimal",
+     .help = "device profile: minimal, crs-x, or a profile file"},
+    {.name = "snmp",
+     .kind = CLI_BOOL,
+     .field = CFG_FIELD(snmp),
+     .dflt = "true",
+     .help = "every device is also an SNMP agent"},
+    {.name = "snmp-starting-port",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(snmp_starting_port),
+     .min = 1,
+     .max = 65535,
+     .noun = "a port",
+     .metavar = "P",
+     .dflt = "16100",
+     .help = "device i's agent on UDP port P+i; with --ip-per-device all on P"},
+    {.name = "snmp-community",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(snmp_community),
+     .metavar = "C",
+     .dflt = "public",
+     .help = "read community"},
+    {.name = "snmp-write-community",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(snmp_write_community),
+     .metavar = "C",
+     .dflt = "private",
+     .help = "write community, also reads"},
+    /* RFC 3417: every agent takes at least 484 bytes; a UDP datagram carries at most 65507. */
+    {.name = "snmp-max-message-size",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(snmp_max_msg_bytes),
+     .min = 484,
+     .max = 65507,
+     .unit = "bytes",
+     .metavar = "B",
+     .dflt = "1472",
+     .help = "largest response in bytes"},
+    {.name = "snmp-latency",
+     .kind = CLI_STRING,
+     .custom = cli_snmp_latency,
+     .metavar = "T[-T]",
+     .help = "delay every answer, e.g. 50ms or 50-100ms (uniform per answer)"},
+    {.name = "netconf-latency",
+     .kind = CLI_STRING,
+     .custom = cli_netconf_latency,
+     .metavar = "T[-T]",
+     .help = "delay every NETCONF reply the same way (replies keep their order)"},
+    {.name = "snmp-drop-rate",
+     .kind = CLI_DOUBLE,
+     .field = CFG_FIELD(snmp_drop_rate),
+     .dmin = 0,
+     .dmax = 1,
+     .noun = "a share",
+     .metavar = "R",
+     .help = "leave a share R of requests unanswered (0..1)"},
+    {.name = "snmp-fault",
+     .kind = CLI_STRING,
+     .custom = cli_snmp_fault,
+     REPEATS(snmp_fault_count),
+     .metavar = "SHARE:KIND",
+     .help = "a share of devices misbehaves: SHARE:timeout, SHARE:delay:5s, SHARE:error:genErr"},
+    {.name = "snmp-recording",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(snmp_recording),
+     .metavar = "FILE",
+     .help = "serve a recorded walk (.snmprec or snmpwalk -On output) for every OID the simulator does not "
+             "compute itself"},
+    {.name = "export-snmprec",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(export_snmprec),
+     .metavar = "FILE",
+     .help = "write a device's SNMP view to FILE as .snmprec and exit"},
+    {.name = "export-device",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(export_device),
+     .max = 999999,
+     .noun = "a device index",
+     .metavar = "N",
+     .dflt = "0",
+     .help = "the device --export-snmprec writes"},
+    {.name = "snmp-v3-user",
+     .kind = CLI_STRING,
+     .custom = cli_snmp_v3_user,
+     REPEATS(snmp_v3_user_count),
+     .metavar = "N:A:K:P:K",
+     .help = "SNMPv3 user: name, auth (none, md5, sha, sha224, sha256, sha384, sha512) and password, priv "
+             "(none, aes) and password; names in any case, also as net-snmp writes them (SHA-256, AES)"},
+    {.name = "notification-file",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(notification_file),
+     .metavar = "F",
+     .help = "what devices stream once subscribed: OpenDaylight's format or ours "
+             "(schemas/fleetsim-notifications.yang)"},
+    {.name = "notification-rate",
+     .kind = CLI_DOUBLE,
+     .field = CFG_FIELD(notification_rate),
+     .dmin = 0.01,
+     .dmax = 1e6,
+     .unit = "per second",
+     .metavar = "R",
+     .help = "pace any notification file at R per device per second"},
+    {.name = "replay-log",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(replay_log),
+     .max = 100000,
+     .noun = "a number of notifications",
+     .metavar = "N",
+     .dflt = "16",
+     .help = "notifications a streaming device keeps for replay"},
+    {.name = "report",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(report_path),
+     .metavar = "FILE",
+     .help = "JSON counts per device and subscriber, at exit and on SIGUSR1"},
+    {.name = "flap-rate",
+     .kind = CLI_DOUBLE,
+     .field = CFG_FIELD(flap_rate),
+     .dmin = 0,
+     .dmax = 1e5,
+     .unit = "per device per second",
+     .metavar = "R",
+     .help = "interface flaps per device per second (Poisson): oper status in both views, if-state-change "
+             "to subscribers, linkDown/linkUp to trap sinks"},
+    {.name = "trap-sink",
+     .kind = CLI_STRING,
+     .custom = cli_trap_sink,
+     REPEATS(trap_sink_count),
+     .metavar = "HOST:PORT",
+     .help = "where traps go (numeric IPv4)"},
+    {.name = "trap-inform",
+     .kind = CLI_BOOL,
+     .field = CFG_FIELD(trap_inform),
+     .help = "send informs (acknowledged, retried) instead of traps"},
+    {.name = "trap-community",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(trap_community),
+     .metavar = "C",
+     .dflt = "public",
+     .help = "community of traps and informs"},
+    {.name = "seed",
+     .kind = CLI_U64,
+     .field = CFG_FIELD(seed),
+     .metavar = "N",
+     .dflt = "1",
+     .help = "fleet seed: devices' counters, uptimes and draws"},
+    {.name = "clock-fixed",
+     .kind = CLI_U64,
+     .custom = cli_clock_fixed,
+     .min = 1,
+     .max = 1ull << 40,
+     .noun = "a Unix time in seconds",
+     .metavar = "SECONDS",
+     .help = "freeze the devices' clock at this Unix time (for tests)"},
+    {.name = "controller-ip",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(controller_ip),
+     .metavar = "ADDR",
+     .help = "register every device with this RESTCONF controller once listening"},
+    {.name = "controller-port",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(controller_port),
+     .min = 1,
+     .max = 65535,
+     .noun = "a port",
+     .metavar = "P",
+     .dflt = "8181",
+     .help = "its RESTCONF port"},
+    {.name = "controller-auth-username",
+     .aliases = {"authUsername"},
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(controller_username),
+     .metavar = "U",
+     .dflt = "admin",
+     .help = "its login's user"},
+    {.name = "controller-auth-password",
+     .aliases = {"authPassword"},
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(controller_password),
+     .metavar = "P",
+     .dflt = "admin",
+     .help = "its login's password"},
+    {.name = "generate-configs-batch-size",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(configs_batch_size),
+     .min = 1,
+     .max = 1000000,
+     .metavar = "N",
+     .dflt = "1",
+     .help = "devices per registration request (1 is OpenDaylight's)"},
+    {.name = "generate-config-address",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(config_address),
+     .metavar = "A",
+     .dflt_shown = "--ip; 127.0.0.1 for 0.0.0.0",
+     .help = "the address the controller is told to connect to; with --ip-per-device device i gets A+i"},
+    {.name = "time-out",
+     .aliases = {"timeout"},
+     .kind = CLI_U32,
+     .field = CFG_FIELD(register_timeout_s),
+     .max = 604800,
+     .unit = "seconds",
+     .metavar = "S",
+     .dflt = "20",
+     .help = "bound on the whole registration, seconds; an unreachable controller is retried with backoff "
+             "until then (0: no bound; 20 is OpenDaylight's)"},
+    {.name = "emit-inventory",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(emit_inventory),
+     .metavar = "FILE",
+     .help = "write the fleet's inventory to FILE and exit (no network call)"},
+    {.name = "inventory-format",
+     .kind = CLI_CHOICE,
+     .field = CFG_FIELD(inventory_format),
+     .choices = "odl-json|opennms-requisition|prometheus-sd|csv",
+     .metavar = "F",
+     .dflt = "odl-json",
+     .help = "odl-json, opennms-requisition, prometheus-sd or csv"},
+    {.name = "rpc-config",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(rpc_config),
+     .metavar = "FILE",
+     .help = "custom RPC replies (OpenDaylight's <rpcs> format)"},
+    {.name = "metrics",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(metrics_addr),
+     .metavar = "ADDR:PORT",
+     .help = "serve Prometheus metrics over HTTP (ADDR defaults to 127.0.0.1)"},
+    {.name = "metrics-per-device",
+     .kind = CLI_FLAG,
+     .field = CFG_FIELD(metrics_per_device),
+     .help = "add per-device series (one per device and counter)"},
+    {.name = "status-interval",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(status_interval_s),
+     .max = 86400,
+     .unit = "seconds",
+     .metavar = "S",
+     .dflt = "10",
+     .help = "a one-line status on stderr every S seconds, 0: none"},
+    {.name = "fleet",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(fleet_file),
+     .metavar = "FILE",
+     .help = "several kinds of device: a JSON or XML file of groups, each its own count, addresses and "
+             "device options (see README)"},
+    {.name = "help", .aliases = {"h"}, .kind = CLI_HELP, .help = "this text"},
+    {.name = "version", .kind = CLI_VERSION, .help = "fleetsim's version"},
+
+    {.name = "exi",
+     .kind = CLI_BOOL,
+     .custom = cli_note_exi,
+     .section = ODL_SECTION,
+     .help = "fleetsim speaks no EXI: true warns, nothing is advertised"},
+    {.name = "md-sal",
+     .kind = CLI_BOOL,
+     .custom = cli_note_md_sal,
+     .help = "fleetsim's datastore is always a real, validating one"},
+    {.name = "controller-destination",
+     .kind = CLI_STRING,
+     .custom = cli_controller_destination,
+     .metavar = "IP:PORT",
+     .help = "the older form of --controller-ip and --controller-port"},
+    {.name = "generate-config-connection-timeout",
+     .kind = CLI_U32,
+     .custom = cli_connection_timeout,
+     .min = 1,
+     .max = 86400000,
+     .unit = "ms",
+     .metavar = "MS",
+     .help = "the hello timeout (as --hello-timeout, in ms)"},
+    {.name = "devices-per-port",
+     .kind = CLI_U32,
+     .field = CFG_FIELD(devices_per_port),
+     .min = 1,
+     .max = 1000,
+     .metavar = "N",
+     .dflt = "1",
+     .help = "register and list N nodes per device (<port>-sim-device, then <port>-sim-device-1 ...): N "
+             "mounts of one device, as OpenDaylight's"},
+    {.name = "distribution-folder",
+     .kind = CLI_STRING,
+     .custom = cli_note_distribution,
+     .metavar = "DIR",
+     .help = "accepted; says at start that fleetsim starts no controller"},
+    {.name = "edit-content",
+     .kind = CLI_STRING,
+     .custom = cli_note_edit_content,
+     .metavar = "FILE",
+     .help = "accepted; fleetsim registers devices in its own payload"},
+    {.name = "async-requests",
+     .kind = CLI_BOOL,
+     .custom = cli_note_async_requests,
+     .help = "accepted; registration runs from one event loop"},
+    {.name = "thread-amount",
+     .kind = CLI_U32,
+     .custom = cli_note_one_loop,
+     .min = 1,
+     .max = 1000000,
+     .metavar = "N",
+     .help = "accepted; registration runs from one event loop"},
+    {.name = "throttle",
+     .kind = CLI_U32,
+     .custom = cli_note_one_loop,
+     .min = 1,
+     .max = 1000000,
+     .metavar = "N",
+     .help = "accepted; registration runs from one event loop"},
+    {.name = "permit-null-revision",
+     .kind = CLI_BOOL,
+     .custom = cli_note_null_revision,
+     .help = "accepted; modules without a revision always load"},
+};
+
+#define CLI_OPT_COUNT (sizeof cli_opts / sizeof cli_opts[0])
+
+static const char usage_head[] =
     "Usage: fleetsim [options]\n"
     "Simulate a fleet of network devices in one process: each a NETCONF server and an SNMP agent.\n"
-    "\n"
-    "  --device-count N             devices to simulate (default 1)\n"
-    "  --starting-port P            first device's port; device i listens on P+i (default 17830)\n"
-    "  --ip ADDR                    listening IPv4 address (default 127.0.0.1)\n"
-    "  --ip-per-device[=true|false] device i listens on ADDR+i, all on port P\n"
-    "  --ssh true|false             NETCONF over SSH (the netconf subsystem) or plain TCP (default true)\n"
-    "  --username U, --password P   SSH login (default admin/admin)\n"
-    "  --auth password|any          any: accept every user and password (default password)\n"
-    "  --host-key FILE              SSH host key; default: ed25519 and RSA keys created once in the\n"
-    "                               state folder and reused\n"
-    "  --host-key-per-device        every device its own ed25519 host key, derived from a secret kept in\n"
-    "                               the state folder (a restart keeps them)\n"
-    "  --authorized-keys FILE       SSH public keys (OpenSSH authorized_keys) that log in as --username\n"
-    "  --state-dir DIR              state folder (default $XDG_STATE_HOME/fleetsim or "
-    "~/.local/state/fleetsim)\n"
-    "  --schemas-dir DIR            load and advertise the YANG modules in DIR (a vendor's folder as\n"
-    "                               shipped: submodules, revisions, deviations; bad modules skipped)\n"
-    "  --schemas-strict             a module of --schemas-dir that does not load is an error (exit 2)\n"
-    "  --device-type DIR            serve a recorded device (fleetsim-stress record's folder, see\n"
-    "                               docs/RECORDED_TYPES.md): its hello, schemas, configuration and state\n"
-    "  --features MODULE:F1,F2      only these features of MODULE (default: all); repeatable\n"
-    "  --initial-config-xml-file F  running configuration every device starts with\n"
-    "  --identity-rules FILE        rules.json: text of the type's data each device replaces with its\n"
-    "                               own ({INDEX} {ADDR} {MAC} {SERIAL}); see docs/RECORDED_TYPES.md\n"
-    "  --threads N                  worker loops (default: number of cores)\n"
-    "  --log-level LEVEL            error, warn, info (default) or debug\n"
-    "  --debug true|false           same as --log-level debug\n"
-    "  --max-message-size BYTES     largest accepted client message (default 67108864)\n"
-    "  --hello-timeout S            close a session whose hello (over SSH: handshake, login and hello)\n"
-    "                               has not arrived within S seconds (default 60)\n"
-    "  --profile NAME|FILE          device profile: minimal (default), crs-x, or a profile file\n"
-    "  --snmp true|false            every device is also an SNMP agent (default true)\n"
-    "  --snmp-starting-port P       device i's agent on UDP port P+i; with --ip-per-device all on P\n"
-    "                               (default 16100)\n"
-    "  --snmp-community C           read community (default public)\n"
-    "  --snmp-write-community C     write community, also reads (default private)\n"
-    "  --snmp-max-message-size B    largest response in bytes (default 1472)\n"
-    "  --snmp-latency T[-T]         delay every answer, e.g. 50ms or 50-100ms (uniform per answer)\n"
-    "  --netconf-latency T[-T]      delay every NETCONF reply the same way (replies keep their order)\n"
-    "  --snmp-drop-rate R           leave a share R of requests unanswered (0..1)\n"
-    "  --snmp-fault SHARE:KIND      a share of devices misbehaves: SHARE:timeout, SHARE:delay:5s,\n"
-    "                               SHARE:error:genErr (repeatable)\n"
-    "  --snmp-recording FILE        serve a recorded walk (.snmprec or snmpwalk -On output) for every\n"
-    "                               OID the simulator does not compute itself\n"
-    "  --export-snmprec FILE        write a device's SNMP view to FILE as .snmprec and exit\n"
-    "  --export-device N            the device --export-snmprec writes (default 0)\n"
-    "  --snmp-v3-user N:A:K:P:K     SNMPv3 user: name, auth (none, md5, sha, sha224, sha256, sha384,\n"
-    "                               sha512) and password, priv (none, aes) and password (repeatable);\n"
-    "                               names in any case, also as net-snmp writes them (SHA-256, AES)\n"
-    "  --notification-file F        what devices stream once subscribed: OpenDaylight's format or ours\n"
-    "                               (schemas/fleetsim-notifications.yang)\n"
-    "  --notification-rate R        pace any notification file at R per device per second\n"
-    "  --replay-log N               notifications a streaming device keeps for replay (default 16)\n"
-    "  --report FILE                JSON counts per device and subscriber, at exit and on SIGUSR1\n"
-    "  --flap-rate R                interface flaps per device per second (Poisson): oper status in both\n"
-    "                               views, if-state-change to subscribers, linkDown/linkUp to trap sinks\n"
-    "  --trap-sink HOST:PORT        where traps go (repeatable, numeric IPv4)\n"
-    "  --trap-inform true|false     send informs (acknowledged, retried) instead of traps\n"
-    "  --trap-community C           community of traps and informs (default public)\n"
-    "  --seed N                     fleet seed: devices' counters, uptimes and draws (default 1)\n"
-    "  --clock-fixed SECONDS        freeze the devices' clock at this Unix time (for tests)\n"
-    "  --controller-ip ADDR         register every device with this RESTCONF controller once listening\n"
-    "  --controller-port P          its RESTCONF port (default 8181)\n"
-    "  --controller-auth-username U, --controller-auth-password P  its login (default admin/admin)\n"
-    "  --generate-configs-batch-size N  devices per registration request (default 1, as OpenDaylight's)\n"
-    "  --generate-config-address A  the address the controller is told to connect to (default: --ip;\n"
-    "                               127.0.0.1 for 0.0.0.0); with --ip-per-device device i gets A+i\n"
-    "  --time-out S                 bound on the whole registration, seconds; an unreachable controller\n"
-    "                               is retried with backoff until then (default 20, as OpenDaylight's;\n"
-    "                               0: no bound)\n"
-    "  --emit-inventory FILE        write the fleet's inventory to FILE and exit (no network call)\n"
-    "  --inventory-format F         odl-json (default), opennms-requisition, prometheus-sd or csv\n"
-    "  --rpc-config FILE            custom RPC replies (OpenDaylight's <rpcs> format)\n"
-    "  --metrics ADDR:PORT          serve Prometheus metrics over HTTP (ADDR defaults to 127.0.0.1)\n"
-    "  --metrics-per-device[=true|false]  add per-device series (one per device and counter)\n"
-    "  --status-interval S          a one-line status on stderr every S seconds, 0: none (default 10)\n"
-    "  --fleet FILE                 several kinds of device: a JSON or XML file of groups, each its own\n"
-    "                               count, addresses and device options (see README)\n"
-    "OpenDaylight testtool's options, accepted as its scripts write them:\n"
-    "  --exi true|false             fleetsim speaks no EXI: true warns, nothing is advertised\n"
-    "  --md-sal true|false          fleetsim's datastore is always a real, validating one\n"
-    "  --controller-destination IP:PORT  the older form of --controller-ip and --controller-port\n"
-    "  --auth USER PASS             the older form of --controller-auth-username/-password\n"
-    "  --authUsername U, --authPassword P  the same, as one release named them\n"
-    "  --generate-config-connection-timeout MS  the hello timeout (as --hello-timeout, in ms)\n"
-    "  --timeout S                  the older name of --time-out\n"
-    "  --devices-per-port N         register and list N nodes per device (<port>-sim-device, then\n"
-    "                               <port>-sim-device-1 ...): N mounts of one device, as OpenDaylight's\n"
-    "  --distribution-folder DIR, --edit-content FILE, --async-requests B, --thread-amount N,\n"
-    "  --throttle N, --permit-null-revision B  accepted; each says at start what fleetsim does instead\n"
-    "  --help, --version\n"
+    "\n";
+static const char usage_tail[] =
     "Signals: SIGUSR1 writes the --report file, SIGUSR2 pauses or resumes every notification stream,\n"
     "SIGINT and SIGTERM stop (after writing the report).\n";
+
+/* ------------------------------------------------------------------ lookup, apply, defaults */
+
+/* The table entry named name or one of its aliases (exactly, no abbreviation), or NULL. */
+static const struct cli_opt *
+cli_opt_named(const char *name)
+{
+    size_t i, a;
+
+    for (i = 0; i < CLI_OPT_COUNT; i++) {
+        if (!strcmp(cli_opts[i].name, name)) {
+            return &cli_opts[i];
+        }
+        for (a = 0; a < CLI_MAX_ALIASES && cli_opts[i].aliases[a]; a++) {
+            if (!strcmp(cli_opts[i].aliases[a], name)) {
+                return &cli_opts[i];
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Whether the option's value may be left out (a flag alone means true). */
+static int
+cli_value_optional(const struct cli_opt *o)
+{
+    return o->kind == CLI_FLAG;
+}
+
+/*
+ * Apply one option to c->cfg: the command line, fleet files and the defaults go through here, so each
+ * value is checked the same way and a bad one is described the same way. value is kept (not copied) by
+ * the options that take text; NULL is a flag given without value.
+ */
+static enum fleet_err
+cli_apply(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (o->custom) {
+        return o->custom(o, value, c);
+    }
+    return cli_value(o, value, (char *)c->cfg + o->field, c);
+}
 
 void
 cli_defaults(struct fleet_config *cfg)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    char err[256];
+    struct cli_ctx c = {.cfg = cfg, .err = err, .err_len = sizeof err};
+    size_t i;
 
     memset(cfg, 0, sizeof *cfg);
-    cfg->device_count = 1;
-    cfg->starting_port = 17830;
-    cfg->ip = 0x7f000001u;
-    cfg->threads = cores > 0 ? (uint32_t)cores : 1;
-    cfg->log_level = LOGL_INFO;
-    cfg->max_msg_bytes = FLEET_DEFAULT_MAX_MSG_BYTES;
-    cfg->hello_timeout_s = 60;
-    cfg->controller_port = 8181;
-    cfg->controller_username = "admin";
-    cfg->controller_password = "admin";
-    cfg->configs_batch_size = 1; /* OpenDaylight testtool's default */
-    cfg->devices_per_port = 1;
-    cfg->register_timeout_s = REGISTER_DEFAULT_TIMEOUT_S;
-    cfg->inventory_format = "odl-json";
-    cfg->status_interval_s = 10;
-    cfg->profile = "minimal";
-    cfg->snmp = 1;
-    cfg->snmp_starting_port = 16100;
-    cfg->snmp_community = "public";
-    cfg->snmp_write_community = "private";
-    cfg->snmp_max_msg_bytes = 1472;
-    cfg->seed = 1;
-    cfg->replay_log = STREAM_DEFAULT_REPLAY_ENTRIES;
-    cfg->trap_community = "public";
-    cfg->ssh = 1; /* as OpenDaylight's testtool: devices speak NETCONF over SSH unless --ssh false */
-    cfg->username = "admin";
-    cfg->password = "admin";
     cli_config_fix_pointers(cfg);
+    for (i = 0; i < CLI_OPT_COUNT; i++) {
+        if (cli_opts[i].dflt && cli_apply(&cli_opts[i], cli_opts[i].dflt, &c)) {
+            log_error("option table: default of --%s refused: %s", cli_opts[i].name, err);
+            assert(!"a default of the option table is refused by its own check");
+        }
+    }
+    cfg->threads = cores > 0 ? (uint32_t)cores : 1;
+    /* The table's defaults are text; these constants are what the rest of the program knows them by. */
+    assert(cfg->max_msg_bytes == FLEET_DEFAULT_MAX_MSG_BYTES);
+    assert(cfg->register_timeout_s == REGISTER_DEFAULT_TIMEOUT_S);
+    assert(cfg->replay_log == STREAM_DEFAULT_REPLAY_ENTRIES);
 }
 
 void
@@ -319,573 +1036,192 @@ cli_config_fix_pointers(struct fleet_config *cfg)
     cfg->schema_opts.features = cfg->feature_pins;
 }
 
-/* The table entry of a long option, by name (exactly, no abbreviation) or NULL. */
-static const struct option *
-cli_option_named(const char *name)
-{
-    const struct option *o;
-
-    for (o = options; o->name; o++) {
-        if (!strcmp(o->name, name)) {
-            return o;
-        }
-    }
-    return NULL;
-}
-
-/* The table entry of an option code (aliases share their code and kind of value). */
-static const struct option *
-cli_option_coded(int code)
-{
-    const struct option *o;
-
-    for (o = options; o->name; o++) {
-        if (o->val == code) {
-            return o;
-        }
-    }
-    return NULL;
-}
-
-/*
- * Apply one option to cfg: the command line and fleet files go through here, so both check a value
- * the same way and say the same thing about a bad one. value is kept (not copied) by the options that
- * take text; NULL is a flag given without value.
- */
-static enum fleet_err
-cli_apply(int code, const char *value, struct fleet_config *cfg, char *err, size_t err_len)
-{
-    struct in_addr addr;
-    uint32_t v;
-    int flag;
-
-    switch (code) {
-    case OPT_DEVICE_COUNT:
-        if (textarg_u32(value, 1, 1000000, &cfg->device_count)) {
-            snprintf(err, err_len, "--device-count must be a number from 1 to 1000000, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_STARTING_PORT:
-        if (textarg_u32(value, 1, 65535, &cfg->starting_port)) {
-            snprintf(err, err_len, "--starting-port must be a port from 1 to 65535, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_IP:
-        if (inet_pton(AF_INET, value, &addr) != 1) {
-            snprintf(err, err_len, "--ip must be an IPv4 address, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        cfg->ip = ntohl(addr.s_addr);
-        break;
-    case OPT_IP_PER_DEVICE:
-        if (textarg_bool(value, &cfg->ip_per_device)) {
-            snprintf(err, err_len, "--ip-per-device takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_SSH:
-        if (textarg_bool(value, &cfg->ssh)) {
-            snprintf(err, err_len, "--ssh takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_SCHEMAS_DIR:
-        cfg->schemas_dir = value;
-        break;
-    case OPT_DEVICE_TYPE:
-        cfg->device_type_dir = value;
-        break;
-    case OPT_SCHEMAS_STRICT:
-        /* A flag on the command line (value NULL: true); a fleet file may write true or false. */
-        if (textarg_bool(value, &cfg->schema_opts.strict)) {
-            snprintf(err, err_len, "--schemas-strict takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_FEATURES: {
-        const char *colon = strchr(value, ':');
-        if (!colon || colon == value) {
-            snprintf(err, err_len,
-                     "--features takes MODULE:FEATURE,FEATURE (or MODULE: for none), not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        if (cfg->schema_opts.feature_count == FLEET_MAX_FEATURE_PINS) {
-            snprintf(err, err_len, "at most %d --features options", FLEET_MAX_FEATURE_PINS);
-            return FLEET_ERR_INVAL;
-        }
-        cfg->feature_pins[cfg->schema_opts.feature_count++] = value;
-        break;
-    }
-    case OPT_INITIAL_CONFIG:
-        cfg->initial_config_file = value;
-        break;
-    case OPT_THREADS:
-        if (textarg_u32(value, 1, 1024, &cfg->threads)) {
-            snprintf(err, err_len, "--threads must be a number from 1 to 1024, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_LOG_LEVEL:
-        if (log_level_parse(value, &cfg->log_level)) {
-            snprintf(err, err_len, "--log-level must be error, warn, info or debug, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_DEBUG:
-        if (textarg_bool(value, &flag)) {
-            snprintf(err, err_len, "--debug takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        if (flag) {
-            cfg->log_level = LOGL_DEBUG;
-        }
-        break;
-    case OPT_MAX_MESSAGE:
-        if (textarg_u32(value, 4096, UINT32_MAX, &v)) {
-            snprintf(err, err_len, "--max-message-size must be a number of bytes from 4096, not \"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        cfg->max_msg_bytes = v;
-        break;
-    case OPT_HELLO_TIMEOUT:
-        if (textarg_u32(value, 1, 86400, &cfg->hello_timeout_s)) {
-            snprintf(err, err_len, "--hello-timeout must be from 1 to 86400 seconds, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_PROFILE:
-        cfg->profile = value;
-        break;
-    case OPT_SNMP:
-        if (textarg_bool(value, &cfg->snmp)) {
-            snprintf(err, err_len, "--snmp takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_SNMP_PORT:
-        if (textarg_u32(value, 1, 65535, &cfg->snmp_starting_port)) {
-            snprintf(err, err_len, "--snmp-starting-port must be a port from 1 to 65535, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_SNMP_COMMUNITY:
-        cfg->snmp_community = value;
-        break;
-    case OPT_SNMP_WRITE_COMMUNITY:
-        cfg->snmp_write_community = value;
-        break;
-    case OPT_SNMP_MAX_MESSAGE:
-        /* RFC 3417: every agent takes at least 484 bytes; a UDP datagram carries at most 65507. */
-        if (textarg_u32(value, 484, 65507, &cfg->snmp_max_msg_bytes)) {
-            snprintf(err, err_len, "--snmp-max-message-size must be from 484 to 65507 bytes, not \"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_SNMP_LATENCY:
-        if (agent_latency_parse(value, &cfg->snmp_latency_min_ms, &cfg->snmp_latency_max_ms)) {
-            snprintf(err, err_len,
-                     "--snmp-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not \"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_NETCONF_LATENCY:
-        if (agent_latency_parse(value, &cfg->netconf_latency_min_ms, &cfg->netconf_latency_max_ms)) {
-            snprintf(err, err_len,
-                     "--netconf-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not "
-                     "\"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_SNMP_DROP_RATE: {
-        char *end;
-        cfg->snmp_drop_rate = strtod(value, &end);
-        if (end == value || *end || !(cfg->snmp_drop_rate >= 0 && cfg->snmp_drop_rate <= 1)) {
-            snprintf(err, err_len, "--snmp-drop-rate must be a share from 0 to 1, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    }
-    case OPT_SNMP_FAULT:
-        if (cfg->snmp_fault_count == AGENT_MAX_FAULTS) {
-            snprintf(err, err_len, "at most %d --snmp-fault options", AGENT_MAX_FAULTS);
-            return FLEET_ERR_INVAL;
-        }
-        if (agent_fault_parse(value, &cfg->snmp_faults[cfg->snmp_fault_count], err, err_len)) {
-            return FLEET_ERR_INVAL;
-        }
-        cfg->snmp_fault_count++;
-        break;
-    case OPT_SNMP_RECORDING:
-        cfg->snmp_recording = value;
-        break;
-    case OPT_EXPORT_SNMPREC:
-        cfg->export_snmprec = value;
-        break;
-    case OPT_EXPORT_DEVICE:
-        if (textarg_u32(value, 0, 999999, &cfg->export_device)) {
-            snprintf(err, err_len, "--export-device must be a device index, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_SNMP_V3_USER:
-        if (cfg->snmp_v3_user_count == RESPOND_MAX_V3_USERS) {
-            snprintf(err, err_len, "at most %d --snmp-v3-user options", RESPOND_MAX_V3_USERS);
-            return FLEET_ERR_INVAL;
-        }
-        if (respond_v3_user_parse(value, &cfg->snmp_v3_users[cfg->snmp_v3_user_count], err, err_len)) {
-            return FLEET_ERR_INVAL;
-        }
-        cfg->snmp_v3_user_count++;
-        break;
-    case OPT_NOTIFICATION_FILE:
-        cfg->notification_file = value;
-        break;
-    case OPT_NOTIFICATION_RATE: {
-        char *end;
-        cfg->notification_rate = strtod(value, &end);
-        if (end == value || *end || !(cfg->notification_rate >= 0.01 && cfg->notification_rate <= 1e6)) {
-            snprintf(err, err_len, "--notification-rate must be from 0.01 to 1000000 per second, not \"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    }
-    case OPT_REPLAY_LOG:
-        if (textarg_u32(value, 0, 100000, &cfg->replay_log)) {
-            snprintf(err, err_len,
-                     "--replay-log must be a number of notifications from 0 to 100000, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_REPORT:
-        cfg->report_path = value;
-        break;
-    case OPT_CONTROLLER_IP:
-        cfg->controller_ip = value;
-        break;
-    case OPT_CONTROLLER_PORT:
-        if (textarg_u32(value, 1, 65535, &cfg->controller_port)) {
-            snprintf(err, err_len, "--controller-port must be a port from 1 to 65535, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_CONTROLLER_USER:
-        cfg->controller_username = value;
-        break;
-    case OPT_CONTROLLER_PASSWORD:
-        cfg->controller_password = value;
-        break;
-    case OPT_CONFIGS_BATCH:
-        if (textarg_u32(value, 1, 1000000, &cfg->configs_batch_size)) {
-            snprintf(err, err_len, "--generate-configs-batch-size must be from 1 to 1000000, not \"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_CONFIG_ADDRESS:
-        cfg->config_address = value;
-        break;
-    case OPT_TIME_OUT:
-        if (textarg_u32(value, 0, 604800, &cfg->register_timeout_s)) {
-            snprintf(err, err_len, "--time-out must be from 0 (no bound) to 604800 seconds, not \"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_EMIT_INVENTORY:
-        cfg->emit_inventory = value;
-        break;
-    case OPT_INVENTORY_FORMAT:
-        if (strcmp(value, "odl-json") && strcmp(value, "opennms-requisition") &&
-            strcmp(value, "prometheus-sd") && strcmp(value, "csv")) {
-            snprintf(err, err_len,
-                     "--inventory-format must be odl-json, opennms-requisition, prometheus-sd or csv, not "
-                     "\"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        cfg->inventory_format = value;
-        break;
-    case OPT_RPC_CONFIG:
-        cfg->rpc_config = value;
-        break;
-    case OPT_IDENTITY_RULES:
-        cfg->identity_rules_file = value;
-        break;
-    case OPT_METRICS:
-        cfg->metrics_addr = value; /* checked when the server starts: ADDR:PORT or PORT */
-        break;
-    case OPT_METRICS_PER_DEVICE:
-        if (textarg_bool(value, &cfg->metrics_per_device)) {
-            snprintf(err, err_len, "--metrics-per-device takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_STATUS_INTERVAL:
-        if (textarg_u32(value, 0, 86400, &cfg->status_interval_s)) {
-            snprintf(err, err_len, "--status-interval must be from 0 to 86400 seconds, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_USERNAME:
-        cfg->username = value;
-        break;
-    case OPT_PASSWORD:
-        cfg->password = value;
-        break;
-    case OPT_EXI:
-        if (textarg_bool(value, &flag)) {
-            snprintf(err, err_len, "--exi takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        if (flag) {
-            log_warn("--exi true: fleetsim speaks no EXI; devices advertise no EXI capability, so clients "
-                     "stay with XML (start-exi is answered with operation-not-supported)");
-        }
-        break;
-    case OPT_MD_SAL:
-    case OPT_ASYNC_REQUESTS:
-    case OPT_PERMIT_NULL_REVISION:
-        if (textarg_bool(value, &flag)) {
-            snprintf(err, err_len, "--%s takes true or false, not \"%s\"", cli_option_coded(code)->name,
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        if (code == OPT_MD_SAL && flag) {
-            log_info("--md-sal true: fleetsim's datastore is always a real one (edits validated against the "
-                     "schemas, kept per device); nothing to switch");
-        } else if (code == OPT_ASYNC_REQUESTS) {
-            log_info("--async-requests: fleetsim registers devices from one event loop, every batch "
-                     "request in flight at once");
-        } else if (code == OPT_PERMIT_NULL_REVISION && !flag) {
-            log_info("--permit-null-revision false: fleetsim loads modules without a revision all the same");
-        }
-        break;
-    case OPT_DISTRIBUTION_FOLDER:
-        log_info("--distribution-folder %s: OpenDaylight's scale-util starts a controller from it; fleetsim "
-                 "starts none (point --controller-ip at a running one)",
-                 value);
-        break;
-    case OPT_EDIT_CONTENT:
-        log_info("--edit-content %s: fleetsim registers each device with the controller's topology in its "
-                 "own payload (see --inventory-format odl-json); the file is not read",
-                 value);
-        break;
-    case OPT_THREAD_AMOUNT:
-    case OPT_THROTTLE:
-        if (textarg_u32(value, 1, 1000000, &v)) {
-            snprintf(err, err_len, "--%s must be a number from 1 to 1000000, not \"%s\"",
-                     cli_option_coded(code)->name, value);
-            return FLEET_ERR_INVAL;
-        }
-        log_info("--%s %u: fleetsim registers devices from one event loop; use "
-                 "--generate-configs-batch-size for devices per request",
-                 cli_option_coded(code)->name, (unsigned)v);
-        break;
-    case OPT_DEVICES_PER_PORT:
-        if (textarg_u32(value, 1, 1000, &cfg->devices_per_port)) {
-            snprintf(err, err_len, "--devices-per-port must be from 1 to 1000, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_CONNECTION_TIMEOUT:
-        if (textarg_u32(value, 1, 86400000, &v)) {
-            snprintf(err, err_len,
-                     "--generate-config-connection-timeout must be from 1 to 86400000 ms, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        cfg->hello_timeout_s = (v + 999) / 1000;
-        break;
-    case OPT_CONTROLLER_DESTINATION: {
-        static char ip[INET6_ADDRSTRLEN];
-        const char *colon = strrchr(value, ':');
-        if (!colon || colon == value || (size_t)(colon - value) >= sizeof ip ||
-            textarg_u32(colon + 1, 1, 65535, &cfg->controller_port)) {
-            snprintf(err, err_len, "--controller-destination must be IP:PORT, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        memcpy(ip, value, (size_t)(colon - value));
-        ip[colon - value] = '\0';
-        cfg->controller_ip = ip;
-        break;
-    }
-    case OPT_AUTH:
-        if (strcmp(value, "any") && strcmp(value, "password")) {
-            snprintf(err, err_len, "--auth takes password or any, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        cfg->ssh_auth_any = !strcmp(value, "any");
-        break;
-    case OPT_STATE_DIR:
-        cfg->state_dir = value;
-        break;
-    case OPT_HOST_KEY:
-        cfg->host_key = value;
-        break;
-    case OPT_AUTHORIZED_KEYS:
-        cfg->authorized_keys = value;
-        break;
-    case OPT_HOST_KEY_PER_DEVICE:
-        if (textarg_bool(value, &cfg->host_key_per_device)) {
-            snprintf(err, err_len, "--host-key-per-device takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_FLAP_RATE: {
-        char *end;
-        cfg->flap_rate = strtod(value, &end);
-        if (end == value || *end || !(cfg->flap_rate >= 0 && cfg->flap_rate <= 1e5)) {
-            snprintf(err, err_len, "--flap-rate must be from 0 to 100000 per device per second, not \"%s\"",
-                     value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    }
-    case OPT_TRAP_SINK:
-        if (cfg->trap_sink_count == 8) {
-            snprintf(err, err_len, "at most 8 --trap-sink options");
-            return FLEET_ERR_INVAL;
-        }
-        if (trap_sink_parse(value, &cfg->trap_sinks[cfg->trap_sink_count], err, err_len)) {
-            return FLEET_ERR_INVAL;
-        }
-        cfg->trap_sink_count++;
-        break;
-    case OPT_TRAP_INFORM:
-        if (textarg_bool(value, &cfg->trap_inform)) {
-            snprintf(err, err_len, "--trap-inform takes true or false, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_TRAP_COMMUNITY:
-        cfg->trap_community = value;
-        break;
-    case OPT_SEED:
-        if (textarg_u64(value, 0, UINT64_MAX, &cfg->seed)) {
-            snprintf(err, err_len, "--seed must be a number, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        break;
-    case OPT_CLOCK_FIXED: {
-        uint64_t s;
-        if (textarg_u64(value, 1, 1ull << 40, &s)) {
-            snprintf(err, err_len, "--clock-fixed must be a Unix time in seconds, not \"%s\"", value);
-            return FLEET_ERR_INVAL;
-        }
-        cfg->clock_fixed_ms = s * 1000;
-        break;
-    }
-    case OPT_FLEET:
-        cfg->fleet_file = value;
-        break;
-    default:
-        snprintf(err, err_len, "option code %d cannot be applied", code);
-        return FLEET_ERR_INVAL;
-    }
-    return FLEET_OK;
-}
-
 int
 cli_option_known(const char *name)
 {
-    return cli_option_named(name) != NULL;
+    return cli_opt_named(name) != NULL;
 }
 
 enum fleet_err
 cli_apply_named(const char *name, const char *value, struct fleet_config *cfg, char *err, size_t err_len)
 {
-    const struct option *o = cli_option_named(name);
+    const struct cli_opt *o = cli_opt_named(name);
+    struct cli_ctx c = {.cfg = cfg, .err = err, .err_len = err_len};
 
     if (!o) {
         snprintf(err, err_len, "unknown option \"--%s\" (see --help)", name);
         return FLEET_ERR_NOTFOUND;
     }
-    if (o->val == OPT_HELP || o->val == OPT_VERSION) {
+    if (o->kind == CLI_HELP || o->kind == CLI_VERSION) {
         snprintf(err, err_len, "--%s only makes sense on the command line", name);
         return FLEET_ERR_INVAL;
     }
-    if (!value && o->has_arg == required_argument) {
+    if (!value && !cli_value_optional(o)) {
         snprintf(err, err_len, "option --%s needs a value", name);
         return FLEET_ERR_INVAL;
     }
-    return cli_apply(o->val, value, cfg, err, err_len);
+    return cli_apply(o, value, &c);
 }
 
 enum fleet_err
 cli_clear_named(const char *name, struct fleet_config *cfg)
 {
-    const struct option *o = cli_option_named(name);
+    const struct cli_opt *o = cli_opt_named(name);
 
     if (!o) {
         return FLEET_ERR_NOTFOUND;
     }
-    switch (o->val) {
-    case OPT_FEATURES:
-        cfg->schema_opts.feature_count = 0;
-        break;
-    case OPT_SNMP_FAULT:
-        cfg->snmp_fault_count = 0;
-        break;
-    case OPT_SNMP_V3_USER:
-        cfg->snmp_v3_user_count = 0;
-        break;
-    case OPT_TRAP_SINK:
-        cfg->trap_sink_count = 0;
-        break;
-    default:
+    if (!o->count_bytes) {
         return FLEET_ERR_INVAL;
     }
+    memset((char *)cfg + o->count_field, 0, o->count_bytes);
     return FLEET_OK;
 }
+
+/* ------------------------------------------------------------------ --help */
+
+/* Where usage_words() is on its line. */
+struct usage_pos {
+    size_t col; /* column the next character goes to */
+    int fresh;  /* 1 at the start of a description line (no space before the next word) */
+};
+
+/* Write text's words from pos on, breaking the line between words before CLI_HELP_WIDTH. */
+static void
+usage_words(FILE *out, const char *text, struct usage_pos *pos)
+{
+    const char *p = text + strspn(text, " ");
+
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        if (!pos->fresh && pos->col + 1 + n > CLI_HELP_WIDTH) {
+            fprintf(out, "\n%*s", CLI_HELP_INDENT, "");
+            pos->col = CLI_HELP_INDENT;
+            pos->fresh = 1;
+        }
+        if (!pos->fresh) {
+            fputc(' ', out);
+            pos->col++;
+        }
+        fprintf(out, "%.*s", (int)n, p);
+        pos->col += n;
+        pos->fresh = 0;
+        p += n;
+        p += strspn(p, " ");
+    }
+}
+
+/* One option's lines: its names and value, then its description, repeatability and default. */
+static void
+usage_option(FILE *out, const struct cli_opt *o)
+{
+    static const char *const metavars[] = {
+        [CLI_BOOL] = "true|false", [CLI_FLAG] = "[=true|false]", [CLI_U32] = "N",     [CLI_U64] = "N",
+        [CLI_DOUBLE] = "R",        [CLI_STRING] = "TEXT",        [CLI_CHOICE] = NULL,
+    };
+    char names[160], extra[160];
+    const char *metavar = o->metavar;
+    struct usage_pos pos = {.fresh = 1};
+    size_t n, a;
+
+    n = (size_t)snprintf(names, sizeof names, "  --%s", o->name);
+    for (a = 0; a < CLI_MAX_ALIASES && o->aliases[a] && n < sizeof names; a++) {
+        n += (size_t)snprintf(names + n, sizeof names - n, ", %s%s", o->aliases[a][1] ? "--" : "-",
+                              o->aliases[a]);
+    }
+    if (!metavar && o->kind <= CLI_CHOICE) {
+        metavar = o->kind == CLI_CHOICE ? o->choices : metavars[o->kind];
+    }
+    if (metavar && n < sizeof names) {
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", o->kind == CLI_FLAG ? "" : " ", metavar);
+    }
+    pos.col = n < sizeof names ? n : sizeof names - 1;
+    /* Names too long for the column: the description follows after two spaces. */
+    pos.col = pos.col + 2 > CLI_HELP_INDENT ? pos.col + 2 : CLI_HELP_INDENT;
+    fprintf(out, "%-*s", (int)pos.col, names);
+    usage_words(out, o->help, &pos);
+    if (o->count_bytes) {
+        usage_words(out, "(repeatable)", &pos);
+    }
+    if (o->dflt || o->dflt_shown) {
+        snprintf(extra, sizeof extra, "(default %s)", o->dflt ? o->dflt : o->dflt_shown);
+        usage_words(out, extra, &pos);
+    }
+    fputc('\n', out);
+}
+
+/* The --help text: every option of the table, in its order, under its section headings. */
+static void
+cli_usage(FILE *out)
+{
+    size_t i;
+
+    fputs(usage_head, out);
+    for (i = 0; i < CLI_OPT_COUNT; i++) {
+        if (cli_opts[i].section) {
+            fprintf(out, "%s\n", cli_opts[i].section);
+        }
+        usage_option(out, &cli_opts[i]);
+    }
+    fputs(usage_tail, out);
+}
+
+/* ------------------------------------------------------------------ argv */
 
 enum cli_result
 cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err_len)
 {
-    const struct option *o;
+    /* getopt's array, made from the table: each name and alias, val = 256 + the entry's index. */
+    static struct option longopts[CLI_OPT_COUNT * (1 + CLI_MAX_ALIASES) + 1];
+    struct cli_ctx c = {.cfg = cfg, .err = err, .err_len = err_len};
+    const struct cli_opt *o;
     const char *value;
+    size_t i, a, n = 0;
     int opt;
+
+    for (i = 0; i < CLI_OPT_COUNT; i++) {
+        o = &cli_opts[i];
+        int has_arg = o->kind == CLI_HELP || o->kind == CLI_VERSION ? no_argument
+                      : cli_value_optional(o)                       ? optional_argument
+                                                                    : required_argument;
+        longopts[n++] = (struct option){o->name, has_arg, NULL, 256 + (int)i};
+        for (a = 0; a < CLI_MAX_ALIASES && o->aliases[a]; a++) {
+            longopts[n++] = (struct option){o->aliases[a], has_arg, NULL, 256 + (int)i};
+        }
+    }
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
 
     cli_defaults(cfg);
     opterr = 0;
     optind = 1;
     /* getopt_long_only: "-ip" is read as "--ip", as users of single-dash tools type it, and an unknown
      * word is reported whole (getopt_long would split "-ip" into the short options i and p). */
-    while ((opt = getopt_long_only(argc, argv, ":", options, NULL)) != -1) {
-        switch (opt) {
-        case OPT_HELP:
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        case OPT_VERSION:
-            printf("fleetsim %s\n", FLEETSIM_VERSION);
-            return CLI_EXIT_OK;
-        case ':':
+    while ((opt = getopt_long_only(argc, argv, ":", longopts, NULL)) != -1) {
+        if (opt == ':') {
             snprintf(err, err_len, "option %s needs a value", argv[optind - 1]);
             return CLI_ERROR;
-        case '?':
+        }
+        if (opt < 256 || (size_t)(opt - 256) >= CLI_OPT_COUNT) {
             snprintf(err, err_len, "unknown option \"%s\" (see --help)", argv[optind - 1]);
             return CLI_ERROR;
-        default:
-            value = optarg;
-            if ((o = cli_option_coded(opt)) && o->has_arg == optional_argument) {
-                value = textarg_flag_value(optarg, argc, argv, &optind);
-            }
-            if (opt == OPT_AUTH && strcmp(value, "any") && strcmp(value, "password") && optind < argc &&
-                argv[optind][0] != '-') {
-                /* OpenDaylight's older --auth USER PASS: the controller's login */
-                cfg->controller_username = value;
-                cfg->controller_password = argv[optind++];
-                break;
-            }
-            if (cli_apply(opt, value, cfg, err, err_len)) {
-                return CLI_ERROR;
-            }
-            break;
+        }
+        o = &cli_opts[opt - 256];
+        if (o->kind == CLI_HELP) {
+            cli_usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (o->kind == CLI_VERSION) {
+            printf("fleetsim %s\n", FLEETSIM_VERSION);
+            return CLI_EXIT_OK;
+        }
+        value = cli_value_optional(o) ? textarg_flag_value(optarg, argc, argv, &optind) : optarg;
+        c.next = optind < argc ? argv[optind] : NULL;
+        c.took_next = 0;
+        if (cli_apply(o, value, &c)) {
+            return CLI_ERROR;
+        }
+        if (c.took_next) {
+            optind++;
         }
     }
     if (optind < argc) {

@@ -610,7 +610,7 @@ class InventoryTests(unittest.TestCase):
                 self.assertIn("17831-sim-device-1", doc, fmt)
         code, text = h.run_fleetsim(["--devices-per-port", "0", "--emit-inventory", path])
         self.assertEqual(code, 2)
-        self.assertIn("--devices-per-port must be from 1 to 1000", text)
+        self.assertIn("--devices-per-port must be a number from 1 to 1000", text)
 
     def test_csv_has_a_row_per_device(self):
         text, _ = self.emit("csv", self.PORT_FLEET)

@@ -562,6 +562,88 @@ test_cli_parse_keeps_flags_and_fleet(void **state)
         st->err, "--snmp-latency must be a duration or a range such as 50ms, 1s or 50-100ms, not \"x\"");
 }
 
+/* The option table's defaults (applied through the parser) and its generic messages. */
+static void
+test_cli_table_defaults_and_generic_messages(void **state)
+{
+    struct tf_state *st = *state;
+    struct fleet_config d, *c = &st->base;
+    char *auth2[] = {"fleetsim", "--auth", "ctl", "s3cret", "--auth", "any", NULL};
+
+    cli_defaults(&d);
+    assert_int_equal(d.device_count, 1);
+    assert_int_equal(d.starting_port, 17830);
+    assert_int_equal(d.ip, 0x7f000001u);
+    assert_int_equal(d.ssh, 1);
+    assert_int_equal(d.snmp, 1);
+    assert_int_equal(d.ssh_auth_any, 0);
+    assert_int_equal(d.snmp_starting_port, 16100);
+    assert_int_equal(d.snmp_max_msg_bytes, 1472);
+    assert_int_equal(d.max_msg_bytes, FLEET_DEFAULT_MAX_MSG_BYTES);
+    assert_int_equal(d.hello_timeout_s, 60);
+    assert_int_equal(d.register_timeout_s, 20);
+    assert_int_equal(d.replay_log, 16);
+    assert_int_equal(d.status_interval_s, 10);
+    assert_int_equal(d.log_level, LOGL_INFO);
+    assert_int_equal(d.seed, 1);
+    assert_int_equal(d.devices_per_port, 1);
+    assert_int_equal(d.configs_batch_size, 1);
+    assert_int_equal(d.controller_port, 8181);
+    assert_true(d.threads >= 1);
+    assert_string_equal(d.inventory_format, "odl-json");
+    assert_string_equal(d.profile, "minimal");
+    assert_string_equal(d.snmp_community, "public");
+    assert_string_equal(d.snmp_write_community, "private");
+    assert_string_equal(d.trap_community, "public");
+    assert_string_equal(d.username, "admin");
+    assert_string_equal(d.controller_password, "admin");
+    assert_null(d.controller_ip);
+    assert_ptr_equal(d.schema_opts.features, d.feature_pins);
+
+    assert_int_equal(cli_apply_named("hello-timeout", "0", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--hello-timeout must be a number from 1 to 86400 seconds, not \"0\"");
+    assert_int_equal(cli_apply_named("starting-port", "70000", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--starting-port must be a port from 1 to 65535, not \"70000\"");
+    assert_int_equal(cli_apply_named("max-message-size", "10", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--max-message-size must be a number of bytes from 4096, not \"10\"");
+    assert_int_equal(cli_apply_named("seed", "-1", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--seed must be a number, not \"-1\"");
+    assert_int_equal(cli_apply_named("snmp-drop-rate", "1.5", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--snmp-drop-rate must be a share from 0 to 1, not \"1.5\"");
+    assert_int_equal(cli_apply_named("notification-rate", "0", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err,
+                        "--notification-rate must be a number from 0.01 to 1000000 per second, not \"0\"");
+    assert_int_equal(cli_apply_named("snmp-drop-rate", "0.25", c, st->err, sizeof st->err), FLEET_OK);
+    assert_true(c->snmp_drop_rate == 0.25);
+    assert_int_equal(cli_apply_named("trap-inform", "yes", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--trap-inform takes true or false, not \"yes\"");
+    assert_int_equal(cli_apply_named("inventory-format", "yaml", c, st->err, sizeof st->err),
+                     FLEET_ERR_INVAL);
+    assert_string_equal(
+        st->err,
+        "--inventory-format must be odl-json, opennms-requisition, prometheus-sd or csv, not \"yaml\"");
+    assert_int_equal(cli_apply_named("inventory-format", "csv", c, st->err, sizeof st->err), FLEET_OK);
+    assert_string_equal(c->inventory_format, "csv");
+    /* An alias reaches its option's field, and messages name the option by its own name. */
+    assert_int_equal(cli_apply_named("thread-pool-size", "3", c, st->err, sizeof st->err), FLEET_OK);
+    assert_int_equal(c->threads, 3);
+    assert_int_equal(cli_apply_named("timeout", "x", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--time-out must be a number from 0 to 604800 seconds, not \"x\"");
+    assert_int_equal(
+        cli_apply_named("generate-config-connection-timeout", "1500", c, st->err, sizeof st->err), FLEET_OK);
+    assert_int_equal(c->hello_timeout_s, 2);
+    /* --auth: one word is the SSH setting, two are OpenDaylight's controller login; a file has one word. */
+    assert_int_equal(cli_apply_named("auth", "ctl", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--auth takes password or any, not \"ctl\"");
+    assert_int_equal(cli_parse(6, auth2, c, st->err, sizeof st->err), CLI_RUN);
+    assert_string_equal(c->controller_username, "ctl");
+    assert_string_equal(c->controller_password, "s3cret");
+    assert_int_equal(c->ssh_auth_any, 1);
+    assert_int_equal(cli_clear_named("snmp-fault", c), FLEET_OK);
+    assert_int_equal(cli_clear_named("trap-sink", c), FLEET_OK);
+    assert_int_equal(cli_clear_named("snmp-v3-user", c), FLEET_OK);
+}
+
 int
 main(void)
 {
@@ -587,6 +669,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_cli_apply_named_checks_as_the_command_line, tf_setup,
                                         tf_teardown),
         cmocka_unit_test_setup_teardown(test_cli_parse_keeps_flags_and_fleet, tf_setup, tf_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_defaults_and_generic_messages, tf_setup, tf_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
