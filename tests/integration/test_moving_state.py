@@ -34,6 +34,7 @@ VENDOR_FILTER = ("subtree", '<vendor-stats xmlns="%s"/>' % VENDOR_NS)
 OCIF_FILTER = ("subtree", '<interfaces xmlns="%s"/>' % OCIF_NS)
 IF_HC_IN_OCTETS = "1.3.6.1.2.1.31.1.1.1.6"
 IF_DESCR = "1.3.6.1.2.1.2.2.1.2"
+IF_OPER_STATUS = "1.3.6.1.2.1.2.2.1.8"
 IF_HIGH_SPEED = "1.3.6.1.2.1.31.1.1.1.15"
 CLOCK = "1735689600"  # 2025-01-01T00:00:00Z
 
@@ -119,6 +120,12 @@ class MovingState(unittest.TestCase):
                 self.assertEqual(snmpget(f.addr(i), "%s.%d" % (IF_DESCR, pos + 1)), name)
                 self.assertEqual(snmpget(f.addr(i), "%s.%d" % (IF_HC_IN_OCTETS, pos + 1)),
                                  oc_counter(oc, name, "in-octets"), "device %d %s" % (i, name))
+        for pos, name in enumerate(("eth-1/1", "eth-1/2", "eth-1/3")):
+            oper = [i.find("{%s}state/{%s}oper-status" % (OCIF_NS, OCIF_NS)).text
+                    for i in ET.fromstring(self.get(f, 0, OCIF_FILTER)).iter("{%s}interface" % OCIF_NS)
+                    if i.find("{%s}name" % OCIF_NS).text == name][0]
+            self.assertEqual(snmpget(f.addr(0), "%s.%d" % (IF_OPER_STATUS, pos + 1)), {"UP": "1", "DOWN": "2"}[oper],
+                             name)
         self.assertEqual(snmpget(f.addr(0), IF_HIGH_SPEED + ".1"), "10000", "the recorded SPEED_10GB")
         self.assertEqual(snmpget(f.addr(0), IF_HIGH_SPEED + ".2"), "1000")
 

@@ -274,7 +274,7 @@ devview_cfg(struct device *dev)
 }
 
 enum devview_oper
-devview_oper(struct device *dev, uint32_t pos)
+devview_oper(const struct device *dev, uint32_t pos)
 {
     const struct devview_state *st = dev->view;
 

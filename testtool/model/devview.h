@@ -90,7 +90,7 @@ int devview_set_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms);
 int devview_link_up(const struct device *dev, uint32_t pos);
 
 /** @return Oper status of profile interface @p pos. */
-enum devview_oper devview_oper(struct device *dev, uint32_t pos);
+enum devview_oper devview_oper(const struct device *dev, uint32_t pos);
 
 /** @return When interface @p pos last changed oper status (ms since the epoch; boot if never). */
 uint64_t devview_last_change_ms(const struct device *dev, uint32_t pos);

@@ -94,6 +94,7 @@ enum if_field {
     IFF_OUT_DISCARDS,
     IFF_OUT_ERRORS,
     IFF_LAST_CHANGE, /* interface state/last-change: devview_last_change_ms() */
+    IFF_OPER_STATUS, /* interface state/oper-status: devview_oper() */
 };
 
 static const char *const if_field_names[] = {
@@ -114,7 +115,14 @@ static const char *const if_field_names[] = {
     "out-discards",
     "out-errors",
     "last-change",
+    "oper-status",
 };
+
+/* openconfig-interfaces' oper-status names; a mover's recorded value is an index into it. */
+static const char *const oc_oper_names[] = {"UP",      "DOWN",        "TESTING",         "UNKNOWN",
+                                            "DORMANT", "NOT_PRESENT", "LOWER_LAYER_DOWN"};
+#define OC_OPER_UP   0
+#define OC_OPER_DOWN 1
 
 /* One moving leaf. */
 struct mover {
@@ -589,13 +597,14 @@ oc_field(const struct device_type *type, const struct lyd_node *leaf, int32_t *i
 {
     const struct lyd_node *up = lyd_parent(leaf), *entry = NULL, *top;
     const char *name = leaf->schema->name;
-    int last_change = !strcmp(name, "last-change");
+    /* the leaves of interface/state itself; the others are of interface/state/counters */
+    int state_leaf = !strcmp(name, "last-change") || !strcmp(name, "oper-status");
     size_t f;
 
     if (!up || !up->schema) {
         return IFF_NONE;
     }
-    if (last_change && !strcmp(up->schema->name, "state")) {
+    if (state_leaf && !strcmp(up->schema->name, "state")) {
         entry = lyd_parent(up);
     } else if (!strcmp(up->schema->name, "counters") && lyd_parent(up) &&
                !strcmp(lyd_parent(up)->schema->name, "state")) {
@@ -606,17 +615,31 @@ oc_field(const struct device_type *type, const struct lyd_node *leaf, int32_t *i
         return IFF_NONE;
     }
     for (f = 1; f < sizeof if_field_names / sizeof if_field_names[0]; f++) {
-        if (!strcmp(if_field_names[f], name) && (f != IFF_LAST_CHANGE || last_change)) {
+        if (!strcmp(if_field_names[f], name)) {
             break;
         }
     }
-    if (f == sizeof if_field_names / sizeof if_field_names[0] || (f == IFF_LAST_CHANGE) != last_change) {
+    if (f == sizeof if_field_names / sizeof if_field_names[0] ||
+        (f == IFF_LAST_CHANGE || f == IFF_OPER_STATUS) != state_leaf) {
         return IFF_NONE;
     }
     if ((*if_pos = devview_if_pos(type, child_value(entry, "name") ? child_value(entry, "name") : "")) < 0) {
         return IFF_NONE;
     }
     return (enum if_field)f;
+}
+
+/* The index of openconfig oper-status name @p v in oc_oper_names. @return 1, or 0 for another value. */
+static int
+oc_oper_index(const char *v, uint64_t *index)
+{
+    for (size_t i = 0; i < sizeof oc_oper_names / sizeof oc_oper_names[0]; i++) {
+        if (!strcmp(oc_oper_names[i], v)) {
+            *index = i;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Units per 1000 s of each rate class, from the profile's traffic: a gigabit port in mid band. */
@@ -700,6 +723,12 @@ movers_build(const struct device_type *type, struct state_movers **out)
                         mv.if_pos = if_pos;
                     }
                     mv.at_boot = (uint8_t)at_boot;
+                    rc = add_mover(m, &cap, &mv);
+                } else if (f == IFF_OPER_STATUS && oc_oper_index(lyd_get_value(n), &mv.recorded)) {
+                    /* the link state SNMP's ifOperStatus shows, so both views agree through flaps */
+                    mv.kind = MOVERS_STATUS;
+                    mv.if_field = (uint8_t)f;
+                    mv.if_pos = if_pos;
                     rc = add_mover(m, &cap, &mv);
                 }
             }
@@ -845,6 +874,14 @@ mover_text(const struct state_movers *m, const struct mover *mv, const struct de
 
     if (mv->if_field == IFF_LAST_CHANGE) {
         format_time(mv, devview_last_change_ms(dev, (uint32_t)mv->if_pos), boot, buf, len);
+        return;
+    }
+    if (mv->if_field == IFF_OPER_STATUS) {
+        /* up is UP; down keeps a recorded reason (LOWER_LAYER_DOWN, DORMANT ...) and is DOWN otherwise */
+        uint64_t down = mv->recorded == OC_OPER_UP ? OC_OPER_DOWN : mv->recorded;
+        snprintf(
+            buf, len, "%s",
+            oc_oper_names[devview_oper(dev, (uint32_t)mv->if_pos) == DEVVIEW_OPER_UP ? OC_OPER_UP : down]);
         return;
     }
     if (mv->if_field != IFF_NONE) {

@@ -23,6 +23,7 @@ enum movers_kind {
     MOVERS_COUNTER = 1,   /* counter32/64, zero-based-counter32/64 and types derived from them */
     MOVERS_GAUGE = 2,     /* gauge32/64: near the recorded value */
     MOVERS_TIMESTAMP = 3, /* date-and-time, timeticks, timestamp, timeticks64 under an event's name */
+    MOVERS_STATUS = 4,    /* an openconfig interface's state/oper-status: the device view's link state */
 };
 
 /* How fast a counter runs (its name is only a hint for this). */

@@ -129,7 +129,40 @@ test_kinds_follow_typedef_ancestry_not_names(void **state)
     snprintf(p, sizeof p, OCIF "/last-change", "eth-1/3");
     assert_int_equal(kind_of(f, p, &in), MOVERS_TIMESTAMP); /* oc-types:timeticks64 */
     assert_int_equal(in.if_pos, 2);
-    assert_int_equal(movers_count(f->type.movers), 2 * 10 + 3 * 18);
+    snprintf(p, sizeof p, OCIF "/oper-status", "eth-1/3");
+    assert_int_equal(kind_of(f, p, &in), MOVERS_STATUS); /* an enumeration, by its place */
+    assert_int_equal(in.if_pos, 2);
+    snprintf(p, sizeof p, OCIF "/admin-status", "eth-1/3");
+    assert_int_equal(kind_of(f, p, &in), MOVERS_NONE);
+    assert_int_equal(movers_count(f->type.movers), 2 * 10 + 3 * 19);
+    devfix_free(f);
+}
+
+static void
+test_oc_oper_status_follows_the_device_views_flaps(void **state)
+{
+    (void)state;
+    struct devfix *f = fixture("oc");
+    uint64_t now = DEVFIX_NOW_MS + 1000;
+    char p1[256], p3[256], text[64];
+
+    snprintf(p1, sizeof p1, OCIF "/oper-status", "eth-1/1");
+    snprintf(p3, sizeof p3, OCIF "/oper-status", "eth-1/3");
+    value_at(f, &f->dev, now, p1, text, sizeof text);
+    assert_string_equal(text, "UP"); /* recorded UP, the view up */
+    value_at(f, &f->dev, now, p3, text, sizeof text);
+    assert_string_equal(text, "DOWN"); /* recorded DOWN */
+    /* a flap takes eth-1/1 down and back: NETCONF says what SNMP's ifOperStatus says at each instant */
+    devview_set_link(&f->dev, 0, 0, now);
+    assert_int_equal(devview_oper(&f->dev, 0), DEVVIEW_OPER_DOWN);
+    value_at(f, &f->dev, now + 1, p1, text, sizeof text);
+    assert_string_equal(text, "DOWN");
+    value_at(f, &f->dev, now + 1, p3, text, sizeof text);
+    assert_string_equal(text, "DOWN"); /* a link the recording has down stays down */
+    devview_set_link(&f->dev, 0, 1, now + 2);
+    assert_int_equal(devview_oper(&f->dev, 0), DEVVIEW_OPER_UP);
+    value_at(f, &f->dev, now + 3, p1, text, sizeof text);
+    assert_string_equal(text, "UP");
     devfix_free(f);
 }
 
@@ -383,6 +416,7 @@ main(void)
         cmocka_unit_test(test_kinds_follow_typedef_ancestry_not_names),
         cmocka_unit_test(test_oc_interfaces_become_the_type_interfaces),
         cmocka_unit_test(test_oc_counters_are_the_device_view_counters),
+        cmocka_unit_test(test_oc_oper_status_follows_the_device_views_flaps),
         cmocka_unit_test(test_same_instant_gives_same_tree),
         cmocka_unit_test(test_counters_grow_monotonically_from_the_scaled_recorded_value),
         cmocka_unit_test(test_counter32_wraps_at_2_32),

@@ -137,6 +137,17 @@ test_openconfig_and_vendor_state_print_as_libyang_prints_them(void **state)
 }
 
 static void
+test_a_flapped_interface_prints_as_libyang_prints_it(void **state)
+{
+    struct devfix *f = fixture("oc");
+
+    (void)state;
+    devview_set_link(&f->dev, 0, 0, DEVFIX_NOW_MS); /* eth-1/1 down: its oper-status slot says DOWN */
+    check_paths_agree(f, "oc, flapped");
+    devfix_free(f);
+}
+
+static void
 test_ietf_profile_state_prints_as_libyang_prints_it(void **state)
 {
     (void)state;
@@ -236,6 +247,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_openconfig_and_vendor_state_print_as_libyang_prints_them),
         cmocka_unit_test(test_ietf_profile_state_prints_as_libyang_prints_it),
+        cmocka_unit_test(test_a_flapped_interface_prints_as_libyang_prints_it),
         cmocka_unit_test(test_ranged_counter_timestamp_and_default_print_as_libyang_prints_them),
         cmocka_unit_test(test_running_config_joins_the_state_as_libyang_merges_them),
         cmocka_unit_test(test_anydata_subtree_is_left_to_libyang),
