@@ -10,6 +10,20 @@ GET ...?content=nonconfig, as OpenDaylight does. It is what bench scripts
 point `fleetsim --controller-ip` and `fleetsim-stress controller-mount` at;
 it is not a controller (no schemas, no reconnects, no SSH).
 
+It also takes what OpenDaylight's REST perf client (and `fleetsim-stress
+restconf`) sends: a POST or PUT to .../node=<id>/yang-ext:mount/<path>
+becomes an edit-config on the device behind that node (a registered node's
+host and port, else "<port>-sim-device" is the device at `device_host`:<port>)
+over one plain-TCP NETCONF session per device, kept open: the body (JSON
+converted for the few modules it knows the namespaces of, or XML as sent)
+goes inside the elements <path> names, to the candidate and a commit when
+the device has :candidate, else to running. It answers 201 (POST) or 204
+(PUT), 400 when the device answered rpc-error. For tests it can answer 500
+for a share of the edits (`fail_every`: every n-th; `fail_forward`: after
+forwarding the edit to the device, else without), or stop answering
+(`close_after`: from the edit after that many on, each connection is closed
+with no answer). `edits` records every edit request taken.
+
 Run alone: /usr/bin/python3 bench/fake_controller.py --port 18181
 """
 
@@ -17,13 +31,122 @@ import argparse
 import asyncio
 import base64
 import json
+import re
+import socket
 import threading
+import xml.sax.saxutils
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOPOLOGY_PATH = "/restconf/data/network-topology:network-topology/topology=topology-netconf"
 HELLO = (b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities><capability>'
          b"urn:ietf:params:netconf:base:1.0</capability></capabilities></hello>]]>]]>")
+
+
+MOUNT_PATH = re.compile(re.escape(TOPOLOGY_PATH) + r"/node=([^/]+)/yang-ext:mount(/[^?]*)?(\?.*)?$")
+# Namespaces of the modules whose JSON the stand-in converts (RFC 7951 names them by module).
+NAMESPACES = {
+    "ietf-interfaces": "urn:ietf:params:xml:ns:yang:ietf-interfaces",
+    "iana-if-type": "urn:ietf:params:xml:ns:yang:iana-if-type",
+    "ietf-ip": "urn:ietf:params:xml:ns:yang:ietf-ip",
+}
+NC_NS = "urn:ietf:params:xml:ns:netconf:base:1.0"
+EOM = b"]]>]]>"
+
+
+def json_to_xml(name, value, parent_ns=None):
+    """RFC 7951 JSON member @name: @value as XML elements (a list repeats its element)."""
+    module, _, local = name.rpartition(":")
+    ns = NAMESPACES.get(module) if module else None
+    if module and not ns:
+        raise ValueError("unknown module %r" % module)
+    if isinstance(value, list):
+        return "".join(json_to_xml(name, v, parent_ns) for v in value)
+    attrs = ' xmlns="%s"' % ns if ns and ns != parent_ns else ""
+    inner_ns = ns or parent_ns
+    if isinstance(value, dict):
+        inner = "".join(json_to_xml(k, v, inner_ns) for k, v in value.items())
+    else:
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        prefix = text.split(":", 1)[0] if ":" in text else None
+        if prefix in NAMESPACES:  # an identity: its module as a prefix
+            attrs += ' xmlns:%s="%s"' % (prefix, NAMESPACES[prefix])
+        inner = xml.sax.saxutils.escape(text)
+    return "<%s%s>%s</%s>" % (local, attrs, inner, local)
+
+
+def mount_config(path, body, content_type):
+    """The <config> content of an edit: the body inside the elements the path after yang-ext:mount names."""
+    if "json" in content_type:
+        doc = json.loads(body)
+        if not isinstance(doc, dict):
+            raise ValueError("the body is not a JSON object")
+        inner_parts = list(doc.items())
+    else:
+        inner_parts = None
+    segments = [seg for seg in (path or "").split("/") if seg]
+    opens, closes, ns = "", "", None
+    for seg in segments:
+        name = seg.split("=", 1)[0]
+        module, _, local = name.rpartition(":")
+        attrs = ""
+        if module:
+            ns = NAMESPACES.get(module)
+            if not ns:
+                raise ValueError("unknown module %r" % module)
+            attrs = ' xmlns="%s"' % ns
+        opens += "<%s%s>" % (local, attrs)
+        closes = "</%s>" % local + closes
+    if inner_parts is None:
+        inner = body.decode() if isinstance(body, bytes) else body
+    else:
+        inner = "".join(json_to_xml(k, v, ns) for k, v in inner_parts)
+    return opens + inner + closes
+
+
+class DeviceSession:
+    """One NETCONF-over-TCP session to a device, kept open, one request at a time."""
+
+    def __init__(self, host, port, timeout=30):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.buf = b""
+        hello = self._read()
+        self.candidate = b"urn:ietf:params:netconf:capability:candidate:1.0" in hello
+        self.sock.sendall(HELLO)
+        self.msg_id = 0
+
+    def _read(self):
+        while EOM not in self.buf:
+            data = self.sock.recv(65536)
+            if not data:
+                raise OSError("the device closed the session")
+            self.buf += data
+        msg, _, self.buf = self.buf.partition(EOM)
+        return msg
+
+    def rpc(self, body):
+        self.msg_id += 1
+        self.sock.sendall(('<rpc message-id="%d" xmlns="%s">%s</rpc>' % (self.msg_id, NC_NS, body)).encode()
+                          + EOM)
+        return self._read().decode(errors="replace")
+
+    def edit(self, config):
+        """edit-config (and commit with :candidate); @return None or the rpc-reply that carried an error."""
+        target = "candidate" if self.candidate else "running"
+        reply = self.rpc("<edit-config><target><%s/></target><config>%s</config></edit-config>" % (target, config))
+        if "<rpc-error" in reply:
+            return reply
+        if self.candidate:
+            reply = self.rpc("<commit/>")
+            if "<rpc-error" in reply:
+                return reply
+        return None
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
 
 
 def node_field(node, name):
@@ -39,7 +162,8 @@ def node_field(node, name):
 
 
 class Controller:
-    def __init__(self, port, username="admin", password="admin", concurrency=200, host="127.0.0.1"):
+    def __init__(self, port, username="admin", password="admin", concurrency=200, host="127.0.0.1",
+                 device_host="127.0.0.1", fail_every=0, fail_forward=False, close_after=None):
         self.auth = "Basic " + base64.b64encode(("%s:%s" % (username, password)).encode()).decode()
         self.concurrency = concurrency
         self.lock = threading.Lock()
@@ -48,6 +172,13 @@ class Controller:
         self.first_patch = None
         self.all_connected_at = None
         self.writers = []      # open sessions, kept until stop()
+        self.device_host = device_host  # where "<port>-sim-device" nodes that were not registered are
+        self.fail_every = fail_every    # answer 500 to every n-th edit (0: never)
+        self.fail_forward = fail_forward  # and forward that edit to the device first
+        self.close_after = close_after  # from the edit after this many on, close without answering
+        self.edits = []        # every edit request: {"method", "node", "path", "content_type", "auth", "body"}
+        self.answered = {}     # HTTP status -> edits answered with it
+        self.sessions = {}     # (host, port) -> [DeviceSession, threading.Lock]
         self.loop = asyncio.new_event_loop()
         self.queue = None
         self.loop_thread = threading.Thread(target=self._run_loop, daemon=True)
@@ -65,7 +196,10 @@ class Controller:
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except OSError:  # the client went away (a run that ended)
+                    self.close_connection = True
 
             def do_PATCH(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -81,6 +215,28 @@ class Controller:
                 controller.register(nodes)
                 self._reply(200)
 
+            def _edit(self, method):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                m = MOUNT_PATH.match(self.path)
+                if not m:
+                    return self._reply(404)
+                code = controller.edit(method, m.group(1), m.group(2), self.headers.get("Content-Type", ""),
+                                       self.headers.get("Authorization"), body)
+                if code is None:  # closing mid-run: no answer, the connection goes
+                    self.close_connection = True
+                    return
+                if code in (201, 204):
+                    return self._reply(code)
+                self._reply(code, json.dumps({"errors": {"error": [{"error-tag": "operation-failed",
+                                                                   "error-message": "stand-in %d" % code}]}}
+                                             ).encode())
+
+            def do_POST(self):
+                self._edit("POST")
+
+            def do_PUT(self):
+                self._edit("PUT")
+
             def do_GET(self):
                 if self.headers.get("Authorization") != controller.auth:
                     return self._reply(401)
@@ -92,6 +248,60 @@ class Controller:
         self.http.daemon_threads = True
         self.http_thread = threading.Thread(target=self.http.serve_forever, daemon=True)
         self.http_thread.start()
+
+    def _session(self, node_id):
+        """The device behind @node_id: [DeviceSession or None, lock], or None when unknown."""
+        with self.lock:
+            node = self.nodes.get(node_id)
+            if node:
+                key = (node["host"], node["port"])
+            else:
+                m = re.match(r"^([0-9]+)-sim-device$", node_id)
+                if not m:
+                    return None
+                key = (self.device_host, int(m.group(1)))
+            return self.sessions.setdefault(key, [None, threading.Lock(), key])
+
+    def edit(self, method, node_id, path, content_type, auth, body):
+        """One edit request; @return the HTTP status, or None to close the connection unanswered."""
+        with self.lock:
+            self.edits.append({"method": method, "node": node_id, "path": path, "content_type": content_type,
+                               "auth": auth, "body": body.decode(errors="replace")})
+            n = len(self.edits)
+        if self.close_after is not None and n > self.close_after:
+            return None
+        if auth != self.auth:
+            return self._count(401)
+        fail = self.fail_every and n % self.fail_every == 0
+        if fail and not self.fail_forward:
+            return self._count(500)
+        entry = self._session(node_id)
+        if entry is None:
+            return self._count(404)
+        try:
+            config = mount_config(path, body, content_type)
+        except (ValueError, UnicodeDecodeError):
+            return self._count(400)
+        with entry[1]:
+            try:
+                if entry[0] is None:
+                    entry[0] = DeviceSession(*entry[2])
+                error = entry[0].edit(config)
+            except OSError:
+                if entry[0]:
+                    entry[0].close()
+                entry[0] = None
+                return self._count(503)
+        if fail:
+            return self._count(500)
+        if error:
+            return self._count(400)
+        return self._count(201 if method == "POST" else 204)
+
+    def _count(self, code):
+        with self.lock:
+            self.answered[code] = self.answered.get(code, 0) + 1
+        return code
 
     def _run_loop(self):
         asyncio.set_event_loop(self.loop)
@@ -148,6 +358,9 @@ class Controller:
     def stop(self):
         self.http.shutdown()
         self.http.server_close()
+        for entry in list(self.sessions.values()):
+            if entry[0]:
+                entry[0].close()
 
         def close_all():
             for w in self.writers:

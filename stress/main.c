@@ -4,7 +4,8 @@
  * mount of a fleet, "snmp" an SNMP collector's polling, "notify" a subscriber to a fleet's
  * notifications, "reconcile" joins what the simulator sent with what notify received, and
  * "controller-mount" watches a RESTCONF controller connect to a fleet, "record" writes one
- * server as a recorded device type folder. Exit codes: 0
+ * server as a recorded device type folder, "restconf" POSTs edits to a RESTCONF controller's mount
+ * points (OpenDaylight's REST perf client). Exit codes: 0
  * complete, 1 the run failed, 2 bad usage, 130 and 143 ended by SIGINT and SIGTERM (summary and
  * manifest written as at a normal end).
  */
@@ -67,6 +68,9 @@ main(int argc, char **argv)
         break;
     case STRESS_RECORD:
         rc = record_run(&opts);
+        break;
+    case STRESS_RESTCONF:
+        rc = restconf_run(&opts);
         break;
     }
     if (netconf && rc == 0) { /* a failed run ends with its reason; the manifest has the transport */

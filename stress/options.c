@@ -70,6 +70,13 @@ enum {
     OPT_SNMP,
     OPT_SNMP_PORT,
     OPT_NCX_CONNECT,
+    OPT_REPORT,
+    OPT_DESTINATION,
+    OPT_THROTTLE,
+    OPT_SAME_DEVICE,
+    OPT_DEVICE_PORT_START,
+    OPT_AUTH,
+    OPT_CONTENT_TYPE,
     OPT_HELP,
 };
 
@@ -130,6 +137,13 @@ static const struct option options[] = {
     {"snmp", required_argument, NULL, OPT_SNMP},
     {"snmp-port", required_argument, NULL, OPT_SNMP_PORT},
     {"ncx-connect", optional_argument, NULL, OPT_NCX_CONNECT},
+    {"report", required_argument, NULL, OPT_REPORT},
+    {"destination", required_argument, NULL, OPT_DESTINATION},
+    {"throttle", required_argument, NULL, OPT_THROTTLE},
+    {"same-device", required_argument, NULL, OPT_SAME_DEVICE},
+    {"device-port-range-start", required_argument, NULL, OPT_DEVICE_PORT_START},
+    {"auth", required_argument, NULL, OPT_AUTH}, /* two words: USER PASS */
+    {"content-type", required_argument, NULL, OPT_CONTENT_TYPE},
     {"help", no_argument, NULL, OPT_HELP},
     {"h", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -138,6 +152,8 @@ static const struct option options[] = {
 static const char usage[] =
     "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
     "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T]\n"
+    "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T]\n"
+    "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
     "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
     "\n"
@@ -210,8 +226,10 @@ static const char usage[] =
     "                             gaps, duplicates and reordering are checked\n"
     "\n"
     "reconcile: join fleetsim's --report with notify's --json, device by device\n"
-    "  --sent FILE                the simulator's report\n"
+    "  --sent FILE                the simulator's report (with --report: restconf's --json manifest)\n"
     "  --received FILE            notify's manifest\n"
+    "  --report FILE              the simulator's report: edits the controller accepted (restconf's\n"
+    "                             manifest, --sent) against edit-configs each device received\n"
     "  --tolerance T              allowed |sent - received| as a share of sent: 0.5% or 0.005 (default 0)\n"
     "\n"
     "controller-mount: poll a RESTCONF controller's topology-netconf while it connects to a fleet\n"
@@ -233,7 +251,26 @@ static const char usage[] =
     "  --snmp COMMUNITY           also walk the device's SNMP agent (v2c) into snmp.snmprec\n"
     "  --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY  walk it with SNMPv3 instead\n"
     "  --snmp-port P              the agent's UDP port (default 161)\n"
-    "  --timeout MS, --retries N, --max-repetitions M  of the SNMP walk (as for snmp)\n";
+    "  --timeout MS, --retries N, --max-repetitions M  of the SNMP walk (as for snmp)\n"
+    "\n"
+    "restconf: edits POSTed to a RESTCONF controller's mount points (OpenDaylight's REST perf client)\n"
+    "  --ip ADDR, --port P        the controller (default 127.0.0.1, 8182)\n"
+    "  --destination PATH         URL path; its first {DEVICE_PORT} is the stream's device port (default\n"
+    "                             OpenDaylight's .../node={DEVICE_PORT}-sim-device/yang-ext:mount/...)\n"
+    "  --edits N                  requests in all, split among the streams (default 50000)\n"
+    "  --edit-content FILE        the body (default ./edit.txt, else a built-in ietf-interfaces entry);\n"
+    "                             first {PEERID} stream, first {INTLEAF} request number (both only when\n"
+    "                             {PEERID} is there), first {DEVICE_PORT} port, every {PHYS_ADDR} a MAC\n"
+    "  --content-type json|xml    application/json (default, as OpenDaylight) or application/xml\n"
+    "  --async-requests B         true: up to --throttle in flight; false: one per stream (default true)\n"
+    "  --thread-amount T          streams, each its own connections (default 1)\n"
+    "  --throttle N               requests in flight in all, N/T per stream (default 5000)\n"
+    "  --same-device B            true: every stream edits the first device; false: stream n the device\n"
+    "                             at port START+n (default true)\n"
+    "  --device-port-range-start START  the first device's port (default 17830)\n"
+    "  --auth USER PASS           HTTP basic authentication, sent with every request (default admin admin)\n"
+    "  --timeout MIN              give up after MIN minutes (default 5)\n"
+    "  --json FILE                write a manifest: parameters, statuses, devices, per-second counts\n";
 
 /* Limits of controller-mount's times, seconds. */
 #define OPTIONS_INTERVAL_MIN_S    0.01     /* polls at most 100 times a second */
@@ -404,11 +441,16 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     o->node_suffix = "-sim-device";
     o->interval_s = 1.0;
     o->run_timeout_s = 600.0;
+    o->destination = STRESS_RESTCONF_DEFAULT_DESTINATION;
+    o->throttle = 5000;
+    o->same_device = 1;
+    o->device_port_start = 17830;
 
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         if (argc < 2) {
-            BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount or record");
+            BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount, record or "
+                "restconf");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -430,8 +472,14 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         o->mode = STRESS_CONTROLLER_MOUNT;
     } else if (!strcmp(argv[1], "record")) {
         o->mode = STRESS_RECORD;
+    } else if (!strcmp(argv[1], "restconf")) {
+        o->mode = STRESS_RESTCONF;
+        o->async = 1;             /* OpenDaylight's REST perf client: async requests by default */
+        o->run_timeout_s = 300.0; /* and 5 minutes */
     } else {
-        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount or record "
+        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount, record "
+            "or "
+            "restconf "
             "(see "
             "--help)",
             argv[1]);
@@ -601,7 +649,16 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             }
             break;
         case OPT_TIMEOUT:
-            /* controller-mount waits seconds for a fleet; snmp waits milliseconds for a response. */
+            /* controller-mount waits seconds for a fleet; snmp waits milliseconds for a response; restconf
+             * minutes for the whole run, as OpenDaylight's REST perf client. */
+            if (o->mode == STRESS_RESTCONF) {
+                uint32_t minutes;
+                if (textarg_u32(optarg, 1, 10080, &minutes)) {
+                    BAD("--timeout must be minutes from 1 to 10080, not \"%s\"", optarg);
+                }
+                o->run_timeout_s = minutes * 60.0;
+                break;
+            }
             if (o->mode == STRESS_CONTROLLER_MOUNT) {
                 if (parse_seconds(optarg, OPTIONS_INTERVAL_MIN_S, OPTIONS_RUN_TIMEOUT_MAX_S,
                                   &o->run_timeout_s)) {
@@ -717,6 +774,47 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
                 BAD("--ncx-connect takes the SSH port netconfd allows (1 to 65535), not \"%s\"", optarg);
             }
             break;
+        case OPT_REPORT:
+            o->report_path = optarg;
+            break;
+        case OPT_DESTINATION:
+            if (optarg[0] != '/') {
+                BAD("--destination must start with '/', not \"%s\"", optarg);
+            }
+            o->destination = optarg;
+            break;
+        case OPT_THROTTLE:
+            if (textarg_u32(optarg, 1, 1000000, &o->throttle)) {
+                BAD("--throttle must be a number from 1 to 1000000, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_SAME_DEVICE:
+            if (parse_bool(optarg, &o->same_device)) {
+                BAD("--same-device takes true or false, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_DEVICE_PORT_START:
+            if (textarg_u32(optarg, 1, 65535, &o->device_port_start)) {
+                BAD("--device-port-range-start must be a port from 1 to 65535, not \"%s\"", optarg);
+            }
+            break;
+        case OPT_AUTH:
+            /* OpenDaylight's --auth takes two words, USER then PASS. */
+            if (optind >= argc || !strncmp(argv[optind], "--", 2)) {
+                BAD("--auth takes two words: USER PASS");
+            }
+            o->username = optarg;
+            o->password = argv[optind++];
+            break;
+        case OPT_CONTENT_TYPE:
+            if (!strcmp(optarg, "json")) {
+                o->content_xml = 0;
+            } else if (!strcmp(optarg, "xml")) {
+                o->content_xml = 1;
+            } else {
+                BAD("--content-type takes json or xml, not \"%s\"", optarg);
+            }
+            break;
         case OPT_HELP:
             fputs(usage, stdout);
             return STRESS_PARSE_EXIT;
@@ -731,6 +829,26 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (o->mode == STRESS_SNMP && !port_given) {
         o->port = STRESS_SNMP_DEFAULT_PORT;
+    }
+    if (o->mode == STRESS_RESTCONF) {
+        if (!port_given) {
+            o->port = STRESS_RESTCONF_DEFAULT_PORT;
+        }
+        if (o->threads > o->edits) {
+            BAD("--thread-amount %u is more than --edits %llu: every stream needs a request",
+                (unsigned)o->threads, (unsigned long long)o->edits);
+        }
+        if (!o->same_device && (uint64_t)o->device_port_start + o->threads - 1 > 65535) {
+            BAD("--same-device false: %u streams from port %u need device ports past 65535",
+                (unsigned)o->threads, (unsigned)o->device_port_start);
+        }
+        if (o->ssh > 0) {
+            BAD("--ssh is for edit, mount and notify (NETCONF)");
+        }
+        return STRESS_PARSE_RUN; /* the NETCONF addressing checks below do not apply */
+    }
+    if (o->mode != STRESS_RECONCILE && o->report_path) {
+        BAD("--report is for reconcile (with restconf's manifest as --sent)");
     }
     if (o->mode == STRESS_SNMP) {
         if (rounds_given && o->duration_s) {
@@ -789,8 +907,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     } else if (o->out_dir || o->snmp_walk || o->snmp_port || o->ncx_connect) {
         BAD("--out, --snmp, --snmp-port and --ncx-connect are for record");
     }
-    if (o->mode == STRESS_RECONCILE && (!o->sent_path || !o->received_path)) {
-        BAD("reconcile needs --sent REPORT and --received JSON");
+    if (o->mode == STRESS_RECONCILE && o->report_path && o->received_path) {
+        BAD("reconcile takes --received (notify's manifest) or --report (the simulator's report, with "
+            "restconf's manifest as --sent), not both");
+    }
+    if (o->mode == STRESS_RECONCILE && (!o->sent_path || (!o->received_path && !o->report_path))) {
+        BAD("reconcile needs --sent REPORT and --received JSON, or --sent RESTCONF_JSON and --report REPORT");
     }
     if (o->ssh > 0 && (o->mode == STRESS_SNMP || o->mode == STRESS_RECONCILE)) {
         BAD("--ssh is for edit, mount and notify (NETCONF)");

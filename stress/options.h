@@ -20,10 +20,17 @@ enum stress_mode {
     STRESS_RECONCILE,        /* join the simulator's report with notify's manifest */
     STRESS_CONTROLLER_MOUNT, /* poll a controller's topology while it connects to a fleet */
     STRESS_RECORD,           /* write one server as a recorded device type folder */
+    STRESS_RESTCONF,         /* RESTCONF edits through a controller (OpenDaylight's REST perf client) */
 };
 
 /* Default first agent port of "snmp" (fleetsim's first device); NETCONF's is 17830. */
 #define STRESS_SNMP_DEFAULT_PORT 16100
+/* Default controller port of "restconf" (OpenDaylight's REST perf client). */
+#define STRESS_RESTCONF_DEFAULT_PORT 8182
+/* Default --destination of "restconf", OpenDaylight's: {DEVICE_PORT} is the device's port. */
+#define STRESS_RESTCONF_DEFAULT_DESTINATION                                                                  \
+    "/restconf/data/network-topology:network-topology/topology=topology-netconf/node="                       \
+    "{DEVICE_PORT}-sim-device/yang-ext:mount/cisco-vpp:vpp/bridge-domains=bridge-domain/a"
 
 enum mount_action {
     MOUNT_NONE,       /* hello only */
@@ -97,7 +104,8 @@ struct stress_options {
     const char *seq_element;    /* local name of the per-device sequence number element, or NULL */
     /* reconcile */
     const char *sent_path;     /* the simulator's --report file */
-    const char *received_path; /* notify's --json file */
+    const char *received_path; /* notify's --json file (NULL with report_path) */
+    const char *report_path;   /* --report: the simulator's report, sent_path then restconf's manifest */
     double tolerance;          /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
     /* controller-mount (device_count: nodes expected; username, password: HTTP basic auth; msg_timeout_s:
      * limit of one poll, 0 for the interval plus a margin) */
@@ -112,6 +120,13 @@ struct stress_options {
     uint32_t snmp_port;    /* the agent's UDP port, 0 for 161 */
     int ncx_connect;       /* 1: send netconfd's tcp-direct <ncx-connect> message first */
     uint32_t ncx_ssh_port; /* its port attribute, 0 for --port */
+    /* restconf (ip, port: the controller; edits, edit_content, async, threads: as OpenDaylight's; username,
+     * password: --auth; run_timeout_s: --timeout given in minutes; json_path) */
+    const char *destination;    /* path after host:port, "/" first; {DEVICE_PORT} filled once per stream */
+    uint32_t throttle;          /* requests in flight in all, split evenly among the streams */
+    int same_device;            /* 1: every stream edits the first port's device; 0: stream n port+n */
+    uint32_t device_port_start; /* --device-port-range-start: the first device's port */
+    int content_xml;            /* 1: --content-type xml (application/xml), 0: application/json */
 };
 
 enum stress_parse {

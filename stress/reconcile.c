@@ -240,6 +240,159 @@ cleanup:
     return rc;
 }
 
+/* One report device, keyed by port for restconf's join. */
+struct port_entry {
+    uint64_t port;                   /* its port */
+    const struct jsonr_value *value; /* its object */
+    int matched;                     /* 1 once a manifest device took it */
+};
+
+static int
+cmp_port(const void *a, const void *b)
+{
+    uint64_t x = ((const struct port_entry *)a)->port;
+    uint64_t y = ((const struct port_entry *)b)->port;
+
+    return (x > y) - (x < y);
+}
+
+/* The report device's line: "device N ADDR:PORT". */
+static void
+report_where(const struct jsonr_value *d, char *where, size_t len)
+{
+    uint64_t index = 0;
+    uint64_t port = 0;
+    const char *addr = jsonr_get_str(d, "address");
+
+    jsonr_get_u64(d, "device", &index);
+    jsonr_get_u64(d, "port", &port);
+    snprintf(where, len, "device %" PRIu64 " %s:%" PRIu64, index, addr ? addr : "?", port);
+}
+
+int
+recon_compare_restconf(const struct jsonr_value *report, const struct jsonr_value *sent, double tolerance,
+                       FILE *out, char *err, size_t err_len)
+{
+    const struct jsonr_value *rdevs = jsonr_get(report, "devices");
+    const struct jsonr_value *sdevs = jsonr_get(sent, "devices");
+    const char *mode = jsonr_get_str(sent, "mode");
+    struct port_entry *entries = NULL;
+    uint64_t counts[RECON_CLASS_COUNT] = {0};
+    uint64_t accepted_total = 0;
+    uint64_t received_total = 0;
+    size_t n = 0;
+    int rc = 2;
+
+    if (!mode || strcmp(mode, "restconf")) {
+        snprintf(err, err_len,
+                 "--sent with --report must be a manifest of fleetsim-stress restconf (\"mode\":"
+                 "\"restconf\")");
+        goto cleanup;
+    }
+    if (!rdevs || rdevs->type != JSONR_ARRAY || !sdevs || sdevs->type != JSONR_ARRAY) {
+        snprintf(err, err_len, "the %s has no \"devices\" array",
+                 !rdevs || rdevs->type != JSONR_ARRAY ? "report" : "restconf manifest");
+        goto cleanup;
+    }
+    entries = calloc(rdevs->count ? rdevs->count : 1, sizeof *entries);
+    if (!entries) {
+        snprintf(err, err_len, "out of memory");
+        goto cleanup;
+    }
+    for (const struct jsonr_value *d = rdevs->child; d; d = d->next, n++) {
+        const struct jsonr_value *edits = jsonr_get(d, "edits");
+        uint64_t ignored;
+        if (jsonr_get_u64(d, "port", &entries[n].port) || !edits ||
+            jsonr_get_u64(edits, "edit_config", &ignored)) {
+            snprintf(err, err_len,
+                     "the report's devices need \"port\" and \"edits\".\"edit_config\" (a fleetsim "
+                     "that counts edits)");
+            goto cleanup;
+        }
+        entries[n].value = d;
+    }
+    qsort(entries, n, sizeof *entries, cmp_port);
+    for (size_t i = 1; i < n; i++) {
+        if (entries[i].port == entries[i - 1].port) {
+            snprintf(err, err_len,
+                     "the report lists port %" PRIu64 " on several addresses (--ip-per-device): restconf "
+                     "knows a device by port only",
+                     entries[i].port);
+            goto cleanup;
+        }
+    }
+    /* Every device restconf edited, with its report device. */
+    for (const struct jsonr_value *d = sdevs->child; d; d = d->next) {
+        struct recon_facts f = {.in_report = 1, .subscriber_known = 1};
+        struct port_entry probe;
+        struct port_entry *e;
+        const char *node = jsonr_get_str(d, "node");
+        uint64_t commits = 0;
+        uint64_t errors = 0;
+        char where[160];
+        enum recon_class c;
+
+        if (jsonr_get_u64(d, "port", &probe.port) || jsonr_get_u64(d, "accepted", &f.sent)) {
+            snprintf(err, err_len, "the restconf manifest's devices need \"port\" and \"accepted\"");
+            rc = 2;
+            goto cleanup;
+        }
+        e = bsearch(&probe, entries, n, sizeof *entries, cmp_port);
+        if (e) {
+            const struct jsonr_value *edits = jsonr_get(e->value, "edits");
+            e->matched = 1;
+            f.in_received = 1;
+            jsonr_get_u64(edits, "edit_config", &f.received);
+            jsonr_get_u64(edits, "edit_config_errors", &errors);
+            jsonr_get_u64(edits, "commit", &commits);
+            report_where(e->value, where, sizeof where);
+        } else {
+            snprintf(where, sizeof where, "port %" PRIu64, probe.port);
+        }
+        c = recon_classify(&f, tolerance);
+        counts[c]++;
+        accepted_total += f.sent;
+        received_total += f.received;
+        fprintf(out,
+                "%-7s %s node %s accepted %" PRIu64 " edit-config received %" PRIu64 " (rpc-error %" PRIu64
+                ") commit %" PRIu64 "%s\n",
+                recon_class_name(c), where, node && *node ? node : "-", f.sent, f.received, errors, commits,
+                e ? "" : " (not in the report)");
+    }
+    /* Devices restconf did not edit that received edit-configs all the same. */
+    for (size_t i = 0; i < n; i++) {
+        const struct jsonr_value *edits = jsonr_get(entries[i].value, "edits");
+        struct recon_facts f = {.in_report = 1, .in_received = 1, .subscriber_known = 1};
+        uint64_t commits = 0;
+        char where[160];
+        if (entries[i].matched) {
+            continue;
+        }
+        jsonr_get_u64(edits, "edit_config", &f.received);
+        jsonr_get_u64(edits, "commit", &commits);
+        if (!f.received) {
+            continue; /* untouched on both sides */
+        }
+        counts[recon_classify(&f, tolerance)]++;
+        received_total += f.received;
+        report_where(entries[i].value, where, sizeof where);
+        fprintf(out,
+                "%-7s %s node - accepted 0 edit-config received %" PRIu64 " commit %" PRIu64
+                " (not in the restconf manifest)\n",
+                recon_class_name(recon_classify(&f, tolerance)), where, f.received, commits);
+    }
+    fprintf(out,
+            "totals: OK %" PRIu64 ", LOSS %" PRIu64 ", DUP %" PRIu64 ", MISSING %" PRIu64
+            "; accepted %" PRIu64 ", edit-config received %" PRIu64 ", tolerance %g%%\n",
+            counts[RECON_OK], counts[RECON_LOSS], counts[RECON_DUP], counts[RECON_MISSING], accepted_total,
+            received_total, tolerance * 100.0);
+    rc = counts[RECON_LOSS] || counts[RECON_DUP] || counts[RECON_MISSING] || counts[RECON_PHANTOM];
+
+cleanup:
+    free(entries);
+    return rc;
+}
+
 /* Read and parse one file; @return the tree or NULL with a message on stderr. */
 static struct jsonr_value *
 load(const char *path, const char *what)
@@ -262,12 +415,21 @@ load(const char *path, const char *what)
 int
 recon_run(const struct stress_options *o)
 {
-    struct jsonr_value *report = load(o->sent_path, "--sent");
-    struct jsonr_value *received = report ? load(o->received_path, "--received") : NULL;
+
+    struct jsonr_value *report = NULL;
+    struct jsonr_value *received = NULL;
     char err[256];
     int rc = 2;
 
-    if (report && received) {
+    if (o->report_path) {
+        /* restconf's form: --sent is restconf's manifest, --report the simulator's. */
+        if ((received = load(o->sent_path, "--sent")) && (report = load(o->report_path, "--report"))) {
+            rc = recon_compare_restconf(report, received, o->tolerance, stdout, err, sizeof err);
+            if (rc == 2) {
+                fprintf(stderr, "fleetsim-stress: reconcile: %s\n", err);
+            }
+        }
+    } else if ((report = load(o->sent_path, "--sent")) && (received = load(o->received_path, "--received"))) {
         rc = recon_compare(report, received, o->tolerance, stdout, err, sizeof err);
         if (rc == 2) {
             fprintf(stderr, "fleetsim-stress: reconcile: %s\n", err);

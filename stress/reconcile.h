@@ -5,6 +5,10 @@
  * subscriber whose peer is notify's local address of that session. Each
  * device gets one verdict; report rows whose counters do not add up
  * (emitted = sent + send_failures + dropped + suppressed) are listed too.
+ *
+ * With --report instead of --received, the sent side is restconf's manifest:
+ * the edits a controller accepted (HTTP 200/201/204) for each device port,
+ * against the edit-configs the report says each device received.
  */
 #ifndef STRESS_RECONCILE_H
 #define STRESS_RECONCILE_H
@@ -48,5 +52,15 @@ const char *recon_class_name(enum recon_class c);
  */
 int recon_compare(const struct jsonr_value *report, const struct jsonr_value *received, double tolerance,
                   FILE *out, char *err, size_t err_len);
+
+/**
+ * @brief Join restconf's manifest (edits the controller accepted, per device port) with a parsed report
+ * (edit-configs each device received) and print one line per device edited or receiving, and totals.
+ * Devices are matched by port: restconf knows a device only by the port its URL names, so a report
+ * listing one port on several addresses (--ip-per-device) cannot be joined (2).
+ * @return 0 when every line is OK, 1 otherwise, 2 when a document lacks what the join needs.
+ */
+int recon_compare_restconf(const struct jsonr_value *report, const struct jsonr_value *sent, double tolerance,
+                           FILE *out, char *err, size_t err_len);
 
 #endif

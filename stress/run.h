@@ -47,6 +47,14 @@ int recon_run(const struct stress_options *opts);
  */
 int cmount_run(const struct stress_options *opts);
 
+/**
+ * @brief RESTCONF edits through a controller, as OpenDaylight's REST perf client (restconf_run.c).
+ * Returns 0 when every request was answered (whatever the status: other statuses are counted), 1 when a
+ * transfer failed (refused, closed, no answer), --timeout passed or the manifest could not be written, 2
+ * when the content or libcurl cannot be set up, 130 or 143 when interrupted.
+ */
+int restconf_run(const struct stress_options *opts);
+
 /** @brief Address and port of device @p device under the options' addressing. */
 void run_target(const struct stress_options *opts, uint32_t device, uint32_t *addr, uint16_t *port);
 

@@ -183,6 +183,14 @@ struct device_stats {
     uint32_t auth_failures;     /* SSH authentications refused */
 };
 
+/* Configuration requests a device received, for the report (fleetsim --report) and reconcile. */
+struct device_edit_counts {
+    uint32_t edit_configs;       /* edit-config requests dispatched, answered ok or rpc-error */
+    uint32_t edit_config_errors; /* of those, answered with rpc-error */
+    uint32_t commits;            /* commit requests dispatched */
+    uint32_t commit_errors;      /* of those, answered with rpc-error */
+};
+
 struct device {
     uint32_t index;                   /* position in the fleet, 0-based */
     const struct device_type *type;   /* what the device is */
@@ -194,6 +202,7 @@ struct device {
     struct datastore ds;              /* running, candidate, startup; copy-on-write over the template */
     struct session *sessions;         /* open sessions, newest first (intrusive list) */
     struct device_stats stats;        /* monitoring counters */
+    struct device_edit_counts edits;  /* edit-config and commit received (the report) */
     int snmp_fd;                      /* own SNMP socket (port per device), -1 otherwise */
     struct respond_stats snmp_stats;  /* SNMP agent counters */
     struct devview_state *view; /* interface status changes and config cache; NULL until running is written */

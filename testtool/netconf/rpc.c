@@ -527,6 +527,23 @@ note_running_write(struct session *s, uint32_t gen_before)
     }
 }
 
+/* Count an answered edit-config or commit on its device (the report's "edits"), beside the worker's metrics.
+ */
+static void
+count_device_edit(struct device *dev, const char *name, int error)
+{
+    if (!name) {
+        return;
+    }
+    if (!strcmp(name, "edit-config")) {
+        dev->edits.edit_configs++;
+        dev->edits.edit_config_errors += error != 0;
+    } else if (!strcmp(name, "commit")) {
+        dev->edits.commits++;
+        dev->edits.commit_errors += error != 0;
+    }
+}
+
 /*
  * --rpc-config: a request matching a configured input gets its device's next configured output, before any
  * built-in operation (edit-config's fast path included). Returns -1 when the message is not one of them.
@@ -558,6 +575,7 @@ process_custom(struct session *s, const char *msg)
     }
     send_message(s, &b);
     metrics_count_rpc(s->worker, LYD_NAME(lyd_child(envelope)), out->is_error);
+    count_device_edit(s->dev, LYD_NAME(lyd_child(envelope)), out->is_error);
     sbuf_free(&b);
     lyd_free_all(envelope);
     return 0;
@@ -587,6 +605,7 @@ process_fast_edit(struct session *s, const char *msg)
     }
     send_reply(s, fe.reply_attrs.buf, fe.reply_attrs.len, &call);
     metrics_count_rpc(s->worker, "edit-config", call.errs != NULL);
+    count_device_edit(s->dev, "edit-config", call.errs != NULL);
     rc = 0;
 
 cleanup:
@@ -705,6 +724,7 @@ reply:
         }
         send_reply(s, attrs.buf, attrs.len, &call);
         metrics_count_rpc(s->worker, call.op ? LYD_NAME(call.op) : NULL, call.errs != NULL);
+        count_device_edit(s->dev, call.op ? LYD_NAME(call.op) : NULL, call.errs != NULL);
         sbuf_free(&attrs);
         if (call.close_after_reply) {
             s->terminated = 1;

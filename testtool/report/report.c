@@ -54,9 +54,11 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         counts_json(b, &total);
         sbuf_printf(b,
                     "},\"generated\":%" PRIu64 ",\"behind\":%" PRIu64 ",\"ssh_auth_failures\":%" PRIu32
-                    ",\"subscribers\":[",
+                    ",\"edits\":{\"edit_config\":%" PRIu32 ",\"edit_config_errors\":%" PRIu32
+                    ",\"commit\":%" PRIu32 ",\"commit_errors\":%" PRIu32 "},\"subscribers\":[",
                     dev->stream ? dev->stream->generated : 0, dev->stream ? dev->stream->behind : 0,
-                    dev->stats.auth_failures);
+                    dev->stats.auth_failures, dev->edits.edit_configs, dev->edits.edit_config_errors,
+                    dev->edits.commits, dev->edits.commit_errors);
         for (const struct session *s = dev->sessions; s; s = s->dev_next) {
             if (!s->sub) {
                 continue;

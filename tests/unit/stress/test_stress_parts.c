@@ -14,6 +14,7 @@
 
 #include "conn_internal.h"
 #include "options.h"
+#include "restconf_fill.h"
 #include "stats.h"
 #include "template.h"
 
@@ -235,7 +236,7 @@ test_bad_usage_is_refused_with_a_message(void **state)
     assert_string_equal(err, "2 devices from port 65535 need ports past 65535");
     assert_int_equal(parse(&o, err, sizeof err, 2, sub), STRESS_PARSE_ERROR);
     assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile, "
-                             "controller-mount or record (see --help)");
+                             "controller-mount, record or restconf (see --help)");
 }
 
 /* Issue 13: "-ip" named argv[0] in its error, and "--legacy-framing true" left "true" as a stray argument. */
@@ -315,6 +316,70 @@ test_first_bytes_tell_ssh_from_netconf_over_tcp(void **state)
     assert_string_equal(q, "SSH-");
 }
 
+/* OpenDaylight's filling: first {PEERID}/{INTLEAF} (only with {PEERID}), first {DEVICE_PORT}, every
+ * {PHYS_ADDR} its own MAC. */
+static void
+test_restconf_fill_as_opendaylight(void **state)
+{
+    struct rfill f;
+    struct rfill_vars v = {
+        .stream = 3, .request = 41, .device_port = 17833, .mac_first = RFILL_PHYS_ADDR_BASE + 255};
+    struct sbuf b = {0};
+    char *url;
+    char node[64];
+
+    (void)state;
+    assert_int_equal(
+        rfill_init(&f,
+                   strdup("a{PEERID}b{INTLEAF}{PEERID}{DEVICE_PORT}{DEVICE_PORT}{PHYS_ADDR}-{PHYS_ADDR}")),
+        0);
+    assert_int_equal(f.phys_addr_count, 2);
+    rfill_expand(&f, &v, &b);
+    sbuf_adds(&b, "");
+    assert_string_equal(b.buf, "a3b41{PEERID}17833{DEVICE_PORT}aa:bb:cc:dd:00:ff-aa:bb:cc:dd:01:00");
+    rfill_free(&f);
+    b.len = 0;
+    assert_int_equal(rfill_init(&f, strdup("{INTLEAF} alone")), 0);
+    rfill_expand(&f, &v, &b);
+    sbuf_adds(&b, "");
+    assert_string_equal(b.buf, "{INTLEAF} alone");
+    rfill_free(&f);
+    sbuf_free(&b);
+    url =
+        rfill_url(0x7f000001u, 8182, "/x/node={DEVICE_PORT}-sim-device/yang-ext:mount/{DEVICE_PORT}", 17830);
+    assert_string_equal(url, "http://127.0.0.1:8182/x/node=17830-sim-device/yang-ext:mount/{DEVICE_PORT}");
+    rfill_node(url, node, sizeof node);
+    assert_string_equal(node, "17830-sim-device");
+    free(url);
+}
+
+static void
+test_restconf_defaults_and_auth_follow_opendaylight(void **state)
+{
+    struct stress_options o;
+    char err[256];
+    char *def[] = {"fleetsim-stress", "restconf", NULL};
+    char *auth[] = {"fleetsim-stress", "restconf", "--auth",          "u", "p",
+                    "--timeout",       "2",        "--thread-amount", "2", NULL};
+
+    (void)state;
+    assert_int_equal(stress_options_parse(2, def, &o, err, sizeof err), STRESS_PARSE_RUN);
+    assert_int_equal(o.port, 8182);
+    assert_int_equal(o.edits, 50000);
+    assert_int_equal(o.async, 1);
+    assert_int_equal(o.throttle, 5000);
+    assert_int_equal(o.same_device, 1);
+    assert_int_equal(o.device_port_start, 17830);
+    assert_true(o.run_timeout_s == 300.0);
+    assert_string_equal(o.username, "admin");
+    assert_string_equal(o.destination, STRESS_RESTCONF_DEFAULT_DESTINATION);
+    assert_int_equal(stress_options_parse(9, auth, &o, err, sizeof err), STRESS_PARSE_RUN);
+    assert_string_equal(o.username, "u");
+    assert_string_equal(o.password, "p");
+    assert_true(o.run_timeout_s == 120.0);
+    assert_int_equal(o.threads, 2);
+}
+
 int
 main(void)
 {
@@ -333,6 +398,8 @@ main(void)
         cmocka_unit_test(test_single_dash_words_and_flag_values_are_read),
         cmocka_unit_test(test_ssh_left_out_means_detected),
         cmocka_unit_test(test_first_bytes_tell_ssh_from_netconf_over_tcp),
+        cmocka_unit_test(test_restconf_fill_as_opendaylight),
+        cmocka_unit_test(test_restconf_defaults_and_auth_follow_opendaylight),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
