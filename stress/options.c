@@ -789,7 +789,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             }
             break;
         case OPT_SAME_DEVICE:
-            if (parse_bool(optarg, &o->same_device)) {
+            if (textarg_bool(optarg, &o->same_device)) {
                 BAD("--same-device takes true or false, not \"%s\"", optarg);
             }
             break;
