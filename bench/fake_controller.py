@@ -161,105 +161,40 @@ def node_field(node, name):
     return None
 
 
-class Controller:
-    def __init__(self, port, username="admin", password="admin", concurrency=200, host="127.0.0.1",
-                 device_host="127.0.0.1", fail_every=0, fail_forward=False, close_after=None):
-        self.auth = "Basic " + base64.b64encode(("%s:%s" % (username, password)).encode()).decode()
-        self.concurrency = concurrency
-        self.lock = threading.Lock()
-        self.nodes = {}        # node-id -> {"host", "port", "status"}
-        self.patches = 0       # registration requests taken
-        self.first_patch = None
-        self.all_connected_at = None
-        self.writers = []      # open sessions, kept until stop()
+class HttpServer(ThreadingHTTPServer):
+    """Python's threading HTTP server with a listen backlog for a load test: its default of 5 pending
+    connections resets or delays (SYN retries of 1 s, 3 s ...) most of 100 clients connecting at once."""
+    request_queue_size = 1024
+    daemon_threads = True
+
+
+class MountEdits:
+    """What a POST or PUT to .../node=<id>/yang-ext:mount/<path> becomes: an edit-config on the device behind
+    the node, over one kept-open plain-TCP session per device. @node_address(node_id) gives a registered
+    node's (host, port), or None; otherwise "<port>-sim-device" is the device at @device_host:<port>."""
+
+    def __init__(self, auth, node_address, device_host="127.0.0.1", fail_every=0, fail_forward=False,
+                 close_after=None):
+        self.auth = auth
+        self.node_address = node_address
         self.device_host = device_host  # where "<port>-sim-device" nodes that were not registered are
         self.fail_every = fail_every    # answer 500 to every n-th edit (0: never)
         self.fail_forward = fail_forward  # and forward that edit to the device first
         self.close_after = close_after  # from the edit after this many on, close without answering
+        self.lock = threading.Lock()
         self.edits = []        # every edit request: {"method", "node", "path", "content_type", "auth", "body"}
         self.answered = {}     # HTTP status -> edits answered with it
-        self.sessions = {}     # (host, port) -> [DeviceSession, threading.Lock]
-        self.loop = asyncio.new_event_loop()
-        self.queue = None
-        self.loop_thread = threading.Thread(target=self._run_loop, daemon=True)
-        self.loop_thread.start()
-        controller = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def _reply(self, code, body=b"", ctype="application/yang-data+json"):
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                try:
-                    self.wfile.write(body)
-                except OSError:  # the client went away (a run that ended)
-                    self.close_connection = True
-
-            def do_PATCH(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if self.headers.get("Authorization") != controller.auth:
-                    return self._reply(401, b'{"errors":{"error":[{"error-tag":"access-denied"}]}}')
-                if self.path != TOPOLOGY_PATH:
-                    return self._reply(404)
-                try:
-                    doc = json.loads(body)
-                    nodes = doc["network-topology:topology"][0]["node"]
-                except (ValueError, KeyError, IndexError, TypeError):
-                    return self._reply(400, b'{"errors":{"error":[{"error-tag":"malformed-message"}]}}')
-                controller.register(nodes)
-                self._reply(200)
-
-            def _edit(self, method):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                m = MOUNT_PATH.match(self.path)
-                if not m:
-                    return self._reply(404)
-                code = controller.edit(method, m.group(1), m.group(2), self.headers.get("Content-Type", ""),
-                                       self.headers.get("Authorization"), body)
-                if code is None:  # closing mid-run: no answer, the connection goes
-                    self.close_connection = True
-                    return
-                if code in (201, 204):
-                    return self._reply(code)
-                self._reply(code, json.dumps({"errors": {"error": [{"error-tag": "operation-failed",
-                                                                   "error-message": "stand-in %d" % code}]}}
-                                             ).encode())
-
-            def do_POST(self):
-                self._edit("POST")
-
-            def do_PUT(self):
-                self._edit("PUT")
-
-            def do_GET(self):
-                if self.headers.get("Authorization") != controller.auth:
-                    return self._reply(401)
-                if self.path.split("?")[0] != TOPOLOGY_PATH:
-                    return self._reply(404)
-                self._reply(200, json.dumps(controller.topology()).encode())
-
-        self.http = ThreadingHTTPServer((host, port), Handler)
-        self.http.daemon_threads = True
-        self.http_thread = threading.Thread(target=self.http.serve_forever, daemon=True)
-        self.http_thread.start()
+        self.sessions = {}     # (host, port) -> [DeviceSession, threading.Lock, (host, port)]
 
     def _session(self, node_id):
-        """The device behind @node_id: [DeviceSession or None, lock], or None when unknown."""
+        """The device behind @node_id: [DeviceSession or None, lock, key], or None when unknown."""
+        key = self.node_address(node_id)
+        if key is None:
+            m = re.match(r"^([0-9]+)-sim-device$", node_id)
+            if not m:
+                return None
+            key = (self.device_host, int(m.group(1)))
         with self.lock:
-            node = self.nodes.get(node_id)
-            if node:
-                key = (node["host"], node["port"])
-            else:
-                m = re.match(r"^([0-9]+)-sim-device$", node_id)
-                if not m:
-                    return None
-                key = (self.device_host, int(m.group(1)))
             return self.sessions.setdefault(key, [None, threading.Lock(), key])
 
     def edit(self, method, node_id, path, content_type, auth, body):
@@ -302,6 +237,102 @@ class Controller:
         with self.lock:
             self.answered[code] = self.answered.get(code, 0) + 1
         return code
+
+    def reply(self, handler, method):
+        """Answer the request @handler (a BaseHTTPRequestHandler with _reply) holds as an edit."""
+        body = handler.rfile.read(int(handler.headers.get("Content-Length", 0)))
+        m = MOUNT_PATH.match(handler.path)
+        if not m:
+            return handler._reply(404)
+        code = self.edit(method, m.group(1), m.group(2), handler.headers.get("Content-Type", ""),
+                         handler.headers.get("Authorization"), body)
+        if code is None:  # closing mid-run: no answer, the connection goes
+            handler.close_connection = True
+            return
+        if code in (201, 204):
+            return handler._reply(code)
+        handler._reply(code, json.dumps({"errors": {"error": [{"error-tag": "operation-failed",
+                                                              "error-message": "stand-in %d" % code}]}}
+                                        ).encode())
+
+    def close(self):
+        for entry in list(self.sessions.values()):
+            if entry[0]:
+                entry[0].close()
+
+
+class Controller:
+    def __init__(self, port, username="admin", password="admin", concurrency=200, host="127.0.0.1",
+                 device_host="127.0.0.1", fail_every=0, fail_forward=False, close_after=None):
+        self.auth = "Basic " + base64.b64encode(("%s:%s" % (username, password)).encode()).decode()
+        self.concurrency = concurrency
+        self.lock = threading.Lock()
+        self.nodes = {}        # node-id -> {"host", "port", "status"}
+        self.patches = 0       # registration requests taken
+        self.first_patch = None
+        self.all_connected_at = None
+        self.writers = []      # open sessions, kept until stop()
+        self.mount = MountEdits(self.auth, self._registered_address, device_host, fail_every, fail_forward,
+                                close_after)
+        self.edits = self.mount.edits        # every edit request taken
+        self.answered = self.mount.answered  # HTTP status -> edits answered with it
+        self.loop = asyncio.new_event_loop()
+        self.queue = None
+        self.loop_thread = threading.Thread(target=self._run_loop, daemon=True)
+        self.loop_thread.start()
+        controller = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _reply(self, code, body=b"", ctype="application/yang-data+json"):
+                self.send_response(code)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except OSError:  # the client went away (a run that ended)
+                    self.close_connection = True
+
+            def do_PATCH(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.headers.get("Authorization") != controller.auth:
+                    return self._reply(401, b'{"errors":{"error":[{"error-tag":"access-denied"}]}}')
+                if self.path != TOPOLOGY_PATH:
+                    return self._reply(404)
+                try:
+                    doc = json.loads(body)
+                    nodes = doc["network-topology:topology"][0]["node"]
+                except (ValueError, KeyError, IndexError, TypeError):
+                    return self._reply(400, b'{"errors":{"error":[{"error-tag":"malformed-message"}]}}')
+                controller.register(nodes)
+                self._reply(200)
+
+            def do_POST(self):
+                controller.mount.reply(self, "POST")
+
+            def do_PUT(self):
+                controller.mount.reply(self, "PUT")
+
+            def do_GET(self):
+                if self.headers.get("Authorization") != controller.auth:
+                    return self._reply(401)
+                if self.path.split("?")[0] != TOPOLOGY_PATH:
+                    return self._reply(404)
+                self._reply(200, json.dumps(controller.topology()).encode())
+
+        self.http = HttpServer((host, port), Handler)
+        self.http_thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.http_thread.start()
+
+    def _registered_address(self, node_id):
+        with self.lock:
+            node = self.nodes.get(node_id)
+            return (node["host"], node["port"]) if node else None
 
     def _run_loop(self):
         asyncio.set_event_loop(self.loop)
@@ -358,9 +389,7 @@ class Controller:
     def stop(self):
         self.http.shutdown()
         self.http.server_close()
-        for entry in list(self.sessions.values()):
-            if entry[0]:
-                entry[0].close()
+        self.mount.close()
 
         def close_all():
             for w in self.writers:

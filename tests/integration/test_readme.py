@@ -31,6 +31,7 @@ prints (EXPECT below, each phrase also found in README.md) must be in its output
 Usage: test_readme.py <fleetsim> <fleetsim-stress>
 """
 
+import base64
 import json
 import os
 import random
@@ -42,9 +43,12 @@ import tempfile
 import threading
 import time
 import unittest
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import fleetsim_harness as h
+
+sys.path.insert(0, os.path.join(h.SOURCE_DIR, "bench"))
+import fake_controller  # noqa: E402
 
 FLEETSIM = None
 STRESS = None
@@ -83,6 +87,10 @@ EXPECT = {
     "--thread-amount 4": [
         (r"Requests per second: \d", "Requests per second:"),
         (r"mounted: 100 of 100 in", "mounted: 100 of 100 in"),
+    ],
+    "--same-device false": [
+        (r"totals: OK 10, LOSS 0, DUP 0, MISSING 0", "Each device edited or receiving gets OK"),
+        (r"Requests per second: \d", "Requests per second: R"),
     ],
     "controller-mount --url": [
         (r"all 100 connected after", "all 5000 connected after"),
@@ -161,11 +169,17 @@ def is_fleet(cmd):
 
 
 class StandInController:
-    """RESTCONF stand-in: takes OpenDaylight registrations, reports every registered node connected."""
+    """RESTCONF stand-in: takes OpenDaylight registrations, reports every registered node connected, and
+    turns REST perf clients' edits of a node's mount point into edit-configs on its device
+    (bench/fake_controller.py's MountEdits)."""
 
     def __init__(self, port):
         self.nodes = {}
         nodes = self.nodes
+        mount = self.mount = fake_controller.MountEdits(
+            "Basic " + base64.b64encode(b"admin:admin").decode(),
+            lambda node_id: ((fake_controller.node_field(nodes[node_id], "host"),
+                              int(fake_controller.node_field(nodes[node_id], "port"))) if node_id in nodes else None))
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
@@ -187,19 +201,29 @@ class StandInController:
                     nodes[node["node-id"]] = node
                 self.reply(200)
 
+            def _reply(self, code, body=b""):
+                self.reply(code, body)
+
+            def do_POST(self):
+                mount.reply(self, "POST")
+
+            def do_PUT(self):
+                mount.reply(self, "PUT")
+
             def do_GET(self):
                 listed = [{"node-id": n, "netconf-node-topology:netconf-node": {"connection-status": "connected"}}
                           for n in list(nodes)]
                 self.reply(200, json.dumps({"network-topology:topology": [
                     {"topology-id": "topology-netconf", "node": listed}]}).encode())
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.server = fake_controller.HttpServer(("127.0.0.1", port), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+        self.mount.close()
 
 
 class Runner:
