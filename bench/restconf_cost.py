@@ -15,6 +15,7 @@ Run: /usr/bin/python3 bench/restconf_cost.py build [--requests 50000] [--paralle
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,7 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--requests", type=int, default=50000)
     ap.add_argument("--parallel", type=int, default=64)
+    ap.add_argument("--rounds", type=int, default=5, help="runs of each client, alternating; medians printed")
     args = ap.parse_args()
     stress = os.path.join(args.build, "fleetsim-stress")
     sink = subprocess.Popen([os.path.join(args.build, "bench_http_sink"), "0"], stdout=subprocess.PIPE)
@@ -69,14 +71,23 @@ def main():
         ours_cmd = [stress, "restconf", "--port", str(port), "--destination", PATH.replace("17830", "{DEVICE_PORT}"),
                     "--edits", str(n), "--throttle", str(p), "--edit-content", content]
         curl_cmd = ["curl", "-s", "--parallel", "--parallel-immediate", "--parallel-max", str(p), "-K", cfg]
-        ours_cpu, ours_wall, _ = run_measured(ours_cmd)
-        curl_cpu, curl_wall, _ = run_measured(curl_cmd)
-        print("requests %d, in flight %d, server bench_http_sink (C, answers 204 at once)" % (n, p))
-        print("  %-18s %8.2f us CPU/request  %9.0f requests/s" % ("fleetsim-stress", ours_cpu * 1e6 / n,
-                                                                   n / ours_wall))
-        print("  %-18s %8.2f us CPU/request  %9.0f requests/s" % ("curl --parallel", curl_cpu * 1e6 / n,
-                                                                   n / curl_wall))
-        print("  fleetsim-stress / curl CPU per request: %.2f" % (ours_cpu / curl_cpu))
+        ours, curl, ratios = [], [], []
+        for _ in range(args.rounds):
+            # alternating, so that a change in the machine's load falls on both clients alike
+            ours_cpu, ours_wall, _ = run_measured(ours_cmd)
+            curl_cpu, curl_wall, _ = run_measured(curl_cmd)
+            ours.append((ours_cpu, ours_wall))
+            curl.append((curl_cpu, curl_wall))
+            ratios.append(ours_cpu / curl_cpu)
+        med = statistics.median
+        print("requests %d, in flight %d, server bench_http_sink (C, answers 204 at once), median of %d rounds"
+              % (n, p, args.rounds))
+        print("  %-18s %8.2f us CPU/request  %9.0f requests/s" % ("fleetsim-stress", med(c for c, _ in ours) * 1e6 / n,
+                                                                   n / med(w for _, w in ours)))
+        print("  %-18s %8.2f us CPU/request  %9.0f requests/s" % ("curl --parallel", med(c for c, _ in curl) * 1e6 / n,
+                                                                   n / med(w for _, w in curl)))
+        print("  fleetsim-stress / curl CPU per request: %.2f (rounds: %s)"
+              % (med(ratios), ", ".join("%.2f" % r for r in ratios)))
         for throttle in (64, 5000):
             cmd = ours_cmd[:]
             cmd[cmd.index("--throttle") + 1] = str(throttle)

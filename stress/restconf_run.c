@@ -20,6 +20,7 @@
  */
 #include <curl/curl.h>
 #include <inttypes.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,37 @@
 #include "restconf_fill.h"
 #include "run.h"
 #include "stats.h"
+
+/*
+ * The Authorization header of HTTP basic authentication, built once for every request: libcurl would
+ * otherwise encode the credentials again for each one.
+ */
+static struct curl_slist *
+append_basic_auth(struct curl_slist *headers, const char *user, const char *pass)
+{
+    struct sbuf plain = {0}, line = {0};
+    struct curl_slist *out = NULL;
+    unsigned char *b64;
+
+    if (!headers) {
+        return NULL;
+    }
+    sbuf_printf(&plain, "%s:%s", user, pass);
+    if (plain.failed || !(b64 = malloc(4 * (plain.len / 3 + 1) + 1))) {
+        sbuf_free(&plain);
+        curl_slist_free_all(headers);
+        return NULL;
+    }
+    EVP_EncodeBlock(b64, (const unsigned char *)plain.buf, (int)plain.len);
+    sbuf_printf(&line, "Authorization: Basic %s", (const char *)b64);
+    if (line.failed || !(out = curl_slist_append(headers, line.buf))) {
+        curl_slist_free_all(headers);
+    }
+    free(b64);
+    sbuf_free(&plain);
+    sbuf_free(&line);
+    return out;
+}
 
 /* Progress line refresh on a terminal. */
 #define RC_PROGRESS_INTERVAL_MS 250
@@ -478,9 +510,9 @@ setup_stream(struct rc_run *run, struct rc_stream *s, uint32_t i)
         curl_easy_setopt(slot->easy, CURLOPT_URL, s->url);
         curl_easy_setopt(slot->easy, CURLOPT_POST, 1L);
         curl_easy_setopt(slot->easy, CURLOPT_HTTPHEADER, run->headers);
-        curl_easy_setopt(slot->easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-        curl_easy_setopt(slot->easy, CURLOPT_USERNAME, o->username);
-        curl_easy_setopt(slot->easy, CURLOPT_PASSWORD, o->password);
+        /* No proxy from the environment (a load test goes straight to the controller): libcurl then does
+         * not look the variables up again for every request. */
+        curl_easy_setopt(slot->easy, CURLOPT_PROXY, "");
         curl_easy_setopt(slot->easy, CURLOPT_WRITEFUNCTION, keep_answer);
         curl_easy_setopt(slot->easy, CURLOPT_WRITEDATA, slot);
         curl_easy_setopt(slot->easy, CURLOPT_ERRORBUFFER, slot->curl_err);
@@ -516,6 +548,7 @@ setup(struct rc_run *run, const struct stress_options *o)
                                                           : "Content-Type: application/json");
     run->headers = curl_slist_append(run->headers, "Accept: application/xml"); /* as OpenDaylight's client */
     run->headers = curl_slist_append(run->headers, "Expect:"); /* no 100-continue round trip */
+    run->headers = append_basic_auth(run->headers, o->username, o->password);
     run->per_stream = o->async ? o->throttle / o->threads : 1;
     if (!run->per_stream) {
         run->per_stream = 1; /* OpenDaylight's semaphore of 0 would never let one out */
