@@ -1,13 +1,21 @@
 /*
- * Option parsing for fleetsim-stress. Defaults follow OpenDaylight's stress
- * client except the port, which matches fleetsim's first device (its NETCONF
- * port, or its SNMP port for "snmp").
+ * fleetsim-stress's command line: one table of options (name, alias, kind of
+ * value, the modes it is for, bounds, default, help, the struct
+ * stress_options field it fills) drives the defaults, the parse, the error
+ * messages, getopt's option array and --help, as Redis's src/config.c does
+ * with static_configs[] and as testtool/cli.c does for fleetsim. An option
+ * whose meaning differs by mode (--port's default, --timeout's unit) has a
+ * row per meaning; only values that are more than a number, a word or
+ * true/false have a parse function of their own. Defaults follow
+ * OpenDaylight's stress client except the port, which matches fleetsim's
+ * first device (its NETCONF port, or its SNMP port for "snmp").
  */
 #include "options.h"
 #include "ber.h"
 #include "textarg.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -15,262 +23,71 @@
 #include <string.h>
 #include <strings.h>
 
-enum {
-    OPT_IP = 256,
-    OPT_PORT,
-    OPT_DEVICE_COUNT,
-    OPT_IP_PER_DEVICE,
-    OPT_SSH,
-    OPT_USERNAME,
-    OPT_PASSWORD,
-    OPT_SSH_KEY,
-    OPT_MSG_TIMEOUT,
-    OPT_LEGACY_FRAMING,
-    OPT_JSON,
-    OPT_PREAMBLE,
-    OPT_TCP_HEADER,
-    OPT_EXI,
-    OPT_DEBUG,
-    OPT_EDITS,
-    OPT_EDIT_CONTENT,
-    OPT_BATCH,
-    OPT_CANDIDATE,
-    OPT_ASYNC,
-    OPT_THREADS,
-    OPT_PIPELINE,
-    OPT_CONCURRENCY,
-    OPT_ON_MOUNT,
-    OPT_HOLD,
-    OPT_COMMUNITY,
-    OPT_V3_USER,
-    OPT_OIDS,
-    OPT_PROFILE,
-    OPT_MAX_REPETITIONS,
-    OPT_MAX_VARS,
-    OPT_TIMEOUT,
-    OPT_RETRIES,
-    OPT_ROUNDS,
-    OPT_DURATION,
-    OPT_STREAM,
-    OPT_FILTER_XPATH,
-    OPT_FILTER_SUBTREE,
-    OPT_START_TIME,
-    OPT_STOP_TIME,
-    OPT_COUNT,
-    OPT_IDLE_TIMEOUT,
-    OPT_SEQ_ELEMENT,
-    OPT_SENT,
-    OPT_RECEIVED,
-    OPT_TOLERANCE,
-    OPT_URL,
-    OPT_INTERVAL,
-    OPT_CSV,
-    OPT_NODE_SUFFIX,
-    OPT_OUT,
-    OPT_SNMP,
-    OPT_SNMP_PORT,
-    OPT_NCX_CONNECT,
-    OPT_REPORT,
-    OPT_DESTINATION,
-    OPT_THROTTLE,
-    OPT_SAME_DEVICE,
-    OPT_DEVICE_PORT_START,
-    OPT_AUTH,
-    OPT_CONTENT_TYPE,
-    OPT_HELP,
+/* The kind of value an option takes: how it is parsed, refused, and shown in --help. */
+enum opt_kind {
+    OPT_BOOL,    /* true or false in any case (int field) */
+    OPT_FLAG,    /* the same, the value optional: alone it means true (int field) */
+    OPT_U32,     /* a whole number in [min, max] (uint32_t field) */
+    OPT_U64,     /* a whole number in [min, max] (uint64_t field) */
+    OPT_DOUBLE,  /* a decimal number in [dmin, dmax] (double field) */
+    OPT_TEXT,    /* text, kept as given; with noun it must not be empty (const char * field) */
+    OPT_CHOICE,  /* one of the words of choices: their index is stored (int or enum field) */
+    OPT_HELP,    /* print --help and exit 0 */
+    OPT_VERSION, /* print the version and exit 0 */
+    OPT_NOTE,    /* a --help line only (metavar holds the names): options described in another section */
 };
 
-static const struct option options[] = {
-    {"ip", required_argument, NULL, OPT_IP},
-    {"port", required_argument, NULL, OPT_PORT},
-    {"device-count", required_argument, NULL, OPT_DEVICE_COUNT},
-    {"ip-per-device", optional_argument, NULL, OPT_IP_PER_DEVICE},
-    {"ssh", required_argument, NULL, OPT_SSH},
-    {"username", required_argument, NULL, OPT_USERNAME},
-    {"password", required_argument, NULL, OPT_PASSWORD},
-    {"ssh-key", required_argument, NULL, OPT_SSH_KEY},
-    {"msg-timeout", required_argument, NULL, OPT_MSG_TIMEOUT},
-    {"legacy-framing", optional_argument, NULL, OPT_LEGACY_FRAMING},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"tcp-preamble", required_argument, NULL, OPT_PREAMBLE},
-    {"tcp-header", required_argument, NULL, OPT_TCP_HEADER},
-    {"exi", required_argument, NULL, OPT_EXI},
-    {"debug", required_argument, NULL, OPT_DEBUG},
-    {"edits", required_argument, NULL, OPT_EDITS},
-    {"edit-content", required_argument, NULL, OPT_EDIT_CONTENT},
-    {"edit-batch-size", required_argument, NULL, OPT_BATCH},
-    {"candidate-datastore", required_argument, NULL, OPT_CANDIDATE},
-    {"async-requests", required_argument, NULL, OPT_ASYNC},
-    {"async", required_argument, NULL, OPT_ASYNC}, /* what OpenDaylight's parser takes as an abbreviation */
-    {"thread-amount", required_argument, NULL, OPT_THREADS},
-    {"pipeline", required_argument, NULL, OPT_PIPELINE},
-    {"concurrent-message-limit", required_argument, NULL, OPT_PIPELINE}, /* OpenDaylight's name */
-    {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
-    {"on-mount", required_argument, NULL, OPT_ON_MOUNT},
-    {"hold", required_argument, NULL, OPT_HOLD},
-    {"community", required_argument, NULL, OPT_COMMUNITY},
-    {"v3-user", required_argument, NULL, OPT_V3_USER},
-    {"oids", required_argument, NULL, OPT_OIDS},
-    {"profile", required_argument, NULL, OPT_PROFILE},
-    {"max-repetitions", required_argument, NULL, OPT_MAX_REPETITIONS},
-    {"max-vars-per-pdu", required_argument, NULL, OPT_MAX_VARS},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"retries", required_argument, NULL, OPT_RETRIES},
-    {"rounds", required_argument, NULL, OPT_ROUNDS},
-    {"duration", required_argument, NULL, OPT_DURATION},
-    {"stream", required_argument, NULL, OPT_STREAM},
-    {"filter-xpath", required_argument, NULL, OPT_FILTER_XPATH},
-    {"filter-subtree", required_argument, NULL, OPT_FILTER_SUBTREE},
-    {"start-time", required_argument, NULL, OPT_START_TIME},
-    {"stop-time", required_argument, NULL, OPT_STOP_TIME},
-    {"count", required_argument, NULL, OPT_COUNT},
-    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
-    {"seq-element", required_argument, NULL, OPT_SEQ_ELEMENT},
-    {"sent", required_argument, NULL, OPT_SENT},
-    {"received", required_argument, NULL, OPT_RECEIVED},
-    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
-    {"url", required_argument, NULL, OPT_URL},
-    {"interval", required_argument, NULL, OPT_INTERVAL},
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"node-suffix", required_argument, NULL, OPT_NODE_SUFFIX},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"snmp", required_argument, NULL, OPT_SNMP},
-    {"snmp-port", required_argument, NULL, OPT_SNMP_PORT},
-    {"ncx-connect", optional_argument, NULL, OPT_NCX_CONNECT},
-    {"report", required_argument, NULL, OPT_REPORT},
-    {"destination", required_argument, NULL, OPT_DESTINATION},
-    {"throttle", required_argument, NULL, OPT_THROTTLE},
-    {"same-device", required_argument, NULL, OPT_SAME_DEVICE},
-    {"device-port-range-start", required_argument, NULL, OPT_DEVICE_PORT_START},
-    {"auth", required_argument, NULL, OPT_AUTH}, /* two words: USER PASS */
-    {"content-type", required_argument, NULL, OPT_CONTENT_TYPE},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"h", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+/* Modes an option row is for: a bit per enum stress_mode; 0 is every mode. */
+#define MODE(m)    (1u << (m))
+#define M_EDIT     MODE(STRESS_EDIT)
+#define M_MOUNT    MODE(STRESS_MOUNT)
+#define M_SNMP     MODE(STRESS_SNMP)
+#define M_NOTIFY   MODE(STRESS_NOTIFY)
+#define M_RECON    MODE(STRESS_RECONCILE)
+#define M_CTRL     MODE(STRESS_CONTROLLER_MOUNT)
+#define M_RECORD   MODE(STRESS_RECORD)
+#define M_RESTCONF MODE(STRESS_RESTCONF)
+
+/* Column at which --help's descriptions start, and the width it keeps to. */
+#define HELP_INDENT 29
+#define HELP_WIDTH  110
+
+/* What a parse works on: the options, the option's name as given, the command line's next word. */
+struct opt_ctx {
+    struct stress_options *o; /* the options being filled */
+    const char *given;        /* the name used ("async" or "async-requests"): messages name it */
+    const char *next;         /* the command line's word after the value, NULL at the end */
+    int took_next;            /* set by a parse that used next as a second value (--auth USER PASS) */
+    char *err;                /* where a refused value is described */
+    size_t err_len;           /* bytes of err */
 };
 
-static const char usage[] =
-    "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
-    "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T]\n"
-    "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T]\n"
-    "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
-    "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
-    "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
-    "\n"
-    "Common options:\n"
-    "  --ip ADDR                  server address (default 127.0.0.1)\n"
-    "  --port P                   server port (default 17830; snmp: agent port, default 16100)\n"
-    "  --device-count D           servers on ports P..P+D-1 (default 1)\n"
-    "  --ip-per-device            servers on addresses ADDR..ADDR+D-1, all on port P\n"
-    "  --msg-timeout S            seconds to wait for an answer (default 60)\n"
-    "  --legacy-framing           offer only base:1.0 (end-of-message framing)\n"
-    "  --json FILE                write a manifest: parameters, server hello, results\n"
-    "  --tcp-preamble FILE        bytes to send before the hello (e.g. netconfd's tcp-direct connect "
-    "message)\n"
-    "  --tcp-header TEXT          a line sent before the hello on plain TCP (OpenDaylight's thin-client\n"
-    "                             header): TEXT without its double quotes, trimmed, and a newline\n"
-    "  --exi true|false           accepted for OpenDaylight's scripts: no EXI here, true warns and runs\n"
-    "                             plain XML (default false)\n"
-    "  --debug true|false         accepted for OpenDaylight's scripts: there is no debug log, true says\n"
-    "                             so once; the report and --json FILE hold the details (default false)\n"
-    "  --ssh true|false           NETCONF over SSH or plain TCP for edit, mount and notify (default:\n"
-    "                             detected per connection: a server sending \"SSH-2.0-...\" first gets\n"
-    "                             SSH, one sending its hello gets TCP, one silent for 1 s gets TCP and so\n"
-    "                             do the later ones); given, a server speaking the other fails with\n"
-    "                             wrong-transport; the server's host key is NOT verified (a test tool)\n"
-    "  --username U, --password P credentials for SSH (default admin/admin)\n"
-    "  --ssh-key FILE             SSH private key (unencrypted), tried before the password\n"
-    "\n"
-    "edit: edit-config throughput (OpenDaylight stress-client options)\n"
-    "  --edits N                  edit-config requests in all (default 50000)\n"
-    "  --edit-content FILE        XML placed inside <config>; placeholders {PHYS_ADDR} {MSG_ID} {INDEX}\n"
-    "                             {SESSION} {DEVICE} (default: an ietf-interfaces entry per edit)\n"
-    "  --edit-batch-size B        with candidate: commit after every B edits (default: all in one batch)\n"
-    "  --candidate-datastore B    true: edit candidate and commit; false: edit running (default true)\n"
-    "  --async-requests B, --async B  true: pipeline requests (default false)\n"
-    "  --thread-amount T          sessions; edits split evenly, the last takes the remainder (default 1)\n"
-    "  --pipeline W, --concurrent-message-limit W  requests in flight per session with async requests\n"
-    "                             (default 64, 0: all)\n"
-    "\n"
-    "mount: emulate a controller mounting a fleet\n"
-    "  --concurrency C            sessions being set up at once (default 100)\n"
-    "  --on-mount none|get-schema|get-config  what a mount does after the hello (default none)\n"
-    "  --hold S                   keep every session open S seconds afterwards (default 0)\n"
-    "\n"
-    "snmp: poll every device's SNMP agent like a collector (GETBULK walks, SNMPv2c or SNMPv3)\n"
-    "  --concurrency C            collections at once (default 100)\n"
-    "  --community S              community (default public)\n"
-    "  --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY  poll with SNMPv3 (USM) as this user instead of v2c;\n"
-    "                             AUTH none|md5|sha|sha224|sha256|sha384|sha512, PRIV none|aes, in\n"
-    "                             any case or as net-snmp writes them (SHA-256, AES-128; the\n"
-    "                             security level follows); each device's engine is discovered once\n"
-    "  --oids OID,OID,...         dotted OIDs of columns, tables, subtrees or scalars (x.0) to walk\n"
-    "  --profile NAME|FILE        walk the collection the profile lists (default minimal; not with --oids)\n"
-    "  --max-repetitions M        GETBULK max-repetitions (default 25)\n"
-    "  --max-vars-per-pdu V       columns walked together in one GETBULK (default 10)\n"
-    "  --timeout MS               wait for a response before retrying, ms (default 1500)\n"
-    "  --retries N                retransmissions before a collection fails (default 2)\n"
-    "  --rounds N                 collect every device N times (default 1)\n"
-    "  --duration S               keep collecting for S seconds instead of --rounds\n"
-    "\n"
-    "notify: subscribe to every device (RFC 5277 create-subscription) and count notifications\n"
-    "  --concurrency C            subscriptions being set up at once (default 100)\n"
-    "  --stream NAME              stream to subscribe to (default NETCONF)\n"
-    "  --filter-xpath XPATH       an xpath filter, or\n"
-    "  --filter-subtree FILE      a subtree filter: the XML inside <filter type=\"subtree\">\n"
-    "  --start-time T, --stop-time T  replay from T / end the subscription at T (RFC 3339)\n"
-    "  --duration S               stop S seconds after every subscription is up\n"
-    "  --count N                  stop when every device delivered N notifications\n"
-    "  --idle-timeout S           stop when nothing arrived for S seconds (default 5, 0: never)\n"
-    "  --seq-element NAME         element whose integer text numbers each device's notifications:\n"
-    "                             gaps, duplicates and reordering are checked\n"
-    "\n"
-    "reconcile: join fleetsim's --report with notify's --json, device by device\n"
-    "  --sent FILE                the simulator's report (with --report: restconf's --json manifest)\n"
-    "  --received FILE            notify's manifest\n"
-    "  --report FILE              the simulator's report: edits the controller accepted (restconf's\n"
-    "                             manifest, --sent) against edit-configs each device received\n"
-    "  --tolerance T              allowed |sent - received| as a share of sent: 0.5% or 0.005 (default 0)\n"
-    "\n"
-    "controller-mount: poll a RESTCONF controller's topology-netconf while it connects to a fleet\n"
-    "  --url BASE                 RESTCONF base, e.g. http://127.0.0.1:8181/restconf (required)\n"
-    "  --device-count D           nodes expected to connect (required)\n"
-    "  --username U, --password P HTTP basic authentication (default admin/admin)\n"
-    "  --node-suffix S            count only nodes whose node-id ends in S (default -sim-device; \"\": all)\n"
-    "  --interval S               seconds between polls, fractions allowed (default 1)\n"
-    "  --timeout S                fail when not all D are connected after S seconds (default 600)\n"
-    "  --msg-timeout S            limit of one poll (default: the interval plus 10 s)\n"
-    "  --csv FILE                 the curve: t_s,connected,connecting,failed,absent,http_status\n"
-    "  --json FILE                write a manifest: parameters, the curve, results\n"
-    "\n"
-    "record: write one NETCONF server as a recorded device type folder (docs/RECORDED_TYPES.md)\n"
-    "  --out DIR                  the folder to write (created; required)\n"
-    "  --ssh, --username, --password, --ssh-key, --tcp-preamble, --msg-timeout  as above\n"
-    "  --ncx-connect[=SSHPORT]    send yuma123 netconfd's tcp-direct connect message first (user\n"
-    "                             --username, address --ip, port SSHPORT, default --port)\n"
-    "  --snmp COMMUNITY           also walk the device's SNMP agent (v2c) into snmp.snmprec\n"
-    "  --v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY  walk it with SNMPv3 instead\n"
-    "  --snmp-port P              the agent's UDP port (default 161)\n"
-    "  --timeout MS, --retries N, --max-repetitions M  of the SNMP walk (as for snmp)\n"
-    "\n"
-    "restconf: edits POSTed to a RESTCONF controller's mount points (OpenDaylight's REST perf client)\n"
-    "  --ip ADDR, --port P        the controller (default 127.0.0.1, 8182)\n"
-    "  --destination PATH         URL path; its first {DEVICE_PORT} is the stream's device port (default\n"
-    "                             OpenDaylight's .../node={DEVICE_PORT}-sim-device/yang-ext:mount/...)\n"
-    "  --edits N                  requests in all, split among the streams (default 50000)\n"
-    "  --edit-content FILE        the body (default ./edit.txt, else a built-in ietf-interfaces entry);\n"
-    "                             first {PEERID} stream, first {INTLEAF} request number (both only when\n"
-    "                             {PEERID} is there), first {DEVICE_PORT} port, every {PHYS_ADDR} a MAC\n"
-    "  --content-type json|xml    application/json (default, as OpenDaylight) or application/xml\n"
-    "  --async-requests B         true: up to --throttle in flight; false: one per stream (default true)\n"
-    "  --thread-amount T          streams, each its own connections (default 1)\n"
-    "  --throttle N               requests in flight in all, N/T per stream (default 5000)\n"
-    "  --same-device B            true: every stream edits the first device; false: stream n the device\n"
-    "                             at port START+n (default true)\n"
-    "  --device-port-range-start START  the first device's port (default 17830)\n"
-    "  --auth USER PASS           HTTP basic authentication, sent with every request (default admin admin)\n"
-    "  --timeout MIN              give up after MIN minutes (default 5)\n"
-    "  --json FILE                write a manifest: parameters, statuses, devices, per-second counts\n";
+struct stress_opt;
+/* A parse of its own, for an option that is more than its kind: checks value and fills c->o. */
+typedef int (*opt_custom_fn)(const struct stress_opt *t, const char *value, struct opt_ctx *c);
+
+/* One row of the table: an option, or one mode's meaning of it. */
+struct stress_opt {
+    const char *name;       /* long name without dashes */
+    const char *alias;      /* another name (OpenDaylight's), or NULL */
+    enum opt_kind kind;     /* the value's kind */
+    unsigned modes;         /* MODE() bits this row is for; 0: every mode */
+    size_t field;           /* offsetof the value in struct stress_options (without custom) */
+    uint64_t min, max;      /* OPT_U32/U64 bounds; max 0: the type's, unnamed in messages */
+    int max_unnamed;        /* 1: messages name only the lower bound ("from 1") */
+    double dmin, dmax;      /* OPT_DOUBLE bounds */
+    const char *noun;       /* "must be NOUN from ...": NULL for "a number"; OPT_TEXT: "needs NOUN" */
+    const char *unit;       /* after the bounds in the message ("(0: no limit)"), or NULL */
+    const char *choices;    /* OPT_CHOICE: the words, '|' between them */
+    const char *metavar;    /* --help's name of the value; NULL: from the kind */
+    const char *dflt;       /* default, applied through the parse, or NULL */
+    const char *dflt_shown; /* default shown instead of dflt (or set in code), or NULL */
+    const char *help;       /* --help's description (wrapped to the width) */
+    const char *section;    /* a --help heading printed before this row, or NULL */
+    opt_custom_fn custom;   /* a parse of its own instead of storing at field, or NULL */
+};
+
+#define FIELD(member) offsetof(struct stress_options, member)
 
 /* Limits of controller-mount's times, seconds. */
 #define OPTIONS_INTERVAL_MIN_S    0.01     /* polls at most 100 times a second */
@@ -282,11 +99,144 @@ static const char usage[] =
 #define OPTIONS_MAX_VARS_MAX        1000  /* columns per request accepted */
 #define OPTIONS_OIDS_MAX            10000 /* OIDs in --oids */
 
-#define BAD(...)                                                                                             \
-    do {                                                                                                     \
-        snprintf(err, err_len, __VA_ARGS__);                                                                 \
-        return STRESS_PARSE_ERROR;                                                                           \
-    } while (0)
+/* OPT_CHOICE stores the word's index as an int in enum fields too. */
+_Static_assert(sizeof(enum mount_action) == sizeof(int), "--on-mount's field holds an int");
+
+/* ------------------------------------------------------------------ generic values */
+
+/* Refuse value in the option's own words, from its row; @return -1. */
+static int
+opt_refuse(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    char bounds[96] = "";
+    size_t n = 0;
+
+    switch (t->kind) {
+    case OPT_BOOL:
+    case OPT_FLAG:
+        snprintf(c->err, c->err_len, "--%s takes true or false, not \"%s\"", c->given, value);
+        break;
+    case OPT_U32:
+    case OPT_U64:
+        if (t->min || t->max) {
+            n += (size_t)snprintf(bounds, sizeof bounds, " from %llu", (unsigned long long)t->min);
+        }
+        if (t->max && !t->max_unnamed) {
+            snprintf(bounds + n, sizeof bounds - n, " to %llu", (unsigned long long)t->max);
+        }
+        snprintf(c->err, c->err_len, "--%s must be %s%s%s%s, not \"%s\"", c->given,
+                 t->noun ? t->noun : "a number", bounds, t->unit ? " " : "", t->unit ? t->unit : "", value);
+        break;
+    case OPT_DOUBLE:
+        snprintf(c->err, c->err_len, "--%s must be %s from %.15g to %.15g, not \"%s\"", c->given,
+                 t->noun ? t->noun : "a number", t->dmin, t->dmax, value);
+        break;
+    case OPT_TEXT:
+        snprintf(c->err, c->err_len, "--%s needs %s", c->given, t->noun);
+        break;
+    case OPT_CHOICE: {
+        /* "a|b|c" reads "a, b or c" */
+        char words[160];
+        const char *p = t->choices, *bar;
+        size_t w = 0;
+        for (; (bar = strchr(p, '|')); p = bar + 1) {
+            w += (size_t)snprintf(words + w, sizeof words - w, "%s%.*s", w ? ", " : "", (int)(bar - p), p);
+        }
+        snprintf(words + w, sizeof words - w, " or %s", p);
+        snprintf(c->err, c->err_len, "--%s takes %s, not \"%s\"", c->given, words, value);
+        break;
+    }
+    default:
+        snprintf(c->err, c->err_len, "--%s does not take \"%s\"", c->given, value);
+        break;
+    }
+    return -1;
+}
+
+/* The index of word in a '|'-separated list, or -1. */
+static int
+opt_word_index(const char *word, const char *list)
+{
+    size_t len = strlen(word);
+    const char *p = list;
+
+    for (int i = 0;; i++) {
+        size_t n = strcspn(p, "|");
+        if (n == len && !strncmp(p, word, len)) {
+            return i;
+        }
+        if (!p[n]) {
+            return -1;
+        }
+        p += n + 1;
+    }
+}
+
+/*
+ * Parse value by t's kind and bounds into dst (an int, uint32_t, uint64_t, double or const char *, as the
+ * kind says); a refused value is described in c->err. Custom parses call it for the part that is generic.
+ * @return 0 or -1.
+ */
+static int
+opt_value(const struct stress_opt *t, const char *value, void *dst, struct opt_ctx *c)
+{
+    char *end;
+    double d;
+    uint32_t v32;
+    int i;
+
+    switch (t->kind) {
+    case OPT_BOOL:
+    case OPT_FLAG:
+        return textarg_bool(value, dst) ? opt_refuse(t, value, c) : 0;
+    case OPT_U32:
+        if (textarg_u32(value, (uint32_t)t->min, t->max ? (uint32_t)t->max : UINT32_MAX, &v32)) {
+            return opt_refuse(t, value, c);
+        }
+        memcpy(dst, &v32, sizeof v32);
+        return 0;
+    case OPT_U64:
+        return textarg_u64(value, t->min, t->max ? t->max : UINT64_MAX, dst) ? opt_refuse(t, value, c) : 0;
+    case OPT_DOUBLE:
+        errno = 0;
+        d = strtod(value, &end);
+        if (end == value || *end || errno || !(d >= t->dmin && d <= t->dmax)) {
+            return opt_refuse(t, value, c);
+        }
+        memcpy(dst, &d, sizeof d);
+        return 0;
+    case OPT_CHOICE:
+        if ((i = opt_word_index(value, t->choices)) < 0) {
+            return opt_refuse(t, value, c);
+        }
+        memcpy(dst, &i, sizeof i);
+        return 0;
+    case OPT_TEXT:
+        if (t->noun && !*value) {
+            return opt_refuse(t, value, c);
+        }
+        memcpy(dst, &value, sizeof value);
+        return 0;
+    default:
+        return opt_refuse(t, value, c);
+    }
+}
+
+/* ------------------------------------------------------------------ options of their own */
+
+static int
+opt_ip(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    struct in_addr addr;
+
+    (void)t;
+    if (inet_pton(AF_INET, value, &addr) != 1) {
+        snprintf(c->err, c->err_len, "--%s must be an IPv4 address, not \"%s\"", c->given, value);
+        return -1;
+    }
+    c->o->ip = ntohl(addr.s_addr);
+    return 0;
+}
 
 /* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY into @p u (pointing into @p text); @return NULL when well-formed, else what
  * is wrong. The last field takes the rest of the text, so only PRIVKEY may hold a colon. */
@@ -387,67 +337,1017 @@ parse_tolerance(const char *text, double *out)
     return 0;
 }
 
-/* Seconds, fractions allowed ("0.2", "1.5"), within [min, max]; @return 0 or -1. */
 static int
-parse_seconds(const char *text, double min, double max, double *out)
+opt_v3_user(const struct stress_opt *t, const char *value, struct opt_ctx *c)
 {
-    char *end = NULL;
-    double v;
+    const char *why = parse_v3_user(value, &c->o->v3);
 
-    errno = 0;
-    v = strtod(text, &end);
-    if (end == text || *end || errno || !(v >= min && v <= max)) {
+    (void)t;
+    if (why) {
+        snprintf(c->err, c->err_len, "--%s NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: %s", c->given, why);
         return -1;
     }
-    *out = v;
+    c->o->v3_user = value;
     return 0;
+}
+
+static int
+opt_oids(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    char bad[64];
+
+    (void)t;
+    if (check_oids(value, bad, sizeof bad)) {
+        snprintf(c->err, c->err_len,
+                 "--%s takes dotted OIDs (at most %d) separated by commas; \"%s\" is not one", c->given,
+                 OPTIONS_OIDS_MAX, bad);
+        return -1;
+    }
+    c->o->oids = value;
+    return 0;
+}
+
+static int
+opt_seq_element(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    (void)t;
+    if (!*value || strpbrk(value, "<>/: \t\r\n\"'=")) {
+        snprintf(c->err, c->err_len, "--%s takes the local name of an element, not \"%s\"", c->given, value);
+        return -1;
+    }
+    c->o->seq_element = value;
+    return 0;
+}
+
+static int
+opt_tolerance(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    (void)t;
+    if (parse_tolerance(value, &c->o->tolerance)) {
+        snprintf(c->err, c->err_len,
+                 "--%s takes a share of sent like 0.5%% or 0.005 (at most 100%%), not \"%s\"", c->given,
+                 value);
+        return -1;
+    }
+    return 0;
+}
+
+/* OpenDaylight's -1 means one batch of everything, as does 0 here. */
+static int
+opt_edit_batch_size(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    if (!strcmp(value, "-1")) {
+        c->o->batch_size = 0;
+        return 0;
+    }
+    return opt_value(t, value, &c->o->batch_size, c);
+}
+
+/* restconf's --timeout is minutes for the whole run, as OpenDaylight's REST perf client. */
+static int
+opt_restconf_timeout(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    uint32_t minutes;
+
+    if (opt_value(t, value, &minutes, c)) {
+        return -1;
+    }
+    c->o->run_timeout_s = minutes * 60.0;
+    return 0;
+}
+
+/* record's --snmp COMMUNITY: walk the agent too. */
+static int
+opt_record_snmp(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    if (opt_value(t, value, &c->o->community, c)) {
+        return -1;
+    }
+    c->o->snmp_walk = 1;
+    return 0;
+}
+
+/* --ncx-connect[=SSHPORT]: alone or true sends the message (port attribute --port), false does not. */
+static int
+opt_ncx_connect(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    (void)t;
+    c->o->ncx_connect = !value || strcmp(value, "false");
+    if (value && strcmp(value, "true") && strcmp(value, "false") &&
+        textarg_u32(value, 1, 65535, &c->o->ncx_ssh_port)) {
+        snprintf(c->err, c->err_len, "--%s takes the SSH port netconfd allows (1 to 65535), not \"%s\"",
+                 c->given, value);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+opt_destination(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    (void)t;
+    if (value[0] != '/') {
+        snprintf(c->err, c->err_len, "--%s must start with '/', not \"%s\"", c->given, value);
+        return -1;
+    }
+    c->o->destination = value;
+    return 0;
+}
+
+/* OpenDaylight's --auth takes two words, USER then PASS. */
+static int
+opt_auth(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    (void)t;
+    if (!c->next || !strncmp(c->next, "--", 2)) {
+        snprintf(c->err, c->err_len, "--%s takes two words: USER PASS", c->given);
+        return -1;
+    }
+    c->o->username = value;
+    c->o->password = c->next;
+    c->took_next = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the table */
+
+/*
+ * A row with modes 0 is the option in every mode; a row with modes is that mode's meaning and is preferred
+ * there (rows of one name have disjoint modes). A mode without a row of its own takes the first row of the
+ * name. Defaults: each field starts from the default of its first row, then the rows of the mode apply
+ * theirs.
+ */
+static const struct stress_opt opts[] = {
+    {.name = "ip",
+     .kind = OPT_TEXT,
+     .custom = opt_ip,
+     .metavar = "ADDR",
+     .dflt = "127.0.0.1",
+     .section = "Common options:",
+     .help = "server address (restconf: the controller's)"},
+    {.name = "port",
+     .kind = OPT_U32,
+     .field = FIELD(port),
+     .min = 1,
+     .max = 65535,
+     .noun = "a port",
+     .metavar = "P",
+     .dflt = "17830",
+     .help = "server port (snmp and restconf: below)"},
+    {.name = "device-count",
+     .kind = OPT_U32,
+     .field = FIELD(device_count),
+     .min = 1,
+     .max = 1000000,
+     .metavar = "D",
+     .dflt = "1",
+     .help = "servers on ports P..P+D-1"},
+    {.name = "ip-per-device",
+     .kind = OPT_FLAG,
+     .field = FIELD(ip_per_device),
+     .help = "servers on addresses ADDR..ADDR+D-1, all on port P"},
+    {.name = "msg-timeout",
+     .kind = OPT_U32,
+     .field = FIELD(msg_timeout_s),
+     .min = 1,
+     .max = 86400,
+     .noun = "seconds",
+     .metavar = "S",
+     .dflt = "60",
+     .help = "seconds to wait for an answer"},
+    {.name = "legacy-framing",
+     .kind = OPT_FLAG,
+     .field = FIELD(legacy_framing),
+     .help = "offer only base:1.0 (end-of-message framing)"},
+    {.name = "json",
+     .kind = OPT_TEXT,
+     .field = FIELD(json_path),
+     .metavar = "FILE",
+     .help = "write a manifest: parameters, server hello, results"},
+    {.name = "tcp-preamble",
+     .kind = OPT_TEXT,
+     .field = FIELD(preamble_path),
+     .metavar = "FILE",
+     .help = "bytes to send before the hello (e.g. netconfd's tcp-direct connect message)"},
+    {.name = "tcp-header",
+     .kind = OPT_TEXT,
+     .field = FIELD(tcp_header),
+     .metavar = "TEXT",
+     .help = "a line sent before the hello on plain TCP (OpenDaylight's thin-client header): TEXT without "
+             "its double quotes, trimmed, and a newline"},
+    {.name = "exi",
+     .kind = OPT_BOOL,
+     .field = FIELD(exi),
+     .dflt = "false",
+     .help = "accepted for OpenDaylight's scripts: no EXI here, true warns and runs plain XML"},
+    {.name = "debug",
+     .kind = OPT_BOOL,
+     .field = FIELD(debug),
+     .dflt = "false",
+     .help = "accepted for OpenDaylight's scripts: there is no debug log, true says so once; the report and "
+             "--json FILE hold the details"},
+    {.name = "ssh",
+     .kind = OPT_BOOL,
+     .field = FIELD(ssh),
+     .dflt_shown = "detected per connection", /* -1, set in code */
+     .help =
+         "NETCONF over SSH or plain TCP for edit, mount and notify. Left out, a server sending "
+         "\"SSH-2.0-...\" first gets SSH, one sending its hello gets TCP, one silent for 1 s gets TCP and "
+         "so do the later ones; given, a server speaking the other fails with wrong-transport; the "
+         "server's host key is NOT verified (a test tool)"},
+    {.name = "username",
+     .kind = OPT_TEXT,
+     .field = FIELD(username),
+     .metavar = "U",
+     .dflt = "admin",
+     .help = "SSH user"},
+    {.name = "password",
+     .kind = OPT_TEXT,
+     .field = FIELD(password),
+     .metavar = "P",
+     .dflt = "admin",
+     .help = "SSH password"},
+    {.name = "ssh-key",
+     .kind = OPT_TEXT,
+     .field = FIELD(ssh_key),
+     .metavar = "FILE",
+     .help = "SSH private key (unencrypted), tried before the password"},
+    {.name = "help", .alias = "h", .kind = OPT_HELP, .help = "this text"},
+    {.name = "version", .kind = OPT_VERSION, .help = "fleetsim-stress's version"},
+
+    {.name = "edits",
+     .kind = OPT_U64,
+     .modes = M_EDIT,
+     .field = FIELD(edits),
+     .min = 1,
+     .max = 1000000000,
+     .max_unnamed = 1,
+     .metavar = "N",
+     .dflt = "50000",
+     .section = "edit: edit-config throughput (OpenDaylight stress-client options)",
+     .help = "edit-config requests in all"},
+    {.name = "edit-content",
+     .kind = OPT_TEXT,
+     .modes = M_EDIT,
+     .field = FIELD(edit_content),
+     .metavar = "FILE",
+     .dflt_shown = "an ietf-interfaces entry per edit",
+     .help = "XML placed inside <config>; placeholders {PHYS_ADDR} {MSG_ID} {INDEX} {SESSION} {DEVICE}"},
+    {.name = "edit-batch-size",
+     .kind = OPT_U64,
+     .modes = M_EDIT,
+     .custom = opt_edit_batch_size,
+     .metavar = "B",
+     .dflt_shown = "all in one batch; -1 too",
+     .help = "with candidate: commit after every B edits"},
+    {.name = "candidate-datastore",
+     .kind = OPT_BOOL,
+     .modes = M_EDIT,
+     .field = FIELD(candidate),
+     .dflt = "true",
+     .help = "true: edit candidate and commit; false: edit running"},
+    {.name = "async-requests",
+     .alias = "async",
+     .kind = OPT_BOOL,
+     .modes = M_EDIT,
+     .field = FIELD(async),
+     .dflt = "false",
+     .help = "true: pipeline requests"},
+    {.name = "thread-amount",
+     .kind = OPT_U32,
+     .modes = M_EDIT,
+     .field = FIELD(threads),
+     .min = 1,
+     .max = 100000,
+     .metavar = "T",
+     .dflt = "1",
+     .help = "sessions; edits split evenly, the last takes the remainder"},
+    {.name = "pipeline",
+     .alias = "concurrent-message-limit",
+     .kind = OPT_U32,
+     .modes = M_EDIT,
+     .field = FIELD(pipeline),
+     .unit = "(0: no limit)",
+     .metavar = "W",
+     .dflt = "64",
+     .help = "requests in flight per session with async requests (0: all)"},
+
+    {.name = "concurrency",
+     .kind = OPT_U32,
+     .modes = M_MOUNT,
+     .field = FIELD(concurrency),
+     .min = 1,
+     .max = 1000000,
+     .max_unnamed = 1,
+     .metavar = "C",
+     .dflt = "100",
+     .section = "mount: emulate a controller mounting a fleet",
+     .help = "sessions being set up at once"},
+    {.name = "on-mount",
+     .kind = OPT_CHOICE,
+     .modes = M_MOUNT,
+     .field = FIELD(on_mount),
+     .choices = "none|get-schema|get-config", /* enum mount_action's order */
+     .dflt = "none",
+     .help = "what a mount does after the hello"},
+    {.name = "hold",
+     .kind = OPT_U32,
+     .modes = M_MOUNT,
+     .field = FIELD(hold_s),
+     .max = 86400,
+     .noun = "seconds",
+     .metavar = "S",
+     .dflt = "0",
+     .help = "keep every session open S seconds afterwards"},
+
+    {.name = "port",
+     .kind = OPT_U32,
+     .modes = M_SNMP,
+     .field = FIELD(port),
+     .min = 1,
+     .max = 65535,
+     .noun = "a port",
+     .metavar = "P",
+     .dflt = "16100",
+     .section = "snmp: poll every device's SNMP agent like a collector (GETBULK walks, SNMPv2c or SNMPv3)",
+     .help = "the first agent's UDP port"},
+    {.name = "concurrency",
+     .kind = OPT_U32,
+     .modes = M_SNMP,
+     .field = FIELD(concurrency),
+     .min = 1,
+     .max = 1000000,
+     .max_unnamed = 1,
+     .metavar = "C",
+     .dflt = "100",
+     .help = "collections at once"},
+    {.name = "community",
+     .kind = OPT_TEXT,
+     .modes = M_SNMP,
+     .field = FIELD(community),
+     .metavar = "S",
+     .dflt = "public",
+     .help = "community"},
+    {.name = "v3-user",
+     .kind = OPT_TEXT,
+     .modes = M_SNMP | M_RECORD,
+     .custom = opt_v3_user,
+     .metavar = "NAME:AUTH:AUTHKEY:PRIV:PRIVKEY",
+     .help = "poll with SNMPv3 (USM) as this user instead of v2c; AUTH none|md5|sha|sha224|sha256|sha384|"
+             "sha512, PRIV none|aes, in any case or as net-snmp writes them (SHA-256, AES-128; the security "
+             "level follows); each device's engine is discovered once"},
+    {.name = "oids",
+     .kind = OPT_TEXT,
+     .modes = M_SNMP,
+     .custom = opt_oids,
+     .metavar = "OID,OID,...",
+     .help = "dotted OIDs of columns, tables, subtrees or scalars (x.0) to walk"},
+    {.name = "profile",
+     .kind = OPT_TEXT,
+     .modes = M_SNMP,
+     .field = FIELD(profile),
+     .metavar = "NAME|FILE",
+     .dflt_shown = "minimal", /* set after the parse: not with --oids */
+     .help = "walk the collection the profile lists (not with --oids)"},
+    {.name = "max-repetitions",
+     .kind = OPT_U32,
+     .modes = M_SNMP | M_RECORD,
+     .field = FIELD(max_repetitions),
+     .min = 1,
+     .max = OPTIONS_MAX_REPETITIONS_MAX,
+     .metavar = "M",
+     .dflt = "25",
+     .help = "GETBULK max-repetitions"},
+    {.name = "max-vars-per-pdu",
+     .kind = OPT_U32,
+     .modes = M_SNMP,
+     .field = FIELD(max_vars),
+     .min = 1,
+     .max = OPTIONS_MAX_VARS_MAX,
+     .metavar = "V",
+     .dflt = "10",
+     .help = "columns walked together in one GETBULK"},
+    {.name = "timeout",
+     .kind = OPT_U32,
+     .modes = M_SNMP | M_RECORD,
+     .field = FIELD(timeout_ms),
+     .min = 1,
+     .max = 3600000,
+     .noun = "milliseconds",
+     .metavar = "MS",
+     .dflt = "1500",
+     .help = "wait for a response before retrying, ms"},
+    {.name = "retries",
+     .kind = OPT_U32,
+     .modes = M_SNMP | M_RECORD,
+     .field = FIELD(retries),
+     .max = 100,
+     .metavar = "N",
+     .dflt = "2",
+     .help = "retransmissions before a collection fails"},
+    {.name = "rounds",
+     .kind = OPT_U32,
+     .modes = M_SNMP,
+     .field = FIELD(rounds),
+     .min = 1,
+     .max = 1000000000,
+     .max_unnamed = 1,
+     .metavar = "N",
+     .dflt = "1",
+     .help = "collect every device N times"},
+    {.name = "duration",
+     .kind = OPT_U32,
+     .modes = M_SNMP,
+     .field = FIELD(duration_s),
+     .min = 1,
+     .max = 31536000,
+     .max_unnamed = 1,
+     .noun = "seconds",
+     .metavar = "S",
+     .help = "keep collecting for S seconds instead of --rounds"},
+
+    {.name = "concurrency",
+     .kind = OPT_U32,
+     .modes = M_NOTIFY,
+     .field = FIELD(concurrency),
+     .min = 1,
+     .max = 1000000,
+     .max_unnamed = 1,
+     .metavar = "C",
+     .dflt = "100",
+     .section = "notify: subscribe to every device (RFC 5277 create-subscription) and count notifications",
+     .help = "subscriptions being set up at once"},
+    {.name = "stream",
+     .kind = OPT_TEXT,
+     .modes = M_NOTIFY,
+     .field = FIELD(stream),
+     .noun = "a stream name",
+     .metavar = "NAME",
+     .dflt = "NETCONF",
+     .help = "stream to subscribe to"},
+    {.name = "filter-xpath",
+     .kind = OPT_TEXT,
+     .modes = M_NOTIFY,
+     .field = FIELD(filter_xpath),
+     .metavar = "XPATH",
+     .help = "an xpath filter, or"},
+    {.name = "filter-subtree",
+     .kind = OPT_TEXT,
+     .modes = M_NOTIFY,
+     .field = FIELD(filter_subtree),
+     .metavar = "FILE",
+     .help = "a subtree filter: the XML inside <filter type=\"subtree\">"},
+    {.name = "start-time",
+     .kind = OPT_TEXT,
+     .modes = M_NOTIFY,
+     .field = FIELD(start_time),
+     .metavar = "T",
+     .help = "replay from T (RFC 3339)"},
+    {.name = "stop-time",
+     .kind = OPT_TEXT,
+     .modes = M_NOTIFY,
+     .field = FIELD(stop_time),
+     .metavar = "T",
+     .help = "end the subscription at T (RFC 3339)"},
+    {.name = "duration",
+     .kind = OPT_U32,
+     .modes = M_NOTIFY,
+     .field = FIELD(duration_s),
+     .min = 1,
+     .max = 31536000,
+     .max_unnamed = 1,
+     .noun = "seconds",
+     .metavar = "S",
+     .help = "stop S seconds after every subscription is up"},
+    {.name = "count",
+     .kind = OPT_U64,
+     .modes = M_NOTIFY,
+     .field = FIELD(count),
+     .min = 1,
+     .metavar = "N",
+     .help = "stop when every device delivered N notifications"},
+    {.name = "idle-timeout",
+     .kind = OPT_U32,
+     .modes = M_NOTIFY,
+     .field = FIELD(idle_timeout_s),
+     .max = 86400,
+     .noun = "seconds",
+     .metavar = "S",
+     .dflt = "5",
+     .help = "stop when nothing arrived for S seconds (0: never)"},
+    {.name = "seq-element",
+     .kind = OPT_TEXT,
+     .modes = M_NOTIFY,
+     .custom = opt_seq_element,
+     .metavar = "NAME",
+     .help = "element whose integer text numbers each device's notifications: gaps, duplicates and "
+             "reordering are checked"},
+
+    {.name = "sent",
+     .kind = OPT_TEXT,
+     .modes = M_RECON,
+     .field = FIELD(sent_path),
+     .metavar = "FILE",
+     .section = "reconcile: join fleetsim's --report with notify's --json, device by device",
+     .help = "the simulator's report (with --report: restconf's --json manifest)"},
+    {.name = "received",
+     .kind = OPT_TEXT,
+     .modes = M_RECON,
+     .field = FIELD(received_path),
+     .metavar = "FILE",
+     .help = "notify's manifest"},
+    {.name = "report",
+     .kind = OPT_TEXT,
+     .modes = M_RECON,
+     .field = FIELD(report_path),
+     .metavar = "FILE",
+     .help = "the simulator's report: edits the controller accepted (restconf's manifest, --sent) against "
+             "edit-configs each device received"},
+    {.name = "tolerance",
+     .kind = OPT_TEXT,
+     .modes = M_RECON,
+     .custom = opt_tolerance,
+     .metavar = "T",
+     .dflt = "0",
+     .help = "allowed |sent - received| as a share of sent: 0.5% or 0.005"},
+
+    {.name = "url",
+     .kind = OPT_TEXT,
+     .modes = M_CTRL,
+     .field = FIELD(url),
+     .metavar = "BASE",
+     .section =
+         "controller-mount: poll a RESTCONF controller's topology-netconf while it connects to a fleet",
+     .help = "RESTCONF base, e.g. http://127.0.0.1:8181/restconf (required)"},
+    {.name = "device-count",
+     .kind = OPT_U32,
+     .modes = M_CTRL,
+     .field = FIELD(device_count),
+     .min = 1,
+     .max = 1000000,
+     .metavar = "D",
+     .help = "nodes expected to connect (required)"},
+    {.name = "username",
+     .kind = OPT_TEXT,
+     .modes = M_CTRL,
+     .field = FIELD(username),
+     .metavar = "U",
+     .dflt = "admin",
+     .help = "HTTP basic authentication's user"},
+    {.name = "password",
+     .kind = OPT_TEXT,
+     .modes = M_CTRL,
+     .field = FIELD(password),
+     .metavar = "P",
+     .dflt = "admin",
+     .help = "and its password"},
+    {.name = "node-suffix",
+     .kind = OPT_TEXT,
+     .modes = M_CTRL,
+     .field = FIELD(node_suffix),
+     .metavar = "S",
+     .dflt = "-sim-device",
+     .help = "count only nodes whose node-id ends in S (\"\": all)"},
+    {.name = "interval",
+     .kind = OPT_DOUBLE,
+     .modes = M_CTRL,
+     .field = FIELD(interval_s),
+     .dmin = OPTIONS_INTERVAL_MIN_S,
+     .dmax = OPTIONS_INTERVAL_MAX_S,
+     .noun = "seconds",
+     .metavar = "S",
+     .dflt = "1",
+     .help = "seconds between polls, fractions allowed"},
+    {.name = "timeout",
+     .kind = OPT_DOUBLE,
+     .modes = M_CTRL,
+     .field = FIELD(run_timeout_s),
+     .dmin = OPTIONS_INTERVAL_MIN_S,
+     .dmax = OPTIONS_RUN_TIMEOUT_MAX_S,
+     .noun = "seconds",
+     .metavar = "S",
+     .dflt = "600",
+     .help = "fail when not all D are connected after S seconds"},
+    {.name = "msg-timeout",
+     .kind = OPT_U32,
+     .modes = M_CTRL,
+     .field = FIELD(msg_timeout_s),
+     .min = 1,
+     .max = 86400,
+     .noun = "seconds",
+     .metavar = "S",
+     .dflt_shown = "the interval plus 10 s", /* 0, set after the parse */
+     .help = "limit of one poll"},
+    {.name = "csv",
+     .kind = OPT_TEXT,
+     .modes = M_CTRL,
+     .field = FIELD(csv_path),
+     .metavar = "FILE",
+     .help = "the curve: t_s,connected,connecting,failed,absent,http_status"},
+    {.name = "json",
+     .kind = OPT_TEXT,
+     .modes = M_CTRL,
+     .field = FIELD(json_path),
+     .metavar = "FILE",
+     .help = "write a manifest: parameters, the curve, results"},
+
+    {.name = "out",
+     .kind = OPT_TEXT,
+     .modes = M_RECORD,
+     .field = FIELD(out_dir),
+     .noun = "a folder",
+     .metavar = "DIR",
+     .section = "record: write one NETCONF server as a recorded device type folder (docs/RECORDED_TYPES.md)",
+     .help = "the folder to write (created; required)"},
+    {.kind = OPT_NOTE,
+     .metavar = "--ssh, --username, --password, --ssh-key, --tcp-preamble, --tcp-header, --msg-timeout",
+     .help = "as above"},
+    {.name = "ncx-connect",
+     .kind = OPT_FLAG,
+     .modes = M_RECORD,
+     .custom = opt_ncx_connect,
+     .metavar = "[=SSHPORT]",
+     .help = "send yuma123 netconfd's tcp-direct connect message first (user --username, address --ip, port "
+             "SSHPORT, default --port)"},
+    {.name = "snmp",
+     .kind = OPT_TEXT,
+     .modes = M_RECORD,
+     .custom = opt_record_snmp,
+     .noun = "a community",
+     .metavar = "COMMUNITY",
+     .help = "also walk the device's SNMP agent (v2c) into snmp.snmprec"},
+    {.name = "snmp-port",
+     .kind = OPT_U32,
+     .modes = M_RECORD,
+     .field = FIELD(snmp_port),
+     .min = 1,
+     .max = 65535,
+     .noun = "a port",
+     .metavar = "P",
+     .dflt_shown = "161",
+     .help = "the agent's UDP port"},
+    {.kind = OPT_NOTE,
+     .metavar = "--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY",
+     .help = "walk it with SNMPv3 instead"},
+    {.kind = OPT_NOTE,
+     .metavar = "--timeout MS, --retries N, --max-repetitions M",
+     .help = "of the SNMP walk (as for snmp)"},
+
+    {.name = "port",
+     .kind = OPT_U32,
+     .modes = M_RESTCONF,
+     .field = FIELD(port),
+     .min = 1,
+     .max = 65535,
+     .noun = "a port",
+     .metavar = "P",
+     .dflt = "8182",
+     .section = "restconf: edits POSTed to a RESTCONF controller's mount points (OpenDaylight's REST perf "
+                "client)",
+     .help = "the controller's port (--ip: its address)"},
+    {.name = "destination",
+     .kind = OPT_TEXT,
+     .modes = M_RESTCONF,
+     .custom = opt_destination,
+     .metavar = "PATH",
+     .dflt = STRESS_RESTCONF_DEFAULT_DESTINATION,
+     .dflt_shown = "OpenDaylight's .../node={DEVICE_PORT}-sim-device/yang-ext:mount/...",
+     .help = "URL path; its first {DEVICE_PORT} is the stream's device port"},
+    {.name = "edits",
+     .kind = OPT_U64,
+     .modes = M_RESTCONF,
+     .field = FIELD(edits),
+     .min = 1,
+     .max = 1000000000,
+     .max_unnamed = 1,
+     .metavar = "N",
+     .dflt = "50000",
+     .help = "requests in all, split among the streams"},
+    {.name = "edit-content",
+     .kind = OPT_TEXT,
+     .modes = M_RESTCONF,
+     .field = FIELD(edit_content),
+     .metavar = "FILE",
+     .dflt_shown = "./edit.txt, else a built-in ietf-interfaces entry",
+     .help = "the body; first {PEERID} stream, first {INTLEAF} request number (both only when {PEERID} is "
+             "there), first {DEVICE_PORT} port, every {PHYS_ADDR} a MAC"},
+    {.name = "content-type",
+     .kind = OPT_CHOICE,
+     .modes = M_RESTCONF,
+     .field = FIELD(content_xml),
+     .choices = "json|xml", /* content_xml 0, 1 */
+     .dflt = "json",
+     .help = "application/json (as OpenDaylight) or application/xml"},
+    {.name = "async-requests",
+     .alias = "async",
+     .kind = OPT_BOOL,
+     .modes = M_RESTCONF,
+     .field = FIELD(async),
+     .dflt = "true",
+     .help = "true: up to --throttle in flight; false: one per stream"},
+    {.name = "thread-amount",
+     .kind = OPT_U32,
+     .modes = M_RESTCONF,
+     .field = FIELD(threads),
+     .min = 1,
+     .max = 100000,
+     .metavar = "T",
+     .dflt = "1",
+     .help = "streams, each its own connections"},
+    {.name = "throttle",
+     .kind = OPT_U32,
+     .modes = M_RESTCONF,
+     .field = FIELD(throttle),
+     .min = 1,
+     .max = 1000000,
+     .metavar = "N",
+     .dflt = "5000",
+     .help = "requests in flight in all, N/T per stream"},
+    {.name = "same-device",
+     .kind = OPT_BOOL,
+     .modes = M_RESTCONF,
+     .field = FIELD(same_device),
+     .dflt = "true",
+     .help = "true: every stream edits the first device; false: stream n the device at port START+n"},
+    {.name = "device-port-range-start",
+     .kind = OPT_U32,
+     .modes = M_RESTCONF,
+     .field = FIELD(device_port_start),
+     .min = 1,
+     .max = 65535,
+     .noun = "a port",
+     .metavar = "START",
+     .dflt = "17830",
+     .help = "the first device's port"},
+    {.name = "auth",
+     .kind = OPT_TEXT,
+     .modes = M_RESTCONF,
+     .custom = opt_auth,
+     .metavar = "USER PASS",
+     .dflt_shown = "admin admin",
+     .help = "HTTP basic authentication, sent with every request"},
+    {.name = "timeout",
+     .kind = OPT_U32,
+     .modes = M_RESTCONF,
+     .custom = opt_restconf_timeout,
+     .min = 1,
+     .max = 10080,
+     .noun = "minutes",
+     .metavar = "MIN",
+     .dflt = "5",
+     .help = "give up after MIN minutes"},
+    {.name = "json",
+     .kind = OPT_TEXT,
+     .modes = M_RESTCONF,
+     .field = FIELD(json_path),
+     .metavar = "FILE",
+     .help = "write a manifest: parameters, statuses, devices, per-second counts"},
+};
+
+#define OPT_COUNT (sizeof opts / sizeof opts[0])
+
+static const char usage_head[] =
+    "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
+    "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T]\n"
+    "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T]\n"
+    "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
+    "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
+    "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n";
+
+/* ------------------------------------------------------------------ lookup, defaults */
+
+/* Whether row t is named name (or has it as alias). */
+static int
+opt_named(const struct stress_opt *t, const char *name)
+{
+    return t->kind != OPT_NOTE && (!strcmp(t->name, name) || (t->alias && !strcmp(t->alias, name)));
+}
+
+/* The row of name for mode: the mode's own, else the one for every mode, else the first; NULL: unknown. */
+static const struct stress_opt *
+opt_for(const char *name, enum stress_mode mode)
+{
+    const struct stress_opt *every = NULL, *first = NULL;
+
+    for (size_t i = 0; i < OPT_COUNT; i++) {
+        const struct stress_opt *t = &opts[i];
+        if (!opt_named(t, name)) {
+            continue;
+        }
+        if (t->modes & MODE(mode)) {
+            return t;
+        }
+        if (!t->modes && !every) {
+            every = t;
+        }
+        if (!first) {
+            first = t;
+        }
+    }
+    return every ? every : first;
+}
+
+/* Whether any row of name was given on the command line (given[] is by row). */
+static int
+opt_given(const unsigned char *given, const char *name)
+{
+    for (size_t i = 0; i < OPT_COUNT; i++) {
+        if (given[i] && opt_named(&opts[i], name)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Apply one row to c->o: the command line and the defaults go through here. */
+static int
+opt_apply(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    if (t->custom) {
+        return t->custom(t, value, c);
+    }
+    return opt_value(t, value, (char *)c->o + t->field, c);
+}
+
+/* One row's default through its own parse; a default its own check refuses is a bug of the table. */
+static void
+opt_default(const struct stress_opt *t, struct opt_ctx *c)
+{
+    if (!t->dflt) {
+        return;
+    }
+    c->given = t->name;
+    if (opt_apply(t, t->dflt, c)) {
+        fprintf(stderr, "fleetsim-stress: option table: default of --%s refused: %s\n", t->name, c->err);
+        assert(!"a default of the option table is refused by its own check");
+    }
+}
+
+/* Every field from its first row's default (later rows first, so the first one's stays), then the mode's. */
+static void
+opt_defaults(struct stress_options *o, enum stress_mode mode)
+{
+    char err[256];
+    struct opt_ctx c = {.o = o, .err = err, .err_len = sizeof err};
+    size_t i;
+
+    memset(o, 0, sizeof *o);
+    o->mode = mode;
+    for (i = OPT_COUNT; i-- > 0;) {
+        opt_default(&opts[i], &c);
+    }
+    for (i = 0; i < OPT_COUNT; i++) {
+        if (opts[i].modes & MODE(mode)) {
+            opt_default(&opts[i], &c);
+        }
+    }
+    o->ssh = -1; /* detected per connection */
+    /* The table's defaults are text; these constants are what the rest of the program knows them by. */
+    assert(mode != STRESS_SNMP || o->port == STRESS_SNMP_DEFAULT_PORT);
+    assert(mode != STRESS_RESTCONF || o->port == STRESS_RESTCONF_DEFAULT_PORT);
+}
+
+/* ------------------------------------------------------------------ --help */
+
+/* Where usage_words() is on its line. */
+struct usage_pos {
+    size_t col; /* column the next character goes to */
+    int fresh;  /* 1 at the start of a description line (no space before the next word) */
+};
+
+/* Write text's words from pos on, breaking the line between words before HELP_WIDTH. */
+static void
+usage_words(FILE *out, const char *text, struct usage_pos *pos)
+{
+    const char *p = text + strspn(text, " ");
+
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        if (!pos->fresh && pos->col + 1 + n > HELP_WIDTH) {
+            fprintf(out, "\n%*s", HELP_INDENT, "");
+            pos->col = HELP_INDENT;
+            pos->fresh = 1;
+        }
+        if (!pos->fresh) {
+            fputc(' ', out);
+            pos->col++;
+        }
+        fprintf(out, "%.*s", (int)n, p);
+        pos->col += n;
+        pos->fresh = 0;
+        p += n;
+        p += strspn(p, " ");
+    }
+}
+
+/* One row's lines: its names and value, then its description and default. */
+static void
+usage_option(FILE *out, const struct stress_opt *t)
+{
+    static const char *const metavars[] = {
+        [OPT_BOOL] = "true|false", [OPT_FLAG] = "[=true|false]", [OPT_U32] = "N",     [OPT_U64] = "N",
+        [OPT_DOUBLE] = "R",        [OPT_TEXT] = "TEXT",          [OPT_CHOICE] = NULL,
+    };
+    char names[200], extra[200];
+    const char *metavar = t->metavar;
+    struct usage_pos pos = {.fresh = 1};
+    size_t n = 0;
+
+    if (t->kind == OPT_NOTE) {
+        n = (size_t)snprintf(names, sizeof names, "  %s", t->metavar);
+    } else {
+        n = (size_t)snprintf(names, sizeof names, "  --%s", t->name);
+        if (t->alias) {
+            n += (size_t)snprintf(names + n, sizeof names - n, ", %s%s", t->alias[1] ? "--" : "-", t->alias);
+        }
+        if (!metavar && t->kind <= OPT_CHOICE) {
+            metavar = t->kind == OPT_CHOICE ? t->choices : metavars[t->kind];
+        }
+        if (metavar) {
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", t->kind == OPT_FLAG ? "" : " ",
+                                  metavar);
+        }
+    }
+    pos.col = n < sizeof names ? n : sizeof names - 1;
+    /* Names too long for the column: the description follows after two spaces. */
+    pos.col = pos.col + 2 > HELP_INDENT ? pos.col + 2 : HELP_INDENT;
+    fprintf(out, "%-*s", (int)pos.col, names);
+    usage_words(out, t->help, &pos);
+    if (t->dflt || t->dflt_shown) {
+        snprintf(extra, sizeof extra, "(default %s)", t->dflt_shown ? t->dflt_shown : t->dflt);
+        usage_words(out, extra, &pos);
+    }
+    fputc('\n', out);
+}
+
+/* The --help text: every row of the table, in its order, under its section headings. */
+static void
+usage(FILE *out)
+{
+    fputs(usage_head, out);
+    for (size_t i = 0; i < OPT_COUNT; i++) {
+        if (opts[i].section) {
+            fprintf(out, "\n%s\n", opts[i].section);
+        }
+        usage_option(out, &opts[i]);
+    }
+}
+
+/* ------------------------------------------------------------------ argv */
+
+#define BAD(...)                                                                                             \
+    do {                                                                                                     \
+        snprintf(err, err_len, __VA_ARGS__);                                                                 \
+        return STRESS_PARSE_ERROR;                                                                           \
+    } while (0)
+
+/* The subcommands, in enum stress_mode's order. */
+static const char *const mode_names[] = {
+    "edit", "mount", "snmp", "notify", "reconcile", "controller-mount", "record", "restconf"};
+
+/* getopt's array, made from the table: each name and alias once, val = 256 + its first row's index. */
+static void
+opt_longopts(struct option *longopts)
+{
+    size_t i, k, n = 0;
+
+    for (i = 0; i < OPT_COUNT; i++) {
+        const struct stress_opt *t = &opts[i];
+        const char *names[2] = {t->name, t->alias};
+        int has_arg = t->kind == OPT_HELP || t->kind == OPT_VERSION ? no_argument
+                      : t->kind == OPT_FLAG                         ? optional_argument
+                                                                    : required_argument;
+        if (t->kind == OPT_NOTE) {
+            continue;
+        }
+        for (k = 0; k < 2 && names[k]; k++) {
+            size_t j;
+            for (j = 0; j < n && strcmp(longopts[j].name, names[k]); j++) {
+            }
+            if (j < n) {
+                assert(longopts[j].has_arg == has_arg); /* rows of one name take their value alike */
+                continue;
+            }
+            longopts[n++] = (struct option){names[k], has_arg, NULL, 256 + (int)i};
+        }
+    }
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
 }
 
 enum stress_parse
 stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
 {
-    struct in_addr addr;
-    const char *why;
-    char bad[64];
-    int port_given = 0;
-    int rounds_given = 0;
-    int count_given = 0;
-    int msg_timeout_given = 0;
+    static struct option longopts[OPT_COUNT * 2 + 1];
+    unsigned char given[OPT_COUNT] = {0};
+    struct opt_ctx c = {.o = o, .err = err, .err_len = err_len};
+    const struct stress_opt *t;
+    const char *value;
+    enum stress_mode mode;
     int longindex = 0;
-    const char *name; /* the option as given, for messages: "async" or "async-requests" */
     int opt;
 
-    memset(o, 0, sizeof *o);
-    o->ip = 0x7f000001u;
-    o->port = 17830;
-    o->device_count = 1;
-    o->ssh = -1;
-    o->msg_timeout_s = 60;
-    o->username = "admin";
-    o->password = "admin";
-    o->edits = 50000;
-    o->candidate = 1;
-    o->threads = 1;
-    o->pipeline = 64;
-    o->concurrency = 100;
-    o->community = "public";
-    o->max_repetitions = 25;
-    o->max_vars = 10;
-    o->timeout_ms = 1500;
-    o->retries = 2;
-    o->rounds = 1;
-    o->stream = "NETCONF";
-    o->idle_timeout_s = 5;
-    o->node_suffix = "-sim-device";
-    o->interval_s = 1.0;
-    o->run_timeout_s = 600.0;
-    o->destination = STRESS_RESTCONF_DEFAULT_DESTINATION;
-    o->throttle = 5000;
-    o->same_device = 1;
-    o->device_port_start = 17830;
-
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(usage, argc < 2 ? stderr : stdout);
+        usage(argc < 2 ? stderr : stdout);
         if (argc < 2) {
             BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount, record or "
                 "restconf");
@@ -458,382 +1358,52 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         printf("fleetsim-stress %s\n", FLEETSIM_VERSION);
         return STRESS_PARSE_EXIT;
     }
-    if (!strcmp(argv[1], "edit")) {
-        o->mode = STRESS_EDIT;
-    } else if (!strcmp(argv[1], "mount")) {
-        o->mode = STRESS_MOUNT;
-    } else if (!strcmp(argv[1], "snmp")) {
-        o->mode = STRESS_SNMP;
-    } else if (!strcmp(argv[1], "notify")) {
-        o->mode = STRESS_NOTIFY;
-    } else if (!strcmp(argv[1], "reconcile")) {
-        o->mode = STRESS_RECONCILE;
-    } else if (!strcmp(argv[1], "controller-mount")) {
-        o->mode = STRESS_CONTROLLER_MOUNT;
-    } else if (!strcmp(argv[1], "record")) {
-        o->mode = STRESS_RECORD;
-    } else if (!strcmp(argv[1], "restconf")) {
-        o->mode = STRESS_RESTCONF;
-        o->async = 1;             /* OpenDaylight's REST perf client: async requests by default */
-        o->run_timeout_s = 300.0; /* and 5 minutes */
-    } else {
+    for (mode = 0; mode < sizeof mode_names / sizeof mode_names[0] && strcmp(argv[1], mode_names[mode]);
+         mode++) {
+    }
+    if (mode == sizeof mode_names / sizeof mode_names[0]) {
         BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount, record "
-            "or "
-            "restconf "
-            "(see "
-            "--help)",
+            "or restconf (see --help)",
             argv[1]);
     }
+    opt_defaults(o, mode);
+    opt_longopts(longopts);
 
     opterr = 0;
     optind = 2;
     /* getopt_long_only: "-ip" is read as "--ip", and an unknown word is reported whole. */
-    while ((opt = getopt_long_only(argc, argv, ":", options, &longindex)) != -1) {
-        name = options[longindex].name;
-        switch (opt) {
-        case OPT_IP:
-            if (inet_pton(AF_INET, optarg, &addr) != 1) {
-                BAD("--ip must be an IPv4 address, not \"%s\"", optarg);
-            }
-            o->ip = ntohl(addr.s_addr);
-            break;
-        case OPT_PORT:
-            if (textarg_u32(optarg, 1, 65535, &o->port)) {
-                BAD("--port must be a port from 1 to 65535, not \"%s\"", optarg);
-            }
-            port_given = 1;
-            break;
-        case OPT_DEVICE_COUNT:
-            if (textarg_u32(optarg, 1, 1000000, &o->device_count)) {
-                BAD("--device-count must be a number from 1 to 1000000, not \"%s\"", optarg);
-            }
-            count_given = 1;
-            break;
-        case OPT_IP_PER_DEVICE:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
-            if (textarg_bool(optarg, &o->ip_per_device)) {
-                BAD("--ip-per-device takes true or false, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_SSH:
-            if (textarg_bool(optarg, &o->ssh)) {
-                BAD("--ssh takes true or false, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_USERNAME:
-            o->username = optarg;
-            break;
-        case OPT_PASSWORD:
-            o->password = optarg;
-            break;
-        case OPT_SSH_KEY:
-            o->ssh_key = optarg;
-            break;
-        case OPT_MSG_TIMEOUT:
-            if (textarg_u32(optarg, 1, 86400, &o->msg_timeout_s)) {
-                BAD("--msg-timeout must be seconds from 1 to 86400, not \"%s\"", optarg);
-            }
-            msg_timeout_given = 1;
-            break;
-        case OPT_LEGACY_FRAMING:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
-            if (textarg_bool(optarg, &o->legacy_framing)) {
-                BAD("--legacy-framing takes true or false, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_JSON:
-            o->json_path = optarg;
-            break;
-        case OPT_PREAMBLE:
-            o->preamble_path = optarg;
-            break;
-        case OPT_TCP_HEADER:
-            o->tcp_header = optarg;
-            break;
-        case OPT_EXI:
-            if (textarg_bool(optarg, &o->exi)) {
-                BAD("--exi takes true or false, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_DEBUG:
-            if (textarg_bool(optarg, &o->debug)) {
-                BAD("--debug takes true or false, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_EDITS:
-            if (textarg_u64(optarg, 1, 1000000000ull, &o->edits)) {
-                BAD("--edits must be a number from 1, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_EDIT_CONTENT:
-            o->edit_content = optarg;
-            break;
-        case OPT_BATCH:
-            /* OpenDaylight's -1 means one batch of everything, as does 0 here. */
-            if (!strcmp(optarg, "-1")) {
-                o->batch_size = 0;
-            } else if (textarg_u64(optarg, 0, UINT64_MAX, &o->batch_size)) {
-                BAD("--edit-batch-size must be a number, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_CANDIDATE:
-            if (textarg_bool(optarg, &o->candidate)) {
-                BAD("--candidate-datastore takes true or false, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_ASYNC:
-            if (textarg_bool(optarg, &o->async)) {
-                BAD("--%s takes true or false, not \"%s\"", name, optarg);
-            }
-            break;
-        case OPT_THREADS:
-            if (textarg_u32(optarg, 1, 100000, &o->threads)) {
-                BAD("--thread-amount must be a number from 1 to 100000, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_PIPELINE:
-            if (textarg_u32(optarg, 0, UINT32_MAX, &o->pipeline)) {
-                BAD("--%s must be a number (0: no limit), not \"%s\"", name, optarg);
-            }
-            break;
-        case OPT_CONCURRENCY:
-            if (textarg_u32(optarg, 1, 1000000, &o->concurrency)) {
-                BAD("--concurrency must be a number from 1, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_ON_MOUNT:
-            if (!strcmp(optarg, "none")) {
-                o->on_mount = MOUNT_NONE;
-            } else if (!strcmp(optarg, "get-schema")) {
-                o->on_mount = MOUNT_GET_SCHEMA;
-            } else if (!strcmp(optarg, "get-config")) {
-                o->on_mount = MOUNT_GET_CONFIG;
-            } else {
-                BAD("--on-mount takes none, get-schema or get-config, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_HOLD:
-            if (textarg_u32(optarg, 0, 86400, &o->hold_s)) {
-                BAD("--hold must be seconds from 0 to 86400, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_COMMUNITY:
-            o->community = optarg;
-            break;
-        case OPT_V3_USER:
-            if ((why = parse_v3_user(optarg, &o->v3))) {
-                BAD("--v3-user NAME:AUTH:AUTHKEY:PRIV:PRIVKEY: %s", why);
-            }
-            o->v3_user = optarg;
-            break;
-        case OPT_OIDS:
-            if (check_oids(optarg, bad, sizeof bad)) {
-                BAD("--oids takes dotted OIDs (at most %d) separated by commas; \"%s\" is not one",
-                    OPTIONS_OIDS_MAX, bad);
-            }
-            o->oids = optarg;
-            break;
-        case OPT_PROFILE:
-            o->profile = optarg;
-            break;
-        case OPT_MAX_REPETITIONS:
-            if (textarg_u32(optarg, 1, OPTIONS_MAX_REPETITIONS_MAX, &o->max_repetitions)) {
-                BAD("--max-repetitions must be a number from 1 to %d, not \"%s\"",
-                    OPTIONS_MAX_REPETITIONS_MAX, optarg);
-            }
-            break;
-        case OPT_MAX_VARS:
-            if (textarg_u32(optarg, 1, OPTIONS_MAX_VARS_MAX, &o->max_vars)) {
-                BAD("--max-vars-per-pdu must be a number from 1 to %d, not \"%s\"", OPTIONS_MAX_VARS_MAX,
-                    optarg);
-            }
-            break;
-        case OPT_TIMEOUT:
-            /* controller-mount waits seconds for a fleet; snmp waits milliseconds for a response; restconf
-             * minutes for the whole run, as OpenDaylight's REST perf client. */
-            if (o->mode == STRESS_RESTCONF) {
-                uint32_t minutes;
-                if (textarg_u32(optarg, 1, 10080, &minutes)) {
-                    BAD("--timeout must be minutes from 1 to 10080, not \"%s\"", optarg);
-                }
-                o->run_timeout_s = minutes * 60.0;
-                break;
-            }
-            if (o->mode == STRESS_CONTROLLER_MOUNT) {
-                if (parse_seconds(optarg, OPTIONS_INTERVAL_MIN_S, OPTIONS_RUN_TIMEOUT_MAX_S,
-                                  &o->run_timeout_s)) {
-                    BAD("--timeout must be seconds from %g to %g, not \"%s\"", OPTIONS_INTERVAL_MIN_S,
-                        OPTIONS_RUN_TIMEOUT_MAX_S, optarg);
-                }
-                break;
-            }
-            if (textarg_u32(optarg, 1, 3600000, &o->timeout_ms)) {
-                BAD("--timeout must be milliseconds from 1 to 3600000, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_RETRIES:
-            if (textarg_u32(optarg, 0, 100, &o->retries)) {
-                BAD("--retries must be a number from 0 to 100, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_ROUNDS:
-            if (textarg_u32(optarg, 1, 1000000000, &o->rounds)) {
-                BAD("--rounds must be a number from 1, not \"%s\"", optarg);
-            }
-            rounds_given = 1;
-            break;
-        case OPT_DURATION:
-            if (textarg_u32(optarg, 1, 31536000, &o->duration_s)) {
-                BAD("--duration must be seconds from 1, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_STREAM:
-            if (!*optarg) {
-                BAD("--stream needs a stream name");
-            }
-            o->stream = optarg;
-            break;
-        case OPT_FILTER_XPATH:
-            o->filter_xpath = optarg;
-            break;
-        case OPT_FILTER_SUBTREE:
-            o->filter_subtree = optarg;
-            break;
-        case OPT_START_TIME:
-            o->start_time = optarg;
-            break;
-        case OPT_STOP_TIME:
-            o->stop_time = optarg;
-            break;
-        case OPT_COUNT:
-            if (textarg_u64(optarg, 1, UINT64_MAX, &o->count)) {
-                BAD("--count must be a number from 1, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_IDLE_TIMEOUT:
-            if (textarg_u32(optarg, 0, 86400, &o->idle_timeout_s)) {
-                BAD("--idle-timeout must be seconds from 0 to 86400, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_SEQ_ELEMENT:
-            if (!*optarg || strpbrk(optarg, "<>/: \t\r\n\"'=")) {
-                BAD("--seq-element takes the local name of an element, not \"%s\"", optarg);
-            }
-            o->seq_element = optarg;
-            break;
-        case OPT_SENT:
-            o->sent_path = optarg;
-            break;
-        case OPT_RECEIVED:
-            o->received_path = optarg;
-            break;
-        case OPT_TOLERANCE:
-            if (parse_tolerance(optarg, &o->tolerance)) {
-                BAD("--tolerance takes a share of sent like 0.5%% or 0.005 (at most 100%%), not \"%s\"",
-                    optarg);
-            }
-            break;
-        case OPT_URL:
-            o->url = optarg;
-            break;
-        case OPT_INTERVAL:
-            if (parse_seconds(optarg, OPTIONS_INTERVAL_MIN_S, OPTIONS_INTERVAL_MAX_S, &o->interval_s)) {
-                BAD("--interval must be seconds from %g to %g, not \"%s\"", OPTIONS_INTERVAL_MIN_S,
-                    OPTIONS_INTERVAL_MAX_S, optarg);
-            }
-            break;
-        case OPT_CSV:
-            o->csv_path = optarg;
-            break;
-        case OPT_NODE_SUFFIX:
-            o->node_suffix = optarg;
-            break;
-        case OPT_OUT:
-            if (!*optarg) {
-                BAD("--out needs a folder");
-            }
-            o->out_dir = optarg;
-            break;
-        case OPT_SNMP:
-            if (!*optarg) {
-                BAD("--snmp needs a community");
-            }
-            o->community = optarg;
-            o->snmp_walk = 1;
-            break;
-        case OPT_SNMP_PORT:
-            if (textarg_u32(optarg, 1, 65535, &o->snmp_port)) {
-                BAD("--snmp-port must be a port from 1 to 65535, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_NCX_CONNECT:
-            optarg = (char *)textarg_flag_value(optarg, argc, argv, &optind);
-            o->ncx_connect = !optarg || strcmp(optarg, "false");
-            if (optarg && strcmp(optarg, "true") && strcmp(optarg, "false") &&
-                textarg_u32(optarg, 1, 65535, &o->ncx_ssh_port)) {
-                BAD("--ncx-connect takes the SSH port netconfd allows (1 to 65535), not \"%s\"", optarg);
-            }
-            break;
-        case OPT_REPORT:
-            o->report_path = optarg;
-            break;
-        case OPT_DESTINATION:
-            if (optarg[0] != '/') {
-                BAD("--destination must start with '/', not \"%s\"", optarg);
-            }
-            o->destination = optarg;
-            break;
-        case OPT_THROTTLE:
-            if (textarg_u32(optarg, 1, 1000000, &o->throttle)) {
-                BAD("--throttle must be a number from 1 to 1000000, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_SAME_DEVICE:
-            if (textarg_bool(optarg, &o->same_device)) {
-                BAD("--same-device takes true or false, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_DEVICE_PORT_START:
-            if (textarg_u32(optarg, 1, 65535, &o->device_port_start)) {
-                BAD("--device-port-range-start must be a port from 1 to 65535, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_AUTH:
-            /* OpenDaylight's --auth takes two words, USER then PASS. */
-            if (optind >= argc || !strncmp(argv[optind], "--", 2)) {
-                BAD("--auth takes two words: USER PASS");
-            }
-            o->username = optarg;
-            o->password = argv[optind++];
-            break;
-        case OPT_CONTENT_TYPE:
-            if (!strcmp(optarg, "json")) {
-                o->content_xml = 0;
-            } else if (!strcmp(optarg, "xml")) {
-                o->content_xml = 1;
-            } else {
-                BAD("--content-type takes json or xml, not \"%s\"", optarg);
-            }
-            break;
-        case OPT_HELP:
-            fputs(usage, stdout);
-            return STRESS_PARSE_EXIT;
-        case ':':
+    while ((opt = getopt_long_only(argc, argv, ":", longopts, &longindex)) != -1) {
+        if (opt == ':') {
             BAD("option %s needs a value", argv[optind - 1]);
-        default:
+        }
+        if (opt < 256 || (size_t)(opt - 256) >= OPT_COUNT) {
             BAD("unknown option \"%s\" (see --help)", argv[optind - 1]);
         }
+        c.given = longopts[longindex].name;
+        t = opt_for(c.given, mode);
+        if (t->kind == OPT_HELP) {
+            usage(stdout);
+            return STRESS_PARSE_EXIT;
+        }
+        if (t->kind == OPT_VERSION) {
+            printf("fleetsim-stress %s\n", FLEETSIM_VERSION);
+            return STRESS_PARSE_EXIT;
+        }
+        value = t->kind == OPT_FLAG ? textarg_flag_value(optarg, argc, argv, &optind) : optarg;
+        c.next = optind < argc ? argv[optind] : NULL;
+        c.took_next = 0;
+        if (opt_apply(t, value, &c)) {
+            return STRESS_PARSE_ERROR;
+        }
+        if (c.took_next) {
+            optind++;
+        }
+        given[t - opts] = 1;
     }
     if (optind < argc) {
         BAD("unexpected argument \"%s\" (see --help)", argv[optind]);
     }
-    if (o->mode == STRESS_SNMP && !port_given) {
-        o->port = STRESS_SNMP_DEFAULT_PORT;
-    }
     if (o->mode == STRESS_RESTCONF) {
-        if (!port_given) {
-            o->port = STRESS_RESTCONF_DEFAULT_PORT;
-        }
         if (o->threads > o->edits) {
             BAD("--thread-amount %u is more than --edits %llu: every stream needs a request",
                 (unsigned)o->threads, (unsigned long long)o->edits);
@@ -851,7 +1421,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         BAD("--report is for reconcile (with restconf's manifest as --sent)");
     }
     if (o->mode == STRESS_SNMP) {
-        if (rounds_given && o->duration_s) {
+        if (opt_given(given, "rounds") && o->duration_s) {
             BAD("--rounds and --duration exclude each other");
         }
         if (o->oids && o->profile) {
@@ -873,13 +1443,13 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (!o->url || (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8))) {
             BAD("controller-mount needs --url http://HOST:PORT/restconf (or https://)");
         }
-        if (!count_given) {
+        if (!opt_given(given, "device-count")) {
             BAD("controller-mount needs --device-count D, the nodes expected to connect");
         }
         if (o->ssh > 0) {
             BAD("--ssh is for edit, mount and notify (NETCONF)");
         }
-        if (!msg_timeout_given) {
+        if (!opt_given(given, "msg-timeout")) {
             o->msg_timeout_s = 0; /* the interval plus a margin */
         }
         return STRESS_PARSE_RUN; /* the NETCONF addressing checks below do not apply */

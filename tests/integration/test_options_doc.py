@@ -11,47 +11,17 @@ Run: test_options_doc.py <path to fleetsim>
 
 import os
 import re
+import sys
 import unittest
 
-import fleetsim_harness as h
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fleetsim_harness as h  # noqa: E402
+from options_doc import (OPTION, HELP_WIDTH, difference_message, help_columns, help_options,  # noqa: E402
+                         long_lines, readme_options, readme_section)
 
 README = os.path.join(h.SOURCE_DIR, "README.md")
 SECTION = "## Running a fleet"
-HELP_WIDTH = 110
-
-# An option name at the start of a word: "--ip", "-h"; not the "-T" of "T[-T]".
-OPTION = re.compile(r"(?:^|(?<=[\s,/]))(--?[A-Za-z][\w-]*)")
-
-
-def help_options(text):
-    """The option names of --help: each line "  --name, --alias VALUE  description"."""
-    names = set()
-    for line in text.splitlines():
-        if line.startswith("  -"):
-            column = re.split(r" {2,}", line.strip(), maxsplit=1)[0]
-            names |= set(OPTION.findall(column))
-    return names
-
-
-def readme_section(text):
-    start = text.index("\n%s\n" % SECTION)
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end >= 0 else len(text)]
-
-
-def readme_options(section):
-    """(names, tables): the options named in the first column of the section's markdown tables."""
-    names, tables, in_table = set(), 0, False
-    for line in section.splitlines():
-        if not line.startswith("|"):
-            in_table = False
-            continue
-        if not in_table:
-            tables, in_table = tables + 1, True
-        first = re.split(r"(?<!\\)\|", line)[1]
-        for code in re.findall(r"`([^`]*)`", first):
-            names |= set(OPTION.findall(code))
-    return names, tables
 
 
 class OptionsDocTest(unittest.TestCase):
@@ -60,7 +30,7 @@ class OptionsDocTest(unittest.TestCase):
         code, cls.help = h.run_fleetsim(["--help"], timeout=h.scaled(10))
         assert code == 0, cls.help
         with open(README) as f:
-            cls.section = readme_section(f.read())
+            cls.section = readme_section(f.read(), SECTION)
 
     def test_readme_tables_list_exactly_the_options_of_help(self):
         in_help = help_options(self.help)
@@ -69,16 +39,10 @@ class OptionsDocTest(unittest.TestCase):
         self.assertGreaterEqual(tables, 2, "README's option tables not found in %r" % SECTION)
         for name in ("--device-count", "--devices-count", "--ip-per-device", "--exi", "--help", "-h"):
             self.assertIn(name, in_help, "--help's option column not parsed:\n" + self.help)
-        self.assertTrue(
-            in_help == in_readme,
-            "options in --help but not in README.md's %r tables: %s\n"
-            "options in README.md's tables but not in --help: %s" %
-            (SECTION, " ".join(sorted(in_help - in_readme)) or "none",
-             " ".join(sorted(in_readme - in_help)) or "none"))
+        self.assertTrue(in_help == in_readme, difference_message(in_help, in_readme, SECTION))
 
     def test_help_keeps_to_110_columns(self):
-        long_lines = [line for line in self.help.splitlines() if len(line) > HELP_WIDTH]
-        self.assertEqual(long_lines, [], "--help lines past %d columns" % HELP_WIDTH)
+        self.assertEqual(long_lines(self.help), [], "--help lines past %d columns" % HELP_WIDTH)
 
     def test_every_option_of_help_is_accepted(self):
         # --version ends the parse at once when every option before it was accepted: each name (and
@@ -90,10 +54,7 @@ class OptionsDocTest(unittest.TestCase):
                   "--trap-sink": "127.0.0.1:162", "--clock-fixed": "1000", "--snmp-drop-rate": "0.5",
                   "--notification-rate": "1", "--flap-rate": "1", "--max-message-size": "65536",
                   "--snmp-max-message-size": "1472", "--profile": "minimal"}
-        for line in self.help.splitlines():
-            if not line.startswith("  -"):
-                continue
-            column = re.split(r" {2,}", line.strip(), maxsplit=1)[0]
+        for column in help_columns(self.help):
             names = OPTION.findall(column)
             if names[0] in ("--help", "--version"):
                 continue
