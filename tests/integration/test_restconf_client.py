@@ -186,8 +186,5 @@ class RestconfTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    h.BINARY = h.take_binary_argument()
-    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
-        sys.exit("usage: %s <path to fleetsim> <path to fleetsim-stress> [unittest options]" % sys.argv[0])
-    STRESS = os.path.abspath(sys.argv.pop(1))
+    STRESS = h.take_binaries_arguments()
     unittest.main(verbosity=2, warnings=False)
