@@ -4,9 +4,9 @@
  * of a typedef whose ancestry reaches one of the types below. libyang keeps
  * no typedef names in compiled types, so the map from compiled type to
  * typedef is built from the parsed modules, whose typedefs point at their
- * compiled types. The cost: a leaf that restricts such a type in its own
- * type statement gets a compiled type of its own and is not seen; the way
- * out is to walk the parsed leaf, which needs the parsed tree of groupings.
+ * compiled types. A leaf that restricts such a type in its own type
+ * statement gets a compiled type of its own; for it the parsed leaf (the
+ * context keeps a pointer to it in each compiled node) names the typedef.
  *
  * Each get then walks its copy of the tree in the same order and sets the
  * few leaves of the table, so the cost is one walk plus one
@@ -308,6 +308,20 @@ lookup_target(const struct type_ref *refs, uint32_t count, const struct lysc_typ
     struct type_ref key = {.type = type};
     const struct type_ref *r = count ? bsearch(&key, refs, count, sizeof *refs, type_ref_cmp) : NULL;
     return r ? r->target : -1;
+}
+
+/* The target leaf @p sl's type derives from: its compiled type's typedef, or (a type restricted in the leaf's
+ * own type statement compiles to a type of its own) the typedef its parsed type statement names. */
+static int
+leaf_target(const struct type_ref *refs, uint32_t count, const struct lysc_node_leaf *sl)
+{
+    const struct lysp_node_leaf *pl = sl->priv; /* the parsed leaf (LY_CTX_SET_PRIV_PARSED) */
+    int t = lookup_target(refs, count, sl->type);
+
+    if (t < 0 && pl && pl->nodetype == LYS_LEAF && pl->type.name && pl->type.pmod) {
+        t = resolve_type(pl->type.pmod, pl->type.name, 0);
+    }
+    return t;
 }
 
 /* ------------------------------------------------------------------ interfaces */
@@ -707,7 +721,7 @@ movers_build(const struct device_type *type, struct state_movers **out)
         {
             if (!rc && n->schema && n->schema->nodetype == LYS_LEAF && !(n->schema->flags & LYS_KEY)) {
                 const struct lysc_node_leaf *sl = (const struct lysc_node_leaf *)n->schema;
-                int t = lookup_target(refs, ref_count, sl->type);
+                int t = leaf_target(refs, ref_count, sl);
                 int32_t if_pos = -1;
                 enum if_field f = oc_field(type, n, &if_pos);
                 int at_boot = 0;

@@ -195,7 +195,9 @@ build_ctx(struct schema_set *set, struct load_state *st, const char *extra_dir, 
     const char *project_dir = getenv("FLEETSIM_SCHEMA_DIR");
 
     *bad = -1;
-    if (ly_ctx_new(NULL, LY_CTX_EXPLICIT_COMPILE, &set->ctx)) {
+    /* SET_PRIV_PARSED: each compiled node points at its parsed node, so that a leaf restricting a typedef
+     * in its own type statement can be traced to the typedef (movers.c). */
+    if (ly_ctx_new(NULL, LY_CTX_EXPLICIT_COMPILE | LY_CTX_SET_PRIV_PARSED, &set->ctx)) {
         snprintf(err, err_len, "cannot create the YANG context");
         return FLEET_ERR_NOMEM;
     }

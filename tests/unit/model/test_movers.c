@@ -167,6 +167,24 @@ test_oc_oper_status_follows_the_device_views_flaps(void **state)
 }
 
 static void
+test_counter_types_restricted_on_the_leaf_move_too(void **state)
+{
+    (void)state;
+    struct devfix *f = fixture("text");
+    struct movers_info in;
+
+    /* a type statement with a range of its own compiles to a type of its own: its typedef is found
+     * through the parsed leaf, on the leaf and in a grouping alike */
+    assert_int_equal(kind_of(f, "/fleetsim-test-text:bounded/restricted-here", &in), MOVERS_COUNTER);
+    assert_false(in.wide);
+    assert_int_equal(in.recorded, 7);
+    assert_int_equal(kind_of(f, "/fleetsim-test-text:bounded/in-grouping", &in), MOVERS_COUNTER);
+    assert_true(in.wide);
+    assert_int_equal(kind_of(f, "/fleetsim-test-text:bounded/hits", &in), MOVERS_COUNTER); /* a typedef */
+    devfix_free(f);
+}
+
+static void
 test_oc_interfaces_become_the_type_interfaces(void **state)
 {
     (void)state;
@@ -414,6 +432,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds_follow_typedef_ancestry_not_names),
+        cmocka_unit_test(test_counter_types_restricted_on_the_leaf_move_too),
         cmocka_unit_test(test_oc_interfaces_become_the_type_interfaces),
         cmocka_unit_test(test_oc_counters_are_the_device_view_counters),
         cmocka_unit_test(test_oc_oper_status_follows_the_device_views_flaps),
