@@ -5,9 +5,17 @@
  * fetched, or the configuration read) is answered. Mounted sessions stay
  * open until every device is done, then for --hold seconds more.
  * SIGINT or SIGTERM ends the run there with the report so far.
+ *
+ * With --reconnect it behaves as a controller's connector: a session that
+ * fails, or is lost after mounting, is connected again after a backoff
+ * (OpenDaylight's defaults: 2 s, growing 1.5 times, here bounded at 60 s,
+ * with jitter so that a fleet's reconnects spread), forever; the run holds
+ * for --hold seconds after every device mounted once (0: until a signal)
+ * and reports the losses and the time from each loss to mounted again.
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +26,28 @@
 #include "stats.h"
 
 #define NC_BASE_NS "urn:ietf:params:xml:ns:netconf:base:1.0"
-#define NCM_NS     "urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"
+
+/* --reconnect's backoff, as OpenDaylight's connector (between-attempts-timeout-millis 2000, sleep-factor
+ * 1.5), bounded; each wait is drawn in [w/2, w] so that devices lost together do not return together. */
+#define RECONNECT_FIRST_MS 2000u
+#define RECONNECT_MAX_MS   60000u
+#define NCM_NS             "urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"
 
 struct mount_run;
 
 struct mount_session {
-    struct conn conn;      /* the connection */
-    struct mount_run *run; /* back pointer */
-    uint32_t device;       /* device number */
-    uint32_t requests;     /* on-mount requests sent */
-    uint32_t answered;     /* on-mount replies received */
-    uint32_t rpc_errors;   /* on-mount replies with rpc-error */
-    int mounted;           /* 1 once mounted */
-    int failed;            /* 1 once failed */
+    struct conn conn;              /* the connection */
+    struct mount_run *run;         /* back pointer */
+    uint32_t device;               /* device number */
+    uint32_t requests;             /* on-mount requests sent */
+    uint32_t answered;             /* on-mount replies received */
+    uint32_t rpc_errors;           /* on-mount replies with rpc-error */
+    int mounted;                   /* 1 once mounted */
+    int failed;                    /* 1 once failed */
+    int ever_mounted;              /* --reconnect: 1 once mounted the first time */
+    uint32_t backoff_ms;           /* --reconnect: the next wait's bound */
+    monotime_us lost_us;           /* --reconnect: when the mounted session was lost, 0 while mounted */
+    struct loop_timer retry_timer; /* --reconnect: the wait before connecting again */
 };
 
 struct mount_run {
@@ -49,6 +66,11 @@ struct mount_run {
     uint64_t schemas;                   /* get-schema replies received */
     struct latency to_hello;            /* connect to hello done, per session, us */
     struct latency to_mount;            /* connect to mounted, per session, us */
+    struct latency to_reconnect;        /* --reconnect: loss to mounted again, per loss, us */
+    uint32_t first_mounted;             /* --reconnect: devices mounted at least once */
+    uint64_t losses;                    /* --reconnect: mounted sessions lost */
+    uint64_t reconnects;                /* --reconnect: of them mounted again */
+    uint64_t retries;                   /* --reconnect: connection attempts after a failure or loss */
     monotime_us start_us;               /* first connect */
     monotime_us all_done_us;            /* last session mounted or failed */
     double cpu_start_s;                 /* client CPU at the start */
@@ -71,11 +93,15 @@ on_hold_over(struct loop *loop, struct loop_timer *timer)
 static void
 all_done_check(struct mount_run *run)
 {
-    if (run->all_done_us || run->mounted + run->failed < run->o->device_count) {
+    if (run->all_done_us ||
+        (run->o->reconnect ? run->first_mounted : run->mounted + run->failed) < run->o->device_count) {
         return;
     }
     run->all_done_us = loop_clock_monotonic();
     run->cpu_end_s = stats_cpu_seconds();
+    if (run->o->reconnect && !run->o->hold_s) {
+        return; /* a controller stays: until SIGINT or SIGTERM */
+    }
     if (!run->o->hold_s) {
         loop_stop(run->loop);
         return;
@@ -85,6 +111,7 @@ all_done_check(struct mount_run *run)
 }
 
 static void start_more(struct mount_run *run);
+static void retry_later(struct mount_session *s);
 
 static void
 session_mounted(struct mount_session *s)
@@ -95,7 +122,17 @@ session_mounted(struct mount_session *s)
     s->mounted = 1;
     run->mounted++;
     run->in_setup--;
-    latency_add(&run->to_mount, (uint32_t)(now - s->conn.started_us));
+    s->backoff_ms = 0;
+    if (!s->ever_mounted) {
+        s->ever_mounted = 1;
+        run->first_mounted++;
+        latency_add(&run->to_mount, (uint32_t)(now - s->conn.started_us));
+    }
+    if (s->lost_us) {
+        run->reconnects++;
+        latency_add(&run->to_reconnect, (uint32_t)(now - s->lost_us));
+        s->lost_us = 0;
+    }
     conn_idle(&s->conn);
     start_more(run);
     all_done_check(run);
@@ -199,9 +236,19 @@ on_failed(struct conn *c, enum conn_failure why, const char *detail)
     } else {
         run->mounted--; /* lost after mounting: it no longer counts as held */
     }
+    run->failures[why]++;
+    if (run->o->reconnect) {
+        if (s->mounted) {
+            run->losses++;
+            s->lost_us = loop_clock_monotonic();
+        }
+        s->mounted = 0;
+        retry_later(s);
+        start_more(run);
+        return;
+    }
     s->failed = 1;
     run->failed++;
-    run->failures[why]++;
     if (!run->first_failure[0]) {
         snprintf(run->first_failure, sizeof run->first_failure, "device %u: %s (%s)", (unsigned)s->device,
                  conn_failure_name(why), detail);
@@ -212,31 +259,73 @@ on_failed(struct conn *c, enum conn_failure why, const char *detail)
 
 static const struct conn_callbacks callbacks = {on_ready, on_message, on_failed, NULL};
 
+/* Connect session @p s (again): a fresh connection to its device. */
+static void
+session_start(struct mount_session *s)
+{
+    struct mount_run *run = s->run;
+    const struct stress_options *o = run->o;
+    uint32_t addr;
+    uint16_t port;
+
+    conn_close(&s->conn); /* a retry: the last connection's hello goes */
+    memset(&s->conn, 0, sizeof s->conn);
+    s->conn.fd = -1;
+    s->requests = s->answered = s->rpc_errors = 0;
+    run_target(o, s->device, &addr, &port);
+    s->conn.timeout_ms = o->msg_timeout_s * 1000u;
+    s->conn.legacy_framing = o->legacy_framing;
+    s->conn.preamble = run->preamble;
+    s->conn.preamble_len = run->preamble_len;
+    run->in_setup++;
+    if (conn_start(&s->conn, run->loop, run->xml_ctx, addr, port, &callbacks, s)) {
+        run->in_setup--;
+        run->failures[CONN_FAIL_RESOURCES]++;
+        if (!run->first_failure[0]) {
+            snprintf(run->first_failure, sizeof run->first_failure, "device %u: cannot create a socket",
+                     (unsigned)s->device);
+        }
+        if (o->reconnect) {
+            retry_later(s);
+            return;
+        }
+        s->failed = 1;
+        run->failed++;
+    }
+}
+
+static void
+on_retry(struct loop *loop, struct loop_timer *timer)
+{
+    struct mount_session *s =
+        (struct mount_session *)((char *)timer - offsetof(struct mount_session, retry_timer));
+
+    (void)loop;
+    s->run->retries++;
+    session_start(s);
+}
+
+/* --reconnect: connect @p s again after its backoff, drawn in [w/2, w], w growing 1.5 times to the bound. */
+static void
+retry_later(struct mount_session *s)
+{
+    struct mount_run *run = s->run;
+    uint32_t w = s->backoff_ms ? s->backoff_ms : RECONNECT_FIRST_MS;
+    uint64_t draw = (uint64_t)s->device * 0x9E3779B97F4A7C15ull + run->retries * 0xBF58476D1CE4E5B9ull;
+    uint32_t wait_ms = w / 2 + (uint32_t)((draw >> 33) % (w / 2 + 1));
+
+    s->backoff_ms = w + w / 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : w + w / 2;
+    loop_timer_start(run->loop, &s->retry_timer, loop_clock_monotonic() + (monotime_us)wait_ms * 1000u,
+                     on_retry);
+}
+
 static void
 start_more(struct mount_run *run)
 {
     const struct stress_options *o = run->o;
 
     while (run->in_setup < o->concurrency && run->next < o->device_count) {
-        struct mount_session *s = &run->sessions[run->next++];
-        uint32_t addr;
-        uint16_t port;
-        run_target(o, s->device, &addr, &port);
-        s->conn.timeout_ms = o->msg_timeout_s * 1000u;
-        s->conn.legacy_framing = o->legacy_framing;
-        s->conn.preamble = run->preamble;
-        s->conn.preamble_len = run->preamble_len;
-        run->in_setup++;
-        if (conn_start(&s->conn, run->loop, run->xml_ctx, addr, port, &callbacks, s)) {
-            run->in_setup--;
-            s->failed = 1;
-            run->failed++;
-            run->failures[CONN_FAIL_RESOURCES]++;
-            if (!run->first_failure[0]) {
-                snprintf(run->first_failure, sizeof run->first_failure, "device %u: cannot create a socket",
-                         (unsigned)s->device);
-            }
-        }
+        session_start(&run->sessions[run->next++]);
     }
 }
 
@@ -281,6 +370,16 @@ report(struct mount_run *run)
         any = 1;
     }
     printf("%s\n", any ? "" : " none");
+    if (o->reconnect) {
+        latency_sort(&run->to_reconnect);
+        printf("reconnect: %" PRIu64 " lost, %" PRIu64 " mounted again, %u not mounted now, %" PRIu64
+               " attempts after a failure or loss\n",
+               run->losses, run->reconnects, (unsigned)(o->device_count - run->mounted), run->retries);
+        printf("time to reconnect ms: p50 %s p99 %s max %s\n",
+               latency_text(&run->to_reconnect, 50, 1e3, 3, pct[0], 24),
+               latency_text(&run->to_reconnect, 99, 1e3, 3, pct[1], 24),
+               latency_text(&run->to_reconnect, 100, 1e3, 3, pct[2], 24));
+    }
     printf("client CPU: %.3f s, %.1f us per session\n", run->cpu_end_s - run->cpu_start_s,
            o->device_count ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / o->device_count : 0.0);
 }
@@ -353,6 +452,17 @@ write_manifest(struct mount_run *run)
         sbuf_printf(&b, "%s\"%s\":%" PRIu64, i > 1 ? "," : "", conn_failure_name((enum conn_failure)i),
                     run->failures[i]);
     }
+    sbuf_printf(&b,
+                "},\"reconnect\":%s,\"losses\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"retries\":%" PRIu64
+                ",\"mounted_at_end\":%u,\"time_to_reconnect_us\":{\"p50\":",
+                run->o->reconnect ? "true" : "false", run->losses, run->reconnects, run->retries,
+                (unsigned)run->mounted);
+    latency_sort(&run->to_reconnect);
+    latency_json(&b, &run->to_reconnect, 50, 1, 0);
+    sbuf_adds(&b, ",\"p99\":");
+    latency_json(&b, &run->to_reconnect, 99, 1, 0);
+    sbuf_adds(&b, ",\"max\":");
+    latency_json(&b, &run->to_reconnect, 100, 1, 0);
     sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"first_failure\":", run->cpu_end_s - run->cpu_start_s);
     json_string_or_null(&b, run->first_failure);
     sbuf_adds(&b, "}}");
@@ -386,6 +496,12 @@ mount_run(const struct stress_options *o)
     }
     run.loop = loop_new(fd_limit);
     run.sessions = calloc(o->device_count, sizeof *run.sessions);
+    for (uint32_t i = 0; run.sessions && i < o->device_count; i++) {
+        run.sessions[i].run = &run;
+        run.sessions[i].device = i;
+        run.sessions[i].conn.fd = -1;
+        loop_timer_init(&run.sessions[i].retry_timer);
+    }
     if (!run.loop || !run.sessions || ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY, &run.xml_ctx) ||
         latency_reserve(&run.to_hello, o->device_count) || latency_reserve(&run.to_mount, o->device_count)) {
         fprintf(stderr, "fleetsim-stress: out of memory for %u sessions\n", (unsigned)o->device_count);
@@ -393,11 +509,6 @@ mount_run(const struct stress_options *o)
     }
     if (run_preamble(o, &run.preamble, &run.preamble_len)) {
         goto cleanup;
-    }
-    for (uint32_t i = 0; i < o->device_count; i++) {
-        run.sessions[i].run = &run;
-        run.sessions[i].device = i;
-        run.sessions[i].conn.fd = -1;
     }
     run_signals_catch(run.loop);
     run.cpu_start_s = stats_cpu_seconds();
@@ -424,6 +535,10 @@ mount_run(const struct stress_options *o)
         fprintf(stderr, "fleetsim-stress: FAILED: %u of %u sessions failed; first: %s\n",
                 (unsigned)run.failed, (unsigned)o->device_count, run.first_failure);
         rc = 1;
+    } else if (o->reconnect && run.mounted < o->device_count) {
+        fprintf(stderr, "fleetsim-stress: FAILED: %u of %u devices not mounted at the end (reconnecting)\n",
+                (unsigned)(o->device_count - run.mounted), (unsigned)o->device_count);
+        rc = 1;
     } else if (run.rpc_errors) {
         fprintf(stderr, "fleetsim-stress: FAILED: %" PRIu64 " on-mount requests answered with rpc-error\n",
                 run.rpc_errors);
@@ -438,6 +553,9 @@ cleanup:
     rc = run_signals_release(rc);
     for (uint32_t i = 0; run.sessions && i < o->device_count; i++) {
         conn_close(&run.sessions[i].conn);
+        if (run.loop) {
+            loop_timer_stop(run.loop, &run.sessions[i].retry_timer);
+        }
     }
     if (run.loop) {
         loop_timer_stop(run.loop, &run.hold_timer);
@@ -447,6 +565,7 @@ cleanup:
     free(run.preamble);
     latency_free(&run.to_hello);
     latency_free(&run.to_mount);
+    latency_free(&run.to_reconnect);
     loop_free(run.loop);
     ly_ctx_destroy(run.xml_ctx);
     return rc;

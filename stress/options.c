@@ -659,6 +659,13 @@ static const struct stress_opt opts[] = {
      .metavar = "S",
      .dflt = "0",
      .help = "keep every session open S seconds afterwards"},
+    {.name = "reconnect",
+     .kind = OPT_FLAG,
+     .modes = M_MOUNT,
+     .field = FIELD(reconnect),
+     .help = "as a controller does: a session that fails or is lost is connected again after a backoff "
+             "(2 s growing 1.5x to 60 s, with jitter); runs for --hold S after all are mounted (0: until "
+             "SIGINT or SIGTERM) and reports losses and the time to reconnect"},
 
     {.name = "port",
      .kind = OPT_U32,

@@ -80,6 +80,7 @@ struct stress_options {
     uint32_t concurrency;       /* sessions being set up at once */
     enum mount_action on_mount; /* what a mount does after the hello */
     uint32_t hold_s;            /* seconds to keep all sessions open afterwards */
+    int reconnect;              /* mount: a lost or failed session is connected again, with backoff */
     /* snmp (concurrency above: collections at once) */
     const char *community;    /* v2c community */
     const char *v3_user;      /* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY as given, or NULL for v2c */

@@ -168,6 +168,15 @@ class Fleet:
             raise FleetError(outcome)
         raise FleetError("no free port range found in %d attempts" % START_ATTEMPTS)
 
+    def restart(self, ready_timeout=READY_TIMEOUT_S, pause_s=0):
+        """Stop, wait @pause_s, and start again on the same ports: a reload, as clients see it."""
+        self.stop()
+        time.sleep(pause_s)
+        outcome = self._start_once(scaled(ready_timeout))
+        if outcome != "ready":
+            raise FleetError("the ports were taken meanwhile" if outcome == "retry" else outcome)
+        return self
+
     def _start_once(self, ready_timeout):
         args = [BINARY, "--device-count", str(self.devices), "--starting-port", str(self.port),
                 "--threads", str(self.threads), "--ip", self.ip]
