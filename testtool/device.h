@@ -42,6 +42,7 @@ struct state_movers;
 struct state_text;
 struct ssh_bind_struct;
 struct ssh_key_struct;
+struct device_ctl;
 
 /* Most distinct shared ports (NETCONF and SNMP each) of address-per-device groups. */
 #define FLEET_MAX_SHARED_PORTS 16
@@ -215,7 +216,9 @@ struct device {
     int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
     struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
     struct ssh_bind_struct
-        *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
+        *ssh_bind;          /* --host-key-per-device: accepts with this device's key, made on first use */
+    struct device_ctl *ctl; /* control API state (down, reboot, overrides), NULL until its first action */
+    uint32_t reboots;       /* reboots through the control API: engineBoots is 1 + reboots */
 };
 
 struct worker {

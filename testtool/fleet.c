@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 
 #include "agent.h"
+#include "device_actions.h"
 #include "devtype.h"
 #include "devview.h"
 #include "flap.h"
@@ -403,6 +404,7 @@ fleet_close(struct fleet *fleet)
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];
         stream_free(dev->stream, dev->worker ? dev->worker->loop : NULL);
+        devact_free(dev);
         ds_close(&fleet->devices[i].ds);
         devview_state_free(fleet->devices[i].view);
     }
