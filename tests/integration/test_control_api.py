@@ -29,6 +29,12 @@ warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"ncclient
 
 SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
 COLD_START = "1.3.6.1.6.3.1.1.5.1"
+ENGINE_ID = "1.3.6.1.6.3.10.2.1.1.0"
+ENGINE_BOOTS = "1.3.6.1.6.3.10.2.1.2.0"
+ENGINE_TIME = "1.3.6.1.6.3.10.2.1.3.0"
+V3_USER = "ops:sha256:authpass1:aes:privpass1"
+V3_ARGS = ["-v3", "-l", "authPriv", "-u", "ops", "-a", "SHA-256", "-A", "authpass1", "-x", "AES", "-X",
+           "privpass1"]
 
 
 def api(base, path, method="GET", body=None, token=None, raw=None):
@@ -69,6 +75,22 @@ def snmpget(port, oid=SYS_UPTIME):
                           "127.0.0.1:%d" % port, oid], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          timeout=h.scaled(10), env=dict(os.environ, MIBS=""))
     return out.returncode, out.stdout.decode(errors="replace")
+
+
+def snmpget_v3(port, oids, extra=()):
+    """(exit code, output) of one authPriv snmpget as V3_USER (no retries), with extra options."""
+    out = subprocess.run(["snmpget"] + V3_ARGS + ["-On", "-t", "1", "-r", "0"] + list(extra)
+                         + ["127.0.0.1:%d" % port] + list(oids), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, timeout=h.scaled(10), env=dict(os.environ, MIBS=""))
+    return out.returncode, out.stdout.decode(errors="replace")
+
+
+def integer_of(text, oid):
+    """The INTEGER value of @p oid in snmpget's output."""
+    for line in text.splitlines():
+        if line.startswith("." + oid + " = INTEGER: "):
+            return int(line.rsplit(" ", 1)[1])
+    raise AssertionError("no INTEGER %s in %r" % (oid, text))
 
 
 def ticks(text):
@@ -203,6 +225,34 @@ class ControlApiTests(unittest.TestCase):
         self.assertEqual(code, 0, after)
         self.assertLess(ticks(after), 1000, "sysUpTime restarted")
         self.assertTrue(wait_for(lambda: COLD_START in read_text(out_path), 5), "coldStart reached snmptrapd")
+
+    def test_snmpv3_resynchronizes_after_a_reboot_and_boots_go_up_by_one(self):
+        f, base = self.fleet(["--snmp-v3-user", V3_USER], devices=2)
+        port = f.port + 1
+        code, before = snmpget_v3(port, [ENGINE_ID, ENGINE_BOOTS, ENGINE_TIME])
+        self.assertEqual(code, 0, before)
+        engine_id = before.split(ENGINE_ID + " = Hex-STRING: ")[1].splitlines()[0].replace(" ", "")
+        boots, etime = integer_of(before, ENGINE_BOOTS), integer_of(before, ENGINE_TIME)
+        time.sleep(1.1)  # engineTime moves past 0 again after the reboot
+        code, r = api(base, "/api/v1/devices/1/reboot", "POST", {"for": "0s"})
+        self.assertEqual((code, r["devices"]), (200, 1))
+        self.assertTrue(wait_for(lambda: api(base, "/api/v1/devices/1")[1]["state"] == "up", 5))
+        # A manager that kept the engine's old boots and time (net-snmp told them with -e and -Z, so no
+        # discovery): the agent answers with an authenticated notInTimeWindow report carrying the new
+        # boots and time, net-snmp takes them and sends again, and the get succeeds. -d shows both packets.
+        code, stale = snmpget_v3(port, [ENGINE_BOOTS, ENGINE_TIME],
+                                 ["-d", "-e", "0x" + engine_id, "-Z", "%d,%d" % (boots, etime)])
+        self.assertEqual(code, 0, stale)
+        self.assertEqual(stale.count("Received"), 2, "a report, then the response: " + stale)
+        self.assertEqual(integer_of(stale, ENGINE_BOOTS), boots + 1)
+        self.assertLess(integer_of(stale, ENGINE_TIME), 10, "engineTime restarted from 0 (was %d)" % etime)
+        # A fresh manager (discovery first) sees the same.
+        code, fresh = snmpget_v3(port, [ENGINE_BOOTS])
+        self.assertEqual(code, 0, fresh)
+        self.assertEqual(integer_of(fresh, ENGINE_BOOTS), boots + 1)
+        # The other device was not rebooted.
+        code, other = snmpget_v3(f.port, [ENGINE_BOOTS])
+        self.assertEqual((code, integer_of(other, ENGINE_BOOTS)), (0, boots))
 
     def test_share_with_a_seed_picks_the_same_devices(self):
         f, base = self.fleet(devices=40)
