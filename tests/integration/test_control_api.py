@@ -10,6 +10,8 @@ Run: /usr/bin/python3 test_control_api.py <path to fleetsim>. Loopback only, eve
 import json
 import os
 import random
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -253,6 +255,53 @@ class ControlApiTests(unittest.TestCase):
         # The other device was not rebooted.
         code, other = snmpget_v3(f.port, [ENGINE_BOOTS])
         self.assertEqual((code, integer_of(other, ENGINE_BOOTS)), (0, boots))
+
+    def test_actions_are_in_the_report_and_counted_in_the_metrics(self):
+        work = tempfile.mkdtemp(prefix="fleetsim-capi-")
+        report = os.path.join(work, "report.json")
+        f, base = self.fleet(["--report", report], devices=40)
+        started = time.time()
+        self.assertEqual(api(base, "/api/v1/devices/3-5/down", "POST", {"mode": "blackhole"})[0], 200)
+        self.assertEqual(api(base, "/api/v1/devices/3-5/up", "POST")[0], 200)
+        self.assertEqual(api(base, "/api/v1/devices/7/reboot", "POST", {"for": "0s"})[0], 200)
+        _, shared = api(base, "/api/v1/groups/default/latency", "POST",
+                        {"netconf": "10-20ms", "snmp": "5ms", "share": 0.5, "seed": 11})
+        self.assertEqual(api(base, "/api/v1/devices/0/reboot", "POST", {"for": "1s"})[0], 200)
+        # Refused requests are neither recorded nor counted.
+        self.assertEqual(api(base, "/api/v1/devices/0/down", "POST", {"mode": "sideways"})[0], 400)
+        self.assertEqual(api(base, "/api/v1/devices/99/up", "POST")[0], 404)
+        ended = time.time()
+
+        os.kill(f.proc.pid, signal.SIGUSR1)
+        self.assertTrue(wait_for(lambda: os.path.exists(report), 5), "SIGUSR1 wrote the report")
+        with open(report) as r:
+            doc = json.load(r)
+        acts = doc["actions"]
+        self.assertEqual(doc["actions_dropped"], 0)
+        self.assertEqual([a["action"] for a in acts], ["down", "up", "reboot", "latency", "reboot"])
+        for a in acts:
+            self.assertRegex(a["time"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+            t = time.mktime(time.strptime(a["time"][:19], "%Y-%m-%dT%H:%M:%S")) - time.timezone
+            self.assertTrue(started - 1 <= t <= ended + 1, a)
+        self.assertEqual(sorted(a["time"] for a in acts), [a["time"] for a in acts], "oldest first")
+        self.assertEqual(acts[0]["parameters"], {"mode": "blackhole", "sessions": "reset"})
+        self.assertEqual((acts[0]["devices"], acts[0]["ranges"]), (3, [[3, 5]]))
+        self.assertEqual((acts[1]["parameters"], acts[1]["ranges"]), ({}, [[3, 5]]))
+        self.assertEqual((acts[2]["parameters"], acts[2]["ranges"]), ({"for": "0ms"}, [[7, 7]]))
+        self.assertEqual(acts[3]["parameters"], {"netconf": "10-20ms", "snmp": "5ms", "share": 0.5, "seed": 11})
+        self.assertEqual((acts[3]["devices"], acts[3]["ranges"]), (shared["devices"], shared["ranges"]))
+        self.assertTrue(0 < acts[3]["devices"] < 40)
+        self.assertEqual(acts[4]["parameters"], {"for": "1000ms"})
+        self.assertFalse(any(a["ranges_truncated"] for a in acts))
+        self.assertEqual(len(doc["devices"]), 40, "the device rows are still there")
+
+        metrics = subprocess.run(["curl", "-sS", "--max-time", str(h.scaled(10)), base + "/metrics"],
+                                 stdout=subprocess.PIPE, timeout=h.scaled(20), check=True).stdout.decode()
+        self.assertIn("# TYPE fleetsim_actions_total counter", metrics)
+        counts = {m.group(1): int(m.group(2))
+                  for m in re.finditer(r'^fleetsim_actions_total\{action="([a-z-]+)"\} (\d+)$', metrics, re.M)}
+        self.assertEqual(counts, {"kill-sessions": 0, "down": 1, "up": 1, "reboot": 2, "latency": 1,
+                                  "drop-rate": 0})
 
     def test_share_with_a_seed_picks_the_same_devices(self):
         f, base = self.fleet(devices=40)

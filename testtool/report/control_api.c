@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "action_log.h"
 #include "capi_target.h"
 #include "device_actions.h"
 #include "json_read.h"
@@ -61,9 +62,6 @@ struct capi_part {
     struct capi_job *job; /* the trip */
     uint32_t worker;      /* which worker this part is for */
 };
-
-static const char *const action_names[DEVACT_KINDS] = {"kill-sessions", "down",    "up",
-                                                       "reboot",        "latency", "drop-rate"};
 
 static void
 job_unref(struct capi_job *job)
@@ -422,7 +420,7 @@ parse_params(enum devact_kind kind, const struct jsonr_value *body, struct devac
     memset(p, 0, sizeof *p);
     p->kind = kind;
     if (bad) {
-        snprintf(err, err_len, "%s takes no member \"%s\"", action_names[kind], bad);
+        snprintf(err, err_len, "%s takes no member \"%s\"", action_log_kind_name(kind), bad);
         return err;
     }
     switch (kind) {
@@ -518,7 +516,7 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
     target[slash - rest] = '\0';
     action = slash + 1;
     for (int k = 0; k < DEVACT_KINDS; k++) {
-        if (!strcmp(action, action_names[k])) {
+        if (!strcmp(action, action_log_kind_name((enum devact_kind)k))) {
             kind = k;
         }
     }
@@ -587,8 +585,14 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
         return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
                           "the workers did not answer in time; the action may be partly done");
     }
+    {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        action_log_add(fleet->actions, &params, share, seed, job->idx, count, failed,
+                       (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000);
+    }
     sbuf_adds(&out, "{\"action\":");
-    json_str(&out, action_names[kind]);
+    json_str(&out, action_log_kind_name(kind));
     sbuf_printf(&out, ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"ranges\":[", count - failed, failed);
     {
         uint32_t shown = 0, k = 0;

@@ -29,6 +29,7 @@
 
 #include <microhttpd.h>
 
+#include "action_log.h"
 #include "control_api.h"
 #include "device.h"
 #include "log.h"
@@ -542,6 +543,19 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     }
     family(out, "fleetsim_trap_retries_total", "counter", "Inform retransmissions.");
     sample(out, "fleetsim_trap_retries_total", NULL, NULL, NULL, NULL, s->traps[7]);
+
+    /* The control API's actions (one per request, whatever the number of devices). */
+    family(out, "fleetsim_actions_total", "counter", "Control API actions carried out, by action.");
+    {
+        uint64_t totals[DEVACT_KINDS] = {0};
+        if (fleet->actions) {
+            action_log_totals(fleet->actions, totals);
+        }
+        for (int k = 0; k < DEVACT_KINDS; k++) {
+            sample(out, "fleetsim_actions_total", "action", action_log_kind_name((enum devact_kind)k), NULL,
+                   NULL, totals[k]);
+        }
+    }
 
     if (rows) {
         format_device_info(fleet, snap, out);
