@@ -42,6 +42,8 @@ struct state_movers;
 struct state_text;
 struct ssh_bind_struct;
 struct ssh_key_struct;
+struct device_ctl;
+struct action_log;
 
 /* Most distinct shared ports (NETCONF and SNMP each) of address-per-device groups. */
 #define FLEET_MAX_SHARED_PORTS 16
@@ -215,7 +217,9 @@ struct device {
     int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
     struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
     struct ssh_bind_struct
-        *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
+        *ssh_bind;          /* --host-key-per-device: accepts with this device's key, made on first use */
+    struct device_ctl *ctl; /* control API state (down, reboot, overrides), NULL until its first action */
+    uint32_t reboots;       /* reboots through the control API: engineBoots is 1 + reboots */
 };
 
 struct worker {
@@ -269,6 +273,7 @@ struct fleet {
     uint64_t clock_base_ms;         /* wall clock at clock_base_us */
     monotime_us clock_base_us;      /* monotonic clock when the fleet started */
     struct metrics_server *metrics; /* --metrics HTTP server, or NULL */
+    struct action_log *actions;     /* the control API's actions, for the report and metrics; or NULL */
 };
 
 /** @return A new process-wide session-id (never 0). */

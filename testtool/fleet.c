@@ -15,7 +15,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "action_log.h"
 #include "agent.h"
+#include "device_actions.h"
 #include "devtype.h"
 #include "devview.h"
 #include "flap.h"
@@ -261,6 +263,11 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, const struct fle
     }
     fleet->cfg.device_count = (uint32_t)total;
     fleet->null_fd = -1;
+    if (!(fleet->actions = malloc(sizeof *fleet->actions))) {
+        snprintf(err, err_len, "out of memory");
+        return FLEET_ERR_NOMEM;
+    }
+    action_log_init(fleet->actions);
     atomic_init(&fleet->next_session_id, 1);
     fleet->start_time = time(NULL);
     {
@@ -403,6 +410,7 @@ fleet_close(struct fleet *fleet)
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];
         stream_free(dev->stream, dev->worker ? dev->worker->loop : NULL);
+        devact_free(dev);
         ds_close(&fleet->devices[i].ds);
         devview_state_free(fleet->devices[i].view);
     }
@@ -427,5 +435,9 @@ fleet_close(struct fleet *fleet)
     }
     free(fleet->types);
     ly_ctx_destroy(fleet->bare_ctx);
+    if (fleet->actions) {
+        action_log_free(fleet->actions);
+        free(fleet->actions);
+    }
     memset(fleet, 0, sizeof *fleet);
 }

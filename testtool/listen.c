@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "device_actions.h"
 #include "group.h"
 #include "log.h"
 #include "session.h"
@@ -30,6 +31,7 @@ struct handoff {
     struct device *dev; /* target device, owned by the receiving worker */
     int fd;             /* accepted connection */
     uint32_t peer;      /* client address, host order */
+    uint16_t peer_port; /* client port, host order */
 };
 
 static void
@@ -46,7 +48,9 @@ adopt(struct loop *loop, void *arg)
     struct handoff *h = arg;
 
     (void)loop;
-    sess_start(h->dev, h->fd, h->peer);
+    if (!devact_on_accept(h->dev, h->fd, h->peer_port)) {
+        sess_start(h->dev, h->fd, h->peer);
+    }
     free(h);
 }
 
@@ -207,6 +211,9 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
             continue;
         }
         if (dev->worker == w) {
+            if (devact_on_accept(dev, fd, ntohs(peer.sin_port))) {
+                continue;
+            }
             sess_start(dev, fd, ntohl(peer.sin_addr.s_addr));
             continue;
         }
@@ -214,7 +221,10 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
             struct handoff *h = malloc(sizeof *h);
             if (h) {
                 /* Filled before posting: the other worker may run it at once. */
-                *h = (struct handoff){.dev = dev, .fd = fd, .peer = ntohl(peer.sin_addr.s_addr)};
+                *h = (struct handoff){.dev = dev,
+                                      .fd = fd,
+                                      .peer = ntohl(peer.sin_addr.s_addr),
+                                      .peer_port = ntohs(peer.sin_port)};
             }
             if (!h || loop_post(dev->worker->loop, adopt, h)) {
                 free(h);

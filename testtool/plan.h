@@ -121,6 +121,7 @@ struct fleet_config {
     const char *rpc_config;       /* custom RPC replies (OpenDaylight's format), or NULL */
     const char *metrics_addr;     /* --metrics ADDR:PORT, or NULL */
     int metrics_per_device;       /* 1: per-device series too */
+    const char *api_token_file;   /* --api-token-file: the control API's bearer token, or NULL: none */
     uint32_t status_interval_s;   /* one-line status on stderr this often, 0: never */
     const char *fleet_file;       /* --fleet FILE: groups of devices, or NULL */
 };

@@ -193,7 +193,8 @@ monitoring_state(struct rpc_call *call, struct lyd_node **tree)
         SESSION_LEAF("out-notifications", buf);
 #undef SESSION_LEAF
     }
-    format_time(call->fleet->start_time, buf, sizeof buf);
+    /* A device rebooted through the control API started its server again then. */
+    format_time(dev->reboots ? (time_t)(dev->boot_ms / 1000) : call->fleet->start_time, buf, sizeof buf);
     bad |= put(root, ctx, buf, NS_ROOT "/statistics/netconf-start-time");
 #define STAT_LEAF(leaf, field)                                                                               \
     snprintf(buf, sizeof buf, "%u", (unsigned)dev->stats.field);                                             \

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_actions.h"
 #include "devview.h"
 #include "log.h"
 #include "metrics_count.h"
@@ -293,6 +294,11 @@ send_message(struct session *s, const struct sbuf *b)
     if (b->failed) {
         log_error("device %u session %u: out of memory printing a reply, closing", s->dev->index, s->id);
         sess_close(s, 0);
+    } else if (s->dev->ctl && s->dev->ctl->has_nc_latency) {
+        const struct device_ctl *ctl = s->dev->ctl;
+        uint32_t span = ctl->nc_max_ms - ctl->nc_min_ms + 1;
+        uint64_t draw = dyn_hash(devview_seed(s->dev), ++s->replies_delayed, 0x1a7e2c);
+        sess_send_delayed(s, b->buf, b->len, ctl->nc_min_ms + (uint32_t)(draw % span));
     } else if (s->dev->group->cfg.netconf_latency_max_ms) {
         const struct fleet_config *cfg = &s->dev->group->cfg;
         uint32_t span = cfg->netconf_latency_max_ms - cfg->netconf_latency_min_ms + 1;
@@ -642,7 +648,8 @@ process_fast_get_schema(struct session *s, const char *msg)
     sbuf_adds(&head, "<rpc-reply xmlns=\"" NC_BASE_NS "\"");
     sbuf_add(&head, gs.reply_attrs.buf ? gs.reply_attrs.buf : "", gs.reply_attrs.len);
     sbuf_adds(&head, "><data xmlns=\"" OPS_NCM_NS "\">");
-    if (s->dev->worker->fleet->cfg.netconf_latency_max_ms || head.failed) {
+    if (s->dev->worker->fleet->cfg.netconf_latency_max_ms || (s->dev->ctl && s->dev->ctl->has_nc_latency) ||
+        head.failed) {
         /* A held reply is a copy (sess_send_delayed()); send_message() also handles the failure. */
         sbuf_add(&head, body, body_len);
         sbuf_add(&head, tail, sizeof tail - 1);

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "device_actions.h"
 #include "hello.h"
 #include "lock.h"
 #include "log.h"
@@ -441,6 +442,10 @@ on_readable(struct session *s)
 static int
 flush(struct session *s)
 {
+    if (devact_frozen(s->dev)) {
+        loop_set_events(s->worker->loop, s->fd, 0); /* no byte either way until the device is up */
+        return 0;
+    }
     if (s->ssh) {
         int rc = ssh_link_flush(s->ssh);
         if (rc < 0) {
@@ -485,6 +490,10 @@ on_io(struct loop *loop, int fd, uint32_t events, void *data)
 
     (void)loop;
     (void)fd;
+    if (devact_frozen(s->dev)) {
+        loop_set_events(s->worker->loop, s->fd, 0);
+        return;
+    }
     if ((events & LOOP_WRITE) && flush(s)) {
         return;
     }

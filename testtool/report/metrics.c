@@ -29,6 +29,8 @@
 
 #include <microhttpd.h>
 
+#include "action_log.h"
+#include "control_api.h"
 #include "device.h"
 #include "log.h"
 #include "sbuf.h"
@@ -50,6 +52,7 @@ static const char *const snmp_types[METRICS_SNMP_TYPES] = {"get", "getnext", "ge
 struct metrics_server {
     struct MHD_Daemon *daemon; /* libmicrohttpd with its own polling thread */
     struct fleet *fleet;       /* what scrapes gather */
+    char *api_token;           /* --api-token-file's token for /api/, or NULL */
 };
 
 /* One gathering; freed by whoever drops the last reference (the caller or a late worker). */
@@ -541,6 +544,19 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     family(out, "fleetsim_trap_retries_total", "counter", "Inform retransmissions.");
     sample(out, "fleetsim_trap_retries_total", NULL, NULL, NULL, NULL, s->traps[7]);
 
+    /* The control API's actions (one per request, whatever the number of devices). */
+    family(out, "fleetsim_actions_total", "counter", "Control API actions carried out, by action.");
+    {
+        uint64_t totals[DEVACT_KINDS] = {0};
+        if (fleet->actions) {
+            action_log_totals(fleet->actions, totals);
+        }
+        for (int k = 0; k < DEVACT_KINDS; k++) {
+            sample(out, "fleetsim_actions_total", "action", action_log_kind_name((enum devact_kind)k), NULL,
+                   NULL, totals[k]);
+        }
+    }
+
     if (rows) {
         format_device_info(fleet, snap, out);
         format_rows(snap, out);
@@ -587,8 +603,10 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
     int per_device = srv->fleet->cfg.metrics_per_device;
 
     (void)version;
-    (void)upload_data;
-    (void)req_cls;
+    if (!strncmp(url, "/api/", 5)) {
+        return capi_handle(srv->fleet, srv->api_token, conn, url, method, upload_data, upload_data_size,
+                           req_cls);
+    }
     if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
         *upload_data_size = 0; /* a body, if any, is not read */
         return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
@@ -606,6 +624,17 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
         return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
     }
     return reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body, len);
+}
+
+/* The control API's request state (the metrics' requests keep none). */
+static void
+on_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode code)
+{
+    (void)cls;
+    (void)conn;
+    (void)code;
+    capi_request_done(*req_cls);
+    *req_cls = NULL;
 }
 
 /* "PORT", ":PORT" or "ADDR:PORT" into @p sa; @return 0 or -1. */
@@ -675,19 +704,28 @@ metrics_start(struct fleet *fleet, char *err, size_t err_len)
         return -1;
     }
     srv->fleet = fleet;
+    if (fleet->cfg.api_token_file &&
+        !(srv->api_token = capi_read_token(fleet->cfg.api_token_file, err, err_len))) {
+        free(srv);
+        close(fd);
+        return -1;
+    }
     /* epoll, not select: with thousands of device sockets this descriptor is far above FD_SETSIZE. */
     srv->daemon = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, on_request, srv,
                                    MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
                                    (unsigned)METRICS_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-                                   (unsigned)METRICS_CONNECTION_TIMEOUT_S, MHD_OPTION_END);
+                                   (unsigned)METRICS_CONNECTION_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED,
+                                   on_completed, NULL, MHD_OPTION_END);
     if (!srv->daemon) {
+        free(srv->api_token);
         free(srv); /* the socket stays open: whether libmicrohttpd closed it on failure is not documented */
         snprintf(err, err_len, "--metrics %s: cannot start the HTTP server", text);
         return -1;
     }
     fleet->metrics = srv;
-    log_info("metrics at http://%s:%u/metrics%s", shown, (unsigned)ntohs(sa.sin_port),
-             fleet->cfg.metrics_per_device ? " (with per-device series)" : "");
+    log_info("metrics at http://%s:%u/metrics%s, control API at /api/v1/%s", shown,
+             (unsigned)ntohs(sa.sin_port), fleet->cfg.metrics_per_device ? " (with per-device series)" : "",
+             srv->api_token ? " (bearer token)" : "");
     return 0;
 }
 
@@ -701,6 +739,7 @@ metrics_stop(struct fleet *fleet)
     }
     /* Before the workers stop: a scrape in progress still gets its snapshots. MHD closes the socket. */
     MHD_stop_daemon(srv->daemon);
+    free(srv->api_token);
     free(srv);
     fleet->metrics = NULL;
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "action_log.h"
 #include "device.h"
 #include "sbuf.h"
 #include "session.h"
@@ -155,7 +156,12 @@ report_write(struct fleet *fleet, const char *path, int running)
         }
         sbuf_free(&job->parts[i]);
     }
-    sbuf_adds(&out, "]}\n");
+    sbuf_adds(&out, "]");
+    if (fleet->actions) {
+        sbuf_adds(&out, ",");
+        action_log_json(fleet->actions, &out);
+    }
+    sbuf_adds(&out, "}\n");
     free(job->parts);
     free(job);
     if (out.failed || asprintf(&tmp, "%s.tmp", path) < 0) {

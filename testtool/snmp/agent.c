@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "device_actions.h"
 #include "devview.h"
 #include "group.h"
 #include "log.h"
@@ -225,7 +226,14 @@ handle_request(struct worker *w, struct device *dev, int fd, const struct sockad
         dev->snmp_stats.injected_drops++;
         return;
     }
-    if (cfg->snmp_drop_rate > 0 && unit_draw(draw) < cfg->snmp_drop_rate) {
+    if (devact_snmp_silent(dev)) {
+        dev->snmp_stats.in_pkts++;
+        dev->snmp_stats.injected_drops++; /* down or rebooting (control API) */
+        return;
+    }
+    if (dev->ctl && dev->ctl->has_drop_rate
+            ? unit_draw(draw) < dev->ctl->drop_rate
+            : cfg->snmp_drop_rate > 0 && unit_draw(draw) < cfg->snmp_drop_rate) {
         dev->snmp_stats.in_pkts++;
         dev->snmp_stats.injected_drops++;
         return;
@@ -239,7 +247,10 @@ handle_request(struct worker *w, struct device *dev, int fd, const struct sockad
     if (!reply_len) {
         return;
     }
-    if (cfg->snmp_latency_max_ms) {
+    if (dev->ctl && dev->ctl->has_snmp_latency) {
+        uint32_t span = dev->ctl->snmp_max_ms - dev->ctl->snmp_min_ms + 1;
+        delay_ms = dev->ctl->snmp_min_ms + (uint32_t)((draw >> 7) % span);
+    } else if (cfg->snmp_latency_max_ms) {
         uint32_t span = cfg->snmp_latency_max_ms - cfg->snmp_latency_min_ms + 1;
         delay_ms = cfg->snmp_latency_min_ms + (uint32_t)((draw >> 7) % span);
     }

@@ -302,7 +302,7 @@ agent_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v
         v->v.bytes.len = respond_engine_id(rq->dev, rq->scratch);
         return;
     case ID_ENGINE_BOOTS:
-        set_int(v, BER_INTEGER, 1);
+        set_int(v, BER_INTEGER, 1 + (int64_t)rq->dev->reboots);
         return;
     case ID_ENGINE_TIME:
         set_int(v, BER_INTEGER, (int64_t)((rq->now_ms - devview_boot_ms(rq->dev)) / 1000) & 0x7fffffff);

@@ -275,7 +275,7 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
 
     engine.id = id;
     engine.id_len = respond_engine_id(dev, id);
-    engine.boots = 1;
+    engine.boots = 1 + dev->reboots; /* each reboot (control API) counts, as RFC 3414 2.2.2 wants */
     engine.time_s = (uint32_t)((now_ms - devview_boot_ms(dev)) / 1000);
     engine.max_msg_bytes = (int32_t)(max_msg < out_cap ? max_msg : out_cap);
     lookup.engine_id = engine.id;

@@ -1,0 +1,399 @@
+/*
+ * The control API's actions on one device; see device_actions.h. Every
+ * function here runs on the device's worker (the API posts to its inbox),
+ * so the device's sessions, sockets and datastores are touched by their
+ * own thread only.
+ *
+ * Down, per device, whatever the listening sockets: a device with its own
+ * listener (a port per device) refuses by shutting that listener down
+ * (the kernel answers SYNs with RST) and blackholes by shrinking its
+ * backlog to nothing and filling it with one connection of our own, so the
+ * kernel drops further SYNs and clients keep retrying. Behind a shared
+ * port (an address per device) the kernel cannot tell devices apart, so
+ * the accept path does it: refused connections are reset as soon as they
+ * are accepted, blackholed ones are held without a byte until up.
+ */
+#include "device_actions.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "devview.h"
+#include "listen.h"
+#include "log.h"
+#include "session.h"
+#include "trap.h"
+
+static struct device_ctl *
+ctl_of(struct device *dev)
+{
+    if (!dev->ctl && (dev->ctl = calloc(1, sizeof *dev->ctl))) {
+        dev->ctl->plug_fd = -1;
+        dev->ctl->dev = dev;
+        loop_timer_init(&dev->ctl->reboot_timer);
+    }
+    return dev->ctl;
+}
+
+/* Close @p fd with an RST instead of a FIN. */
+static void
+reset_fd(int fd)
+{
+    struct linger lg = {.l_onoff = 1, .l_linger = 0};
+
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+}
+
+/* End every session of @p dev, as a dropped connection; @p reset: with an RST. */
+static void
+end_sessions(struct device *dev, int reset)
+{
+    struct session *s = dev->sessions, *next;
+
+    for (; s; s = next) {
+        next = s->dev_next;
+        if (s->state == SESS_DEAD) {
+            continue;
+        }
+        if (reset && s->fd >= 0) {
+            reset_fd(s->fd);
+        }
+        sess_close(s, 0);
+    }
+}
+
+static void
+freeze_sessions(struct device *dev)
+{
+    dev->ctl->frozen = 1;
+    for (struct session *s = dev->sessions; s; s = s->dev_next) {
+        if (s->state < SESS_DEAD && s->fd >= 0) {
+            loop_set_events(dev->worker->loop, s->fd, 0);
+        }
+    }
+}
+
+static void
+thaw_sessions(struct device *dev)
+{
+    dev->ctl->frozen = 0;
+    for (struct session *s = dev->sessions; s; s = s->dev_next) {
+        if (s->state < SESS_DEAD && s->fd >= 0) {
+            /* The flush writes what waited and turns reading back on. */
+            sess_mark_pending(s);
+        }
+    }
+}
+
+/* Fill the (backlog 0) queue of the device's own listener with one connection of ours. */
+static void
+plug_listener(struct device *dev)
+{
+    struct device_ctl *ctl = dev->ctl;
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons(dev->port),
+                             .sin_addr.s_addr = htonl(dev->addr ? dev->addr : INADDR_LOOPBACK)};
+    struct sockaddr_in local;
+    socklen_t len = sizeof local;
+
+    ctl->plug_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (ctl->plug_fd < 0) {
+        return;
+    }
+    if (connect(ctl->plug_fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
+        close(ctl->plug_fd);
+        ctl->plug_fd = -1;
+        return;
+    }
+    if (!getsockname(ctl->plug_fd, (struct sockaddr *)&local, &len)) {
+        ctl->plug_port = ntohs(local.sin_port);
+    }
+}
+
+/* Take the device's own listener out of service: @p mode refuse (shut down) or blackhole (plugged). */
+static void
+stop_listener(struct device *dev, int mode)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    if (dev->listen_fd < 0) {
+        return; /* a shared port: the accept path does it */
+    }
+    loop_set_events(dev->worker->loop, dev->listen_fd, 0);
+    if (mode == DEVACT_REFUSE) {
+        /* On Linux a listener shut down for reading stops listening and keeps its port bound. */
+        if (!shutdown(dev->listen_fd, SHUT_RD)) {
+            ctl->unlistened = 1;
+        }
+    } else if (!listen(dev->listen_fd, 0)) {
+        ctl->throttled = 1;
+        plug_listener(dev);
+    }
+}
+
+/* Accept what waited on the plugged listener: our plug is closed, anyone else gets a session. */
+static void
+drain_plugged(struct device *dev)
+{
+    for (int i = 0; i < LISTEN_BACKLOG; i++) {
+        struct sockaddr_in peer;
+        socklen_t len = sizeof peer;
+        int fd = accept4(dev->listen_fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            return;
+        }
+        if (ntohs(peer.sin_port) == dev->ctl->plug_port) {
+            close(fd);
+            continue;
+        }
+        sess_start(dev, fd, ntohl(peer.sin_addr.s_addr));
+    }
+}
+
+static void
+restore_listener(struct device *dev)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    if (dev->listen_fd >= 0 && (ctl->unlistened || ctl->throttled)) {
+        if (listen(dev->listen_fd, LISTEN_BACKLOG) < 0) {
+            log_error("device %u: cannot listen again on port %u: %m", dev->index, (unsigned)dev->port);
+        }
+        if (ctl->throttled) {
+            if (ctl->plug_fd >= 0) {
+                close(ctl->plug_fd);
+                ctl->plug_fd = -1;
+            }
+            drain_plugged(dev);
+        }
+        loop_set_events(dev->worker->loop, dev->listen_fd, LOOP_READ);
+    }
+    ctl->unlistened = 0;
+    ctl->throttled = 0;
+    /* Connections held silent behind a shared port are served now, as if the network healed. */
+    for (uint32_t i = 0; i < ctl->held_count; i++) {
+        struct sockaddr_in peer;
+        socklen_t len = sizeof peer;
+        uint32_t addr = 0;
+        if (!getpeername(ctl->held[i], (struct sockaddr *)&peer, &len)) {
+            addr = ntohl(peer.sin_addr.s_addr);
+        }
+        sess_start(dev, ctl->held[i], addr);
+    }
+    ctl->held_count = 0;
+}
+
+static void
+go_down(struct device *dev, int mode, int freeze)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    if (ctl->down) {
+        restore_listener(dev); /* from one mode to the other */
+    }
+    ctl->down = (uint8_t)mode;
+    if (freeze) {
+        freeze_sessions(dev);
+    } else {
+        if (ctl->frozen) {
+            ctl->frozen = 0;
+        }
+        end_sessions(dev, 1);
+    }
+    stop_listener(dev, mode);
+}
+
+/* coldStart (SNMPv2-MIB, 1.3.6.1.6.3.1.1.5.1) to every trap sink, from the device. */
+static void
+send_cold_start(struct device *dev)
+{
+    static const struct ber_oid cold_start = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 1}};
+    struct fleet *fleet = dev->worker->fleet;
+    uint64_t now_ms = devview_now_ms(fleet);
+    char name[256];
+    struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
+
+    if (!dev->worker->traps || !fleet->cfg.trap_sink_count) {
+        return;
+    }
+    if (!dev->trap_rows && !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
+        return;
+    }
+    devview_hostname(dev, name, sizeof name);
+    for (uint32_t k = 0; k < fleet->cfg.trap_sink_count; k++) {
+        trap_send(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
+                  (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), &cold_start, NULL, 0,
+                  &dev->trap_rows[k]);
+    }
+}
+
+static void
+come_up(struct device *dev)
+{
+    struct device_ctl *ctl = dev->ctl;
+    int was_rebooting = ctl->rebooting;
+
+    loop_timer_stop(dev->worker->loop, &ctl->reboot_timer);
+    restore_listener(dev);
+    ctl->down = DEVACT_UP_MODE;
+    ctl->rebooting = 0;
+    if (ctl->frozen) {
+        thaw_sessions(dev);
+    }
+    if (was_rebooting) {
+        send_cold_start(dev);
+    }
+}
+
+static void
+reboot_done(struct loop *loop, struct loop_timer *timer)
+{
+    struct device_ctl *ctl = (struct device_ctl *)((char *)timer - offsetof(struct device_ctl, reboot_timer));
+
+    (void)loop;
+    come_up(ctl->dev);
+}
+
+/* Running becomes startup, the candidate is dropped: what a reload does to the datastores. */
+static void
+reload_datastores(struct device *dev)
+{
+    struct datastore *ds = &dev->ds;
+
+    if (ds->own[DS_STARTUP]) {
+        struct lyd_node *copy = NULL;
+        if (ds->tree[DS_STARTUP] && lyd_dup_siblings(ds->tree[DS_STARTUP], NULL, LYD_DUP_RECURSIVE, &copy)) {
+            log_error("device %u: out of memory copying startup into running; running reset to the template",
+                      dev->index);
+            ds_reset(ds, DS_RUNNING);
+        } else {
+            ds_replace(ds, DS_RUNNING, copy);
+        }
+    } else {
+        ds_reset(ds, DS_RUNNING);
+    }
+    ds_reset(ds, DS_CANDIDATE);
+    for (int id = 0; id < DS_COUNT; id++) {
+        ds->lock[id] = 0;
+    }
+}
+
+static void
+reboot(struct device *dev, uint32_t for_ms)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    if (ctl->down) {
+        restore_listener(dev);
+    }
+    ctl->frozen = 0;
+    end_sessions(dev, 1);
+    ctl->down = DEVACT_REFUSE;
+    ctl->rebooting = 1;
+    stop_listener(dev, DEVACT_REFUSE);
+    reload_datastores(dev);
+    dev->boot_ms = devview_now_ms(dev->worker->fleet);
+    dev->reboots++;
+    loop_timer_start(dev->worker->loop, &ctl->reboot_timer,
+                     loop_now_us(dev->worker->loop) + (monotime_us)for_ms * 1000u, reboot_done);
+}
+
+int
+devact_apply(struct device *dev, const struct devact_params *p)
+{
+    struct device_ctl *ctl = ctl_of(dev);
+
+    if (!ctl) {
+        return -1;
+    }
+    switch (p->kind) {
+    case DEVACT_KILL_SESSIONS:
+        end_sessions(dev, 0);
+        break;
+    case DEVACT_DOWN:
+        go_down(dev, p->mode, p->freeze);
+        break;
+    case DEVACT_UP:
+        come_up(dev);
+        break;
+    case DEVACT_REBOOT:
+        reboot(dev, p->for_ms);
+        break;
+    case DEVACT_LATENCY:
+        if (p->set_nc_latency) {
+            ctl->has_nc_latency = 1;
+            ctl->nc_min_ms = p->nc_min_ms;
+            ctl->nc_max_ms = p->nc_max_ms;
+        }
+        if (p->set_snmp_latency) {
+            ctl->has_snmp_latency = 1;
+            ctl->snmp_min_ms = p->snmp_min_ms;
+            ctl->snmp_max_ms = p->snmp_max_ms;
+        }
+        break;
+    case DEVACT_DROP_RATE:
+        ctl->has_drop_rate = 1;
+        ctl->drop_rate = p->snmp_drop_rate;
+        break;
+    case DEVACT_KINDS:
+        break;
+    }
+    return 0;
+}
+
+int
+devact_on_accept(struct device *dev, int fd, uint16_t peer_port)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    if (!ctl || !ctl->down) {
+        return 0;
+    }
+    if (ctl->throttled && peer_port == ctl->plug_port) {
+        close(fd); /* our own plug, accepted before the listener was plugged */
+        return 1;
+    }
+    if (ctl->down == DEVACT_BLACKHOLE && ctl->held_count < DEVACT_MAX_HELD) {
+        ctl->held[ctl->held_count++] = fd;
+        return 1;
+    }
+    reset_fd(fd);
+    close(fd);
+    return 1;
+}
+
+void
+devact_free(struct device *dev)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    if (!ctl) {
+        return;
+    }
+    for (uint32_t i = 0; i < ctl->held_count; i++) {
+        close(ctl->held[i]);
+    }
+    if (ctl->plug_fd >= 0) {
+        close(ctl->plug_fd);
+    }
+    if (dev->worker && dev->worker->loop) {
+        loop_timer_stop(dev->worker->loop, &ctl->reboot_timer);
+    }
+    free(ctl);
+    dev->ctl = NULL;
+}
+
+const char *
+devact_state_name(const struct device *dev)
+{
+    if (!dev->ctl || !dev->ctl->down) {
+        return "up";
+    }
+    return dev->ctl->rebooting ? "rebooting" : "down";
+}

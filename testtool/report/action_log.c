@@ -1,0 +1,158 @@
+/*
+ * The control API's action record; see action_log.h. Each action is
+ * rendered to its JSON object once, when it is recorded, so a report only
+ * copies bytes under the lock.
+ */
+#include "action_log.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const kind_names[DEVACT_KINDS] = {"kill-sessions", "down",    "up",
+                                                     "reboot",        "latency", "drop-rate"};
+
+const char *
+action_log_kind_name(enum devact_kind kind)
+{
+    return (unsigned)kind < DEVACT_KINDS ? kind_names[kind] : "unknown";
+}
+
+void
+action_log_init(struct action_log *log)
+{
+    memset(log, 0, sizeof *log);
+    pthread_mutex_init(&log->lock, NULL);
+}
+
+void
+action_log_free(struct action_log *log)
+{
+    sbuf_free(&log->entries);
+    pthread_mutex_destroy(&log->lock);
+    memset(log, 0, sizeof *log);
+}
+
+/* A latency range as the API takes it: "50ms" or "10-20ms". */
+static void
+ms_range(struct sbuf *b, const char *sep, const char *key, uint32_t lo, uint32_t hi)
+{
+    if (lo == hi) {
+        sbuf_printf(b, "%s\"%s\":\"%" PRIu32 "ms\"", sep, key, lo);
+    } else {
+        sbuf_printf(b, "%s\"%s\":\"%" PRIu32 "-%" PRIu32 "ms\"", sep, key, lo, hi);
+    }
+}
+
+/* The parameters in force (defaults filled in), as a JSON object. */
+static void
+params_json(struct sbuf *b, const struct devact_params *p, double share, uint64_t seed)
+{
+    const char *sep = "";
+
+    sbuf_adds(b, "{");
+    switch (p->kind) {
+    case DEVACT_DOWN:
+        sbuf_printf(b, "\"mode\":\"%s\",\"sessions\":\"%s\"",
+                    p->mode == DEVACT_BLACKHOLE ? "blackhole" : "refuse", p->freeze ? "freeze" : "reset");
+        sep = ",";
+        break;
+    case DEVACT_REBOOT:
+        sbuf_printf(b, "\"for\":\"%" PRIu32 "ms\"", p->for_ms);
+        sep = ",";
+        break;
+    case DEVACT_LATENCY:
+        if (p->set_nc_latency) {
+            ms_range(b, sep, "netconf", p->nc_min_ms, p->nc_max_ms);
+            sep = ",";
+        }
+        if (p->set_snmp_latency) {
+            ms_range(b, sep, "snmp", p->snmp_min_ms, p->snmp_max_ms);
+            sep = ",";
+        }
+        break;
+    case DEVACT_DROP_RATE:
+        sbuf_printf(b, "\"snmp\":%.17g", p->snmp_drop_rate);
+        sep = ",";
+        break;
+    default:
+        break;
+    }
+    if (share < 1.0) {
+        sbuf_printf(b, "%s\"share\":%.17g,\"seed\":%" PRIu64, sep, share, seed);
+    }
+    sbuf_adds(b, "}");
+}
+
+void
+action_log_add(struct action_log *log, const struct devact_params *params, double share, uint64_t seed,
+               const uint32_t *idx, uint32_t count, uint32_t failed, uint64_t wall_ms)
+{
+    struct sbuf e = {0};
+    time_t secs = (time_t)(wall_ms / 1000);
+    struct tm tm;
+    char when[40];
+    uint32_t shown = 0, k = 0;
+
+    gmtime_r(&secs, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    sbuf_printf(&e, "{\"time\":\"%s.%03uZ\",\"action\":\"%s\",\"parameters\":", when,
+                (unsigned)(wall_ms % 1000), action_log_kind_name(params->kind));
+    params_json(&e, params, share, seed);
+    sbuf_printf(&e, ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"ranges\":[", count - failed, failed);
+    while (k < count && shown < ACTION_LOG_MAX_RANGES) {
+        uint32_t a = idx[k];
+        while (k + 1 < count && idx[k + 1] == idx[k] + 1) {
+            k++;
+        }
+        sbuf_printf(&e, "%s[%" PRIu32 ",%" PRIu32 "]", shown ? "," : "", a, idx[k]);
+        shown++;
+        k++;
+    }
+    sbuf_printf(&e, "],\"ranges_truncated\":%s}", k < count ? "true" : "false");
+
+    pthread_mutex_lock(&log->lock);
+    log->totals[params->kind]++;
+    if (e.failed || log->entry_count >= ACTION_LOG_MAX_ENTRIES) {
+        log->dropped++;
+    } else {
+        size_t before = log->entries.len;
+        if (log->entry_count) {
+            sbuf_adds(&log->entries, ",");
+        }
+        sbuf_add(&log->entries, e.buf, e.len);
+        if (log->entries.failed) {
+            /* Out of memory: keep what was there, count this one as dropped. */
+            log->entries.failed = 0;
+            log->entries.len = before;
+            if (log->entries.buf) {
+                log->entries.buf[before] = '\0';
+            }
+            log->dropped++;
+        } else {
+            log->entry_count++;
+        }
+    }
+    pthread_mutex_unlock(&log->lock);
+    sbuf_free(&e);
+}
+
+void
+action_log_json(struct action_log *log, struct sbuf *out)
+{
+    pthread_mutex_lock(&log->lock);
+    sbuf_adds(out, "\"actions\":[");
+    if (log->entry_count) {
+        sbuf_add(out, log->entries.buf, log->entries.len);
+    }
+    sbuf_printf(out, "],\"actions_dropped\":%" PRIu64, log->dropped);
+    pthread_mutex_unlock(&log->lock);
+}
+
+void
+action_log_totals(struct action_log *log, uint64_t totals[DEVACT_KINDS])
+{
+    pthread_mutex_lock(&log->lock);
+    memcpy(totals, log->totals, sizeof log->totals);
+    pthread_mutex_unlock(&log->lock);
+}

@@ -1,0 +1,56 @@
+/*
+ * The control API's record of what it did: every action, with its time,
+ * parameters and the devices it touched, for the --report file, and a
+ * count per action for /metrics. Written by the HTTP thread(s), read by the
+ * report's writer and the metrics scrape, so it is behind a mutex; actions
+ * are rare (one per request), so the lock is never contended in earnest.
+ */
+#ifndef FLEET_ACTION_LOG_H
+#define FLEET_ACTION_LOG_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "device_actions.h"
+#include "sbuf.h"
+
+/* Actions kept for the report; later ones are counted (actions_dropped) and still in the metrics. */
+#define ACTION_LOG_MAX_ENTRIES 10000
+/* Device ranges listed per action in the report; ranges_truncated says when there were more. */
+#define ACTION_LOG_MAX_RANGES 1024
+
+struct action_log {
+    pthread_mutex_t lock;          /* guards everything below */
+    struct sbuf entries;           /* the kept actions: JSON objects separated by commas */
+    uint32_t entry_count;          /* actions in entries */
+    uint64_t dropped;              /* actions past ACTION_LOG_MAX_ENTRIES (or out of memory), not kept */
+    uint64_t totals[DEVACT_KINDS]; /* actions carried out, by kind (kept or not) */
+};
+
+/** @return The action's name as the API spells it ("kill-sessions", "down", ...). */
+const char *action_log_kind_name(enum devact_kind kind);
+
+/** @brief Make @p log empty. */
+void action_log_init(struct action_log *log);
+
+/** @brief Free what @p log holds (it may be initialised again). */
+void action_log_free(struct action_log *log);
+
+/**
+ * @brief Record one action carried out on @p count devices.
+ * @param params The action's parameters as the API understood them.
+ * @param share The share asked for (1 when the whole target), @p seed its seed.
+ * @param idx The devices acted on, sorted ascending.
+ * @param failed Of them, how many could not be acted on.
+ * @param wall_ms When (wall clock, ms since the epoch).
+ */
+void action_log_add(struct action_log *log, const struct devact_params *params, double share, uint64_t seed,
+                    const uint32_t *idx, uint32_t count, uint32_t failed, uint64_t wall_ms);
+
+/** @brief Append `"actions":[...],"actions_dropped":N` (the kept actions, oldest first) to @p out. */
+void action_log_json(struct action_log *log, struct sbuf *out);
+
+/** @brief Copy the per-kind totals into @p totals. */
+void action_log_totals(struct action_log *log, uint64_t totals[DEVACT_KINDS]);
+
+#endif
