@@ -41,15 +41,6 @@ ctl_of(struct device *dev)
     return dev->ctl;
 }
 
-/* Close @p fd with an RST instead of a FIN. */
-static void
-reset_fd(int fd)
-{
-    struct linger lg = {.l_onoff = 1, .l_linger = 0};
-
-    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-}
-
 /* End every session of @p dev, as a dropped connection; @p reset: with an RST. */
 static void
 end_sessions(struct device *dev, int reset)
@@ -62,7 +53,7 @@ end_sessions(struct device *dev, int reset)
             continue;
         }
         if (reset && s->fd >= 0) {
-            reset_fd(s->fd);
+            devctl_reset_fd(s->fd);
         }
         sess_close(s, 0);
     }
@@ -345,55 +336,4 @@ devact_apply(struct device *dev, const struct devact_params *p)
         break;
     }
     return 0;
-}
-
-int
-devact_on_accept(struct device *dev, int fd, uint16_t peer_port)
-{
-    struct device_ctl *ctl = dev->ctl;
-
-    if (!ctl || !ctl->down) {
-        return 0;
-    }
-    if (ctl->throttled && peer_port == ctl->plug_port) {
-        close(fd); /* our own plug, accepted before the listener was plugged */
-        return 1;
-    }
-    if (ctl->down == DEVACT_BLACKHOLE && ctl->held_count < DEVACT_MAX_HELD) {
-        ctl->held[ctl->held_count++] = fd;
-        return 1;
-    }
-    reset_fd(fd);
-    close(fd);
-    return 1;
-}
-
-void
-devact_free(struct device *dev)
-{
-    struct device_ctl *ctl = dev->ctl;
-
-    if (!ctl) {
-        return;
-    }
-    for (uint32_t i = 0; i < ctl->held_count; i++) {
-        close(ctl->held[i]);
-    }
-    if (ctl->plug_fd >= 0) {
-        close(ctl->plug_fd);
-    }
-    if (dev->worker && dev->worker->loop) {
-        loop_timer_stop(dev->worker->loop, &ctl->reboot_timer);
-    }
-    free(ctl);
-    dev->ctl = NULL;
-}
-
-const char *
-devact_state_name(const struct device *dev)
-{
-    if (!dev->ctl || !dev->ctl->down) {
-        return "up";
-    }
-    return dev->ctl->rebooting ? "rebooting" : "down";
 }

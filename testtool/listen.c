@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "device_actions.h"
+#include "device_ctl.h"
 #include "group.h"
 #include "log.h"
 #include "session.h"

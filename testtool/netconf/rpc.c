@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device_actions.h"
+#include "device_ctl.h"
 #include "devview.h"
 #include "log.h"
 #include "metrics_count.h"

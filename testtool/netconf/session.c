@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "device_actions.h"
+#include "device_ctl.h"
 #include "hello.h"
 #include "lock.h"
 #include "log.h"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "device.h"
-#include "device_actions.h"
+#include "device_ctl.h"
 #include "devview.h"
 #include "group.h"
 #include "log.h"
