@@ -42,6 +42,7 @@ struct state_movers;
 struct state_text;
 struct ssh_bind_struct;
 struct ssh_key_struct;
+struct callhome;
 
 /* Most distinct shared ports (NETCONF and SNMP each) of address-per-device groups. */
 #define FLEET_MAX_SHARED_PORTS 16
@@ -269,6 +270,7 @@ struct fleet {
     uint64_t clock_base_ms;         /* wall clock at clock_base_us */
     monotime_us clock_base_us;      /* monotonic clock when the fleet started */
     struct metrics_server *metrics; /* --metrics HTTP server, or NULL */
+    struct callhome *call_home;     /* --call-home: dial-out state (callhome.c), or NULL */
 };
 
 /** @return A new process-wide session-id (never 0). */
