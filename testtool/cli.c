@@ -890,10 +890,11 @@ static const struct cli_opt cli_opts[] = {
     {.name = "inventory-format",
      .kind = CLI_CHOICE,
      .field = CFG_FIELD(inventory_format),
-     .choices = "odl-json|opennms-requisition|prometheus-sd|csv",
+     .choices = "odl-json|opennms-requisition|prometheus-sd|csv|odl-callhome",
      .metavar = "F",
      .dflt = "odl-json",
-     .help = "odl-json, opennms-requisition, prometheus-sd or csv"},
+     .help = "odl-json, opennms-requisition, prometheus-sd, csv or odl-callhome (OpenDaylight's call-home "
+             "allowed-devices with each device's own host key)"},
     {.name = "rpc-config",
      .kind = CLI_STRING,
      .field = CFG_FIELD(rpc_config),

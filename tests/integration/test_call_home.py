@@ -7,6 +7,7 @@ Run: /usr/bin/python3 test_call_home.py <path to fleetsim> <path to ch_client>. 
 bounded.
 """
 
+import json
 import os
 import random
 import shutil
@@ -17,6 +18,7 @@ import threading
 import time
 import unittest
 
+import paramiko
 from ncclient import manager
 
 import fleetsim_harness as h
@@ -201,6 +203,43 @@ class CallHomeTests(unittest.TestCase):
         for i, t in enumerate(times):
             within = sum(1 for u in times[i:] if u - t < 1.0)
             self.assertLessEqual(within, 23, "%d connections within 1 s from %.2f" % (within, t))
+
+    def test_odl_callhome_inventory_lists_the_keys_devices_present(self):
+        state = tempfile.mkdtemp(prefix="fleetsim-ch-state-")
+        self.addCleanup(shutil.rmtree, state, True)
+        inv = os.path.join(state, "allowed.json")
+        keys = ["--ssh", "true", "--state-dir", state, "--host-key-per-device", "--host-key-type", "ecdsa"]
+        code, out = h.run_fleetsim(["--device-count", "3", "--emit-inventory", inv, "--inventory-format",
+                                    "odl-callhome"] + keys, timeout=h.scaled(10))
+        self.assertEqual(code, 0, out)
+        with open(inv) as f:
+            devices = json.load(f)["odl-netconf-callhome-server:netconf-callhome-server"]["allowed-devices"]["device"]
+        self.assertEqual([d["unique-id"] for d in devices], ["17830-sim-device", "17831-sim-device",
+                                                             "17832-sim-device"])
+        self.assertEqual(len({d["ssh-host-key"] for d in devices}), 3)
+        # The devices calling home present exactly those keys (paramiko as the manager's SSH client).
+        port = free_port()
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("127.0.0.1", port))
+        srv.listen(16)
+        srv.settimeout(h.scaled(10))
+        self.addCleanup(srv.close)
+        self.fleet(3, keys + ["--call-home", "127.0.0.1:%d" % port])
+        seen = set()
+        for _ in range(3):
+            c, _ = srv.accept()
+            t = paramiko.Transport(c)
+            t.start_client(timeout=h.scaled(10))
+            key = t.get_remote_server_key()
+            self.assertEqual(key.get_name(), "ecdsa-sha2-nistp256")
+            seen.add(key.get_base64())
+            t.close()
+        self.assertEqual(seen, {d["ssh-host-key"] for d in devices})
+        code, out = h.run_fleetsim(["--emit-inventory", inv, "--inventory-format", "odl-callhome"],
+                                   timeout=h.scaled(10))
+        self.assertEqual(code, 2, out)
+        self.assertIn("--host-key-per-device", out)
 
     def test_bad_call_home_is_one_line_error(self):
         for bad in ("example.com", "127.0.0.1:0", "127.0.0.1:70000", "0.0.0.0", "127.0.0.1:x"):
