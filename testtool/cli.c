@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "agent.h"
+#include "callhome.h"
 #include "log.h"
 #include "register.h"
 #include "respond.h"
@@ -207,6 +208,15 @@ cli_ip(const struct cli_opt *o, const char *value, struct cli_ctx *c)
     }
     c->cfg->ip = ntohl(addr.s_addr);
     return FLEET_OK;
+}
+
+static enum fleet_err
+cli_call_home(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    (void)o;
+    return callhome_parse(value, &c->cfg->call_home_addr, &c->cfg->call_home_port, c->err, c->err_len)
+               ? FLEET_ERR_INVAL
+               : FLEET_OK;
 }
 
 static enum fleet_err
@@ -556,8 +566,33 @@ static const struct cli_opt cli_opts[] = {
     {.name = "host-key-per-device",
      .kind = CLI_FLAG,
      .field = CFG_FIELD(host_key_per_device),
-     .help = "every device its own ed25519 host key, derived from a secret kept in the state folder (a "
-             "restart keeps them)"},
+     .help = "every device its own host key (--host-key-type), derived from a secret kept in the state "
+             "folder (a restart keeps them)"},
+    {.name = "host-key-type",
+     .kind = CLI_CHOICE,
+     .field = CFG_FIELD(host_key_type),
+     .choices = "ed25519|ecdsa",
+     .metavar = "T",
+     .dflt = "ed25519",
+     .help = "type of the --host-key-per-device keys: ed25519 or ecdsa (NIST P-256, for allow-lists that "
+             "take no ed25519)"},
+    {.name = "call-home",
+     .kind = CLI_STRING,
+     .custom = cli_call_home,
+     .metavar = "HOST[:PORT]",
+     .help =
+         "NETCONF call home (RFC 8071): devices dial out to the manager at HOST (numeric IPv4, port 4334 by "
+         "default) from their own address instead of listening, and are the SSH server on that connection; "
+         "a lost or refused connection is dialled again after 1 s, 2 s, ... up to 60 s (with jitter). "
+         "--ssh false: plain TCP, the hello at once (a fleetsim extension for tests)"},
+    {.name = "call-home-rate",
+     .kind = CLI_DOUBLE,
+     .field = CFG_FIELD(call_home_rate),
+     .dmin = 0,
+     .dmax = 1e6,
+     .unit = "per second",
+     .metavar = "R",
+     .help = "most call-home dials per second across the fleet (a token bucket per worker), 0: no bound"},
     {.name = "authorized-keys",
      .kind = CLI_STRING,
      .field = CFG_FIELD(authorized_keys),
@@ -855,10 +890,11 @@ static const struct cli_opt cli_opts[] = {
     {.name = "inventory-format",
      .kind = CLI_CHOICE,
      .field = CFG_FIELD(inventory_format),
-     .choices = "odl-json|opennms-requisition|prometheus-sd|csv",
+     .choices = "odl-json|opennms-requisition|prometheus-sd|csv|odl-callhome",
      .metavar = "F",
      .dflt = "odl-json",
-     .help = "odl-json, opennms-requisition, prometheus-sd or csv"},
+     .help = "odl-json, opennms-requisition, prometheus-sd, csv or odl-callhome (OpenDaylight's call-home "
+             "allowed-devices with each device's own host key)"},
     {.name = "rpc-config",
      .kind = CLI_STRING,
      .field = CFG_FIELD(rpc_config),

@@ -44,6 +44,7 @@ struct ssh_bind_struct;
 struct ssh_key_struct;
 struct device_ctl;
 struct action_log;
+struct callhome;
 
 /* Most distinct shared ports (NETCONF and SNMP each) of address-per-device groups. */
 #define FLEET_MAX_SHARED_PORTS 16
@@ -274,6 +275,7 @@ struct fleet {
     monotime_us clock_base_us;      /* monotonic clock when the fleet started */
     struct metrics_server *metrics; /* --metrics HTTP server, or NULL */
     struct action_log *actions;     /* the control API's actions, for the report and metrics; or NULL */
+    struct callhome *call_home;     /* --call-home: dial-out state (callhome.c), or NULL */
 };
 
 /** @return A new process-wide session-id (never 0). */

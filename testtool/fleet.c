@@ -17,6 +17,7 @@
 
 #include "action_log.h"
 #include "agent.h"
+#include "callhome.h"
 #include "device_actions.h"
 #include "devtype.h"
 #include "devview.h"
@@ -199,7 +200,7 @@ make_groups(struct fleet *fleet, const struct fleet_group_spec *specs, uint32_t 
         if ((rc = check_plan(&g->cfg, msg, sizeof msg))) {
             goto group_error;
         }
-        if (g->cfg.ip_per_device &&
+        if (g->cfg.ip_per_device && !g->cfg.call_home_port &&
             add_shared_port(fleet->shared_ports, &fleet->shared_port_count, g->cfg.starting_port)) {
             snprintf(msg, sizeof msg, "more than %d ports shared by address-per-device groups",
                      FLEET_MAX_SHARED_PORTS);
@@ -337,7 +338,8 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, const struct fle
             dev->flap_down_pos = -1;
         }
     }
-    if ((rc = ssh_link_fleet_init(fleet, err, err_len)) || (rc = listen_open_all(fleet, err, err_len))) {
+    if ((rc = ssh_link_fleet_init(fleet, err, err_len)) || (rc = listen_open_all(fleet, err, err_len)) ||
+        (rc = callhome_init(fleet, err, err_len))) {
         return rc;
     }
     return agent_open_all(fleet, err, err_len);
@@ -361,6 +363,7 @@ fleet_start(struct fleet *fleet)
         log_error("%s", err);
         return FLEET_ERR_SYS;
     }
+    callhome_start_all(fleet);
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
         if (pthread_create(&w->thread, NULL, worker_main, w)) {
@@ -392,6 +395,7 @@ void
 fleet_close(struct fleet *fleet)
 {
     fleet_stop(fleet);
+    callhome_close_all(fleet); /* before the sessions close: they are not dialled again */
     for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
         /* Threads are gone: the main thread may now touch every worker's state. */

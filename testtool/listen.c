@@ -329,8 +329,8 @@ listen_open_all(struct fleet *fleet, char *err, size_t err_len)
     }
     for (uint32_t i = 0; i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];
-        if (dev->group->cfg.ip_per_device) {
-            continue;
+        if (dev->group->cfg.ip_per_device || dev->group->cfg.call_home_port) {
+            continue; /* a shared listener, or none: the device dials out (callhome.c) */
         }
         dev->listen_fd = open_listener(dev->addr, dev->port, 0, err, err_len);
         if (dev->listen_fd < 0) {

@@ -29,6 +29,7 @@
 #include "devtype.h"
 #include "plan.h"
 #include "sbuf.h"
+#include "ssh_link.h"
 #include "trap.h"
 
 /* OpenDaylight testtool's values for what a simulated device does not need: no keepalives, full schemas. */
@@ -417,6 +418,44 @@ cleanup:
     return rc;
 }
 
+/*
+ * OpenDaylight's odl-netconf-callhome-server allowed-devices: each node's unique-id (its node-id) and
+ * the base64 public key of its device's own host key, which a call-home manager checks the device by.
+ */
+static int
+write_odl_callhome(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t total,
+                   struct sbuf *doc, char *err, size_t err_len)
+{
+    uint8_t secret[32];
+
+    for (uint32_t g = 0; g < group_count; g++) {
+        if (!groups[g].cfg.ssh || !groups[g].cfg.host_key_per_device) {
+            snprintf(err, err_len,
+                     "--inventory-format odl-callhome lists each device's own host key: it needs --ssh true "
+                     "and --host-key-per-device");
+            return -1;
+        }
+    }
+    if (ssh_link_load_secret(&groups[0].cfg, secret, err, err_len)) {
+        return -1;
+    }
+    sbuf_printf(doc, "{\"odl-netconf-callhome-server:netconf-callhome-server\":{\"allowed-devices\":{"
+                     "\"device\":[");
+    for (uint32_t n = 0; n < total; n++) {
+        struct inventory_device d;
+        char *b64;
+        inventory_device_get(groups, group_count, n, &d);
+        if (!(b64 = ssh_link_device_pubkey_b64(d.cfg, secret, d.index))) {
+            snprintf(err, err_len, "cannot derive the host key of device %u", (unsigned)d.index);
+            return -1;
+        }
+        sbuf_printf(doc, "%s\n{\"unique-id\":\"%s\",\"ssh-host-key\":\"%s\"}", n ? "," : "", d.node_id, b64);
+        free(b64);
+    }
+    sbuf_printf(doc, "\n]}}}\n");
+    return 0;
+}
+
 int
 inventory_emit(const struct fleet_config *cfg, const struct fleet_group_spec *groups, uint32_t group_count,
                char *err, size_t err_len)
@@ -457,6 +496,10 @@ inventory_emit(const struct fleet_config *cfg, const struct fleet_group_spec *gr
             goto cleanup;
         }
         write_opennms(groups, group_count, total, &doc);
+    } else if (!strcmp(format, "odl-callhome")) {
+        if (write_odl_callhome(groups, group_count, total, &doc, err, err_len)) {
+            goto cleanup;
+        }
     } else if (!strcmp(format, "csv")) {
         write_csv(groups, group_count, total, &doc);
         mode = 0600; /* holds the devices' password */

@@ -68,7 +68,7 @@ send_hello(struct session *s)
     sbuf_free(&b);
 }
 
-void
+struct session *
 sess_start(struct device *dev, int fd, uint32_t peer_addr)
 {
     struct worker *w = dev->worker;
@@ -77,7 +77,7 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     if (!s) {
         log_error("device %u: out of memory for a new session", dev->index);
         close(fd);
-        return;
+        return NULL;
     }
     s->fd = fd;
     s->id = fleet_new_session_id(w->fleet);
@@ -105,7 +105,7 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
         frame_decoder_close(&s->dec);
         close(fd);
         free(s);
-        return;
+        return NULL;
     }
     s->dev_next = dev->sessions;
     if (dev->sessions) {
@@ -121,13 +121,14 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
         /* Over SSH the hello waits for the netconf subsystem (sess_transport_ready()). */
         if (!(s->ssh = ssh_link_new(s, fd))) {
             close_now(s);
-            return;
+            return NULL;
         }
         /* Greet first, as SSH servers do: some clients wait for the server's version line. */
         ssh_link_on_io(s->ssh);
-        return;
+        return s->state < SESS_DEAD ? s : NULL;
     }
     send_hello(s);
+    return s->state < SESS_DEAD ? s : NULL;
 }
 
 void
@@ -302,6 +303,9 @@ close_now(struct session *s)
     s->closing_next = w->closing;
     w->closing = s;
     log_debug("device %u: session %u closed", s->dev->index, s->id);
+    if (s->on_closed) {
+        s->on_closed(s);
+    }
 }
 
 void

@@ -52,25 +52,27 @@ struct session {
     uint32_t in_bad_rpcs;
     uint32_t out_rpc_errors;
     uint32_t out_notifications;
-    struct sess_delayed *delayed_head; /* replies held by injected latency, oldest first */
-    struct sess_delayed *delayed_tail; /* newest held reply; valid when delayed_head */
-    struct loop_timer delay_timer;     /* fires when the oldest held reply is due */
-    uint8_t close_when_sent;           /* 1: close gracefully once every held reply went out */
-    struct notif_sub *sub;             /* the session's subscription (RFC 5277), or NULL */
-    struct ssh_link *ssh;              /* SSH transport, or NULL for plain TCP */
-    uint64_t sub_replay_start_ms;      /* startTime of a replay subscription */
-    uint8_t sub_replay;                /* 1 when the subscription asked for a replay */
-    uint32_t replies_delayed;          /* replies given a latency draw; drives the next draw */
-    uint8_t in_pending;                /* 1 while on the worker's flush list */
-    uint8_t read_paused;               /* 1 while reading is off for back-pressure */
-    uint8_t terminated;                /* 1 when ended by close-session (not a drop) */
+    struct sess_delayed *delayed_head;    /* replies held by injected latency, oldest first */
+    struct sess_delayed *delayed_tail;    /* newest held reply; valid when delayed_head */
+    struct loop_timer delay_timer;        /* fires when the oldest held reply is due */
+    uint8_t close_when_sent;              /* 1: close gracefully once every held reply went out */
+    struct notif_sub *sub;                /* the session's subscription (RFC 5277), or NULL */
+    struct ssh_link *ssh;                 /* SSH transport, or NULL for plain TCP */
+    uint64_t sub_replay_start_ms;         /* startTime of a replay subscription */
+    uint8_t sub_replay;                   /* 1 when the subscription asked for a replay */
+    uint32_t replies_delayed;             /* replies given a latency draw; drives the next draw */
+    uint8_t in_pending;                   /* 1 while on the worker's flush list */
+    uint8_t read_paused;                  /* 1 while reading is off for back-pressure */
+    uint8_t terminated;                   /* 1 when ended by close-session (not a drop) */
+    void (*on_closed)(struct session *s); /* called once when it closes (call home redials), or NULL */
 };
 
 /**
- * @brief Start a session on an accepted connection of @p dev (on its worker's thread).
- * Sends our hello. On failure the descriptor is closed.
+ * @brief Start a session on an accepted connection of @p dev, or on one it dialled (call home), on its
+ * worker's thread. Sends our hello (over SSH, once the netconf subsystem runs).
+ * @return The session, or NULL when it could not start (the descriptor is then closed).
  */
-void sess_start(struct device *dev, int fd, uint32_t peer_addr);
+struct session *sess_start(struct device *dev, int fd, uint32_t peer_addr);
 
 /** @brief The transport is ready for NETCONF (SSH: the netconf subsystem runs): send our hello. */
 void sess_transport_ready(struct session *s);

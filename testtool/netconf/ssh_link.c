@@ -274,6 +274,77 @@ cleanup:
     return key;
 }
 
+/*
+ * Device @p index's own ECDSA P-256 host key (--host-key-type ecdsa): the private scalar is
+ * HMAC-SHA256(fleet secret, "ecdsa" index counter), the first draw in [1, n-1], so a restart gives every
+ * device the key it had. It goes to libssh as a SEC1 "EC PRIVATE KEY" (the curve named, the public point
+ * left out: OpenSSL computes it from the scalar).
+ */
+static ssh_key
+device_key_ecdsa(const uint8_t secret[32], uint32_t index)
+{
+    static const uint8_t order[32] = {0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff,
+                                      0xff, 0xff, 0xff, 0xff, 0xff, 0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17,
+                                      0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51};
+    static const uint8_t zero[32] = {0};
+    static const uint8_t curve[] = {0xa0, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
+    uint8_t der[51], msg[10] = {'e', 'c', 'd', 's', 'a'}, d[32];
+    char pem[160];
+    unsigned int d_len = sizeof d;
+    ssh_key key = NULL;
+    int w;
+
+    msg[5] = (uint8_t)(index >> 24);
+    msg[6] = (uint8_t)(index >> 16);
+    msg[7] = (uint8_t)(index >> 8);
+    msg[8] = (uint8_t)index;
+    for (msg[9] = 0;; msg[9]++) {
+        if (!HMAC(EVP_sha256(), secret, 32, msg, sizeof msg, d, &d_len)) {
+            return NULL;
+        }
+        if (memcmp(d, order, 32) < 0 && memcmp(d, zero, 32)) {
+            break;
+        }
+    }
+    der[0] = 0x30, der[1] = 49;            /* SEQUENCE */
+    der[2] = 0x02, der[3] = 1, der[4] = 1; /* version 1 */
+    der[5] = 0x04, der[6] = 32;            /* privateKey OCTET STRING */
+    memcpy(der + 7, d, 32);
+    memcpy(der + 39, curve, sizeof curve); /* [0] prime256v1 */
+    w = sprintf(pem, "-----BEGIN EC PRIVATE KEY-----\n");
+    w += EVP_EncodeBlock((unsigned char *)pem + w, der, (int)sizeof der);
+    sprintf(pem + w, "\n-----END EC PRIVATE KEY-----\n");
+    if (ssh_pki_import_privkey_base64(pem, NULL, NULL, NULL, &key) != SSH_OK) {
+        key = NULL;
+    }
+    OPENSSL_cleanse(d, sizeof d);
+    OPENSSL_cleanse(der, sizeof der);
+    OPENSSL_cleanse(pem, sizeof pem);
+    return key;
+}
+
+char *
+ssh_link_device_pubkey_b64(const struct fleet_config *cfg, const uint8_t secret[32], uint32_t index)
+{
+    ssh_key key = ssh_link_device_key(cfg, secret, index);
+    char *b64 = NULL;
+
+    if (key && ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK) {
+        b64 = NULL;
+    }
+    ssh_key_free(key);
+    return b64;
+}
+
+ssh_key
+ssh_link_device_key(const struct fleet_config *cfg, const uint8_t secret[32], uint32_t index)
+{
+    if (cfg->host_key_type && !strcmp(cfg->host_key_type, "ecdsa")) {
+        return device_key_ecdsa(secret, index);
+    }
+    return device_key(secret, index);
+}
+
 /* The bind a connection of @p s is accepted with: its device's own (made on first use), or the worker's. */
 static ssh_bind
 bind_for(struct session *s)
@@ -287,7 +358,7 @@ bind_for(struct session *s)
     if (s->dev->ssh_bind) {
         return s->dev->ssh_bind;
     }
-    if (!(key = device_key(fleet->ssh_secret, s->dev->index))) {
+    if (!(key = ssh_link_device_key(&s->dev->group->cfg, fleet->ssh_secret, s->dev->index))) {
         return NULL;
     }
     if (!(s->dev->ssh_bind = ssh_bind_new()) ||
@@ -561,8 +632,8 @@ load_authorized_keys(struct device_group *g, const char *path, char *err, size_t
 }
 
 /* The secret every device's own host key derives from: 32 random bytes, created once in the state folder. */
-static enum fleet_err
-load_secret(struct fleet *fleet, const struct fleet_config *cfg, char *err, size_t err_len)
+enum fleet_err
+ssh_link_load_secret(const struct fleet_config *cfg, uint8_t secret[32], char *err, size_t err_len)
 {
     char dir[512], path[600];
     enum fleet_err rc;
@@ -573,14 +644,14 @@ load_secret(struct fleet *fleet, const struct fleet_config *cfg, char *err, size
     }
     snprintf(path, sizeof path, "%s/ssh_device_key_secret", dir);
     if ((f = fopen(path, "rb"))) {
-        size_t got = fread(fleet->ssh_secret, 1, sizeof fleet->ssh_secret, f);
+        size_t got = fread(secret, 1, 32, f);
         fclose(f);
-        if (got == sizeof fleet->ssh_secret) {
+        if (got == 32) {
             return FLEET_OK;
         }
     }
-    if (RAND_bytes(fleet->ssh_secret, sizeof fleet->ssh_secret) != 1 || !(f = fopen(path, "wb")) ||
-        fwrite(fleet->ssh_secret, 1, sizeof fleet->ssh_secret, f) != sizeof fleet->ssh_secret || fclose(f)) {
+    if (RAND_bytes(secret, 32) != 1 || !(f = fopen(path, "wb")) || fwrite(secret, 1, 32, f) != 32 ||
+        fclose(f)) {
         snprintf(err, err_len, "cannot create %s: %s", path, strerror(errno));
         return FLEET_ERR_SYS;
     }
@@ -627,7 +698,7 @@ ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
             return rc;
         }
     }
-    if (any_own_key && (rc = load_secret(fleet, cfg, err, err_len))) {
+    if (any_own_key && (rc = ssh_link_load_secret(cfg, fleet->ssh_secret, err, err_len))) {
         return rc;
     }
     for (uint32_t i = 0; i < cfg->threads; i++) {
