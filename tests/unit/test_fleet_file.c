@@ -619,9 +619,8 @@ test_cli_table_defaults_and_generic_messages(void **state)
     assert_string_equal(st->err, "--trap-inform takes true or false, not \"yes\"");
     assert_int_equal(cli_apply_named("inventory-format", "yaml", c, st->err, sizeof st->err),
                      FLEET_ERR_INVAL);
-    assert_string_equal(
-        st->err,
-        "--inventory-format must be odl-json, opennms-requisition, prometheus-sd or csv, not \"yaml\"");
+    assert_string_equal(st->err, "--inventory-format must be odl-json, opennms-requisition, prometheus-sd, "
+                                 "csv or odl-callhome, not \"yaml\"");
     assert_int_equal(cli_apply_named("inventory-format", "csv", c, st->err, sizeof st->err), FLEET_OK);
     assert_string_equal(c->inventory_format, "csv");
     /* An alias reaches its option's field, and messages name the option by its own name. */
