@@ -152,7 +152,9 @@ class RestconfTest(unittest.TestCase):
         r = run.manifest["results"]
         self.assertFalse(r["complete"])
         self.assertTrue(r["failure"])
-        self.assertGreaterEqual(r["accepted"], 8)
+        # the stand-in answers the first 10; the run ends at the first connection closed, while up to 4
+        # (--throttle) of those 10 may still be on their way back
+        self.assertTrue(10 - 4 <= r["accepted"] <= 10, r["accepted"])
         self.assertLess(r["requests_answered"], 50)
         self.assertEqual(sum(r["per_second"]), r["requests_answered"])
 
