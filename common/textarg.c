@@ -64,3 +64,27 @@ textarg_flag_value(const char *optarg, int argc, char **argv, int *optind)
     }
     return NULL;
 }
+
+void
+textarg_help_words(FILE *out, const char *text, struct textarg_help_pos *pos)
+{
+    const char *p = text + strspn(text, " ");
+
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        if (!pos->fresh && pos->col + 1 + n > pos->width) {
+            fprintf(out, "\n%*s", (int)pos->indent, "");
+            pos->col = pos->indent;
+            pos->fresh = 1;
+        }
+        if (!pos->fresh) {
+            fputc(' ', out);
+            pos->col++;
+        }
+        fprintf(out, "%.*s", (int)n, p);
+        pos->col += n;
+        pos->fresh = 0;
+        p += n;
+        p += strspn(p, " ");
+    }
+}

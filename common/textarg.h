@@ -1,11 +1,14 @@
 /*
  * Command-line values: whole numbers in a range and true/false, parsed the
- * same way by fleetsim and fleetsim-stress (no sign, no trailing text).
+ * same way by fleetsim and fleetsim-stress (no sign, no trailing text), and
+ * the word wrapping of both programs' --help.
  */
 #ifndef FLEET_TEXTARG_H
 #define FLEET_TEXTARG_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /** @brief A decimal number in [min, max]. @return 0, or -1 when @p s is not one. */
 int textarg_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
@@ -28,5 +31,19 @@ int textarg_bool(const char *s, int *out);
  * @return The value text, or NULL for a flag given alone (textarg_bool() reads NULL as true).
  */
 const char *textarg_flag_value(const char *optarg, int argc, char **argv, int *optind);
+
+/* Where textarg_help_words() is on a --help line: the column, and the description's indent and width. */
+struct textarg_help_pos {
+    size_t col;    /* column the next character goes to */
+    int fresh;     /* 1 at the start of a description line (no space before the next word) */
+    size_t indent; /* column descriptions start at */
+    size_t width;  /* columns a line keeps to */
+};
+
+/**
+ * @brief Write @p text's words to @p out from @p pos on, breaking the line between words before
+ * pos->width and going on at pos->indent: the wrapping both programs' --help share.
+ */
+void textarg_help_words(FILE *out, const char *text, struct textarg_help_pos *pos);
 
 #endif

@@ -1216,37 +1216,6 @@ opt_defaults(struct stress_options *o, enum stress_mode mode)
 
 /* ------------------------------------------------------------------ --help */
 
-/* Where usage_words() is on its line. */
-struct usage_pos {
-    size_t col; /* column the next character goes to */
-    int fresh;  /* 1 at the start of a description line (no space before the next word) */
-};
-
-/* Write text's words from pos on, breaking the line between words before HELP_WIDTH. */
-static void
-usage_words(FILE *out, const char *text, struct usage_pos *pos)
-{
-    const char *p = text + strspn(text, " ");
-
-    while (*p) {
-        size_t n = strcspn(p, " ");
-        if (!pos->fresh && pos->col + 1 + n > HELP_WIDTH) {
-            fprintf(out, "\n%*s", HELP_INDENT, "");
-            pos->col = HELP_INDENT;
-            pos->fresh = 1;
-        }
-        if (!pos->fresh) {
-            fputc(' ', out);
-            pos->col++;
-        }
-        fprintf(out, "%.*s", (int)n, p);
-        pos->col += n;
-        pos->fresh = 0;
-        p += n;
-        p += strspn(p, " ");
-    }
-}
-
 /* One row's lines: its names and value, then its description and default. */
 static void
 usage_option(FILE *out, const struct stress_opt *t)
@@ -1257,7 +1226,7 @@ usage_option(FILE *out, const struct stress_opt *t)
     };
     char names[200], extra[200];
     const char *metavar = t->metavar;
-    struct usage_pos pos = {.fresh = 1};
+    struct textarg_help_pos pos = {.fresh = 1, .indent = HELP_INDENT, .width = HELP_WIDTH};
     size_t n = 0;
 
     if (t->kind == OPT_NOTE) {
@@ -1279,10 +1248,10 @@ usage_option(FILE *out, const struct stress_opt *t)
     /* Names too long for the column: the description follows after two spaces. */
     pos.col = pos.col + 2 > HELP_INDENT ? pos.col + 2 : HELP_INDENT;
     fprintf(out, "%-*s", (int)pos.col, names);
-    usage_words(out, t->help, &pos);
+    textarg_help_words(out, t->help, &pos);
     if (t->dflt || t->dflt_shown) {
         snprintf(extra, sizeof extra, "(default %s)", t->dflt_shown ? t->dflt_shown : t->dflt);
-        usage_words(out, extra, &pos);
+        textarg_help_words(out, extra, &pos);
     }
     fputc('\n', out);
 }

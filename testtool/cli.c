@@ -1121,37 +1121,6 @@ cli_clear_named(const char *name, struct fleet_config *cfg)
 
 /* ------------------------------------------------------------------ --help */
 
-/* Where usage_words() is on its line. */
-struct usage_pos {
-    size_t col; /* column the next character goes to */
-    int fresh;  /* 1 at the start of a description line (no space before the next word) */
-};
-
-/* Write text's words from pos on, breaking the line between words before CLI_HELP_WIDTH. */
-static void
-usage_words(FILE *out, const char *text, struct usage_pos *pos)
-{
-    const char *p = text + strspn(text, " ");
-
-    while (*p) {
-        size_t n = strcspn(p, " ");
-        if (!pos->fresh && pos->col + 1 + n > CLI_HELP_WIDTH) {
-            fprintf(out, "\n%*s", CLI_HELP_INDENT, "");
-            pos->col = CLI_HELP_INDENT;
-            pos->fresh = 1;
-        }
-        if (!pos->fresh) {
-            fputc(' ', out);
-            pos->col++;
-        }
-        fprintf(out, "%.*s", (int)n, p);
-        pos->col += n;
-        pos->fresh = 0;
-        p += n;
-        p += strspn(p, " ");
-    }
-}
-
 /* One option's lines: its names and value, then its description, repeatability and default. */
 static void
 usage_option(FILE *out, const struct cli_opt *o)
@@ -1162,7 +1131,7 @@ usage_option(FILE *out, const struct cli_opt *o)
     };
     char names[160], extra[160];
     const char *metavar = o->metavar;
-    struct usage_pos pos = {.fresh = 1};
+    struct textarg_help_pos pos = {.fresh = 1, .indent = CLI_HELP_INDENT, .width = CLI_HELP_WIDTH};
     size_t n, a;
 
     n = (size_t)snprintf(names, sizeof names, "  --%s", o->name);
@@ -1180,13 +1149,13 @@ usage_option(FILE *out, const struct cli_opt *o)
     /* Names too long for the column: the description follows after two spaces. */
     pos.col = pos.col + 2 > CLI_HELP_INDENT ? pos.col + 2 : CLI_HELP_INDENT;
     fprintf(out, "%-*s", (int)pos.col, names);
-    usage_words(out, o->help, &pos);
+    textarg_help_words(out, o->help, &pos);
     if (o->count_bytes) {
-        usage_words(out, "(repeatable)", &pos);
+        textarg_help_words(out, "(repeatable)", &pos);
     }
     if (o->dflt || o->dflt_shown) {
         snprintf(extra, sizeof extra, "(default %s)", o->dflt ? o->dflt : o->dflt_shown);
-        usage_words(out, extra, &pos);
+        textarg_help_words(out, extra, &pos);
     }
     fputc('\n', out);
 }
