@@ -23,6 +23,7 @@
 #include "action_log.h"
 #include "capi_target.h"
 #include "device_actions.h"
+#include "fanout.h"
 #include "json_read.h"
 #include "sbuf.h"
 #include "session.h"
@@ -52,29 +53,26 @@ struct capi_job {
     struct devact_params params;    /* the action */
     struct capi_device_read *reads; /* count entries when reading */
     uint32_t *failed;               /* per worker: devices it could not act on */
-    pthread_mutex_t lock;           /* guards done */
-    pthread_cond_t cond;            /* signalled as each worker finishes */
-    uint32_t done;                  /* workers finished */
-    atomic_uint refs;               /* the caller plus each worker still to answer */
+    struct fanout f;                /* the trip to every worker */
 };
 
-struct capi_part {
-    struct capi_job *job; /* the trip */
-    uint32_t worker;      /* which worker this part is for */
-};
+#define JOB_OF(fo) ((struct capi_job *)((char *)(fo)-offsetof(struct capi_job, f)))
 
 static void
-job_unref(struct capi_job *job)
+job_free(struct fanout *f)
 {
-    if (atomic_fetch_sub(&job->refs, 1) != 1) {
-        return;
-    }
-    pthread_cond_destroy(&job->cond);
-    pthread_mutex_destroy(&job->lock);
+    struct capi_job *job = JOB_OF(f);
+
     free((void *)job->idx);
     free(job->reads);
     free(job->failed);
     free(job);
+}
+
+static void
+job_unref(struct capi_job *job)
+{
+    fanout_unref(&job->f);
 }
 
 static void
@@ -93,31 +91,23 @@ read_device(const struct device *dev, struct capi_device_read *r)
 }
 
 static void
-on_worker(struct loop *loop, void *arg)
+on_worker(struct fanout *f, uint32_t worker)
 {
-    struct capi_part *part = arg;
-    struct capi_job *job = part->job;
+    struct capi_job *job = JOB_OF(f);
     struct fleet *fleet = job->fleet;
     uint32_t threads = fleet->cfg.threads;
 
-    (void)loop;
     for (uint32_t k = 0; k < job->count; k++) {
         struct device *dev = &fleet->devices[job->idx[k]];
-        if (job->idx[k] % threads != part->worker) {
+        if (job->idx[k] % threads != worker) {
             continue;
         }
         if (job->act) {
-            job->failed[part->worker] += devact_apply(dev, &job->params) ? 1u : 0u;
+            job->failed[worker] += devact_apply(dev, &job->params) ? 1u : 0u;
         } else {
             read_device(dev, &job->reads[k]);
         }
     }
-    pthread_mutex_lock(&job->lock);
-    job->done++;
-    pthread_cond_signal(&job->cond);
-    pthread_mutex_unlock(&job->lock);
-    free(part);
-    job_unref(job);
 }
 
 /*
@@ -127,52 +117,16 @@ on_worker(struct loop *loop, void *arg)
 static int
 run_job(struct capi_job *job, uint32_t *failed)
 {
-    struct fleet *fleet = job->fleet;
-    uint32_t threads = fleet->cfg.threads, posted = 0;
-    pthread_condattr_t attr;
-    struct timespec deadline;
-    int rc = -1;
+    uint32_t threads = job->fleet->cfg.threads;
 
-    pthread_mutex_init(&job->lock, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&job->cond, &attr);
-    pthread_condattr_destroy(&attr);
-    atomic_init(&job->refs, 1 + threads);
+    if (!fanout_run(&job->f, job->fleet, METRICS_GATHER_TIMEOUT_MS, on_worker, job_free)) {
+        return -1;
+    }
+    *failed = 0;
     for (uint32_t i = 0; i < threads; i++) {
-        struct capi_part *part = malloc(sizeof *part);
-        if (part) {
-            *part = (struct capi_part){job, i};
-        }
-        if (!part || loop_post(fleet->workers[i].loop, on_worker, part)) {
-            free(part);
-            atomic_fetch_sub(&job->refs, 1);
-            continue;
-        }
-        posted++;
+        *failed += job->failed[i];
     }
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += METRICS_GATHER_TIMEOUT_MS / 1000;
-    deadline.tv_nsec += (long)(METRICS_GATHER_TIMEOUT_MS % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&job->lock);
-    while (job->done < posted) {
-        if (pthread_cond_timedwait(&job->cond, &job->lock, &deadline) == ETIMEDOUT) {
-            break;
-        }
-    }
-    if (job->done == threads) {
-        *failed = 0;
-        for (uint32_t i = 0; job->failed && i < threads; i++) {
-            *failed += job->failed[i];
-        }
-        rc = 0;
-    }
-    pthread_mutex_unlock(&job->lock);
-    return rc;
+    return 0;
 }
 
 static struct capi_job *

@@ -13,6 +13,7 @@
  * has the measured cost.
  */
 #include "metrics.h"
+#include "fanout.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -60,17 +61,10 @@ struct gather_job {
     struct fleet *fleet;             /* the fleet */
     struct metrics_device_row *rows; /* device_count rows when per-device rows are asked for, else NULL */
     struct metrics_sums *sums;       /* one per worker, written by that worker */
-    pthread_mutex_t lock;            /* guards done */
-    pthread_cond_t cond;             /* signalled as each worker finishes */
-    uint32_t done;                   /* workers finished */
-    atomic_uint refs;                /* the caller plus each worker still to answer */
+    struct fanout f;                 /* the trip to every worker */
 };
 
-/* What a worker gets with its message. */
-struct gather_part {
-    struct gather_job *job; /* the gathering */
-    uint32_t worker;        /* index of the worker (and of its sums) */
-};
+#define GATHER_OF(fo) ((struct gather_job *)((char *)(fo)-offsetof(struct gather_job, f)))
 
 static void
 add_notif(uint64_t *to, const struct notif_counts *c)
@@ -158,32 +152,21 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
 }
 
 static void
-job_unref(struct gather_job *job)
+gather_free(struct fanout *f)
 {
-    if (atomic_fetch_sub(&job->refs, 1) != 1) {
-        return;
-    }
-    pthread_cond_destroy(&job->cond);
-    pthread_mutex_destroy(&job->lock);
+    struct gather_job *job = GATHER_OF(f);
+
     free(job->rows);
     free(job->sums);
     free(job);
 }
 
 static void
-gather_on_worker(struct loop *loop, void *arg)
+gather_on_worker(struct fanout *f, uint32_t worker)
 {
-    struct gather_part *part = arg;
-    struct gather_job *job = part->job;
+    struct gather_job *job = GATHER_OF(f);
 
-    (void)loop;
-    sum_worker(job->fleet, &job->fleet->workers[part->worker], &job->sums[part->worker], job->rows);
-    pthread_mutex_lock(&job->lock);
-    job->done++;
-    pthread_cond_signal(&job->cond);
-    pthread_mutex_unlock(&job->lock);
-    free(part);
-    job_unref(job);
+    sum_worker(job->fleet, &job->fleet->workers[worker], &job->sums[worker], job->rows);
 }
 
 static void
@@ -202,10 +185,8 @@ add_sums(struct metrics_sums *to, const struct metrics_sums *from)
 int
 metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *snap)
 {
-    uint32_t threads = fleet->cfg.threads, posted = 0;
+    uint32_t threads = fleet->cfg.threads;
     struct gather_job *job = calloc(1, sizeof *job);
-    pthread_condattr_t attr;
-    struct timespec deadline;
     int rc = -1;
 
     memset(snap, 0, sizeof *snap);
@@ -218,41 +199,7 @@ metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *sna
         return -1;
     }
     job->fleet = fleet;
-    pthread_mutex_init(&job->lock, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&job->cond, &attr);
-    pthread_condattr_destroy(&attr);
-    atomic_init(&job->refs, 1 + threads);
-
-    for (uint32_t i = 0; i < threads; i++) {
-        struct gather_part *part = malloc(sizeof *part);
-        if (part) {
-            *part = (struct gather_part){job, i};
-        }
-        if (!part || loop_post(fleet->workers[i].loop, gather_on_worker, part)) {
-            free(part);
-            atomic_fetch_sub(&job->refs, 1); /* never the last: the caller holds one */
-            continue;
-        }
-        posted++;
-    }
-
-    /* Wait for every worker that got the message, at most METRICS_GATHER_TIMEOUT_MS in all. */
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += METRICS_GATHER_TIMEOUT_MS / 1000;
-    deadline.tv_nsec += (long)(METRICS_GATHER_TIMEOUT_MS % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&job->lock);
-    while (job->done < posted) {
-        if (pthread_cond_timedwait(&job->cond, &job->lock, &deadline) == ETIMEDOUT) {
-            break;
-        }
-    }
-    if (job->done == threads) {
+    if (fanout_run(&job->f, fleet, METRICS_GATHER_TIMEOUT_MS, gather_on_worker, gather_free)) {
         /* Every worker has written its part: the rows and sums are complete and nobody writes any more. */
         for (uint32_t i = 0; i < threads; i++) {
             add_sums(&snap->sums, &job->sums[i]);
@@ -262,8 +209,7 @@ metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *sna
         job->rows = NULL;
         rc = 0;
     }
-    pthread_mutex_unlock(&job->lock);
-    job_unref(job);
+    fanout_unref(&job->f);
     return rc;
 }
 
