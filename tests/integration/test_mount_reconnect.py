@@ -23,6 +23,11 @@ STRESS = None
 DEVICES = 5
 
 
+def hold(seconds):
+    """--hold's value: @seconds, longer where the build is slower (sanitizers), as the waits are."""
+    return str(int(h.scaled(seconds) + 0.999))
+
+
 class MountReconnect(unittest.TestCase):
 
     def setUp(self):
@@ -43,7 +48,7 @@ class MountReconnect(unittest.TestCase):
     def test_sessions_lost_in_a_reload_are_mounted_again(self):
         fleet = h.Fleet(devices=DEVICES).start()
         self.addCleanup(fleet.stop)
-        proc = self.mount(fleet.port, "--reconnect", "--hold", "9")
+        proc = self.mount(fleet.port, "--reconnect", "--hold", hold(9))
         time.sleep(h.scaled(1.5))  # every device mounted
         fleet.restart(pause_s=1.0)  # every session lost; refused for a second, then back
         code, out, err, r = self.finish(proc)
@@ -59,7 +64,7 @@ class MountReconnect(unittest.TestCase):
         fleet = h.Fleet(devices=DEVICES).start()
         port = fleet.port
         fleet.stop()  # the ports are known and nothing listens on them
-        proc = self.mount(port, "--reconnect", "--hold", "1")
+        proc = self.mount(port, "--reconnect", "--hold", hold(1))
         time.sleep(h.scaled(1.0))
         fleet._start_once(h.scaled(h.READY_TIMEOUT_S))
         self.addCleanup(fleet.stop)
@@ -71,7 +76,7 @@ class MountReconnect(unittest.TestCase):
     def test_without_reconnect_a_loss_fails_the_run(self):
         fleet = h.Fleet(devices=DEVICES).start()
         self.addCleanup(fleet.stop)
-        proc = self.mount(fleet.port, "--hold", "4")
+        proc = self.mount(fleet.port, "--hold", hold(4))
         time.sleep(h.scaled(1.5))
         fleet.restart()
         code, out, err, r = self.finish(proc)
@@ -81,7 +86,7 @@ class MountReconnect(unittest.TestCase):
 
     def test_devices_not_back_at_the_end_fail_the_run(self):
         fleet = h.Fleet(devices=DEVICES).start()
-        proc = self.mount(fleet.port, "--reconnect", "--hold", "3")
+        proc = self.mount(fleet.port, "--reconnect", "--hold", hold(3))
         time.sleep(h.scaled(1.5))
         fleet.stop()  # gone for good
         code, out, err, r = self.finish(proc)
