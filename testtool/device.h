@@ -157,6 +157,7 @@ struct device_group {
     char *name;                    /* the group's name ("default" without a fleet file) */
     uint32_t index;                /* position in the fleet's groups */
     uint32_t first;                /* fleet index of its first device */
+    uint32_t start_present;        /* its first devices present at start (a scenario's start; else all) */
     struct fleet_config cfg;       /* its plan (cfg.device_count devices) */
     struct device_type *type;      /* what its devices are */
     struct notif_plan *notif_plan; /* the notification file, or NULL */

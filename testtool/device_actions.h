@@ -19,6 +19,11 @@ enum devact_kind {
     DEVACT_REBOOT,        /* sessions end, down for a while, running = startup, booted now */
     DEVACT_LATENCY,       /* per-device NETCONF and SNMP reply latency */
     DEVACT_DROP_RATE,     /* per-device share of SNMP requests left unanswered */
+    DEVACT_SET,           /* a configuration change made on the device itself (a local CLI's) */
+    DEVACT_NOTIF_RATE,    /* per-device notification rate */
+    DEVACT_FLAP,          /* interfaces go down and come back */
+    DEVACT_GROW,          /* absent devices join the fleet */
+    DEVACT_SHRINK,        /* devices leave the fleet (absent until grown again) */
     DEVACT_KINDS
 };
 

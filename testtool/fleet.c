@@ -190,6 +190,7 @@ make_groups(struct fleet *fleet, const struct fleet_group_spec *specs, uint32_t 
         g->index = i;
         g->first = first;
         g->cfg = specs[i].cfg;
+        g->start_present = g->cfg.device_count;
         if (specs[i].cfg.schema_opts.features == specs[i].cfg.feature_pins) {
             g->cfg.schema_opts.features = g->cfg.feature_pins;
         }

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const kind_names[DEVACT_KINDS] = {"kill-sessions", "down",    "up",
-                                                     "reboot",        "latency", "drop-rate"};
+static const char *const kind_names[DEVACT_KINDS] = {
+    "kill-sessions", "down", "up", "reboot", "latency", "drop-rate", "set", "notification-rate", "flap", "grow",
+    "shrink"};
 
 const char *
 action_log_kind_name(enum devact_kind kind)
