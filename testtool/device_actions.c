@@ -332,8 +332,13 @@ devact_apply(struct device *dev, const struct devact_params *p)
         ctl->has_drop_rate = 1;
         ctl->drop_rate = p->snmp_drop_rate;
         break;
+    case DEVACT_SET:
+    case DEVACT_NOTIF_RATE:
+    case DEVACT_FLAP:
+    case DEVACT_GROW:
+    case DEVACT_SHRINK:
     case DEVACT_KINDS:
-        break;
+        return -1;
     }
     return 0;
 }

@@ -377,6 +377,9 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
             kind = k;
         }
     }
+    if (kind >= DEVACT_SET) {
+        kind = -1; /* named, not served yet */
+    }
     if (kind < 0) {
         return send_error(conn, MHD_HTTP_NOT_FOUND,
                           "unknown action \"%s\": kill-sessions, down, up, reboot, latency or drop-rate",
