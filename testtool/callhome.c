@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "device_ctl.h"
 #include "log.h"
 #include "session.h"
 
@@ -32,6 +33,7 @@ enum ch_state {
     CH_CONNECTING, /* connect() in flight on fd */
     CH_CONNECTED,  /* a session runs on the connection */
     CH_WAITING,    /* retry timer armed */
+    CH_PARKED,     /* the device is down (control API): no dial until callhome_device_up() */
 };
 
 /* One calling device. */
@@ -278,6 +280,11 @@ on_connect_done(struct loop *loop, int fd, uint32_t events, void *data)
 static void
 dial(struct ch_dev *d)
 {
+    if (d->dev->ctl && d->dev->ctl->down) {
+        d->state = CH_PARKED; /* a device that is down, rebooting or absent dials nobody */
+        return;
+    }
+
     const struct fleet_config *cfg = &d->dev->group->cfg;
     struct sockaddr_in local = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(d->dev->addr)};
     struct sockaddr_in mgr = {.sin_family = AF_INET,
@@ -380,6 +387,19 @@ callhome_start_all(struct fleet *fleet)
             enqueue(&ch->devs[i]);
         }
     }
+}
+
+void
+callhome_device_up(struct device *dev)
+{
+    struct callhome *ch = dev->worker ? dev->worker->fleet->call_home : NULL;
+    struct ch_dev *d;
+
+    if (!ch || (d = &ch->devs[dev->index])->state != CH_PARKED) {
+        return;
+    }
+    d->failures = 0; /* a device that boots dials at once, not after its backoff */
+    enqueue(d);
 }
 
 void

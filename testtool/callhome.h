@@ -46,6 +46,9 @@ enum fleet_err callhome_init(struct fleet *fleet, char *err, size_t err_len);
 /** @brief Queue every calling device's first dial on its worker (before the worker threads start). */
 void callhome_start_all(struct fleet *fleet);
 
+/** @brief A device that was down (control API) is up: if it calls home, it dials now. Its worker's. */
+void callhome_device_up(struct device *dev);
+
 /**
  * @brief After the workers stopped: close dials in progress, stop the timers and free the state. Sessions
  * that close afterwards are not dialled again. Accepts a fleet without call home.

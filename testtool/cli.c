@@ -928,6 +928,12 @@ static const struct cli_opt cli_opts[] = {
      .metavar = "FILE",
      .help = "several kinds of device: a JSON or XML file of groups, each its own count, addresses and "
              "device options (see README)"},
+    {.name = "scenario",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(scenario_file),
+     .metavar = "FILE",
+     .help = "a timeline of actions on the running fleet (reboots, outages, growth; JSON of "
+             "schemas/fleetsim-scenario.yang, see README)"},
     {.name = "help", .aliases = {"h"}, .kind = CLI_HELP, .help = "this text"},
     {.name = "version", .kind = CLI_VERSION, .help = "fleetsim's version"},
 

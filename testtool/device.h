@@ -45,6 +45,10 @@ struct ssh_key_struct;
 struct device_ctl;
 struct action_log;
 struct callhome;
+struct scenario;
+
+/* Most devices of one fleet, over all its groups. */
+#define FLEET_MAX_DEVICES 1000000u
 
 /* Most distinct shared ports (NETCONF and SNMP each) of address-per-device groups. */
 #define FLEET_MAX_SHARED_PORTS 16
@@ -158,6 +162,7 @@ struct device_group {
     uint32_t index;                /* position in the fleet's groups */
     uint32_t first;                /* fleet index of its first device */
     uint32_t start_present;        /* its first devices present at start (a scenario's start; else all) */
+    uint32_t present;              /* its first devices present now (grow, shrink); fleet_action.c's */
     struct fleet_config cfg;       /* its plan (cfg.device_count devices) */
     struct device_type *type;      /* what its devices are */
     struct notif_plan *notif_plan; /* the notification file, or NULL */
@@ -277,6 +282,7 @@ struct fleet {
     struct metrics_server *metrics; /* --metrics HTTP server, or NULL */
     struct action_log *actions;     /* the control API's actions, for the report and metrics; or NULL */
     struct callhome *call_home;     /* --call-home: dial-out state (callhome.c), or NULL */
+    struct scenario *scenario;      /* --scenario: the timeline (scenario.h), or NULL */
 };
 
 /** @return A new process-wide session-id (never 0). */

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "callhome.h"
 #include "devview.h"
 #include "listen.h"
 #include "log.h"
@@ -240,6 +241,7 @@ come_up(struct device *dev)
     if (was_rebooting) {
         send_cold_start(dev);
     }
+    callhome_device_up(dev);
 }
 
 static void
@@ -295,6 +297,47 @@ reboot(struct device *dev, uint32_t for_ms)
                      loop_now_us(dev->worker->loop) + (monotime_us)for_ms * 1000u, reboot_done);
 }
 
+/* The device leaves the fleet: its sessions reset, it refuses, and what it held is forgotten. */
+static void
+leave(struct device *dev)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    if (ctl->absent) {
+        return;
+    }
+    loop_timer_stop(dev->worker->loop, &ctl->reboot_timer);
+    if (ctl->down) {
+        restore_listener(dev);
+    }
+    ctl->frozen = 0;
+    end_sessions(dev, 1);
+    ctl->down = DEVACT_REFUSE;
+    ctl->rebooting = 0;
+    ctl->absent = 1;
+    ctl->has_nc_latency = ctl->has_snmp_latency = ctl->has_drop_rate = 0;
+    stop_listener(dev, DEVACT_REFUSE);
+    for (int id = 0; id < DS_COUNT; id++) {
+        ds_reset(&dev->ds, id);
+        dev->ds.lock[id] = 0;
+    }
+}
+
+/* The device joins the fleet as a new one: configured as its type is, booted now (coldStart). */
+static void
+join(struct device *dev)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    if (!ctl->absent) {
+        return;
+    }
+    ctl->absent = 0;
+    ctl->rebooting = 1; /* comes up as from a boot: coldStart */
+    dev->boot_ms = devview_now_ms(dev->worker->fleet);
+    come_up(dev);
+}
+
 int
 devact_apply(struct device *dev, const struct devact_params *p)
 {
@@ -302,6 +345,9 @@ devact_apply(struct device *dev, const struct devact_params *p)
 
     if (!ctl) {
         return -1;
+    }
+    if (ctl->absent && p->kind != DEVACT_GROW && p->kind != DEVACT_SHRINK) {
+        return 0; /* not in the fleet: fleet_action.c leaves absent devices out of every other action */
     }
     switch (p->kind) {
     case DEVACT_KILL_SESSIONS:
@@ -332,11 +378,15 @@ devact_apply(struct device *dev, const struct devact_params *p)
         ctl->has_drop_rate = 1;
         ctl->drop_rate = p->snmp_drop_rate;
         break;
+    case DEVACT_GROW:
+        join(dev);
+        break;
+    case DEVACT_SHRINK:
+        leave(dev);
+        break;
     case DEVACT_SET:
     case DEVACT_NOTIF_RATE:
     case DEVACT_FLAP:
-    case DEVACT_GROW:
-    case DEVACT_SHRINK:
     case DEVACT_KINDS:
         return -1;
     }

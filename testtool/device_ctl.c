@@ -27,7 +27,11 @@ devact_on_accept(struct device *dev, int fd, uint16_t peer_port)
         close(fd); /* our own plug, accepted before the listener was plugged */
         return 1;
     }
-    if (ctl->down == DEVACT_BLACKHOLE && ctl->held_count < DEVACT_MAX_HELD) {
+    /* Allocated at the first held connection: an absent device (a fleet that grows) is only refused. */
+    if (ctl->down == DEVACT_BLACKHOLE && !ctl->held) {
+        ctl->held = malloc(DEVACT_MAX_HELD * sizeof *ctl->held);
+    }
+    if (ctl->down == DEVACT_BLACKHOLE && ctl->held && ctl->held_count < DEVACT_MAX_HELD) {
         ctl->held[ctl->held_count++] = fd;
         return 1;
     }
@@ -53,6 +57,7 @@ devact_free(struct device *dev)
     if (dev->worker && dev->worker->loop) {
         loop_timer_stop(dev->worker->loop, &ctl->reboot_timer);
     }
+    free(ctl->held);
     free(ctl);
     dev->ctl = NULL;
 }
@@ -63,5 +68,5 @@ devact_state_name(const struct device *dev)
     if (!dev->ctl || !dev->ctl->down) {
         return "up";
     }
-    return dev->ctl->rebooting ? "rebooting" : "down";
+    return dev->ctl->absent ? "absent" : dev->ctl->rebooting ? "rebooting" : "down";
 }

@@ -26,25 +26,26 @@ enum devact_down_mode {
 
 /* A device's control state; owned by the device, touched on its worker only. */
 struct device_ctl {
-    struct device *dev;             /* the device it belongs to */
-    uint8_t down;                   /* enum devact_down_mode in force */
-    uint8_t frozen;                 /* 1: sessions neither read nor write until up */
-    uint8_t rebooting;              /* 1 while a reboot holds the device down */
-    uint8_t unlistened;             /* 1: its own listener was shut down (refuse) */
-    uint8_t throttled;              /* 1: its own listener's backlog is plugged (blackhole) */
-    int plug_fd;                    /* blackhole: our connection filling its own listener's queue, or -1 */
-    uint16_t plug_port;             /* local port of plug_fd (to recognise it when accepted) */
+    struct device *dev; /* the device it belongs to */
+    uint8_t down;       /* enum devact_down_mode in force */
+    uint8_t frozen;     /* 1: sessions neither read nor write until up */
+    uint8_t rebooting;  /* 1 while a reboot holds the device down */
+    uint8_t absent;     /* 1: not in the fleet (shrunk, or not grown yet); down is DEVACT_REFUSE */
+    uint8_t unlistened; /* 1: its own listener was shut down (refuse) */
+    uint8_t throttled;  /* 1: its own listener's backlog is plugged (blackhole) */
+    int plug_fd;        /* blackhole: our connection filling its own listener's queue, or -1 */
+    uint16_t plug_port; /* local port of plug_fd (to recognise it when accepted) */
     struct loop_timer reboot_timer; /* ends the reboot; armed while rebooting */
-    int held[DEVACT_MAX_HELD];      /* blackhole on a shared port: accepted connections held silent */
-    uint32_t held_count;            /* entries in held */
-    uint8_t has_nc_latency;         /* 1: nc_* override the group's --netconf-latency */
-    uint8_t has_snmp_latency;       /* 1: snmp_* override the group's --snmp-latency */
-    uint8_t has_drop_rate;          /* 1: drop_rate overrides the group's --snmp-drop-rate */
-    uint32_t nc_min_ms;             /* NETCONF latency range, ms; valid with has_nc_latency */
-    uint32_t nc_max_ms;             /* its upper end */
-    uint32_t snmp_min_ms;           /* SNMP latency range, ms; valid with has_snmp_latency */
-    uint32_t snmp_max_ms;           /* its upper end */
-    double drop_rate;               /* SNMP drop share; valid with has_drop_rate */
+    int *held;                /* blackhole on a shared port: connections held silent (DEVACT_MAX_HELD) */
+    uint32_t held_count;      /* entries in held */
+    uint8_t has_nc_latency;   /* 1: nc_* override the group's --netconf-latency */
+    uint8_t has_snmp_latency; /* 1: snmp_* override the group's --snmp-latency */
+    uint8_t has_drop_rate;    /* 1: drop_rate overrides the group's --snmp-drop-rate */
+    uint32_t nc_min_ms;       /* NETCONF latency range, ms; valid with has_nc_latency */
+    uint32_t nc_max_ms;       /* its upper end */
+    uint32_t snmp_min_ms;     /* SNMP latency range, ms; valid with has_snmp_latency */
+    uint32_t snmp_max_ms;     /* its upper end */
+    double drop_rate;         /* SNMP drop share; valid with has_drop_rate */
 };
 
 /** @brief Close @p fd with an RST instead of a FIN (set SO_LINGER 0; the caller closes). */
@@ -60,7 +61,7 @@ int devact_on_accept(struct device *dev, int fd, uint16_t peer_port);
 /** @brief Free a device's control state (closes held connections). Accepts a device without one. */
 void devact_free(struct device *dev);
 
-/** @return The device's state name: "up", "down" or "rebooting". */
+/** @return The device's state name: "up", "down", "rebooting" or "absent". */
 const char *devact_state_name(const struct device *dev);
 
 /** @return 1 when @p dev's SNMP requests go unanswered (down or rebooting). */

@@ -28,6 +28,7 @@
 #include "recording.h"
 #include "rpc_custom.h"
 #include "sbuf.h"
+#include "scenario.h"
 #include "session.h"
 #include "ssh_link.h"
 #include "stream.h"
@@ -191,6 +192,7 @@ make_groups(struct fleet *fleet, const struct fleet_group_spec *specs, uint32_t 
         g->first = first;
         g->cfg = specs[i].cfg;
         g->start_present = g->cfg.device_count;
+        g->present = g->start_present;
         if (specs[i].cfg.schema_opts.features == specs[i].cfg.feature_pins) {
             g->cfg.schema_opts.features = g->cfg.feature_pins;
         }
@@ -395,6 +397,8 @@ fleet_stop(struct fleet *fleet)
 void
 fleet_close(struct fleet *fleet)
 {
+    scenario_free(fleet->scenario); /* its thread acts through the workers: stopped before them */
+    fleet->scenario = NULL;
     fleet_stop(fleet);
     callhome_close_all(fleet); /* before the sessions close: they are not dialled again */
     for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {

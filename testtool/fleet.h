@@ -8,9 +8,6 @@
 
 #include "device.h"
 
-/* Most devices of one fleet, over all its groups. */
-#define FLEET_MAX_DEVICES 1000000u
-
 /**
  * @brief Check the plan, load each device type, open every listening socket. Nothing runs yet.
  * @param cfg The fleet-wide plan (threads, reports, controller, ...), and the one group's without

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "devview.h"
 #include "fleet.h"
+#include "fleet_action.h"
 #include "fleet_file.h"
 #include "inventory.h"
 #include "log.h"
@@ -21,6 +22,7 @@
 #include "register.h"
 #include "report.h"
 #include "sbuf.h"
+#include "scenario.h"
 #include "snmprec_export.h"
 #include "status.h"
 
@@ -203,8 +205,21 @@ main(int argc, char **argv)
         fleet_file_free(&groups);
         return rc;
     }
+    if (cfg.scenario_file && !(fleet.scenario = scenario_load(cfg.scenario_file, &fleet, err, sizeof err))) {
+        log_error("%s", err);
+        fleet_close(&fleet);
+        fleet_file_free(&groups);
+        return 2;
+    }
     if (fleet_start(&fleet)) {
         log_error("cannot start the worker threads");
+        fleet_close(&fleet);
+        fleet_file_free(&groups);
+        return 1;
+    }
+    if (fact_apply_start(&fleet)) {
+        log_error("cannot keep the devices a scenario starts without out of the fleet");
+        fleet_stop(&fleet);
         fleet_close(&fleet);
         fleet_file_free(&groups);
         return 1;
@@ -219,6 +234,9 @@ main(int argc, char **argv)
     report_ready(&fleet, started_us);
     if (controller_register_start(&fleet)) {
         log_error("cannot start registering with the controller");
+    }
+    if (scenario_start(fleet.scenario, &fleet)) {
+        log_error("cannot start the scenario");
     }
     status_init(&status, &fleet);
     for (;;) {
@@ -241,6 +259,7 @@ main(int argc, char **argv)
         }
     }
     log_info("signal %d: closing sessions and exiting", sig);
+    scenario_stop(fleet.scenario);
     controller_register_stop(&fleet);
     metrics_stop(&fleet);
     fleet_stop(&fleet);

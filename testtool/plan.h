@@ -124,6 +124,7 @@ struct fleet_config {
     const char *api_token_file;   /* --api-token-file: the control API's bearer token, or NULL: none */
     uint32_t status_interval_s;   /* one-line status on stderr this often, 0: never */
     const char *fleet_file;       /* --fleet FILE: groups of devices, or NULL */
+    const char *scenario_file;    /* --scenario FILE: a timeline of actions, or NULL */
     uint32_t call_home_addr;      /* --call-home: the manager's IPv4 address, host order; valid with a port */
     uint32_t call_home_port;      /* the manager's call-home port; 0: devices listen instead of dialling */
     double call_home_rate;        /* --call-home-rate: dial-outs per second across the fleet, 0: unbounded */

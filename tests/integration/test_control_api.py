@@ -133,7 +133,7 @@ class ControlApiTests(unittest.TestCase):
             code, fleet = api(base, "/api/v1/fleet")
             self.assertEqual(code, 200)
             self.assertEqual(fleet["devices"], 4)
-            self.assertEqual(fleet["states"], {"up": 4, "down": 0, "rebooting": 0})
+            self.assertEqual(fleet["states"], {"up": 4, "down": 0, "rebooting": 0, "absent": 0})
             self.assertEqual(fleet["sessions_open"], 1)
             g = fleet["groups"][0]
             self.assertEqual((g["name"], g["first"], g["last"], g["count"]), ("default", 0, 3, 4))
@@ -163,7 +163,7 @@ class ControlApiTests(unittest.TestCase):
         self.assertEqual(connect_outcome(f.addr(1)), "refused")
         self.assertEqual(connect_outcome(f.addr(0)), "ok")
         self.assertEqual(api(base, "/api/v1/devices/1")[1]["down_mode"], "refuse")
-        self.assertEqual(api(base, "/api/v1/fleet")[1]["states"], {"up": 2, "down": 1, "rebooting": 0})
+        self.assertEqual(api(base, "/api/v1/fleet")[1]["states"], {"up": 2, "down": 1, "rebooting": 0, "absent": 0})
         api(base, "/api/v1/devices/1/up", "POST")
         self.assertEqual(connect_outcome(f.addr(1)), "ok")
 
@@ -301,7 +301,7 @@ class ControlApiTests(unittest.TestCase):
         counts = {m.group(1): int(m.group(2))
                   for m in re.finditer(r'^fleetsim_actions_total\{action="([a-z-]+)"\} (\d+)$', metrics, re.M)}
         self.assertEqual(counts, {"kill-sessions": 0, "down": 1, "up": 1, "reboot": 2, "latency": 1,
-                                  "drop-rate": 0})
+                                  "drop-rate": 0, "set": 0, "notification-rate": 0, "flap": 0, "grow": 0, "shrink": 0})
 
     def test_share_with_a_seed_picks_the_same_devices(self):
         f, base = self.fleet(devices=40)
@@ -336,7 +336,7 @@ class ControlApiTests(unittest.TestCase):
             code, r = api(base, path, method, raw=raw)
             self.assertEqual(code, want, (path, raw and raw[:30]))
             self.assertIsInstance(r.get("error"), str)
-        self.assertEqual(api(base, "/api/v1/fleet")[1]["states"], {"up": 2, "down": 0, "rebooting": 0})
+        self.assertEqual(api(base, "/api/v1/fleet")[1]["states"], {"up": 2, "down": 0, "rebooting": 0, "absent": 0})
         self.assertEqual(connect_outcome(f.addr(0)), "ok")
 
     def test_bearer_token(self):

@@ -134,6 +134,18 @@ inventory_node_count(const struct fleet_group_spec *groups, uint32_t group_count
     return nodes;
 }
 
+uint32_t
+inventory_first_node(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t index)
+{
+    uint32_t node = 0, g = 0;
+
+    for (; g + 1 < group_count && index >= groups[g].cfg.device_count; g++) {
+        index -= groups[g].cfg.device_count;
+        node += groups[g].cfg.device_count * node_copies(&groups[g].cfg);
+    }
+    return node + index * node_copies(&groups[g].cfg);
+}
+
 /* The device's other nodes (--devices-per-port): "-1", "-2", ... after the first's name. */
 static void
 add_copy_suffix(struct inventory_device *out, uint32_t copy)

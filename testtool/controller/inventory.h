@@ -51,6 +51,9 @@ int inventory_check(const struct fleet_config *cfg, char *err, size_t err_len);
 /** @return The fleet's nodes: every group's devices times its --devices-per-port. */
 uint32_t inventory_node_count(const struct fleet_group_spec *groups, uint32_t group_count);
 
+/** @return The node number of fleet device @p index's first node (devices before it times their copies). */
+uint32_t inventory_first_node(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t index);
+
 /**
  * @brief Fill @p out with node @p node's (of the whole fleet, groups in order, each device's
  * --devices-per-port nodes together) name, address, ports, group and type. Every group must have passed

@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
@@ -89,6 +90,17 @@ struct reg_state {
     monotime_us deadline_us;               /* --time-out: when registering ends, 0: never */
     char url[INVENTORY_HOST_MAX + sizeof REGISTER_PATH + 16]; /* the topology's URL */
     char peer[REGISTER_PEER_MAX];                             /* "ADDR:PORT" for log lines */
+    const struct fleet *fleet;                                /* the fleet; valid while started */
+    pthread_mutex_t queue_lock;                               /* guards queue and queued */
+    struct reg_range *queue;                                  /* node runs waiting to be registered */
+    uint32_t queued;                                          /* entries in queue */
+    uint32_t queue_cap;                                       /* entries allocated */
+};
+
+/* Nodes first .. first + count - 1 (inventory numbering) to register. */
+struct reg_range {
+    uint32_t first; /* first node */
+    uint32_t count; /* nodes */
 };
 
 /* What the thread has done so far. */
@@ -103,7 +115,7 @@ struct reg_progress {
     char reason[REGISTER_REASON_MAX]; /* why the last attempt got no answer */
 };
 
-static struct reg_state reg;
+static struct reg_state reg = {.queue_lock = PTHREAD_MUTEX_INITIALIZER};
 
 int
 controller_register_check(const struct fleet_config *cfg, char *err, size_t err_len)
@@ -416,48 +428,60 @@ register_batch(CURL *easy, struct reg_progress *p, uint32_t b, uint32_t batches,
     }
 }
 
-static void *
-reg_run(void *arg)
+/* Queue nodes @p first .. @p first + @p count - 1. @return 0, or -1 when out of memory. */
+static int
+enqueue_nodes(uint32_t first, uint32_t count)
 {
-    const struct fleet_config *cfg = reg.cfg;
-    uint32_t total = inventory_node_count(reg.groups, reg.group_count); /* devices x --devices-per-port */
-    uint32_t size = cfg->configs_batch_size;
-    uint32_t batches = (total + size - 1) / size;
-    struct reg_progress p = {0};
-    monotime_us started_us = loop_clock_monotonic();
-    struct curl_slist *headers = NULL;
-    struct sbuf body = {0};
-    struct sbuf answer = {0};
-    CURL *easy = NULL;
-    enum reg_outcome end = REG_DONE;
+    int rc = 0;
+
+    pthread_mutex_lock(&reg.queue_lock);
+    if (reg.queued == reg.queue_cap) {
+        uint32_t cap = reg.queue_cap ? reg.queue_cap * 2 : 16;
+        struct reg_range *q = realloc(reg.queue, cap * sizeof *q);
+        if (!q) {
+            rc = -1;
+        } else {
+            reg.queue = q;
+            reg.queue_cap = cap;
+        }
+    }
+    if (!rc) {
+        reg.queue[reg.queued++] = (struct reg_range){first, count};
+    }
+    pthread_mutex_unlock(&reg.queue_lock);
+    return rc;
+}
+
+/* Take every queued run. @return Their count (*out malloc'd), 0 when none. */
+static uint32_t
+take_queue(struct reg_range **out)
+{
+    uint32_t n;
+
+    pthread_mutex_lock(&reg.queue_lock);
+    n = reg.queued;
+    *out = reg.queue;
+    reg.queue = NULL;
+    reg.queued = reg.queue_cap = 0;
+    pthread_mutex_unlock(&reg.queue_lock);
+    return n;
+}
+
+/* The log lines before a registration: what, where, in how many batches. */
+static void
+log_plan(const struct fleet_config *cfg, uint32_t total, uint32_t batches, int joined)
+{
     char limit[48] = "";
 
-    (void)arg;
-    reg.deadline_us =
-        cfg->register_timeout_s ? started_us + (monotime_us)cfg->register_timeout_s * 1000000 : 0;
-    headers = curl_slist_append(headers, "Content-Type: application/yang-data+json");
-    headers = headers ? curl_slist_append(headers, "Accept: application/yang-data+json") : NULL;
-    /* No "Expect: 100-continue" for large batches: one round trip less, and every server copes. */
-    headers = headers ? curl_slist_append(headers, "Expect:") : NULL;
-    if (!headers || !(easy = curl_easy_init())) {
-        log_error("controller: cannot prepare the requests (out of memory)");
-        goto cleanup;
-    }
-    curl_easy_setopt(easy, CURLOPT_URL, reg.url);
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PATCH");
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-    curl_easy_setopt(easy, CURLOPT_USERNAME, cfg->controller_username);
-    curl_easy_setopt(easy, CURLOPT_PASSWORD, cfg->controller_password);
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)REGISTER_CONNECT_TIMEOUT_MS);
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)REGISTER_REQUEST_TIMEOUT_MS);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, keep_answer);
     if (cfg->register_timeout_s) {
         snprintf(limit, sizeof limit, " within --time-out %u s", (unsigned)cfg->register_timeout_s);
     }
-    log_info("controller: registering %u devices with %s in %u batches of up to %u%s", (unsigned)total,
-             reg.url, (unsigned)batches, (unsigned)size, limit);
+    log_info("controller: registering %u %s with %s in %u batches of up to %u%s", (unsigned)total,
+             joined ? "devices that joined the fleet" : "devices", reg.url, (unsigned)batches,
+             (unsigned)cfg->configs_batch_size, limit);
+    if (joined) {
+        return;
+    }
     if (cfg->devices_per_port > 1) {
         log_info("controller: --devices-per-port %u: each of the %u devices is %u nodes (%u mounts of it)",
                  (unsigned)cfg->devices_per_port, (unsigned)cfg->device_count,
@@ -472,21 +496,47 @@ reg_run(void *arg)
                  (unsigned)(first + n - 1), type);
         first += n;
     }
+}
 
-    for (uint32_t b = 0; b < batches && end == REG_DONE; b++) {
-        uint32_t first = b * size;
-        uint32_t count = total - first < size ? total - first : size;
+/*
+ * Register the runs @p runs[0..n) in batches of --generate-configs-batch-size, within --time-out from now.
+ * @p joined: devices that joined a running fleet (grow), else the fleet's start. Logs the outcome.
+ * @return REG_STOPPED when stopped, else REG_DONE.
+ */
+static enum reg_outcome
+register_runs(CURL *easy, const struct reg_range *runs, uint32_t n, int joined)
+{
+    const struct fleet_config *cfg = reg.cfg;
+    uint32_t size = cfg->configs_batch_size, total = 0, batches = 0, b = 0;
+    struct reg_progress p = {0};
+    monotime_us started_us = loop_clock_monotonic();
+    struct sbuf body = {0};
+    struct sbuf answer = {0};
+    enum reg_outcome end = REG_DONE;
 
-        sbuf_free(&body);
-        inventory_odl_topology(reg.groups, reg.group_count, first, count, &body);
-        p.tried++;
-        if (body.failed) {
-            log_error("controller: batch %u of %u (devices %u-%u): out of memory building the request",
-                      (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1));
-            p.failed++;
-            continue;
+    for (uint32_t r = 0; r < n; r++) {
+        total += runs[r].count;
+        batches += (runs[r].count + size - 1) / size;
+    }
+    reg.deadline_us =
+        cfg->register_timeout_s ? started_us + (monotime_us)cfg->register_timeout_s * 1000000 : 0;
+    log_plan(cfg, total, batches, joined);
+    for (uint32_t r = 0; r < n && end == REG_DONE; r++) {
+        for (uint32_t done = 0; done < runs[r].count && end == REG_DONE; done += size, b++) {
+            uint32_t first = runs[r].first + done;
+            uint32_t count = runs[r].count - done < size ? runs[r].count - done : size;
+
+            sbuf_free(&body);
+            inventory_odl_topology(reg.groups, reg.group_count, first, count, &body);
+            p.tried++;
+            if (body.failed) {
+                log_error("controller: batch %u of %u (devices %u-%u): out of memory building the request",
+                          (unsigned)b + 1, (unsigned)batches, (unsigned)first, (unsigned)(first + count - 1));
+                p.failed++;
+                continue;
+            }
+            end = register_batch(easy, &p, b, batches, first, count, &body, &answer);
         }
-        end = register_batch(easy, &p, b, batches, first, count, &body, &answer);
     }
     if (end != REG_DONE) {
         p.tried--; /* the batch in flight was abandoned, neither registered nor failed */
@@ -507,13 +557,84 @@ reg_run(void *arg)
                 end == REG_STOPPED ? "stopped: " : "", (unsigned)p.registered, (unsigned)total,
                 (unsigned)p.tried, (unsigned)p.failed, seconds_since(started_us));
     }
+    sbuf_free(&body);
+    sbuf_free(&answer);
+    return end == REG_STOPPED ? REG_STOPPED : REG_DONE;
+}
+
+static void *
+reg_run(void *arg)
+{
+    const struct fleet_config *cfg = reg.cfg;
+    struct curl_slist *headers = NULL;
+    CURL *easy = NULL;
+    int joined = 0;
+
+    (void)arg;
+    headers = curl_slist_append(headers, "Content-Type: application/yang-data+json");
+    headers = headers ? curl_slist_append(headers, "Accept: application/yang-data+json") : NULL;
+    /* No "Expect: 100-continue" for large batches: one round trip less, and every server copes. */
+    headers = headers ? curl_slist_append(headers, "Expect:") : NULL;
+    if (!headers || !(easy = curl_easy_init())) {
+        log_error("controller: cannot prepare the requests (out of memory)");
+        goto cleanup;
+    }
+    curl_easy_setopt(easy, CURLOPT_URL, reg.url);
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PATCH");
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+    curl_easy_setopt(easy, CURLOPT_USERNAME, cfg->controller_username);
+    curl_easy_setopt(easy, CURLOPT_PASSWORD, cfg->controller_password);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)REGISTER_CONNECT_TIMEOUT_MS);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)REGISTER_REQUEST_TIMEOUT_MS);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, keep_answer);
+
+    /* The fleet's start first, then whatever joins it (grow), until stopped. */
+    while (!atomic_load(&reg.stop)) {
+        struct reg_range *runs = NULL;
+        uint32_t n = take_queue(&runs);
+        enum reg_outcome end = REG_DONE;
+        if (n) {
+            end = register_runs(easy, runs, n, joined);
+        } else {
+            reg.deadline_us = 0;
+            curl_multi_poll(reg.multi, NULL, 0, REGISTER_POLL_MS, NULL); /* woken by a queue or a stop */
+        }
+        if (n || !joined) {
+            joined = 1; /* an empty start (a fleet that grows from nothing) is no registration */
+        }
+        free(runs);
+        if (end == REG_STOPPED) {
+            break;
+        }
+    }
 
 cleanup:
     curl_easy_cleanup(easy);
     curl_slist_free_all(headers);
-    sbuf_free(&body);
-    sbuf_free(&answer);
     return NULL;
+}
+
+int
+controller_register_devices(const struct fleet *fleet, uint32_t first, uint32_t count)
+{
+    uint32_t node, last_node, copies;
+
+    if (!reg.started || !count) {
+        return 0;
+    }
+    node = inventory_first_node(fleet->specs, fleet->group_count, first);
+    copies = fleet->devices[first + count - 1].group->cfg.devices_per_port;
+    last_node =
+        inventory_first_node(fleet->specs, fleet->group_count, first + count - 1) + (copies ? copies : 1);
+    if (enqueue_nodes(node, last_node - node)) {
+        log_error("controller: out of memory: devices %u-%u not registered", (unsigned)first,
+                  (unsigned)(first + count - 1));
+        return -1;
+    }
+    curl_multi_wakeup(reg.multi);
+    return 0;
 }
 
 int
@@ -539,9 +660,23 @@ controller_register_start(struct fleet *fleet)
         return -1;
     }
     reg.cfg = cfg;
+    reg.fleet = fleet;
     reg.groups = fleet->specs;
     reg.group_count = fleet->group_count;
     atomic_store(&reg.stop, 0);
+    /* The devices present at start, each group's first (all of them without a scenario that grows). */
+    for (uint32_t g = 0; g < fleet->group_count; g++) {
+        const struct device_group *grp = &fleet->groups[g];
+        uint32_t copies = grp->cfg.devices_per_port ? grp->cfg.devices_per_port : 1;
+        if (grp->start_present &&
+            enqueue_nodes(inventory_first_node(fleet->specs, fleet->group_count, grp->first),
+                          grp->start_present * copies)) {
+            curl_multi_cleanup(reg.multi);
+            reg.multi = NULL;
+            curl_global_cleanup();
+            return -1;
+        }
+    }
     if (pthread_create(&reg.thread, NULL, reg_run, NULL)) {
         curl_multi_cleanup(reg.multi);
         reg.multi = NULL;
@@ -565,5 +700,8 @@ controller_register_stop(struct fleet *fleet)
     curl_multi_cleanup(reg.multi);
     reg.multi = NULL;
     curl_global_cleanup();
+    free(reg.queue);
+    reg.queue = NULL;
+    reg.queued = reg.queue_cap = 0;
     reg.started = 0;
 }

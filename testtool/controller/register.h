@@ -7,6 +7,7 @@
 #define FLEET_REGISTER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct fleet;
 struct fleet_config;
@@ -39,6 +40,13 @@ int controller_register_check(const struct fleet_config *cfg, char *err, size_t 
  * @return 0, or -1 when the thread cannot start.
  */
 int controller_register_start(struct fleet *fleet);
+
+/**
+ * @brief Register devices @p first .. @p first + @p count - 1 (fleet indices, one group's run) that joined
+ * the fleet (grow), after what is queued; from any thread. Nothing without --controller-ip.
+ * @return 0, or -1 when out of memory (logged).
+ */
+int controller_register_devices(const struct fleet *fleet, uint32_t first, uint32_t count);
 
 /**
  * @brief Stop registering (an exchange in flight is abandoned at once) and join the thread, if any.

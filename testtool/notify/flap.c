@@ -5,6 +5,7 @@
  * up, and an interface a flap took down is the one the next flap brings up.
  */
 #include "flap.h"
+#include "device_ctl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,8 +85,8 @@ on_flap(struct loop *loop, struct loop_timer *timer)
     int32_t pos = pick(dev);
 
     dev->flap_count++;
-    if (pos >= 0) {
-        int up = dev->flap_down_pos == pos; /* bring back what a flap took down */
+    if (pos >= 0 && !devact_snmp_silent(dev)) { /* a device down or absent has no links to flap */
+        int up = dev->flap_down_pos == pos;     /* bring back what a flap took down */
         const struct devview_cfg *cfg;
         if (!devview_set_link(dev, (uint32_t)pos, up, now_ms) && (cfg = devview_cfg(dev))) {
             int admin_up = cfg->enabled[pos];

@@ -6,12 +6,13 @@
 #include "action_log.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static const char *const kind_names[DEVACT_KINDS] = {
-    "kill-sessions", "down", "up", "reboot", "latency", "drop-rate", "set", "notification-rate", "flap", "grow",
-    "shrink"};
+    "kill-sessions",     "down", "up",   "reboot", "latency", "drop-rate", "set",
+    "notification-rate", "flap", "grow", "shrink"};
 
 const char *
 action_log_kind_name(enum devact_kind kind)
@@ -29,6 +30,10 @@ action_log_init(struct action_log *log)
 void
 action_log_free(struct action_log *log)
 {
+    for (uint32_t i = 0; i < ACTION_LOG_RECENT; i++) {
+        free(log->recent[i].json);
+        free(log->recent[i].idx);
+    }
     sbuf_free(&log->entries);
     pthread_mutex_destroy(&log->lock);
     memset(log, 0, sizeof *log);
@@ -85,20 +90,35 @@ params_json(struct sbuf *b, const struct devact_params *p, double share, uint64_
     sbuf_adds(b, "}");
 }
 
-void
+uint64_t
 action_log_add(struct action_log *log, const struct devact_params *params, double share, uint64_t seed,
-               const uint32_t *idx, uint32_t count, uint32_t failed, uint64_t wall_ms)
+               const uint32_t *idx, uint32_t count, uint32_t failed, uint64_t wall_ms, const char *event)
 {
     struct sbuf e = {0};
+    struct action_recent *slot;
+    uint32_t *idx_copy = malloc((count ? count : 1) * sizeof *idx_copy);
+    uint64_t seq;
     time_t secs = (time_t)(wall_ms / 1000);
     struct tm tm;
     char when[40];
     uint32_t shown = 0, k = 0;
 
+    pthread_mutex_lock(&log->lock);
+    seq = log->next_seq++;
+    pthread_mutex_unlock(&log->lock);
     gmtime_r(&secs, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    sbuf_printf(&e, "{\"time\":\"%s.%03uZ\",\"action\":\"%s\",\"parameters\":", when,
-                (unsigned)(wall_ms % 1000), action_log_kind_name(params->kind));
+    sbuf_printf(&e,
+                "{\"seq\":%" PRIu64 ",\"time\":\"%s.%03uZ\",\"time_ms\":%" PRIu64
+                ",\"action\":\"%s\",\"origin\":",
+                seq, when, (unsigned)(wall_ms % 1000), wall_ms, action_log_kind_name(params->kind));
+    if (event) {
+        sbuf_adds(&e, "\"scenario\",\"event\":");
+        sbuf_add_json(&e, event);
+    } else {
+        sbuf_adds(&e, "\"api\"");
+    }
+    sbuf_adds(&e, ",\"parameters\":");
     params_json(&e, params, share, seed);
     sbuf_printf(&e, ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"ranges\":[", count - failed, failed);
     while (k < count && shown < ACTION_LOG_MAX_RANGES) {
@@ -113,6 +133,19 @@ action_log_add(struct action_log *log, const struct devact_params *params, doubl
     sbuf_printf(&e, "],\"ranges_truncated\":%s}", k < count ? "true" : "false");
 
     pthread_mutex_lock(&log->lock);
+    slot = &log->recent[seq % ACTION_LOG_RECENT];
+    free(slot->json);
+    free(slot->idx);
+    slot->seq = seq;
+    slot->wall_ms = wall_ms;
+    slot->json = !e.failed && idx_copy ? strdup(e.buf) : NULL;
+    slot->idx = slot->json ? idx_copy : NULL;
+    slot->count = slot->json ? count : 0;
+    if (slot->idx) {
+        memcpy(slot->idx, idx, count * sizeof *idx);
+    } else {
+        free(idx_copy);
+    }
     log->totals[params->kind]++;
     if (e.failed || log->entry_count >= ACTION_LOG_MAX_ENTRIES) {
         log->dropped++;
@@ -136,6 +169,28 @@ action_log_add(struct action_log *log, const struct devact_params *params, doubl
     }
     pthread_mutex_unlock(&log->lock);
     sbuf_free(&e);
+    return seq;
+}
+
+void
+action_log_each_recent(struct action_log *log, uint64_t since, action_recent_fn fn, void *user,
+                       uint64_t *next, uint64_t *missed)
+{
+    uint64_t oldest;
+
+    pthread_mutex_lock(&log->lock);
+    oldest = log->next_seq > ACTION_LOG_RECENT ? log->next_seq - ACTION_LOG_RECENT : 0;
+    *missed = since < oldest ? oldest - since : 0;
+    *next = log->next_seq;
+    for (uint64_t seq = since < oldest ? oldest : since; seq < log->next_seq; seq++) {
+        const struct action_recent *r = &log->recent[seq % ACTION_LOG_RECENT];
+        if (r->json && r->seq == seq) {
+            fn(r, user);
+        } else {
+            (*missed)++; /* kept without its devices (out of memory) */
+        }
+    }
+    pthread_mutex_unlock(&log->lock);
 }
 
 void

@@ -4,12 +4,14 @@
 #include "action_params.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "action_log.h"
 #include "capi_target.h"
 
-/* @return NULL when every member of @p body is one of the NULL-ended @p allowed (share and seed always are). */
+/* @return NULL when every member of @p body is one of the NULL-ended @p allowed (share and seed always are).
+ */
 static const char *
 unknown_member(const struct jsonr_value *body, const char *const *allowed)
 {
@@ -28,17 +30,20 @@ unknown_member(const struct jsonr_value *body, const char *const *allowed)
 /* The action's parameters from @p body; @return NULL, or what is wrong (into @p err). */
 const char *
 action_params_parse(enum devact_kind kind, const struct jsonr_value *body, struct devact_params *p, char *err,
-             size_t err_len)
+                    size_t err_len)
 {
     static const char *const none[] = {NULL};
     static const char *const down[] = {"mode", "sessions", NULL};
     static const char *const reboot[] = {"for", NULL};
     static const char *const latency[] = {"netconf", "snmp", NULL};
     static const char *const drop[] = {"snmp", NULL};
-    const char *const *allowed[DEVACT_KINDS] = {none, down, none, reboot, latency, drop, none, none, none, none, none};
+    static const char *const sized[] = {"devices", NULL};
+    const char *const *allowed[DEVACT_KINDS] = {none, down, none, reboot, latency, drop,
+                                                none, none, none, sized,  sized};
     const char *bad = unknown_member(body, allowed[kind]), *s;
     const struct jsonr_value *v;
     uint32_t lo, hi;
+    char *end = NULL;
 
     memset(p, 0, sizeof *p);
     p->kind = kind;
@@ -96,14 +101,16 @@ action_params_parse(enum devact_kind kind, const struct jsonr_value *body, struc
         }
         break;
     case DEVACT_DROP_RATE:
-        if (!(v = jsonr_get(body, "snmp")) || v->type != JSONR_NUMBER || !(v->num >= 0 && v->num <= 1)) {
+        /* A number, or RFC 7951's decimal64 string (a scenario file's "0.05"). */
+        if (!(v = jsonr_get(body, "snmp")) ||
+            !(v->type == JSONR_NUMBER || (v->type == JSONR_STRING && *v->str)) ||
+            ((p->snmp_drop_rate = v->type == JSONR_NUMBER ? v->num : strtod(v->str, &end)), 0) ||
+            (v->type == JSONR_STRING && *end) || !(p->snmp_drop_rate >= 0 && p->snmp_drop_rate <= 1)) {
             return "drop-rate needs snmp, a number from 0 to 1";
         }
-        p->snmp_drop_rate = v->num;
         break;
     default:
         break;
     }
     return NULL;
 }
-

@@ -18,7 +18,7 @@
  * @param[out] err Room for a message naming a member.
  * @return NULL, or what is wrong (a constant or @p err).
  */
-const char *action_params_parse(enum devact_kind kind, const struct jsonr_value *body, struct devact_params *p,
-                                char *err, size_t err_len);
+const char *action_params_parse(enum devact_kind kind, const struct jsonr_value *body,
+                                struct devact_params *p, char *err, size_t err_len);
 
 #endif

@@ -1,11 +1,8 @@
 /*
  * The control API; see control_api.h. A request is parsed and checked
  * whole on libmicrohttpd's thread before anything is done, so bad input
- * changes nothing. Then one message goes to each worker's inbox with the
- * list of devices and the action (as metrics.c gathers counters): each
- * worker acts on its own devices only, and the HTTP thread waits for all,
- * bounded by METRICS_GATHER_TIMEOUT_MS. The job is reference-counted, so a
- * worker that finishes after the caller gave up writes into live memory.
+ * changes nothing; then fleet_action.h carries it out through the workers,
+ * as it does a scenario's events.
  */
 #include "control_api.h"
 
@@ -21,13 +18,12 @@
 #include <time.h>
 
 #include "action_log.h"
-#include "action_params.h"
 #include "capi_target.h"
-#include "device_actions.h"
-#include "fanout.h"
+#include "fleet_action.h"
+#include "inventory.h"
 #include "json_read.h"
 #include "sbuf.h"
-#include "session.h"
+#include "scenario.h"
 #include "ydata.h"
 
 /* One request's state between libmicrohttpd's calls. */
@@ -35,121 +31,6 @@ struct capi_request {
     struct sbuf body; /* the body so far */
     int too_big;      /* 1 once it passed CAPI_MAX_BODY_BYTES (the rest is discarded) */
 };
-
-/* What a worker reads of one device for a GET. */
-struct capi_device_read {
-    uint8_t state;    /* 0 up, 1 down, 2 rebooting */
-    uint8_t mode;     /* enum devact_down_mode */
-    uint8_t frozen;   /* sessions frozen */
-    uint32_t open;    /* sessions open */
-    uint64_t boot_ms; /* its boot time (fleet clock) */
-};
-
-/* One trip through the workers; freed by whoever drops the last reference. */
-struct capi_job {
-    struct fleet *fleet;            /* the fleet */
-    const uint32_t *idx;            /* devices (sorted), owned */
-    uint32_t count;                 /* entries in idx */
-    int act;                        /* 1: apply params, 0: read into reads */
-    struct devact_params params;    /* the action */
-    struct capi_device_read *reads; /* count entries when reading */
-    uint32_t *failed;               /* per worker: devices it could not act on */
-    struct fanout f;                /* the trip to every worker */
-};
-
-#define JOB_OF(fo) ((struct capi_job *)((char *)(fo)-offsetof(struct capi_job, f)))
-
-static void
-job_free(struct fanout *f)
-{
-    struct capi_job *job = JOB_OF(f);
-
-    free((void *)job->idx);
-    free(job->reads);
-    free(job->failed);
-    free(job);
-}
-
-static void
-job_unref(struct capi_job *job)
-{
-    fanout_unref(&job->f);
-}
-
-static void
-read_device(const struct device *dev, struct capi_device_read *r)
-{
-    uint32_t open = 0;
-
-    for (const struct session *s = dev->sessions; s; s = s->dev_next) {
-        open += s->state < SESS_DEAD;
-    }
-    r->open = open;
-    r->state = !dev->ctl || !dev->ctl->down ? 0 : dev->ctl->rebooting ? 2 : 1;
-    r->mode = dev->ctl ? dev->ctl->down : 0;
-    r->frozen = dev->ctl ? dev->ctl->frozen : 0;
-    r->boot_ms = dev->boot_ms;
-}
-
-static void
-on_worker(struct fanout *f, uint32_t worker)
-{
-    struct capi_job *job = JOB_OF(f);
-    struct fleet *fleet = job->fleet;
-    uint32_t threads = fleet->cfg.threads;
-
-    for (uint32_t k = 0; k < job->count; k++) {
-        struct device *dev = &fleet->devices[job->idx[k]];
-        if (job->idx[k] % threads != worker) {
-            continue;
-        }
-        if (job->act) {
-            job->failed[worker] += devact_apply(dev, &job->params) ? 1u : 0u;
-        } else {
-            read_device(dev, &job->reads[k]);
-        }
-    }
-}
-
-/*
- * Run @p job on every worker and wait. Takes ownership of @p job's idx.
- * @return 0 when every worker finished (then *failed is their failure count), -1 when one did not in time.
- */
-static int
-run_job(struct capi_job *job, uint32_t *failed)
-{
-    uint32_t threads = job->fleet->cfg.threads;
-
-    if (!fanout_run(&job->f, job->fleet, METRICS_GATHER_TIMEOUT_MS, on_worker, job_free)) {
-        return -1;
-    }
-    *failed = 0;
-    for (uint32_t i = 0; i < threads; i++) {
-        *failed += job->failed[i];
-    }
-    return 0;
-}
-
-static struct capi_job *
-job_new(struct fleet *fleet, uint32_t *idx, uint32_t count, int act)
-{
-    struct capi_job *job = calloc(1, sizeof *job);
-
-    if (!job || !(job->failed = calloc(fleet->cfg.threads, sizeof *job->failed)) ||
-        (!act && !(job->reads = calloc(count ? count : 1, sizeof *job->reads)))) {
-        if (job) {
-            free(job->failed);
-        }
-        free(job);
-        free(idx);
-        return NULL;
-    }
-    job->fleet = fleet;
-    job->idx = idx;
-    job->count = count;
-    job->act = act;
-    return job;
-}
 
 /* ------------------------------------------------------------------ answers */
 
@@ -224,7 +105,7 @@ ipv4_text(uint32_t addr, char *buf, size_t len)
     inet_ntop(AF_INET, &a, buf, (socklen_t)len);
 }
 
-static const char *const state_names[3] = {"up", "down", "rebooting"};
+static const char *const state_names[4] = {"up", "down", "rebooting", "absent"};
 static const char *const mode_names[3] = {"", "refuse", "blackhole"};
 
 /* ------------------------------------------------------------------ GET */
@@ -232,32 +113,32 @@ static const char *const mode_names[3] = {"", "refuse", "blackhole"};
 static enum MHD_Result
 get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
 {
-    uint32_t n = fleet->cfg.device_count, failed, by_state[3] = {0};
+    uint32_t n = fleet->cfg.device_count, by_state[4] = {0};
     uint64_t open = 0;
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    struct capi_job *job;
+    struct fact_device_read *reads = malloc((n ? n : 1) * sizeof *reads);
     struct sbuf out = {0};
     char addr[INET_ADDRSTRLEN];
+    int rc = idx && reads ? 0 : -2;
 
-    if (!idx) {
-        return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    }
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; !rc && i < n; i++) {
         idx[i] = i;
     }
-    if (!(job = job_new(fleet, idx, n, 0))) {
-        return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    if (!rc) {
+        rc = fact_read(fleet, idx, n, reads);
     }
-    if (run_job(job, &failed)) {
-        job_unref(job);
-        return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the workers did not answer in time");
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        by_state[reads[i].state]++;
+        open += reads[i].open;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        by_state[job->reads[i].state]++;
-        open += job->reads[i].open;
+    free(idx);
+    free(reads);
+    if (rc) {
+        return rc == -2
+                   ? send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory")
+                   : send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the workers did not answer in time");
     }
-    job_unref(job);
-    sbuf_printf(&out, "{\"devices\":%" PRIu32 ",\"groups\":[", n);
+    sbuf_printf(&out, "{\"devices\":%" PRIu32 ",\"present\":%" PRIu32 ",\"groups\":[", n, n - by_state[3]);
     for (uint32_t g = 0; g < fleet->group_count; g++) {
         const struct device_group *grp = &fleet->groups[g];
         const struct device *d0 = &fleet->devices[grp->first];
@@ -266,8 +147,10 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
         json_str(&out, grp->name);
         sbuf_adds(&out, ",\"type\":");
         json_str(&out, grp->type->name);
-        sbuf_printf(&out, ",\"first\":%" PRIu32 ",\"last\":%" PRIu32 ",\"count\":%" PRIu32, grp->first,
-                    grp->first + grp->cfg.device_count - 1, grp->cfg.device_count);
+        sbuf_printf(&out,
+                    ",\"first\":%" PRIu32 ",\"last\":%" PRIu32 ",\"count\":%" PRIu32 ",\"present\":%" PRIu32,
+                    grp->first, grp->first + grp->cfg.device_count - 1, grp->cfg.device_count,
+                    fact_group_present(fleet, g));
         ipv4_text(d0->addr, addr, sizeof addr);
         sbuf_printf(&out, ",\"address_first\":\"%s\"", addr);
         ipv4_text(dl->addr, addr, sizeof addr);
@@ -276,17 +159,19 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
     }
     sbuf_printf(&out,
                 "],\"states\":{\"up\":%" PRIu32 ",\"down\":%" PRIu32 ",\"rebooting\":%" PRIu32
-                "},\"sessions_open\":%" PRIu64 "}",
-                by_state[0], by_state[1], by_state[2], open);
+                ",\"absent\":%" PRIu32 "},\"sessions_open\":%" PRIu64,
+                by_state[0], by_state[1], by_state[2], by_state[3], open);
+    sbuf_adds(&out, ",");
+    scenario_json(fleet->scenario, fleet->cfg.seed, &out);
+    sbuf_adds(&out, "}");
     return send_json(conn, MHD_HTTP_OK, &out);
 }
 
 static enum MHD_Result
 get_device(struct fleet *fleet, struct MHD_Connection *conn, const char *which)
 {
-    uint32_t first, last, failed, *idx;
-    struct capi_job *job;
-    struct capi_device_read r;
+    uint32_t first, last;
+    struct fact_device_read r;
     const struct device *dev;
     struct sbuf out = {0};
     char addr[INET_ADDRSTRLEN], boot[40];
@@ -300,19 +185,9 @@ get_device(struct fleet *fleet, struct MHD_Connection *conn, const char *which)
     if (rc || first != last) {
         return send_error(conn, MHD_HTTP_BAD_REQUEST, "\"%s\" is not a device index", which);
     }
-    if (!(idx = malloc(sizeof *idx))) {
-        return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    }
-    *idx = first;
-    if (!(job = job_new(fleet, idx, 1, 0))) {
-        return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    }
-    if (run_job(job, &failed)) {
-        job_unref(job);
+    if (fact_read(fleet, &first, 1, &r)) {
         return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the workers did not answer in time");
     }
-    r = job->reads[0];
-    job_unref(job);
     dev = &fleet->devices[first];
     ipv4_text(dev->addr, addr, sizeof addr);
     ydata_datetime(r.boot_ms, boot, sizeof boot);
@@ -347,16 +222,12 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
 {
     char target[256], err[300];
     const char *rest, *slash, *action, *problem;
-    uint32_t first = 0, last = 0, failed = 0, count = 0, *idx = NULL;
     struct jsonr_value *body = NULL;
-    const struct jsonr_value *v;
-    struct devact_params params;
-    double share = 1.0;
-    uint64_t seed = fleet->cfg.seed;
-    int kind = -1, is_group = 0;
-    struct capi_job *job;
+    struct fact_request rq;
+    struct fact_outcome done;
+    int kind, is_group = 0;
+    unsigned status;
     struct sbuf out = {0};
-    enum MHD_Result rc;
 
     if (!strncmp(url, "/api/v1/devices/", 16)) {
         rest = url + 16;
@@ -372,39 +243,12 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
     memcpy(target, rest, (size_t)(slash - rest));
     target[slash - rest] = '\0';
     action = slash + 1;
-    for (int k = 0; k < DEVACT_KINDS; k++) {
-        if (!strcmp(action, action_log_kind_name((enum devact_kind)k))) {
-            kind = k;
-        }
-    }
-    if (kind >= DEVACT_SET) {
-        kind = -1; /* named, not served yet */
-    }
-    if (kind < 0) {
-        return send_error(conn, MHD_HTTP_NOT_FOUND,
-                          "unknown action \"%s\": kill-sessions, down, up, reboot, latency or drop-rate",
-                          action);
-    }
-    if (is_group) {
-        uint32_t g = 0;
-        for (; g < fleet->group_count && strcmp(fleet->groups[g].name, target); g++) {
-        }
-        if (g == fleet->group_count) {
-            return send_error(conn, MHD_HTTP_NOT_FOUND, "no group \"%s\"", target);
-        }
-        first = fleet->groups[g].first;
-        last = first + fleet->groups[g].cfg.device_count - 1;
-    } else {
-        int r = capi_parse_range(target, fleet->cfg.device_count, &first, &last);
-        if (r == -2) {
-            return send_error(conn, MHD_HTTP_NOT_FOUND,
-                              "devices %s: past the fleet's %" PRIu32 " devices (0 to %" PRIu32 ")", target,
-                              fleet->cfg.device_count, fleet->cfg.device_count - 1);
-        }
-        if (r) {
-            return send_error(conn, MHD_HTTP_BAD_REQUEST, "\"%s\" is not a device index or range N-M",
-                              target);
-        }
+    if ((kind = fact_kind_of(action)) < 0 || (kind >= DEVACT_SET && kind < DEVACT_GROW)) {
+        return send_error(
+            conn, MHD_HTTP_NOT_FOUND,
+            "unknown action \"%s\": kill-sessions, down, up, reboot, latency, drop-rate, grow or "
+            "shrink",
+            action);
     }
     if (body_len && jsonr_parse(body_text, body_len, &body, err, sizeof err)) {
         return send_error(conn, MHD_HTTP_BAD_REQUEST, "the body is not JSON: %s", err);
@@ -416,60 +260,95 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
     if (!body && jsonr_parse("{}", 2, &body, err, sizeof err)) {
         return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     }
-    problem = action_params_parse((enum devact_kind)kind, body, &params, err, sizeof err);
-    if (!problem && (v = jsonr_get(body, "share")) &&
-        (v->type != JSONR_NUMBER || !(v->num > 0 && v->num <= 1) || ((share = v->num), 0))) {
-        problem = "share must be a number above 0 and at most 1";
-    }
-    if (!problem && jsonr_get(body, "seed") && jsonr_get_u64(body, "seed", &seed)) {
-        problem = "seed must be an unsigned integer";
-    }
+    problem = fact_parse_body(fleet, (enum devact_kind)kind, body, &rq, err, sizeof err);
     jsonr_free(body);
     if (problem) {
         return send_error(conn, MHD_HTTP_BAD_REQUEST, "%s", problem);
     }
-    if (!(idx = malloc(((size_t)last - first + 1) * sizeof *idx))) {
-        return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    }
-    for (uint32_t i = first; i <= last; i++) {
-        if (share >= 1.0 || capi_share_pick(seed, i, share)) {
-            idx[count++] = i;
-        }
-    }
-    if (!(job = job_new(fleet, idx, count, 1))) {
-        return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    }
-    job->params = params;
-    if (run_job(job, &failed)) {
-        job_unref(job);
-        return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-                          "the workers did not answer in time; the action may be partly done");
-    }
-    {
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        action_log_add(fleet->actions, &params, share, seed, job->idx, count, failed,
-                       (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000);
+    rq.target_kind = is_group ? FACT_GROUP : FACT_DEVICES;
+    rq.target = target;
+    if ((status = fact_run(fleet, &rq, &done, err, sizeof err))) {
+        fact_outcome_free(&done);
+        return send_error(conn, status, "%s", err);
     }
     sbuf_adds(&out, "{\"action\":");
-    json_str(&out, action_log_kind_name(kind));
-    sbuf_printf(&out, ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"ranges\":[", count - failed, failed);
+    json_str(&out, action_log_kind_name((enum devact_kind)kind));
+    sbuf_printf(&out, ",\"seq\":%" PRIu64 ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"ranges\":[",
+                done.seq, done.count - done.failed, done.failed);
     {
         uint32_t shown = 0, k = 0;
-        while (k < count && shown < CAPI_MAX_RANGES_SHOWN) {
-            uint32_t a = job->idx[k];
-            while (k + 1 < count && job->idx[k + 1] == job->idx[k] + 1) {
+        while (k < done.count && shown < CAPI_MAX_RANGES_SHOWN) {
+            uint32_t a = done.idx[k];
+            while (k + 1 < done.count && done.idx[k + 1] == done.idx[k] + 1) {
                 k++;
             }
-            sbuf_printf(&out, "%s[%" PRIu32 ",%" PRIu32 "]", shown ? "," : "", a, job->idx[k]);
+            sbuf_printf(&out, "%s[%" PRIu32 ",%" PRIu32 "]", shown ? "," : "", a, done.idx[k]);
             shown++;
             k++;
         }
-        sbuf_printf(&out, "],\"ranges_truncated\":%s}", k < count ? "true" : "false");
+        sbuf_printf(&out, "],\"ranges_truncated\":%s}", k < done.count ? "true" : "false");
     }
-    job_unref(job);
-    rc = send_json(conn, MHD_HTTP_OK, &out);
-    return rc;
+    fact_outcome_free(&done);
+    return send_json(conn, MHD_HTTP_OK, &out);
+}
+
+/* GET /api/v1/events: one recent action as its report object with every node-id it touched. */
+struct events_writer {
+    struct fleet *fleet; /* for the node-ids */
+    struct sbuf *out;    /* the answer */
+    uint32_t written;    /* events so far */
+};
+
+static void
+write_event(const struct action_recent *r, void *user)
+{
+    struct events_writer *w = user;
+    const struct fleet *fleet = w->fleet;
+    size_t len = strlen(r->json);
+    struct inventory_device dev;
+
+    sbuf_adds(w->out, w->written++ ? ",\n" : "\n");
+    sbuf_add(w->out, r->json, len - 1); /* without its closing brace */
+    sbuf_adds(w->out, ",\"node_ids\":[");
+    for (uint32_t k = 0; k < r->count; k++) {
+        uint32_t node = inventory_first_node(fleet->specs, fleet->group_count, r->idx[k]);
+        uint32_t copies = fleet->devices[r->idx[k]].group->cfg.devices_per_port;
+        for (uint32_t c = 0; c < (copies ? copies : 1); c++) {
+            inventory_device_get(fleet->specs, fleet->group_count, node + c, &dev);
+            sbuf_adds(w->out, k || c ? "," : "");
+            sbuf_add_json(w->out, dev.node_id);
+        }
+    }
+    sbuf_adds(w->out, "]}");
+}
+
+static enum MHD_Result
+get_events(struct fleet *fleet, struct MHD_Connection *conn)
+{
+    const char *since_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "since");
+    uint64_t since = 0, next = 0, missed = 0;
+    struct sbuf out = {0};
+    struct events_writer w = {.fleet = fleet, .out = &out};
+    char *end;
+
+    if (since_text) {
+        since = strtoull(since_text, &end, 10);
+        if (!*since_text || *end || *since_text == '-') {
+            return send_error(conn, MHD_HTTP_BAD_REQUEST, "since must be an event sequence number");
+        }
+    }
+    sbuf_adds(&out, "{");
+    scenario_json(fleet->scenario, fleet->cfg.seed, &out);
+    sbuf_adds(&out, ",\"events\":[");
+    if (fleet->actions) {
+        action_log_each_recent(fleet->actions, since, write_event, &w, &next, &missed);
+    }
+    sbuf_printf(&out, "],\"next\":%" PRIu64 ",\"dropped\":%" PRIu64 "}", next, missed);
+    if (out.failed) {
+        sbuf_free(&out);
+        return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    }
+    return send_json(conn, MHD_HTTP_OK, &out);
 }
 
 /* ------------------------------------------------------------------ HTTP */
@@ -555,6 +434,10 @@ capi_handle(struct fleet *fleet, const char *token, struct MHD_Connection *conn,
         return is_get ? get_fleet(fleet, conn)
                       : send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET", url);
     }
+    if (!strcmp(url, "/api/v1/events")) {
+        return is_get ? get_events(fleet, conn)
+                      : send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET", url);
+    }
     if (!strncmp(url, "/api/v1/devices/", 16) && !strchr(url + 16, '/')) {
         return is_get ? get_device(fleet, conn, url + 16)
                       : send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET", url);
@@ -563,9 +446,10 @@ capi_handle(struct fleet *fleet, const char *token, struct MHD_Connection *conn,
         return is_post ? post_action(fleet, conn, url, rq->body.buf, rq->body.len)
                        : send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only POST", url);
     }
-    return send_error(conn, MHD_HTTP_NOT_FOUND,
-                      "not found: /api/v1/fleet, /api/v1/devices/N, POST /api/v1/devices/N[-M]/ACTION or "
-                      "/api/v1/groups/NAME/ACTION");
+    return send_error(
+        conn, MHD_HTTP_NOT_FOUND,
+        "not found: /api/v1/fleet, /api/v1/devices/N, /api/v1/events, POST /api/v1/devices/N[-M]/ACTION or "
+        "/api/v1/groups/NAME/ACTION");
 }
 
 void

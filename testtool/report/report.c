@@ -17,6 +17,7 @@
 #include "action_log.h"
 #include "device.h"
 #include "sbuf.h"
+#include "scenario.h"
 #include "session.h"
 #include "stream.h"
 #include "trap.h"
@@ -157,6 +158,8 @@ report_write(struct fleet *fleet, const char *path, int running)
         sbuf_free(&job->parts[i]);
     }
     sbuf_adds(&out, "]");
+    sbuf_adds(&out, ",");
+    scenario_json(fleet->scenario, fleet->cfg.seed, &out);
     if (fleet->actions) {
         sbuf_adds(&out, ",");
         action_log_json(fleet->actions, &out);
