@@ -147,6 +147,7 @@ action_log_add(struct action_log *log, const struct devact_params *params, doubl
         free(idx_copy);
     }
     log->totals[params->kind]++;
+    log->scenario_totals[params->kind] += event != NULL;
     if (e.failed || log->entry_count >= ACTION_LOG_MAX_ENTRIES) {
         log->dropped++;
     } else {
@@ -210,5 +211,13 @@ action_log_totals(struct action_log *log, uint64_t totals[DEVACT_KINDS])
 {
     pthread_mutex_lock(&log->lock);
     memcpy(totals, log->totals, sizeof log->totals);
+    pthread_mutex_unlock(&log->lock);
+}
+
+void
+action_log_totals_of_scenario(struct action_log *log, uint64_t totals[DEVACT_KINDS])
+{
+    pthread_mutex_lock(&log->lock);
+    memcpy(totals, log->scenario_totals, sizeof log->scenario_totals);
     pthread_mutex_unlock(&log->lock);
 }

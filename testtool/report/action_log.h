@@ -42,6 +42,7 @@ struct action_log {
     uint32_t entry_count;                           /* actions in entries */
     uint64_t dropped;              /* actions past ACTION_LOG_MAX_ENTRIES (or out of memory), not kept */
     uint64_t totals[DEVACT_KINDS]; /* actions carried out, by kind (kept or not) */
+    uint64_t scenario_totals[DEVACT_KINDS]; /* of them, asked for by scenario events */
 };
 
 /** @return The action's name as the API spells it ("kill-sessions", "down", ...). */
@@ -80,5 +81,8 @@ void action_log_json(struct action_log *log, struct sbuf *out);
 
 /** @brief Copy the per-kind totals into @p totals. */
 void action_log_totals(struct action_log *log, uint64_t totals[DEVACT_KINDS]);
+
+/** @brief Copy the per-kind totals of the actions scenario events asked for into @p totals. */
+void action_log_totals_of_scenario(struct action_log *log, uint64_t totals[DEVACT_KINDS]);
 
 #endif

@@ -33,6 +33,7 @@
 #include "action_log.h"
 #include "control_api.h"
 #include "device.h"
+#include "fleet_action.h"
 #include "log.h"
 #include "sbuf.h"
 #include "session.h"
@@ -501,6 +502,21 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
             sample(out, "fleetsim_actions_total", "action", action_log_kind_name((enum devact_kind)k), NULL,
                    NULL, totals[k]);
         }
+        family(out, "fleetsim_scenario_actions_total", "counter",
+               "Of those, the ones a --scenario event carried out, by action.");
+        if (fleet->actions) {
+            action_log_totals_of_scenario(fleet->actions, totals);
+        }
+        for (int k = 0; k < DEVACT_KINDS; k++) {
+            sample(out, "fleetsim_scenario_actions_total", "action",
+                   action_log_kind_name((enum devact_kind)k), NULL, NULL, fleet->actions ? totals[k] : 0);
+        }
+    }
+    family(out, "fleetsim_devices_present", "gauge",
+           "Devices in the fleet now, by group (a scenario's start and grow and shrink change it).");
+    for (uint32_t g = 0; g < fleet->group_count; g++) {
+        sample(out, "fleetsim_devices_present", "group", fleet->groups[g].name, NULL, NULL,
+               fact_group_present(fleet, g));
     }
 
     if (rows) {
