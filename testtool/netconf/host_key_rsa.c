@@ -265,25 +265,30 @@ cleanup:
     return key;
 }
 
-ssh_key
-host_key_rsa_derive(const uint8_t secret[32], uint32_t index, unsigned bits)
+EVP_PKEY *
+host_key_rsa_derive_evp(const uint8_t secret[32], uint32_t index, unsigned bits)
 {
     BN_CTX *ctx = BN_CTX_secure_new();
     BIGNUM *p = BN_secure_new(), *q = BN_secure_new();
     EVP_PKEY *pk = NULL;
-    ssh_key key = NULL;
 
-    if (bits < 1024 || bits > 8192 || bits % 128 || !ctx || !p || !q ||
-        find_prime(p, NULL, secret, index, 1, bits / 2, ctx) ||
-        find_prime(q, p, secret, index, 2, bits / 2, ctx) || !(pk = key_from_primes(p, q, ctx))) {
-        goto cleanup;
+    if (bits >= 1024 && bits <= 8192 && !(bits % 128) && ctx && p && q &&
+        !find_prime(p, NULL, secret, index, 1, bits / 2, ctx) &&
+        !find_prime(q, p, secret, index, 2, bits / 2, ctx)) {
+        pk = key_from_primes(p, q, ctx);
     }
-    key = to_libssh(pk);
-
-cleanup:
-    EVP_PKEY_free(pk);
     BN_clear_free(p);
     BN_clear_free(q);
     BN_CTX_free(ctx);
+    return pk;
+}
+
+ssh_key
+host_key_rsa_derive(const uint8_t secret[32], uint32_t index, unsigned bits)
+{
+    EVP_PKEY *pk = host_key_rsa_derive_evp(secret, index, bits);
+    ssh_key key = pk ? to_libssh(pk) : NULL;
+
+    EVP_PKEY_free(pk);
     return key;
 }

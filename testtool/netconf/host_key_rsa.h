@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+struct evp_pkey_st;
 struct ssh_key_struct;
 
 /** Size of the RSA keys fleetsim derives, in bits. */
@@ -21,5 +22,11 @@ struct ssh_key_struct;
  * @return A libssh private key the caller frees, or NULL (out of memory, or a bad @p bits).
  */
 struct ssh_key_struct *host_key_rsa_derive(const uint8_t secret[32], uint32_t index, unsigned bits);
+
+/**
+ * @brief The same key as host_key_rsa_derive() gives, as OpenSSL's key (for checks).
+ * @return A key the caller frees with EVP_PKEY_free(), or NULL.
+ */
+struct evp_pkey_st *host_key_rsa_derive_evp(const uint8_t secret[32], uint32_t index, unsigned bits);
 
 #endif
