@@ -8,8 +8,12 @@ Run: /usr/bin/python3 test_host_key_types.py <path to fleetsim> <path to ch_clie
 every wait bounded.
 """
 
+import base64
+import hashlib
+import hmac
 import json
 import os
+import struct
 import random
 import shutil
 import socket
@@ -37,6 +41,58 @@ def free_port():
             except OSError:
                 continue
     raise AssertionError("no free port")
+
+
+def derive_rsa_n(secret, index, bits=2048):
+    """n of device @index's RSA key, re-derived here from the search docs/ARCHITECTURE.md describes
+    (Python's own integers: an oracle independent of OpenSSL's)."""
+    small = [p for p in range(3, 4096) if all(p % q for q in range(3, int(p ** 0.5) + 1, 2))]
+
+    def probable_prime(w):
+        d, s = w - 1, 0
+        while d % 2 == 0:
+            d, s = d // 2, s + 1
+        for a in [2] + small[:7]:
+            x = pow(a, d, w)
+            if x in (1, w - 1):
+                continue
+            for _ in range(s - 1):
+                x = x * x % w
+                if x == w - 1:
+                    break
+            else:
+                return False
+        return True
+
+    def prime(which, other):
+        half = bits // 2
+        for draw in range(1 << 20):
+            stream = b"".join(hmac.new(secret, b"rsa" + struct.pack(">IBII", index, which, draw, c),
+                                       hashlib.sha256).digest() for c in range((half // 8 + 31) // 32))
+            p = int.from_bytes(stream[:half // 8], "big") | (3 << (half - 2)) | 1
+            for delta in range(0, 65536, 2):
+                c = p + delta
+                if c.bit_length() != half:
+                    break
+                if any(c % q == 0 for q in small) or c % 65537 == 1 or c == other:
+                    continue
+                if probable_prime(c):
+                    return c
+        raise AssertionError("no prime")
+
+    p = prime(1, None)
+    return p * prime(2, p)
+
+
+def ssh_rsa_n(b64):
+    """n of an ssh-rsa public key in base64 (SSH wire format: string name, mpint e, mpint n)."""
+    blob, parts = base64.b64decode(b64), []
+    while blob:
+        (n,) = struct.unpack(">I", blob[:4])
+        parts.append(blob[4:4 + n])
+        blob = blob[4 + n:]
+    assert parts[0] == b"ssh-rsa" and int.from_bytes(parts[1], "big") == 65537, parts[:2]
+    return int.from_bytes(parts[2], "big")
 
 
 class HostKeyTypeTests(unittest.TestCase):
@@ -164,6 +220,17 @@ class HostKeyTypeTests(unittest.TestCase):
         self.assertEqual(len(seen), 4, out)
         self.assertEqual({t for t, _ in seen}, {"ssh-rsa"})
         self.assertEqual({b64 for _, b64 in seen}, {b64 for _, b64 in listed})
+
+    def test_rsa_key_is_the_documented_derivation(self):
+        state = self.state_dir()
+        listed = self.inventory(state, "rsa", 2, 17830)
+        with open(os.path.join(state, "ssh_device_key_secret"), "rb") as f:
+            secret = f.read()
+        self.assertEqual(len(secret), 32)
+        for i in range(2):
+            n = ssh_rsa_n(listed[i][1])
+            self.assertEqual(n.bit_length(), 2048)
+            self.assertEqual(n, derive_rsa_n(secret, i), "device %d" % i)
 
     def test_bad_type_is_one_line_error(self):
         p = subprocess.run([h.BINARY, "--host-key-type", "dsa"], capture_output=True, text=True, timeout=10)
