@@ -571,11 +571,14 @@ static const struct cli_opt cli_opts[] = {
     {.name = "host-key-type",
      .kind = CLI_CHOICE,
      .field = CFG_FIELD(host_key_type),
-     .choices = "ed25519|ecdsa",
+     .choices = "ed25519|ecdsa|rsa",
      .metavar = "T",
      .dflt = "ed25519",
-     .help = "type of the --host-key-per-device keys: ed25519 or ecdsa (NIST P-256, for allow-lists that "
-             "take no ed25519)"},
+     .help =
+         "type of the --host-key-per-device keys: ed25519, ecdsa (NIST P-256) or rsa (2048 bits), "
+         "for allow-lists that take no ed25519 (OpenDaylight's call home: ecdsa or rsa); an rsa key costs "
+         "tens of ms of CPU to derive, on the device's first connection (or per device in "
+         "--emit-inventory)"},
     {.name = "call-home",
      .kind = CLI_STRING,
      .custom = cli_call_home,

@@ -128,7 +128,7 @@ struct fleet_config {
     uint32_t call_home_addr;      /* --call-home: the manager's IPv4 address, host order; valid with a port */
     uint32_t call_home_port;      /* the manager's call-home port; 0: devices listen instead of dialling */
     double call_home_rate;        /* --call-home-rate: dial-outs per second across the fleet, 0: unbounded */
-    const char *host_key_type;    /* --host-key-type: ed25519 or ecdsa, the per-device keys' type */
+    const char *host_key_type;    /* --host-key-type: ed25519, ecdsa or rsa, the per-device keys' type */
 };
 
 /* One group of a fleet: its name and its plan (the command line with the group's settings applied). */

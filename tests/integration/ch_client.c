@@ -6,6 +6,7 @@
  * on the first one sends get-config and checks for data. One line per
  * fact on stdout, for test_call_home.py to read:
  *   listening
+ *   hostkey T B64    (the host key of each device that called, before its session)
  *   session N        (one per accepted session, N from 1)
  *   get-config ok
  *   accepted N
@@ -40,13 +41,23 @@ give_password(const char *username, const char *hostname, void *priv)
     return strdup(password);
 }
 
+/* Accepts every device's host key, and tells which it was ("hostkey TYPE BASE64"). */
 static int
 accept_any_host_key(const char *hostname, ssh_session session, void *priv)
 {
+    ssh_key key = NULL;
+    char *b64 = NULL;
+
     (void)hostname;
-    (void)session;
     (void)priv;
-    return 0; /* the devices' keys are tested elsewhere */
+    if (ssh_get_server_publickey(session, &key) == SSH_OK &&
+        ssh_pki_export_pubkey_base64(key, &b64) == SSH_OK) {
+        printf("hostkey %s %s\n", ssh_key_type_to_char(ssh_key_type(key)), b64);
+        fflush(stdout);
+    }
+    ssh_string_free_char(b64);
+    ssh_key_free(key);
+    return 0; /* the test compares the keys it was told */
 }
 
 static double

@@ -19,11 +19,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <openssl/crypto.h>
 
 #include "device.h"
 #include "devtype.h"
@@ -430,6 +433,71 @@ cleanup:
     return rc;
 }
 
+/* Most threads deriving the host keys of an inventory (an RSA key costs tens of ms of CPU). */
+#define INVENTORY_KEY_THREADS_MAX 16u
+
+/* One thread's share of an inventory's host keys: nodes start, start + step, ... */
+struct key_share {
+    const struct fleet_group_spec *groups; /* the fleet's groups */
+    uint32_t group_count;                  /* how many */
+    uint32_t total;                        /* nodes in the inventory */
+    uint32_t start;                        /* this share's first node */
+    uint32_t step;                         /* nodes between two of this share's */
+    const uint8_t *secret;                 /* the fleet's 32-byte device key secret */
+    char **b64;                            /* out: each node's base64 public key (NULL where it failed) */
+};
+
+static void *
+derive_share(void *arg)
+{
+    struct key_share *k = arg;
+
+    for (uint32_t n = k->start; n < k->total; n += k->step) {
+        struct inventory_device d;
+        inventory_device_get(k->groups, k->group_count, n, &d);
+        if (!(k->b64[n] = ssh_link_device_pubkey_b64(d.cfg, k->secret, d.index))) {
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Every node's host key into @p b64, on as many threads as there are processors (for RSA's sake). */
+static void
+derive_keys(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t total,
+            const uint8_t secret[32], char **b64)
+{
+    struct key_share share[INVENTORY_KEY_THREADS_MAX];
+    pthread_t tid[INVENTORY_KEY_THREADS_MAX];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t threads = cpus < 1                                 ? 1
+                       : cpus > (long)INVENTORY_KEY_THREADS_MAX ? INVENTORY_KEY_THREADS_MAX
+                                                                : (uint32_t)cpus;
+    uint32_t started = 1;
+
+    threads = threads > total ? (total ? total : 1) : threads;
+    for (uint32_t t = 0; t < threads; t++) {
+        share[t] = (struct key_share){groups, group_count, total, t, threads, secret, b64};
+    }
+    /* share 0 runs here; a thread that does not start leaves its nodes to the check after */
+    for (uint32_t t = 1; t < threads; t++, started++) {
+        if (pthread_create(&tid[t], NULL, derive_share, &share[t])) {
+            break;
+        }
+    }
+    derive_share(&share[0]);
+    for (uint32_t t = 1; t < started; t++) {
+        pthread_join(tid[t], NULL);
+    }
+    for (uint32_t n = 0; n < total; n++) {
+        if (!b64[n]) {
+            struct inventory_device d;
+            inventory_device_get(groups, group_count, n, &d);
+            b64[n] = ssh_link_device_pubkey_b64(d.cfg, secret, d.index);
+        }
+    }
+}
+
 /*
  * OpenDaylight's odl-netconf-callhome-server allowed-devices: each node's unique-id (its node-id) and
  * the base64 public key of its device's own host key, which a call-home manager checks the device by.
@@ -439,6 +507,8 @@ write_odl_callhome(const struct fleet_group_spec *groups, uint32_t group_count, 
                    struct sbuf *doc, char *err, size_t err_len)
 {
     uint8_t secret[32];
+    char **b64 = NULL;
+    int rc = -1;
 
     for (uint32_t g = 0; g < group_count; g++) {
         if (!groups[g].cfg.ssh || !groups[g].cfg.host_key_per_device) {
@@ -451,21 +521,33 @@ write_odl_callhome(const struct fleet_group_spec *groups, uint32_t group_count, 
     if (ssh_link_load_secret(&groups[0].cfg, secret, err, err_len)) {
         return -1;
     }
+    if (!(b64 = calloc(total ? total : 1, sizeof *b64))) {
+        snprintf(err, err_len, "out of memory for %u host keys", (unsigned)total);
+        goto cleanup;
+    }
+    derive_keys(groups, group_count, total, secret, b64);
     sbuf_printf(doc, "{\"odl-netconf-callhome-server:netconf-callhome-server\":{\"allowed-devices\":{"
                      "\"device\":[");
     for (uint32_t n = 0; n < total; n++) {
         struct inventory_device d;
-        char *b64;
         inventory_device_get(groups, group_count, n, &d);
-        if (!(b64 = ssh_link_device_pubkey_b64(d.cfg, secret, d.index))) {
+        if (!b64[n]) {
             snprintf(err, err_len, "cannot derive the host key of device %u", (unsigned)d.index);
-            return -1;
+            goto cleanup;
         }
-        sbuf_printf(doc, "%s\n{\"unique-id\":\"%s\",\"ssh-host-key\":\"%s\"}", n ? "," : "", d.node_id, b64);
-        free(b64);
+        sbuf_printf(doc, "%s\n{\"unique-id\":\"%s\",\"ssh-host-key\":\"%s\"}", n ? "," : "", d.node_id,
+                    b64[n]);
     }
     sbuf_printf(doc, "\n]}}}\n");
-    return 0;
+    rc = 0;
+
+cleanup:
+    for (uint32_t n = 0; b64 && n < total; n++) {
+        free(b64[n]);
+    }
+    free(b64);
+    OPENSSL_cleanse(secret, sizeof secret);
+    return rc;
 }
 
 int

@@ -25,6 +25,7 @@
 #include <libssh/server.h>
 
 #include "device.h"
+#include "host_key_rsa.h"
 #include "log.h"
 #include "session.h"
 
@@ -341,6 +342,9 @@ ssh_link_device_key(const struct fleet_config *cfg, const uint8_t secret[32], ui
 {
     if (cfg->host_key_type && !strcmp(cfg->host_key_type, "ecdsa")) {
         return device_key_ecdsa(secret, index);
+    }
+    if (cfg->host_key_type && !strcmp(cfg->host_key_type, "rsa")) {
+        return host_key_rsa_derive(secret, index, HOST_KEY_RSA_BITS);
     }
     return device_key(secret, index);
 }
