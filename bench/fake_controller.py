@@ -8,7 +8,16 @@ open), at most `concurrency` mounts at a time, and serves the topology with
 each node's connection-status (connecting, connected, unable-to-connect) on
 GET ...?content=nonconfig, as OpenDaylight does. It is what bench scripts
 point `fleetsim --controller-ip` and `fleetsim-stress controller-mount` at;
-it is not a controller (no schemas, no reconnects, no SSH).
+it is not a controller (no schemas, no SSH).
+
+A mounted session is watched: when the device ends it (EOF or a reset, as a
+reboot or a down does) or, with `keepalive_s`, leaves a keepalive <get>
+unanswered for twice that long, the node goes back to connecting and is
+connected again with OpenDaylight's connector's backoff: the first attempt
+after `reconnect_delay` seconds (2), each next one after 1.5 times the last
+delay, at most `reconnect_max_delay` (30); after `max_attempts` (5) failed
+attempts the node is unable-to-connect and the attempts go on at that pace
+(the first mount is one attempt, as before: unable-to-connect on failure).
 
 It also takes what OpenDaylight's REST perf client (and `fleetsim-stress
 restconf`) sends: a POST or PUT to .../node=<id>/yang-ext:mount/<path>
@@ -263,7 +272,16 @@ class MountEdits:
 
 class Controller:
     def __init__(self, port, username="admin", password="admin", concurrency=200, host="127.0.0.1",
-                 device_host="127.0.0.1", fail_every=0, fail_forward=False, close_after=None):
+                 device_host="127.0.0.1", fail_every=0, fail_forward=False, close_after=None,
+                 reconnect_delay=2.0, reconnect_factor=1.5, reconnect_max_delay=30.0, max_attempts=5,
+                 keepalive_s=None):
+        self.reconnect_delay = reconnect_delay          # seconds before the first reconnect attempt
+        self.reconnect_factor = reconnect_factor        # each next delay is the last times this
+        self.reconnect_max_delay = reconnect_max_delay  # and at most this
+        self.max_attempts = max_attempts                # failed attempts before unable-to-connect
+        self.keepalive_s = keepalive_s                  # a <get> this often on each session, None: none
+        self.losses = 0        # sessions lost (and reconnected or being reconnected)
+        self.reconnects = 0    # sessions connected again
         self.auth = "Basic " + base64.b64encode(("%s:%s" % (username, password)).encode()).decode()
         self.concurrency = concurrency
         self.lock = threading.Lock()
@@ -353,24 +371,81 @@ class Controller:
                                        "status": "connecting"}
                 self.loop.call_soon_threadsafe(self.queue.put_nowait, node_id)
 
+    async def _connect(self, node):
+        """One mount attempt: (reader, writer) of a session past the hello, or None."""
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(node["host"], node["port"]), 30)
+        except (OSError, asyncio.TimeoutError):
+            return None
+        try:
+            await asyncio.wait_for(reader.readuntil(EOM), 30)
+            writer.write(HELLO)
+            await writer.drain()
+        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            writer.close()
+            return None
+        return reader, writer
+
+    def _set_status(self, node, status):
+        with self.lock:
+            node["status"] = status
+            if all(n["status"] == "connected" for n in self.nodes.values()):
+                self.all_connected_at = time.monotonic()
+
     async def _mounter(self):
         while True:
             node_id = await self.queue.get()
             node = self.nodes[node_id]
-            status = "unable-to-connect"
-            try:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(node["host"], node["port"]), 30)
-                await asyncio.wait_for(reader.readuntil(b"]]>]]>"), 30)
-                writer.write(HELLO)
-                await writer.drain()
-                self.writers.append(writer)
-                status = "connected"
-            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-                pass
+            session = await self._connect(node)
+            self._set_status(node, "connected" if session else "unable-to-connect")
+            if session:
+                self.loop.create_task(self._watch(node, *session))
+
+    async def _watch(self, node, reader, writer):
+        """Keep a mounted node's session: on its loss, back to connecting and reconnect with backoff."""
+        while True:
+            self.writers.append(writer)
+            await self._until_lost(reader, writer)
+            writer.close()
+            if writer in self.writers:
+                self.writers.remove(writer)
             with self.lock:
-                node["status"] = status
-                if all(n["status"] == "connected" for n in self.nodes.values()):
-                    self.all_connected_at = time.monotonic()
+                self.losses += 1
+            self._set_status(node, "connecting")
+            delay, failed = self.reconnect_delay, 0
+            while True:
+                await asyncio.sleep(delay)
+                session = await self._connect(node)
+                if session:
+                    break
+                failed += 1
+                if failed >= self.max_attempts:
+                    self._set_status(node, "unable-to-connect")
+                delay = min(delay * self.reconnect_factor, self.reconnect_max_delay)
+            reader, writer = session
+            with self.lock:
+                self.reconnects += 1
+            self._set_status(node, "connected")
+
+    async def _until_lost(self, reader, writer):
+        """Return when the session ends: EOF or an error on read, or (keepalive_s) a keepalive unanswered."""
+        msg_id = 0
+        while True:
+            try:
+                if self.keepalive_s:
+                    msg_id += 1
+                    writer.write(('<rpc message-id="ka-%d" xmlns="%s"><get><filter type="subtree">'
+                                  '<netconf-state xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring">'
+                                  '<sessions/></netconf-state></filter></get></rpc>' % (msg_id, NC_NS)).encode()
+                                 + EOM)
+                    await writer.drain()
+                    await asyncio.wait_for(reader.readuntil(EOM), 2 * self.keepalive_s)
+                    await asyncio.sleep(self.keepalive_s)
+                else:
+                    if not await reader.read(65536):
+                        return
+            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+                return
 
     def topology(self):
         with self.lock:

@@ -950,13 +950,28 @@ static const struct stress_opt opts[] = {
      .modes = M_CTRL,
      .field = FIELD(csv_path),
      .metavar = "FILE",
-     .help = "the curve: t_s,connected,connecting,failed,absent,http_status"},
+     .help = "the curve: t_s,connected,connecting,failed,absent,http_status (and events with --events)"},
     {.name = "json",
      .kind = OPT_TEXT,
      .modes = M_CTRL,
      .field = FIELD(json_path),
      .metavar = "FILE",
      .help = "write a manifest: parameters, the curve, results"},
+    {.name = "events",
+     .kind = OPT_TEXT,
+     .modes = M_CTRL,
+     .field = FIELD(events_url),
+     .noun = "a URL",
+     .metavar = "URL",
+     .help = "the fleet's --metrics server, e.g. http://127.0.0.1:9100: its /api/v1/events are marked on the "
+             "curve and each one's recovery measured; the run lasts until --timeout"},
+    {.name = "events-token-file",
+     .kind = OPT_TEXT,
+     .modes = M_CTRL,
+     .field = FIELD(events_token_file),
+     .noun = "a file",
+     .metavar = "FILE",
+     .help = "the bearer token for --events (the fleet's --api-token-file)"},
 
     {.name = "out",
      .kind = OPT_TEXT,
@@ -1424,6 +1439,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         }
         if (o->ssh > 0) {
             BAD("--ssh is for edit, mount and notify (NETCONF)");
+        }
+        if (o->events_url && strncmp(o->events_url, "http://", 7) && strncmp(o->events_url, "https://", 8)) {
+            BAD("--events needs the fleet's URL, http://HOST:PORT (or https://)");
+        }
+        if (o->events_token_file && !o->events_url) {
+            BAD("--events-token-file goes with --events");
         }
         if (!opt_given(given, "msg-timeout")) {
             o->msg_timeout_s = 0; /* the interval plus a margin */

@@ -110,11 +110,13 @@ struct stress_options {
     double tolerance;          /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
     /* controller-mount (device_count: nodes expected; username, password: HTTP basic auth; msg_timeout_s:
      * limit of one poll, 0 for the interval plus a margin) */
-    const char *url;         /* RESTCONF base, "http://host:port/restconf" */
-    const char *node_suffix; /* only nodes whose node-id ends in it count ("": all) */
-    const char *csv_path;    /* the curve as CSV, or NULL */
-    double interval_s;       /* between polls, seconds */
-    double run_timeout_s;    /* give up when not all are connected after this long, seconds */
+    const char *url;               /* RESTCONF base, "http://host:port/restconf" */
+    const char *node_suffix;       /* only nodes whose node-id ends in it count ("": all) */
+    const char *csv_path;          /* the curve as CSV, or NULL */
+    double interval_s;             /* between polls, seconds */
+    double run_timeout_s;          /* give up when not all are connected after this long, seconds */
+    const char *events_url;        /* --events: the fleet's HTTP server, "http://host:port", or NULL */
+    const char *events_token_file; /* --events-token-file: its bearer token's file, or NULL */
     /* record (community, v3_user, timeout_ms, retries, max_repetitions: of its SNMP walk) */
     const char *out_dir;   /* the folder written */
     int snmp_walk;         /* 1: --snmp or --v3-user given: walk the agent into snmp.snmprec */

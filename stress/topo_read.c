@@ -49,9 +49,19 @@ node_status(const struct jsonr_value *node)
     return s;
 }
 
+/* What a walk passes down: the suffix, the counts, and the per-node callback (or NULL). */
+struct topo_walk {
+    const char *suffix;      /* only node-ids ending in it count */
+    struct topo_counts *out; /* the counts */
+    topo_node_fn each;       /* called for every counted node, or NULL */
+    void *user;              /* its argument */
+};
+
 static void
-count_node(const struct jsonr_value *node, const char *suffix, struct topo_counts *out)
+count_node(const struct jsonr_value *node, const struct topo_walk *w)
 {
+    const char *suffix = w->suffix;
+    struct topo_counts *out = w->out;
     const char *id = jsonr_get_str(node, "node-id");
     const char *text;
     enum topo_status st;
@@ -73,6 +83,9 @@ count_node(const struct jsonr_value *node, const char *suffix, struct topo_count
     }
     out->seen++;
     out->by_status[st]++;
+    if (w->each) {
+        w->each(w->user, id, st);
+    }
     if (st != TOPO_CONNECTED && out->not_connected_count < TOPO_SAMPLE_NAMES) {
         struct topo_name *n = &out->not_connected[out->not_connected_count++];
         snprintf(n->id, sizeof n->id, "%s", id);
@@ -81,8 +94,7 @@ count_node(const struct jsonr_value *node, const char *suffix, struct topo_count
 }
 
 static int
-count_topology(const struct jsonr_value *topo, const char *suffix, struct topo_counts *out, char *err,
-               size_t err_len)
+count_topology(const struct jsonr_value *topo, const struct topo_walk *w, char *err, size_t err_len)
 {
     const struct jsonr_value *nodes;
 
@@ -103,7 +115,7 @@ count_topology(const struct jsonr_value *topo, const char *suffix, struct topo_c
             snprintf(err, err_len, "a node is not an object");
             return -1;
         }
-        count_node(n, suffix, out);
+        count_node(n, w);
     }
     return 0;
 }
@@ -112,6 +124,14 @@ int
 topo_count(const char *body, size_t len, const char *suffix, struct topo_counts *out, char *err,
            size_t err_len)
 {
+    return topo_count_each(body, len, suffix, out, NULL, NULL, err, err_len);
+}
+
+int
+topo_count_each(const char *body, size_t len, const char *suffix, struct topo_counts *out, topo_node_fn each,
+                void *user, char *err, size_t err_len)
+{
+    const struct topo_walk w = {.suffix = suffix, .out = out, .each = each, .user = user};
     struct jsonr_value *doc = NULL;
     const struct jsonr_value *list;
     char why[160];
@@ -139,7 +159,7 @@ topo_count(const char *body, size_t len, const char *suffix, struct topo_counts 
         goto cleanup;
     }
     if (list->type == JSONR_OBJECT) {
-        rc = count_topology(list, suffix, out, err, err_len);
+        rc = count_topology(list, &w, err, err_len);
         goto cleanup;
     }
     if (list->type != JSONR_ARRAY) {
@@ -147,7 +167,7 @@ topo_count(const char *body, size_t len, const char *suffix, struct topo_counts 
         goto cleanup;
     }
     for (const struct jsonr_value *t = list->child; t; t = t->next) {
-        if (count_topology(t, suffix, out, err, err_len)) {
+        if (count_topology(t, &w, err, err_len)) {
             goto cleanup;
         }
     }

@@ -57,6 +57,22 @@ int topo_count(const char *body, size_t len, const char *suffix, struct topo_cou
                size_t err_len);
 
 /**
+ * @brief Called by topo_count_each() for every node whose node-id ends in the suffix.
+ * @param[in] user As given to topo_count_each().
+ * @param[in] id The node-id (valid during the call only).
+ * @param[in] status Its connection status.
+ */
+typedef void (*topo_node_fn)(void *user, const char *id, enum topo_status status);
+
+/**
+ * @brief topo_count(), and @p each called for every counted node in document order (NULL: none, which is
+ * topo_count()). The counts are the same either way; @p each sees the nodes of a document that turns out
+ * to be malformed further on too (the caller discards what it gathered when -1 is returned).
+ */
+int topo_count_each(const char *body, size_t len, const char *suffix, struct topo_counts *out,
+                    topo_node_fn each, void *user, char *err, size_t err_len);
+
+/**
  * @brief Whether an error answer says the data does not exist (RFC 8040 error-tag "data-missing"),
  * as OpenDaylight answers (with 409) for a topology not created yet.
  * @return 1 when the body is an ietf-restconf errors document with that tag, else 0.
