@@ -4,8 +4,7 @@ The real fleet (fleetsim --controller-ip) registers its devices with bench/fake_
 them over plain TCP and, when a device ends its session, marks the node connecting and reconnects with
 backoff (a small first delay here). The test applies actions through the fleet's control API (--metrics:
 POST /api/v1/devices/N-M/reboot, .../down) while controller-mount polls the controller's topology, and
-reads the fleet's events either from the fleet itself (GET /api/v1/events; skipped while the fleet
-answers 404 there) or from a small events server in this file that the test fills with what it did, at
+reads the fleet's events either from the fleet itself (GET /api/v1/events) or from a small events server in this file that the test fills with what it did, at
 the times it did it. A reboot must show loss and heal within bounds; a down without an up never heals
 (healed_s null, exit 1); a latency action is a mark only.
 
@@ -14,6 +13,7 @@ Loopback only; every wait bounded; each test takes about 10 s.
 """
 
 import csv
+import hashlib
 import http.server
 import json
 import os
@@ -174,8 +174,6 @@ class ControllerMountEventsTests(unittest.TestCase):
     # -- the fleet's own endpoint
     def test_fleet_endpoint_reboot_heals_and_down_does_not(self):
         code, _ = api(self.base, "/api/v1/events?since=0")
-        if code == 404:
-            self.skipTest("the fleet has no /api/v1/events yet")
         self.assertEqual(code, 200)
         self.start_stress(self.base)
         self.assertEqual(api(self.base, "/api/v1/devices/0-1/reboot", {"for": "2s"})[0], 200)
@@ -253,6 +251,52 @@ class ControllerMountEventsTests(unittest.TestCase):
         self.assertIn("HTTP 401", manifest["events_first_error"])
         self.assertEqual(self.out.count("events fetch at"), 1, "a failure kind told once: " + self.out)
         self.assertGreater(manifest["results"]["polls"], 5)
+
+
+class ScenarioEndToEndTests(unittest.TestCase):
+    """A fleet run by a scenario (it grows, then half of it reboots), registered with the fake controller:
+    controller-mount --events marks both events and measures how long the controller took to heal."""
+
+    def test_a_scenario_is_marked_and_each_event_heals(self):
+        tmp = tempfile.mkdtemp(prefix="cm-scenario-")
+        scenario = {"fleetsim-scenario:scenario": {"seed": "3", "start": [{"group": "default", "devices": 2}],
+                    "event": [
+                        {"name": "join", "at": "%dms" % (h.scaled(1.5) * 1000), "grow": {"devices": 4}},
+                        {"name": "reboot-half", "at": "%dms" % (h.scaled(4.0) * 1000), "share": "0.5",
+                         "reboot": {"for": "1500ms"}}]}}
+        path = os.path.join(tmp, "scenario.json")
+        with open(path, "w") as f:
+            json.dump(scenario, f)
+        controller = fake_controller.Controller(0, **BACKOFF)
+        self.addCleanup(controller.stop)
+        port = controller.http.server_address[1]
+        fleet, base = h.start_with_metrics(6, ["--controller-ip", "127.0.0.1", "--controller-port", str(port),
+                                               "--scenario", path], True, 8)
+        self.addCleanup(fleet.stop)
+        json_path = os.path.join(tmp, "run.json")
+        proc = subprocess.Popen([STRESS, "controller-mount", "--url", "http://127.0.0.1:%d/restconf" % port,
+                                 "--device-count", "6", "--interval", "0.2", "--timeout", str(h.scaled(10.0)),
+                                 "--events", base, "--json", json_path],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        out = proc.communicate(timeout=h.scaled(40))[0].decode()
+        with open(json_path) as f:
+            manifest = json.load(f)
+        self.assertEqual(proc.returncode, 0, out)
+        events = {e["event"]: e for e in manifest["events"]}
+        self.assertEqual(set(events), {"join", "reboot-half"}, out)
+        join, reboot = events["join"], events["reboot-half"]
+        self.assertEqual((join["action"], join["origin"], join["devices"], join["state"]),
+                         ("grow", "scenario", 4, "healed"), out)
+        self.assertLess(join["healed_s"], h.scaled(3.0), out)
+        self.assertEqual((reboot["action"], reboot["state"]), ("reboot", "healed"), out)
+        self.assertGreater(reboot["lost"], 0, out)
+        self.assertGreaterEqual(reboot["healed_s"], 1.5 - 0.3, out)
+        self.assertLess(join["t_s"], reboot["t_s"])
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        self.assertEqual((manifest["scenario"]["sha256"], manifest["scenario"]["seed"]), (digest, 3))
+        self.assertIn("(scenario join)", out)
 
 
 if __name__ == "__main__":
