@@ -766,7 +766,8 @@ write_manifest_events(struct sbuf *b, const struct cm_run *run)
             sbuf_adds(b, "null}");
         }
     } else {
-        sbuf_adds(b, ",\"scenario\":null");
+        sbuf_adds(b, ","); /* the fleet named none: --scenario's, or null */
+        run_manifest_scenario_member(b);
     }
     sbuf_printf(b,
                 ",\"events_fetches\":%" PRIu64 ",\"events_errors\":%" PRIu64 ",\"events_dropped\":%" PRIu64

@@ -510,6 +510,7 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
         totals[1] ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / (double)totals[1] : 0.0);
     json_string_or_null(&b, run->failed ? run->failure : NULL);
     sbuf_adds(&b, "}}");
+    run_manifest_scenario(&b);
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
     sbuf_free(&b);
     return rc;

@@ -35,6 +35,9 @@ main(int argc, char **argv)
         break;
     }
     stress_options_notes(&opts, stderr);
+    if (run_scenario_read(&opts)) {
+        return 2;
+    }
     signal(SIGPIPE, SIG_IGN);
     netconf = opts.mode == STRESS_EDIT || opts.mode == STRESS_MOUNT || opts.mode == STRESS_NOTIFY ||
               opts.mode == STRESS_RECORD;

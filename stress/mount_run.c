@@ -466,6 +466,7 @@ write_manifest(struct mount_run *run)
     sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"first_failure\":", run->cpu_end_s - run->cpu_start_s);
     json_string_or_null(&b, run->first_failure);
     sbuf_adds(&b, "}}");
+    run_manifest_scenario(&b);
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
     sbuf_free(&b);
     return rc;

@@ -775,6 +775,7 @@ write_manifest(const struct notify_run *run, const struct notify_totals *t)
         sbuf_adds(&b, "}");
     }
     sbuf_adds(&b, "]}");
+    run_manifest_scenario(&b);
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
     sbuf_free(&b);
     return rc;

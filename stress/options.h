@@ -64,6 +64,7 @@ struct stress_options {
     uint32_t msg_timeout_s;    /* seconds to wait for any answer */
     int legacy_framing;        /* offer only base:1.0 */
     const char *json_path;     /* manifest, or NULL */
+    const char *scenario_path; /* --scenario: the fleet's scenario file, named in the manifest, or NULL */
     const char *preamble_path; /* bytes to send before the hello, or NULL */
     const char *tcp_header;    /* --tcp-header TEXT as given (sent trimmed, unquoted, plus "\n"), or NULL */
     int exi;                   /* --exi true: asked for EXI; warned, plain XML is used */

@@ -12,6 +12,7 @@
 
 #include "loop.h"
 #include "options.h"
+#include "sbuf.h"
 
 /* Without a terminal on stderr, a progress line is printed this often. */
 #define RUN_PROGRESS_LINE_US (10u * 1000000u)
@@ -73,6 +74,21 @@ char *run_read_file(const char *path, size_t *len);
  * @return 0, or -1 with a message printed on stderr.
  */
 int run_preamble(const struct stress_options *opts, char **out, size_t *len);
+
+/**
+ * @brief Read --scenario (if given) once: its SHA-256 and seed, for every manifest.
+ * @return 0, or -1 with a message printed on stderr (unreadable, or not a scenario's JSON).
+ */
+int run_scenario_read(const struct stress_options *opts);
+
+/**
+ * @brief Add `"scenario":{"file","sha256","seed"}` (or null without --scenario) to the manifest @p b, a
+ * complete JSON object: the member goes before its closing brace.
+ */
+void run_manifest_scenario(struct sbuf *b);
+
+/** @brief Write the `"scenario":...` member alone (no comma), for a manifest that places it itself. */
+void run_manifest_scenario_member(struct sbuf *b);
 
 /** @brief Raise the descriptor limit to the hard limit; @return the limit. */
 int run_raise_fd_limit(void);

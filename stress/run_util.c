@@ -19,6 +19,11 @@
 
 #include "run.h"
 
+#include <inttypes.h>
+
+#include "digest.h"
+#include "json_read.h"
+
 static volatile sig_atomic_t run_signal;   /* the first SIGINT or SIGTERM of the run, 0 before */
 static struct loop *volatile run_sig_loop; /* stopped by it, or NULL */
 static struct sigaction run_old_int;       /* SIGINT's action before run_signals_catch() */
@@ -143,6 +148,87 @@ run_read_file(const char *path, size_t *len)
         *len = (size_t)size;
     }
     return buf;
+}
+
+/* What run_scenario_read() found: --scenario's identity, for the manifests. */
+static struct {
+    char *file;                           /* the path as given, NULL without --scenario */
+    char sha256[DIGEST_SHA256_HEX_BYTES]; /* its SHA-256 */
+    int have_seed;                        /* 1: it names a seed */
+    uint64_t seed;                        /* that seed */
+} run_scenario;
+
+int
+run_scenario_read(const struct stress_options *o)
+{
+    struct jsonr_value *doc = NULL;
+    const struct jsonr_value *top, *seed;
+    char err[256];
+    size_t len = 0;
+    char *text;
+
+    if (!o->scenario_path) {
+        return 0;
+    }
+    if (!(text = run_read_file(o->scenario_path, &len))) {
+        return -1;
+    }
+    if (jsonr_parse(text, len, &doc, err, sizeof err) ||
+        !(top = jsonr_get(doc, "fleetsim-scenario:scenario"))) {
+        fprintf(stderr, "fleetsim-stress: --scenario %s: %s\n", o->scenario_path,
+                doc ? "no \"fleetsim-scenario:scenario\" in it" : err);
+        jsonr_free(doc);
+        free(text);
+        return -1;
+    }
+    digest_sha256_hex(text, len, run_scenario.sha256);
+    /* RFC 7951 writes a uint64 as a string; a number is taken too */
+    if ((seed = jsonr_get(top, "seed"))) {
+        char *end = NULL;
+        if (seed->type == JSONR_STRING) {
+            run_scenario.seed = strtoull(seed->str, &end, 10);
+            run_scenario.have_seed = *seed->str && !*end;
+        } else {
+            run_scenario.have_seed = !jsonr_get_u64(top, "seed", &run_scenario.seed);
+        }
+    }
+    run_scenario.file = (char *)o->scenario_path;
+    jsonr_free(doc);
+    free(text);
+    return 0;
+}
+
+void
+run_manifest_scenario(struct sbuf *b)
+{
+    while (b->len && b->buf[b->len - 1] != '}') {
+        b->len--; /* a trailing newline */
+    }
+    if (!b->len || b->failed) {
+        return;
+    }
+    b->buf[--b->len] = '\0';
+    sbuf_adds(b, ",");
+    run_manifest_scenario_member(b);
+    sbuf_adds(b, "}");
+}
+
+void
+run_manifest_scenario_member(struct sbuf *b)
+{
+    sbuf_adds(b, "\"scenario\":");
+    if (!run_scenario.file) {
+        sbuf_adds(b, "null");
+        return;
+    }
+    sbuf_adds(b, "{\"file\":");
+    sbuf_add_json(b, run_scenario.file);
+    sbuf_printf(b, ",\"sha256\":\"%s\",\"seed\":", run_scenario.sha256);
+    if (run_scenario.have_seed) {
+        sbuf_printf(b, "%" PRIu64 "}", run_scenario.seed);
+    } else {
+        sbuf_adds(b, "null}");
+    }
 }
 
 int

@@ -1075,6 +1075,7 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     sbuf_printf(&b, "],\"failed_device_count\":%u,\"first_failure\":", (unsigned)failed_devices);
     json_string_or_null(&b, run->first_failure);
     sbuf_adds(&b, "}}");
+    run_manifest_scenario(&b);
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
     sbuf_free(&b);
     return rc;

@@ -18,9 +18,9 @@
 #include <time.h>
 
 #include <libyang/libyang.h>
-#include <openssl/evp.h>
 
 #include "capi_target.h"
+#include "digest.h"
 #include "json_read.h"
 
 /* The YANG JSON names of the module's top container and of its members. */
@@ -55,20 +55,6 @@ read_file(const char *path, size_t *len, char *err, size_t err_len)
     text[n] = '\0';
     *len = n;
     return text;
-}
-
-static void
-sha256_hex(const char *text, size_t len, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int md_len = 0;
-
-    out[0] = '\0';
-    if (EVP_Digest(text, len, md, &md_len, EVP_sha256(), NULL)) {
-        for (unsigned i = 0; i < md_len && i < 32; i++) {
-            snprintf(out + 2 * i, 3, "%02x", md[i]);
-        }
-    }
 }
 
 /* libyang's view of the file. @return 0 when it is a valid instance, else -1 with @p err. */
@@ -331,7 +317,7 @@ scenario_load(const char *path, struct fleet *fleet, char *err, size_t err_len)
     if (!(text = read_file(path, &len, err, err_len)) || validate(path, text, err, err_len)) {
         goto cleanup;
     }
-    sha256_hex(text, len, sc->sha256);
+    digest_sha256_hex(text, len, sc->sha256);
     if (jsonr_parse(text, len, &doc, msg, sizeof msg) || !(top = jsonr_get(doc, SCENARIO_TOP))) {
         snprintf(err, err_len, "--scenario %s: %s", path, doc ? "no " SCENARIO_TOP " in it" : msg);
         goto cleanup;

@@ -6,7 +6,7 @@ controller that records what fleetsim registers as the fleet grows. A scenario r
 touches the same devices; another seed touches others. Bad scenario files are refused before anything
 listens, naming the file and what is wrong.
 
-Run: /usr/bin/python3 test_scenario.py <path to fleetsim>. Loopback only, every wait bounded.
+Run: /usr/bin/python3 test_scenario.py <path to fleetsim> <path to fleetsim-stress>. Loopback only, every wait bounded.
 """
 
 import hashlib
@@ -23,6 +23,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleetsim_harness as h  # noqa: E402
 from test_control_api import api, connect_outcome, snmpget  # noqa: E402
 from test_controller import Controller  # noqa: E402
+
+
+STRESS = None
 
 
 def ms(seconds):
@@ -232,7 +235,33 @@ class ScenarioTests(unittest.TestCase):
         finally:
             ctl.close()
 
+    def test_stress_manifests_name_the_scenario(self):
+        path = self.file([{"name": "later", "at": "1h", "reboot": {}}], seed=99)
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        fleet, _ = h.start_with_metrics(devices=2, extra=["--scenario", path])
+        try:
+            for mode, extra in (("edit", ["--edits", "20"]), ("mount", ["--device-count", "2"]),
+                                ("snmp", ["--device-count", "2", "--port", str(fleet.port)])):
+                fd, manifest = tempfile.mkstemp(suffix=".json")
+                os.close(fd)
+                self.paths.append(manifest)
+                port = [] if mode == "snmp" else ["--port", str(fleet.port)]  # the agents share the numbers
+                out = subprocess.run([STRESS, mode, "--ip", "127.0.0.1"] + port + extra +
+                                     ["--scenario", path, "--json", manifest], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, timeout=h.scaled(60))
+                self.assertEqual(out.returncode, 0, out.stdout.decode())
+                with open(manifest) as f:
+                    doc = json.load(f)
+                self.assertEqual(doc["scenario"], {"file": path, "sha256": digest, "seed": 99}, mode)
+            out = subprocess.run([STRESS, "edit", "--port", str(fleet.port), "--scenario", path + ".missing"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=h.scaled(30))
+            self.assertEqual(out.returncode, 2)
+            self.assertIn(path + ".missing", out.stdout.decode())
+        finally:
+            fleet.stop()
+
 
 if __name__ == "__main__":
-    h.BINARY = h.take_binary_argument()
+    STRESS = h.take_binaries_arguments()  # sets h.BINARY too
     unittest.main(verbosity=2)
