@@ -52,7 +52,9 @@ devact_free(struct device *dev)
     }
     if (dev->worker && dev->worker->loop) {
         loop_timer_stop(dev->worker->loop, &ctl->reboot_timer);
+        loop_timer_stop(dev->worker->loop, &ctl->flap_timer);
     }
+    free(ctl->flap_all);
     free(ctl);
     dev->ctl = NULL;
 }

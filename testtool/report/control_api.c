@@ -377,7 +377,7 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
             kind = k;
         }
     }
-    if (kind >= DEVACT_SET) {
+    if (kind >= DEVACT_GROW) {
         kind = -1; /* named, not served yet */
     }
     if (kind < 0) {
