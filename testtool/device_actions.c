@@ -4,6 +4,11 @@
  * so the device's sessions, sockets and datastores are touched by their
  * own thread only.
  *
+ * A flap action takes its interface(s) down and up again with flap.c's
+ * one transition (flap_link: device view, if-state-change, linkDown and
+ * linkUp), a down and an up of the same length per flap, then leaves them
+ * as it found them. A set has its own file (device_set.c).
+ *
  * Down, per device, whatever the listening sockets: a device with its own
  * listener (a port per device) refuses by shutting that listener down
  * (the kernel answers SYNs with RST) and blackholes by shrinking its
@@ -25,10 +30,14 @@
 #include <unistd.h>
 
 #include "callhome.h"
+#include "device_actions_internal.h"
 #include "devview.h"
+#include "dynamics.h"
+#include "flap.h"
 #include "listen.h"
 #include "log.h"
 #include "session.h"
+#include "stream.h"
 #include "trap.h"
 
 static struct device_ctl *
@@ -38,6 +47,7 @@ ctl_of(struct device *dev)
         dev->ctl->plug_fd = -1;
         dev->ctl->dev = dev;
         loop_timer_init(&dev->ctl->reboot_timer);
+        loop_timer_init(&dev->ctl->flap_timer);
     }
     return dev->ctl;
 }
@@ -297,6 +307,8 @@ reboot(struct device *dev, uint32_t for_ms)
                      loop_now_us(dev->worker->loop) + (monotime_us)for_ms * 1000u, reboot_done);
 }
 
+static void flap_finish(struct device *dev);
+
 /* The device leaves the fleet: its sessions reset, it refuses, and what it held is forgotten. */
 static void
 leave(struct device *dev)
@@ -315,7 +327,8 @@ leave(struct device *dev)
     ctl->down = DEVACT_REFUSE;
     ctl->rebooting = 0;
     ctl->absent = 1;
-    ctl->has_nc_latency = ctl->has_snmp_latency = ctl->has_drop_rate = 0;
+    ctl->has_nc_latency = ctl->has_snmp_latency = ctl->has_drop_rate = ctl->has_notif_rate = 0;
+    flap_finish(dev); /* an interface a flap action holds down is up again when the device rejoins */
     stop_listener(dev, DEVACT_REFUSE);
     for (int id = 0; id < DS_COUNT; id++) {
         ds_reset(&dev->ds, id);
@@ -336,6 +349,112 @@ join(struct device *dev)
     ctl->rebooting = 1; /* comes up as from a boot: coldStart */
     dev->boot_ms = devview_now_ms(dev->worker->fleet);
     come_up(dev);
+}
+
+/* ------------------------------------------------------------------ flap */
+
+/* Whether interface @p pos can be flapped: its link up now and a real port (as --flap-rate picks). */
+static int
+flappable(const struct device *dev, uint32_t pos)
+{
+    return devview_link_up(dev, pos) && dev->type->profile->ifs[pos].speed_bps;
+}
+
+static void flap_due(struct loop *loop, struct loop_timer *timer);
+
+/* The next transition of the flap action: its interface(s) down, or back up; then the next one armed. */
+static void
+flap_step(struct device *dev)
+{
+    struct device_ctl *ctl = dev->ctl;
+    uint64_t now_ms = devview_now_ms(dev->worker->fleet);
+    int down = !ctl->flap_is_down;
+
+    if (ctl->flap_pos >= 0) {
+        flap_link(dev, (uint32_t)ctl->flap_pos, !down, now_ms);
+    } else {
+        for (uint32_t pos = 0; pos < dev->type->profile->if_count; pos++) {
+            if (down ? flappable(dev, pos) : ctl->flap_all[pos]) {
+                ctl->flap_all[pos] = (uint8_t)(down && !flap_link(dev, pos, 0, now_ms));
+                if (!down) {
+                    flap_link(dev, pos, 1, now_ms);
+                }
+            }
+        }
+    }
+    ctl->flap_is_down = (uint8_t)down;
+    if (--ctl->flap_left) {
+        loop_timer_start(dev->worker->loop, &ctl->flap_timer,
+                         loop_now_us(dev->worker->loop) + (monotime_us)ctl->flap_for_ms * 1000u, flap_due);
+    }
+}
+
+static void
+flap_due(struct loop *loop, struct loop_timer *timer)
+{
+    struct device_ctl *ctl = (struct device_ctl *)((char *)timer - offsetof(struct device_ctl, flap_timer));
+
+    (void)loop;
+    flap_step(ctl->dev);
+}
+
+/* An earlier flap action still going: what it holds down comes back now, and it ends. */
+static void
+flap_finish(struct device *dev)
+{
+    struct device_ctl *ctl = dev->ctl;
+
+    loop_timer_stop(dev->worker->loop, &ctl->flap_timer);
+    if (ctl->flap_left && ctl->flap_is_down) {
+        ctl->flap_left = 1;
+        flap_step(dev);
+    }
+    ctl->flap_left = 0;
+    ctl->flap_is_down = 0;
+    free(ctl->flap_all);
+    ctl->flap_all = NULL;
+}
+
+/* @return 0 when the flap started, -1 when @p dev has no such interface or none up to flap. */
+static int
+flap_start(struct device *dev, const struct devact_params *p)
+{
+    struct device_ctl *ctl = dev->ctl;
+    const struct profile *prof = dev->type->profile;
+    int32_t pos = -1;
+
+    flap_finish(dev);
+    if (!strcmp(p->if_name, "*")) {
+        uint32_t up = 0;
+        for (uint32_t i = 0; i < prof->if_count; i++) {
+            up += flappable(dev, i) ? 1u : 0u;
+        }
+        if (!up || !(ctl->flap_all = calloc(prof->if_count, 1))) {
+            return -1;
+        }
+    } else if (p->if_name[0]) {
+        if ((pos = devview_if_pos(dev->type, p->if_name)) < 0 || !flappable(dev, (uint32_t)pos)) {
+            return -1;
+        }
+    } else {
+        /* One drawn from the device's seed among those up, as --flap-rate draws. */
+        for (uint32_t tries = 0; tries < prof->if_count && pos < 0; tries++) {
+            uint32_t i = (uint32_t)((dyn_hash(dev->seed, 0xf1ae, ctl->flap_draws) + tries) % prof->if_count);
+            if (flappable(dev, i)) {
+                pos = (int32_t)i;
+            }
+        }
+        ctl->flap_draws++;
+        if (pos < 0) {
+            return -1;
+        }
+    }
+    ctl->flap_pos = pos;
+    ctl->flap_for_ms = p->for_ms;
+    ctl->flap_left = 2 * p->flap_count;
+    ctl->flap_is_down = 0;
+    flap_step(dev);
+    return 0;
 }
 
 int
@@ -385,8 +504,14 @@ devact_apply(struct device *dev, const struct devact_params *p)
         leave(dev);
         break;
     case DEVACT_SET:
+        return devact_set(dev, p);
     case DEVACT_NOTIF_RATE:
+        ctl->has_notif_rate = !p->notif_rate_reset;
+        ctl->notif_rate = p->notif_rate_reset ? 0 : p->notif_rate;
+        stream_rate_changed(dev);
+        break;
     case DEVACT_FLAP:
+        return flap_start(dev, p);
     case DEVACT_KINDS:
         return -1;
     }

@@ -56,8 +56,10 @@ devact_free(struct device *dev)
     }
     if (dev->worker && dev->worker->loop) {
         loop_timer_stop(dev->worker->loop, &ctl->reboot_timer);
+        loop_timer_stop(dev->worker->loop, &ctl->flap_timer);
     }
     free(ctl->held);
+    free(ctl->flap_all);
     free(ctl);
     dev->ctl = NULL;
 }

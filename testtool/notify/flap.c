@@ -76,40 +76,50 @@ notify_subscribers(struct device *dev, uint32_t pos, int admin_up, int oper_up, 
     sbuf_free(&b);
 }
 
+int
+flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
+{
+    struct fleet *fleet = dev->worker->fleet;
+    const struct devview_cfg *cfg;
+    char name[256];
+    struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
+    int admin_up, oper_up;
+
+    if (devview_set_link(dev, pos, up, now_ms) || !(cfg = devview_cfg(dev))) {
+        return -1;
+    }
+    admin_up = cfg->enabled[pos];
+    oper_up = devview_oper(dev, pos) == DEVVIEW_OPER_UP;
+    if (stream_has_subscribers(dev)) {
+        notify_subscribers(dev, pos, admin_up, oper_up, now_ms);
+    }
+    /* From the device's agent socket when it has one (a port per device: the source port names it), else
+     * from its address; and named inside (snmpTrapAddress.0, sysName.0) either way. */
+    devview_hostname(dev, name, sizeof name);
+    for (uint32_t k = 0; k < fleet->cfg.trap_sink_count && dev->worker->traps; k++) {
+        if (!dev->trap_rows &&
+            !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
+            break;
+        }
+        trap_send_link(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
+                       (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), oper_up, pos + 1,
+                       admin_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN,
+                       oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &dev->trap_rows[k]);
+    }
+    return 0;
+}
+
 static void
 on_flap(struct loop *loop, struct loop_timer *timer)
 {
     struct device *dev = (struct device *)((char *)timer - offsetof(struct device, flap_timer));
-    struct fleet *fleet = dev->worker->fleet;
-    uint64_t now_ms = devview_now_ms(fleet);
     int32_t pos = pick(dev);
 
     dev->flap_count++;
     if (pos >= 0 && !devact_snmp_silent(dev)) { /* a device down or absent has no links to flap */
         int up = dev->flap_down_pos == pos;     /* bring back what a flap took down */
-        const struct devview_cfg *cfg;
-        if (!devview_set_link(dev, (uint32_t)pos, up, now_ms) && (cfg = devview_cfg(dev))) {
-            int admin_up = cfg->enabled[pos];
-            int oper_up = devview_oper(dev, (uint32_t)pos) == DEVVIEW_OPER_UP;
+        if (!flap_link(dev, (uint32_t)pos, up, devview_now_ms(dev->worker->fleet))) {
             dev->flap_down_pos = up ? -1 : pos;
-            if (stream_has_subscribers(dev)) {
-                notify_subscribers(dev, (uint32_t)pos, admin_up, oper_up, now_ms);
-            }
-            /* From the device's agent socket when it has one (a port per device: the source port names
-             * it), else from its address; and named inside (snmpTrapAddress.0, sysName.0) either way. */
-            char name[256];
-            struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
-            devview_hostname(dev, name, sizeof name);
-            for (uint32_t k = 0; k < fleet->cfg.trap_sink_count && dev->worker->traps; k++) {
-                if (!dev->trap_rows &&
-                    !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
-                    break;
-                }
-                trap_send_link(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
-                               (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), oper_up,
-                               (uint32_t)pos + 1, admin_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN,
-                               oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &dev->trap_rows[k]);
-            }
         }
     }
     arm(dev, loop_now_us(loop));

@@ -9,9 +9,11 @@
 #define FLEET_FLAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
+struct device;
 struct fleet;
 
 /* Most trap sinks (--trap-sink) one fleet takes. */
@@ -22,6 +24,14 @@ struct fleet;
  * flap (when --flap-rate is set). Call before the workers start.
  */
 enum fleet_err flap_start_all(struct fleet *fleet, char *err, size_t err_len);
+
+/**
+ * @brief One flap transition, the --flap-rate flaps' and the control API's: interface @p pos of @p dev
+ * has its link taken down (@p up 0) or back up at @p now_ms; subscribers get if-state-change and every
+ * trap sink linkDown or linkUp. Runs on the device's worker.
+ * @return 0, or -1 when memory ran out (nothing changed, nothing sent).
+ */
+int flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms);
 
 /** @brief Disarm the flaps and free the trap senders (after the workers stopped). */
 void flap_close_all(struct fleet *fleet);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "device_ctl.h"
 #include "devview.h"
 #include "filter.h"
 #include "notif_file.h"
@@ -24,9 +25,9 @@
 
 static void on_tick(struct loop *loop, struct loop_timer *timer);
 
-/* Notifications per device per second of the fleet's plan, 0 when the plan paces by its own delays. */
+/* Notifications per second of the group's plan, 0 when the plan paces by its own delays. */
 static double
-device_rate(const struct device_group *g)
+group_rate(const struct device_group *g)
 {
     const struct notif_plan *p = g->notif_plan;
 
@@ -37,6 +38,20 @@ device_rate(const struct device_group *g)
         return p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / g->cfg.device_count;
     }
     return 0;
+}
+
+/* 1 while the control API's notification-rate 0 holds the device's stream. */
+static int
+device_paused(const struct device *dev)
+{
+    return dev->ctl && dev->ctl->has_notif_rate && dev->ctl->notif_rate <= 0;
+}
+
+/* The device's rate: the control API's override, else its group's (0: the plan's own delays, or paused). */
+static double
+device_rate(const struct device *dev)
+{
+    return dev->ctl && dev->ctl->has_notif_rate ? dev->ctl->notif_rate : group_rate(dev->group);
 }
 
 /* Which of the plan's notifications the send with sequence number @p seq carries. */
@@ -104,9 +119,9 @@ log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms
 
 /* Resuming after a pause: the origin moves so that no burst makes up for the time paused. */
 static void
-resume_origin(struct notif_stream *st, const struct device_group *g, monotime_us now)
+resume_origin(struct notif_stream *st, const struct device *dev, monotime_us now)
 {
-    if (device_rate(g) > 0) {
+    if (device_rate(dev) > 0) {
         pacer_resume(&st->pacer, now);
     } else if (st->item_due_us < now) {
         st->item_due_us = now;
@@ -246,12 +261,12 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     struct sbuf *b = &dev->worker->notif_buf;
     monotime_us now = loop_now_us(loop);
     uint64_t now_ms = devview_now_ms(fleet);
-    double rate = device_rate(dev->group);
+    double rate = device_rate(dev);
     uint32_t sent = 0;
 
     st->running = 0;
-    if (!stream_has_subscribers(dev)) {
-        return; /* paused until the next subscription */
+    if (!stream_has_subscribers(dev) || device_paused(dev)) {
+        return; /* paused until the next subscription (or notification-rate) */
     }
     if (atomic_load_explicit(&fleet->streams_paused, memory_order_relaxed)) {
         /* Held by SIGUSR2: nothing is generated (so nothing counts) until the streams resume. */
@@ -262,7 +277,7 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     }
     if (st->held) {
         st->held = 0;
-        resume_origin(st, dev->group, now);
+        resume_origin(st, dev, now);
     }
     if (plan->kind == NOTIF_PLAN_RATE && plan->duration_ms &&
         now - st->start_us >= plan->duration_ms * 1000) {
@@ -354,7 +369,7 @@ stream_subscribed(struct session *s)
             st->log_cap = 0; /* no replay for this device rather than no stream */
         }
         st->start_us = loop_now_us(loop);
-        pacer_init(&st->pacer, st->start_us, device_rate(dev->group) > 0 ? device_rate(dev->group) : 1,
+        pacer_init(&st->pacer, st->start_us, device_rate(dev) > 0 ? device_rate(dev) : 1,
                    dev->group->notif_plan && dev->group->notif_plan->kind == NOTIF_PLAN_RATE
                        ? dev->group->notif_plan->burst
                        : 1);
@@ -365,11 +380,38 @@ stream_subscribed(struct session *s)
             st->finished = 1;
         }
     }
-    if (!st->running && !st->finished && dev->group->notif_plan) {
+    if (!st->running && !st->finished && dev->group->notif_plan && !device_paused(dev)) {
         if (st->pacer.tick || st->seq) {
-            resume_origin(st, dev->group, loop_now_us(loop));
+            resume_origin(st, dev, loop_now_us(loop));
         }
         loop_timer_start(loop, &st->timer, loop_now_us(loop), on_tick);
+        st->running = 1;
+    }
+}
+
+void
+stream_rate_changed(struct device *dev)
+{
+    struct notif_stream *st = dev->stream;
+    struct loop *loop = dev->worker->loop;
+    monotime_us now = loop_now_us(loop);
+    double rate = device_rate(dev);
+
+    if (!st) {
+        return; /* no subscription yet: the first one starts at the rate in force */
+    }
+    if (st->running) {
+        loop_timer_stop(loop, &st->timer);
+        st->running = 0;
+    }
+    if (rate > 0) {
+        /* The new rate from now on: tick 0 due now, nothing made up for the time at the old rate. */
+        pacer_init(&st->pacer, now, rate, st->pacer.burst);
+    } else if (st->item_due_us < now) {
+        st->item_due_us = now; /* the plan's own delays again, from now */
+    }
+    if (!st->finished && dev->group->notif_plan && !device_paused(dev) && stream_has_subscribers(dev)) {
+        loop_timer_start(loop, &st->timer, now, on_tick);
         st->running = 1;
     }
 }

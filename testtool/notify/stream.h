@@ -84,6 +84,12 @@ struct notif_stream {
 /** @brief A session asked for a subscription: start the device's stream if it is not running. */
 void stream_subscribed(struct session *s);
 
+/**
+ * @brief The device's notification rate changed (the control API's notification-rate, device_ctl.h):
+ * pace from now at the rate in force, stop while it is 0, start again when it is not.
+ */
+void stream_rate_changed(struct device *dev);
+
 /** @brief A subscribed session ends: free its subscription (its counts move to the device's). */
 void stream_unsubscribed(struct session *s);
 

@@ -81,6 +81,31 @@ params_json(struct sbuf *b, const struct devact_params *p, double share, uint64_
         sbuf_printf(b, "\"snmp\":%.17g", p->snmp_drop_rate);
         sep = ",";
         break;
+    case DEVACT_SET: {
+        static const char *const ops[] = {"merge", "replace", "none"};
+        sbuf_adds(b, "\"config\":");
+        sbuf_add_json(b, p->config ? p->config : "");
+        sbuf_printf(b, ",\"operation\":\"%s\"", ops[p->set_op < 3 ? p->set_op : 0]);
+        sep = ",";
+        break;
+    }
+    case DEVACT_NOTIF_RATE:
+        if (p->notif_rate_reset) {
+            sbuf_adds(b, "\"rate\":null");
+        } else {
+            sbuf_printf(b, "\"rate\":%.17g", p->notif_rate);
+        }
+        sep = ",";
+        break;
+    case DEVACT_FLAP:
+        if (p->if_name[0]) {
+            sbuf_adds(b, "\"interface\":");
+            sbuf_add_json(b, p->if_name);
+            sbuf_adds(b, ",");
+        }
+        sbuf_printf(b, "\"for\":\"%" PRIu32 "ms\",\"count\":%" PRIu32, p->for_ms, p->flap_count);
+        sep = ",";
+        break;
     default:
         break;
     }

@@ -1,14 +1,149 @@
 /*
- * An action's parameters; see action_params.h.
+ * An action's parameters; see action_params.h. A set's XML fragment is
+ * checked here for well-formedness only (no schema: the parser serves the
+ * API and scenario files alike, before any device); each device's schemas
+ * judge it on its worker. The fragment's text is kept in a process-wide
+ * store, deduplicated and bounded, so a devact_params stays a plain value
+ * that the API and a scenario copy freely.
  */
 #include "action_params.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "action_log.h"
 #include "capi_target.h"
+#include "xmlguard.h"
+#include "xmlscan.h"
+
+/* Deepest element nesting a set's fragment may have. */
+#define CONFIG_MAX_DEPTH 64
+
+/* One kept fragment. */
+struct kept_text {
+    struct kept_text *next; /* the one kept before */
+    size_t len;             /* bytes of text, without the NUL */
+    char text[];            /* the fragment, NUL-terminated */
+};
+
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kept_text *kept; /* newest first, under kept_lock */
+static size_t kept_bytes;      /* their text bytes, under kept_lock */
+
+/* @p text kept for the process's life (the same text is kept once); NULL when the store is full. */
+static const char *
+keep_text(const char *text)
+{
+    size_t len = strlen(text);
+    const char *found = NULL;
+    struct kept_text *k;
+
+    pthread_mutex_lock(&kept_lock);
+    for (k = kept; k && !found; k = k->next) {
+        if (k->len == len && !memcmp(k->text, text, len)) {
+            found = k->text;
+        }
+    }
+    if (!found && kept_bytes + len <= ACTION_PARAMS_MAX_KEPT_BYTES && (k = malloc(sizeof *k + len + 1))) {
+        k->next = kept;
+        k->len = len;
+        memcpy(k->text, text, len + 1);
+        kept = k;
+        kept_bytes += len;
+        found = k->text;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return found;
+}
+
+void
+action_params_free_kept(void)
+{
+    pthread_mutex_lock(&kept_lock);
+    while (kept) {
+        struct kept_text *next = kept->next;
+        free(kept);
+        kept = next;
+    }
+    kept_bytes = 0;
+    pthread_mutex_unlock(&kept_lock);
+}
+
+/* Only white space from @p p up to @p end (or the NUL when @p end is NULL)? */
+static int
+blank_until(const char *p, const char *end)
+{
+    for (; end ? p < end : *p; p++) {
+        if (!xmlscan_is_space(*p)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+const char *
+action_params_check_xml(const char *xml)
+{
+    struct xmlscan_scope scope = {.count = 0};
+    struct xmlscan_tag open[CONFIG_MAX_DEPTH], t;
+    size_t scope_at[CONFIG_MAX_DEPTH];
+    uint32_t depth = 0, roots = 0;
+    const char *p = xml, *lt;
+
+    if (xmlguard_empty_namespace(xml)) {
+        return "an empty namespace (xmlns=\"\") is refused";
+    }
+    for (;;) {
+        /* Between top-level elements: white space, comments and instructions only. */
+        if (!depth) {
+            if (!(p = xmlscan_skip_misc(p))) {
+                return "a comment or processing instruction is not closed";
+            }
+            if (!*p) {
+                break;
+            }
+            if (*p != '<') {
+                return "text outside an element";
+            }
+        }
+        if (xmlscan_next_tag(p, &t)) {
+            return depth ? "an element is not closed (or a tag is not XML this parser reads)"
+                         : "a tag is not well-formed";
+        }
+        lt = t.start;
+        if (!depth && !blank_until(p, lt)) {
+            return "text outside an element";
+        }
+        if (t.end) {
+            if (!depth || !xmlscan_same_qname(&t, &open[depth - 1])) {
+                return "an end tag does not match its start tag";
+            }
+            scope.count = scope_at[--depth];
+        } else {
+            size_t before = scope.count;
+            if (xmlscan_push_decls(&scope, &t)) {
+                return "an attribute is repeated, or a namespace declaration is empty or too many";
+            }
+            if (!xmlscan_resolve(&scope, t.prefix, t.prefix_len)) {
+                return t.prefix ? "an element's prefix is not declared"
+                                : "a top-level element has no namespace (xmlns=\"...\")";
+            }
+            roots += !depth;
+            if (t.empty) {
+                scope.count = before;
+            } else if (depth == CONFIG_MAX_DEPTH) {
+                return "elements are nested too deep";
+            } else {
+                scope_at[depth] = before;
+                open[depth++] = t;
+            }
+        }
+        p = t.next;
+    }
+    return roots ? NULL : "no element";
+}
 
 /* @return NULL when every member of @p body is one of the NULL-ended @p allowed (share and seed always are).
  */
@@ -38,8 +173,11 @@ action_params_parse(enum devact_kind kind, const struct jsonr_value *body, struc
     static const char *const latency[] = {"netconf", "snmp", NULL};
     static const char *const drop[] = {"snmp", NULL};
     static const char *const sized[] = {"devices", NULL};
+    static const char *const set[] = {"config", "operation", NULL};
+    static const char *const rate[] = {"rate", NULL};
+    static const char *const flap[] = {"interface", "for", "count", NULL};
     const char *const *allowed[DEVACT_KINDS] = {none, down, none, reboot, latency, drop,
-                                                none, none, none, sized,  sized};
+                                                set,  rate, flap, sized,  sized};
     const char *bad = unknown_member(body, allowed[kind]), *s;
     const struct jsonr_value *v;
     uint32_t lo, hi;
@@ -107,6 +245,64 @@ action_params_parse(enum devact_kind kind, const struct jsonr_value *body, struc
             ((p->snmp_drop_rate = v->type == JSONR_NUMBER ? v->num : strtod(v->str, &end)), 0) ||
             (v->type == JSONR_STRING && *end) || !(p->snmp_drop_rate >= 0 && p->snmp_drop_rate <= 1)) {
             return "drop-rate needs snmp, a number from 0 to 1";
+        }
+        break;
+    case DEVACT_SET:
+        if (!(v = jsonr_get(body, "config")) || v->type != JSONR_STRING) {
+            return "set needs config, an XML fragment of running configuration";
+        }
+        if ((s = action_params_check_xml(v->str))) {
+            snprintf(err, err_len, "config is not well-formed XML: %s", s);
+            return err;
+        }
+        if (!(p->config = keep_text(v->str))) {
+            return "set: the configurations of earlier actions fill the store (ACTION_PARAMS_MAX_KEPT_BYTES)";
+        }
+        if ((v = jsonr_get(body, "operation"))) {
+            static const char *const ops[] = {"merge", "replace", "none"};
+            int found = -1;
+            for (int i = 0; i < 3 && v->type == JSONR_STRING; i++) {
+                if (!strcmp(v->str, ops[i])) {
+                    found = i;
+                }
+            }
+            if (found < 0) {
+                return "operation must be \"merge\", \"replace\" or \"none\"";
+            }
+            p->set_op = (uint8_t)found;
+        }
+        break;
+    case DEVACT_NOTIF_RATE:
+        if (!(v = jsonr_get(body, "rate")) || !(v->type == JSONR_NULL || v->type == JSONR_NUMBER) ||
+            (v->type == JSONR_NUMBER && !(v->num >= 0 && v->num <= ACTION_PARAMS_MAX_NOTIF_RATE))) {
+            return "notification-rate needs rate, a number from 0 to 1000000 per second (null: the group's)";
+        }
+        p->notif_rate_reset = v->type == JSONR_NULL;
+        p->notif_rate = v->type == JSONR_NUMBER ? v->num : 0;
+        break;
+    case DEVACT_FLAP:
+        p->for_ms = 2000;
+        p->flap_count = 1;
+        if ((v = jsonr_get(body, "interface")) &&
+            (v->type != JSONR_STRING || !v->str[0] || strlen(v->str) > DEVACT_MAX_IF_NAME)) {
+            return "interface must be an interface name (at most 63 bytes) or \"*\"";
+        }
+        if (v) {
+            memcpy(p->if_name, v->str, strlen(v->str) + 1);
+        }
+        if ((v = jsonr_get(body, "for")) &&
+            (v->type != JSONR_STRING || capi_parse_ms_range(v->str, &lo, &hi) || lo != hi || !lo)) {
+            return "for must be a duration such as \"5s\" or \"500ms\" (above 0, at most a day)";
+        }
+        if (v) {
+            p->for_ms = lo;
+        }
+        if ((v = jsonr_get(body, "count"))) {
+            uint64_t n = 0;
+            if (jsonr_get_u64(body, "count", &n) || !n || n > ACTION_PARAMS_MAX_FLAPS) {
+                return "count must be an integer from 1 to 1000";
+            }
+            p->flap_count = (uint32_t)n;
         }
         break;
     default:

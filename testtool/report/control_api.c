@@ -243,12 +243,11 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
     memcpy(target, rest, (size_t)(slash - rest));
     target[slash - rest] = '\0';
     action = slash + 1;
-    if ((kind = fact_kind_of(action)) < 0 || (kind >= DEVACT_SET && kind < DEVACT_GROW)) {
-        return send_error(
-            conn, MHD_HTTP_NOT_FOUND,
-            "unknown action \"%s\": kill-sessions, down, up, reboot, latency, drop-rate, grow or "
-            "shrink",
-            action);
+    if ((kind = fact_kind_of(action)) < 0) {
+        return send_error(conn, MHD_HTTP_NOT_FOUND,
+                          "unknown action \"%s\": kill-sessions, down, up, reboot, latency, drop-rate, set, "
+                          "notification-rate, flap, grow or shrink",
+                          action);
     }
     if (body_len && jsonr_parse(body_text, body_len, &body, err, sizeof err)) {
         return send_error(conn, MHD_HTTP_BAD_REQUEST, "the body is not JSON: %s", err);
