@@ -235,6 +235,36 @@ class ScenarioTests(unittest.TestCase):
         finally:
             ctl.close()
 
+    def test_every_action_of_the_api_can_be_a_scenario_event(self):
+        sysconf = '<system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><hostname>from-the-cli</hostname></system>'
+        path = self.file([
+            {"name": "cli", "at": ms(0.2), "devices": "0-1", "set": {"config": sysconf}},
+            {"name": "quiet", "at": ms(0.3), "notification-rate": {"rate": 0}},
+            {"name": "flap", "at": ms(0.4), "flap": {"for": "100ms"}},
+            {"name": "slow", "at": ms(0.5), "latency": {"netconf": "1ms"}},
+            {"name": "lossy", "at": ms(0.6), "drop-rate": {"snmp": "0.5"}},
+            {"name": "kick", "at": ms(0.7), "kill-sessions": {}},
+            {"name": "bye", "at": ms(0.8), "shrink": {"devices": 1}},
+            {"name": "back", "at": ms(0.9), "grow": {}}])
+        fleet, base = h.start_with_metrics(devices=2, extra=["--scenario", path])
+        try:
+            doc = wait_for("every event", lambda: (lambda d: d if len(d["events"]) == 8 else None)(events(base)))
+            self.assertEqual([(e["event"], e["action"]) for e in doc["events"]],
+                             [("cli", "set"), ("quiet", "notification-rate"), ("flap", "flap"), ("slow", "latency"),
+                              ("lossy", "drop-rate"), ("kick", "kill-sessions"), ("bye", "shrink"),
+                              ("back", "grow")])
+            self.assertEqual(doc["events"][0]["devices"], 2)
+            self.assertEqual(doc["events"][4]["parameters"]["snmp"], 0.5)
+            # Device 0 kept the change made on it; device 1 left and joined again as a new device.
+            with h.RawClient(fleet.addr(0)) as c:
+                c.hello()
+                self.assertIn("from-the-cli", c.get_config())
+            with h.RawClient(fleet.addr(1)) as c:
+                c.hello()
+                self.assertNotIn("from-the-cli", c.get_config())
+        finally:
+            fleet.stop()
+
     def test_stress_manifests_name_the_scenario(self):
         path = self.file([{"name": "later", "at": "1h", "reboot": {}}], seed=99)
         with open(path, "rb") as f:
