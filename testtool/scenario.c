@@ -236,6 +236,18 @@ scenario_start(struct scenario *sc, struct fleet *fleet)
         return -1;
     }
     sc->started = 1;
+    {
+        uint32_t present = 0;
+        for (uint32_t g = 0; g < fleet->group_count; g++) {
+            present += fleet->groups[g].start_present;
+        }
+        if (present < fleet->cfg.device_count) {
+            log_info(
+                "scenario: %u of the %u devices are present at start; the others are absent (connections "
+                "refused, SNMP silent) until the scenario or the API grows the fleet",
+                (unsigned)present, (unsigned)fleet->cfg.device_count);
+        }
+    }
     log_info("scenario: %s (sha256 %.12s..., seed %" PRIu64 "): %u events", sc->path, sc->sha256, sc->seed,
              (unsigned)sc->event_count);
     return 0;
