@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "event_recovery.h"
+#include "event_watch.h"
 #include "fleet_events.h"
 #include "loop.h"
 #include "run.h"
@@ -50,14 +51,8 @@
 #define CM_HEARTBEAT_S 30.0
 /* Room for one error's text. */
 #define CM_ERROR_BYTES 256
-/* The fleet's event log, after --events. */
-#define CM_EVENTS_PATH "/api/v1/events?since="
 /* Limit of one events fetch (within the poll's limit, when that is smaller), ms. */
 #define CM_EVENTS_TIMEOUT_MS 5000
-/* A larger events answer is refused: the fleet holds 256 events, each with its node-ids. */
-#define CM_EVENTS_MAX_BYTES (64u * 1024u * 1024u)
-/* Longest bearer token read from --events-token-file. */
-#define CM_TOKEN_MAX_BYTES 4096
 
 enum cm_result {
     CM_OK,        /* a topology (or "no such data": zero nodes) */
@@ -109,37 +104,11 @@ struct cm_run {
     uint64_t ignored_max;             /* most nodes without the suffix in a poll */
     uint32_t unknown_max;             /* most nodes without a known status in a poll */
     /* --events */
-    CURL *ev_curl;                       /* the events handle, NULL without --events */
-    struct curl_slist *ev_headers;       /* Accept, and Authorization with a token */
-    char *ev_base;                       /* --events without trailing slashes, malloc'd */
-    struct sbuf ev_body;                 /* the current events answer */
-    int ev_too_large;                    /* 1 when it passed CM_EVENTS_MAX_BYTES */
-    char ev_curl_err[CURL_ERROR_SIZE];   /* libcurl's text of the last events failure */
-    uint64_t ev_next;                    /* since= of the next fetch */
-    uint64_t ev_fetches;                 /* fetches made */
-    uint64_t ev_errors;                  /* fetches that failed */
-    uint64_t ev_dropped;                 /* events the fleet no longer held when asked */
-    char ev_first_error[CM_ERROR_BYTES]; /* text of the first failed fetch, "" when none */
-    char ev_prev_error[CM_ERROR_BYTES];  /* text of the previous fetch's failure, "" when it went well */
-    struct fev_answer ev_meta;           /* the last answer's seed and scenario (no events) */
-    int have_ev_meta;                    /* 1 once a fetch was answered */
-    struct evr_tracker tr;               /* the events and their recovery */
-    size_t new_from;                     /* tr.events from here on came with the current poll's fetch */
+    int events;             /* 1 with --events: evf and evl are set up */
+    struct evw_fetcher evf; /* the fleet's event log, fetched before every poll */
+    struct evw_log evl;     /* the events taken and their recovery */
+    size_t new_from;        /* evl.tr.events from here on came with the current poll's fetch */
 };
-
-static size_t
-on_ev_body(char *data, size_t size, size_t n, void *user)
-{
-    struct cm_run *run = user;
-    size_t len = size * n;
-
-    if (run->ev_body.len + len > CM_EVENTS_MAX_BYTES) {
-        run->ev_too_large = 1;
-        return 0;
-    }
-    sbuf_add(&run->ev_body, data, len);
-    return run->ev_body.failed ? 0 : len;
-}
 
 static size_t
 on_body(char *data, size_t size, size_t n, void *user)
@@ -219,183 +188,17 @@ setup_curl(struct cm_run *run)
     return 0;
 }
 
-/* --events-token-file's token, trimmed, into @p out. @return 0 or -1 with a message printed. */
-static int
-read_token(const char *path, char *out, size_t size)
-{
-    FILE *f = fopen(path, "r");
-    size_t n;
-
-    if (!f) {
-        fprintf(stderr, "fleetsim-stress: cannot read --events-token-file \"%s\": %s\n", path,
-                strerror(errno));
-        return -1;
-    }
-    n = fread(out, 1, size - 1, f);
-    out[n] = '\0';
-    if (ferror(f) || (n == size - 1 && fgetc(f) != EOF)) {
-        fprintf(stderr, "fleetsim-stress: --events-token-file \"%s\": unreadable or longer than %zu bytes\n",
-                path, size - 2);
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
-    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ' || out[n - 1] == '\t')) {
-        out[--n] = '\0';
-    }
-    if (!n || strpbrk(out, "\r\n")) {
-        fprintf(stderr, "fleetsim-stress: --events-token-file \"%s\" must hold one line, the token\n", path);
-        return -1;
-    }
-    return 0;
-}
-
-/* The events handle: limits, Accept, the bearer token. @return 0 or -1 with a message printed. */
-static int
-setup_events(struct cm_run *run)
-{
-    const struct stress_options *o = run->o;
-    size_t base_len = strlen(o->events_url);
-    long limit_ms = run->poll_timeout_ms < CM_EVENTS_TIMEOUT_MS ? run->poll_timeout_ms : CM_EVENTS_TIMEOUT_MS;
-    char token[CM_TOKEN_MAX_BYTES + 2];
-    char header[CM_TOKEN_MAX_BYTES + 32];
-    struct curl_slist *more;
-
-    while (base_len && o->events_url[base_len - 1] == '/') {
-        base_len--;
-    }
-    run->ev_base = strndup(o->events_url, base_len);
-    run->ev_headers = curl_slist_append(NULL, "Accept: application/json");
-    run->ev_curl = curl_easy_init();
-    if (!run->ev_base || !run->ev_headers || !run->ev_curl) {
-        fprintf(stderr, "fleetsim-stress: cannot set up the HTTP client for --events\n");
-        return -1;
-    }
-    if (o->events_token_file) {
-        if (read_token(o->events_token_file, token, sizeof token)) {
-            return -1;
-        }
-        snprintf(header, sizeof header, "Authorization: Bearer %s", token);
-        more = curl_slist_append(run->ev_headers, header);
-        memset(token, 0, sizeof token);
-        memset(header, 0, sizeof header);
-        if (!more) {
-            return -1;
-        }
-        run->ev_headers = more;
-    }
-    if (curl_easy_setopt(run->ev_curl, CURLOPT_HTTPHEADER, run->ev_headers) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_WRITEFUNCTION, on_ev_body) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_WRITEDATA, run) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_XFERINFOFUNCTION, on_transfer) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_NOPROGRESS, 0L) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_ERRORBUFFER, run->ev_curl_err) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_CONNECTTIMEOUT_MS, limit_ms) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_TIMEOUT_MS, limit_ms) != CURLE_OK ||
-        curl_easy_setopt(run->ev_curl, CURLOPT_USERAGENT, "fleetsim-stress/" FLEETSIM_VERSION) != CURLE_OK) {
-        fprintf(stderr, "fleetsim-stress: this libcurl lacks an option controller-mount needs\n");
-        return -1;
-    }
-    return 0;
-}
-
-/* The live mark of one event, on stdout (stderr over the progress line on a terminal). */
-static void
-show_event(const struct cm_run *run, const struct evr_event *e)
-{
-    FILE *f = run->tty ? stderr : stdout;
-
-    fprintf(f, "%st %.3f s: event %" PRIu64 " %s %" PRIu32 " devices", run->tty ? "\r\033[K" : "", e->t_s,
-            e->ev.seq, e->ev.action, e->ev.devices);
-    if (e->ev.failed) {
-        fprintf(f, " (%" PRIu32 " failed)", e->ev.failed);
-    }
-    if (!strcmp(e->ev.origin, "scenario")) {
-        fprintf(f, " (scenario %s)\n", e->ev.event[0] ? e->ev.event : "?");
-    } else {
-        fprintf(f, " (%s)\n", e->ev.origin[0] ? e->ev.origin : "api");
-    }
-    fflush(f);
-}
-
-/* One GET of the fleet's new events into the tracker; a failure is counted and told once per kind.
- * @return 0, or -1 when memory ran out. */
+/* One GET of the fleet's new events into the tracker. @return 0, or -1 when memory ran out. */
 static int
 fetch_events(struct cm_run *run, double t_s)
 {
-    char url[4096];
-    char err[CM_ERROR_BYTES] = "";
     struct fev_answer a;
-    long status = 0;
-    CURLcode cc;
-    int rc = 0;
 
-    memset(&a, 0, sizeof a);
-    run->new_from = run->tr.event_count;
-    if (run->ev_body.failed) {
-        sbuf_free(&run->ev_body);
-    }
-    run->ev_body.len = 0;
-    run->ev_too_large = 0;
-    run->ev_curl_err[0] = '\0';
-    snprintf(url, sizeof url, "%s" CM_EVENTS_PATH "%" PRIu64, run->ev_base, run->ev_next);
-    curl_easy_setopt(run->ev_curl, CURLOPT_URL, url);
-    run->ev_fetches++;
-    cc = curl_easy_perform(run->ev_curl);
-    curl_easy_getinfo(run->ev_curl, CURLINFO_RESPONSE_CODE, &status);
-    if (run_interrupted()) {
+    run->new_from = run->evl.tr.event_count;
+    if (!evw_fetch(&run->evf, t_s, &a)) {
         return 0;
     }
-    if (run->ev_too_large) {
-        snprintf(err, sizeof err, "answer larger than %u bytes", CM_EVENTS_MAX_BYTES);
-    } else if (cc != CURLE_OK) {
-        snprintf(err, sizeof err, "%s", run->ev_curl_err[0] ? run->ev_curl_err : curl_easy_strerror(cc));
-    } else if (status != 200) {
-        snprintf(err, sizeof err, "HTTP %ld", status);
-    } else {
-        char why[200];
-        if (fev_parse(run->ev_body.buf ? run->ev_body.buf : "", run->ev_body.len, &a, why, sizeof why)) {
-            snprintf(err, sizeof err, "bad answer (HTTP 200): %s", why);
-        }
-    }
-    if (err[0]) {
-        run->ev_errors++;
-        if (!run->ev_first_error[0]) {
-            snprintf(run->ev_first_error, sizeof run->ev_first_error, "at %.3f s: %s", t_s, err);
-        }
-        if (strcmp(err, run->ev_prev_error)) {
-            fprintf(stderr, "%sfleetsim-stress: events fetch at %.3f s: %s\n", run->tty ? "\r\033[K" : "",
-                    t_s, err);
-        }
-        snprintf(run->ev_prev_error, sizeof run->ev_prev_error, "%s", err);
-        goto cleanup;
-    }
-    run->ev_prev_error[0] = '\0';
-    if (a.dropped) {
-        run->ev_dropped += a.dropped;
-        fprintf(stderr,
-                "%sfleetsim-stress: the fleet no longer held %" PRIu64 " events after seq %" PRIu64 "\n",
-                run->tty ? "\r\033[K" : "", a.dropped, run->ev_next);
-    }
-    run->ev_next = a.next > run->ev_next ? a.next : run->ev_next;
-    for (size_t i = 0; i < a.event_count; i++) {
-        int added = evr_add(&run->tr, &a.events[i]);
-        if (added < 0) {
-            rc = -1;
-            goto cleanup;
-        }
-        if (added) {
-            show_event(run, &run->tr.events[run->tr.event_count - 1]);
-        }
-    }
-    fev_answer_free(&a);
-    run->ev_meta = a; /* seed and scenario; its events are gone */
-    run->have_ev_meta = 1;
-
-cleanup:
-    fev_answer_free(&a);
-    return rc;
+    return evw_take(&run->evl, &a);
 }
 
 /* One GET of the topology into @p s and @p tc; on failure @p err says why. */
@@ -412,8 +215,8 @@ poll_once(struct cm_run *run, struct cm_sample *s, struct topo_counts *tc, char 
     run->body_too_large = 0;
     run->curl_err[0] = '\0';
     memset(tc, 0, sizeof *tc);
-    if (run->ev_curl) {
-        evr_poll_begin(&run->tr); /* before any way to CM_OK: a 404 lists no node connected */
+    if (run->events) {
+        evr_poll_begin(&run->evl.tr); /* before any way to CM_OK: a 404 lists no node connected */
     }
     cc = curl_easy_perform(run->curl);
     s->http_status = 0;
@@ -436,7 +239,7 @@ poll_once(struct cm_run *run, struct cm_sample *s, struct topo_counts *tc, char 
         return CM_HTTP;
     }
     if (topo_count_each(run->body.buf ? run->body.buf : "", run->body.len, run->o->node_suffix, tc,
-                        run->ev_curl ? evr_on_node : NULL, &run->tr, why, sizeof why)) {
+                        run->events ? evr_on_node : NULL, &run->evl.tr, why, sizeof why)) {
         snprintf(err, err_len, "bad answer (HTTP 200): %s", why);
         return CM_BODY;
     }
@@ -540,11 +343,11 @@ record(struct cm_run *run, struct cm_sample *s, const struct topo_counts *tc, co
         } else {
             fprintf(run->csv, "%.3f,,,,,%ld", s->t_s, s->http_status);
         }
-        if (run->ev_curl) {
+        if (run->events) {
             /* The seqs of the events the fetch just before this poll brought, space-separated. */
             fputc(',', run->csv);
-            for (size_t i = run->new_from; i < run->tr.event_count; i++) {
-                fprintf(run->csv, "%s%" PRIu64, i > run->new_from ? " " : "", run->tr.events[i].ev.seq);
+            for (size_t i = run->new_from; i < run->evl.tr.event_count; i++) {
+                fprintf(run->csv, "%s%" PRIu64, i > run->new_from ? " " : "", run->evl.tr.events[i].ev.seq);
             }
         }
         fputc('\n', run->csv);
@@ -582,13 +385,13 @@ poll_loop(struct cm_run *run)
     char err[CM_ERROR_BYTES];
 
     clock_gettime(CLOCK_REALTIME, &wall); /* the fleet's event times are wall-clock */
-    run->tr.start_wall_ms = (int64_t)wall.tv_sec * 1000 + wall.tv_nsec / 1000000;
+    evw_log_init(&run->evl, (int64_t)wall.tv_sec * 1000 + wall.tv_nsec / 1000000, run->tty);
     for (;;) {
         struct cm_sample s = {0};
         monotime_us now;
 
         /* Events first: those that happened before this poll began are known when it is judged. */
-        if (run->ev_curl && fetch_events(run, since_start_s(start_us))) {
+        if (run->events && fetch_events(run, since_start_s(start_us))) {
             return -1;
         }
         if (run_interrupted()) {
@@ -600,15 +403,15 @@ poll_loop(struct cm_run *run)
         if (run_interrupted()) {
             break; /* a transfer cut short by the signal is not a poll */
         }
-        if (run->ev_curl && s.result == CM_OK) {
-            evr_poll_end(&run->tr, s.t_s);
+        if (run->events && s.result == CM_OK) {
+            evr_poll_end(&run->evl.tr, s.t_s);
         }
         if (record(run, &s, &tc, err)) {
             return -1;
         }
         now = loop_clock_monotonic();
         /* With --events the run watches until --timeout: recoveries come after all were connected. */
-        if ((run->reached && !run->ev_curl) || next_us >= deadline_us || now >= deadline_us) {
+        if ((run->reached && !run->events) || next_us >= deadline_us || now >= deadline_us) {
             break;
         }
         /* On the grid from the start; grid points a slow poll overran are skipped. */
@@ -624,7 +427,7 @@ poll_loop(struct cm_run *run)
         }
     }
     run->elapsed_s = since_start_s(start_us);
-    evr_finish(&run->tr);
+    evr_finish(&run->evl.tr);
     return 0;
 }
 
@@ -637,47 +440,6 @@ print_not_connected(FILE *f, const struct topo_counts *tc)
     }
     if (tc->by_status[TOPO_CONNECTING] + tc->by_status[TOPO_FAILED] > tc->not_connected_count) {
         fprintf(f, ", ...");
-    }
-}
-
-/* The summary's event lines: the fleet, then each event with its loss and healing. */
-static void
-print_events(const struct cm_run *run)
-{
-    const struct fev_answer *m = &run->ev_meta;
-
-    printf("events %zu (fetches %" PRIu64 ", errors %" PRIu64 ", dropped by the fleet %" PRIu64 ")%s%s\n",
-           run->tr.event_count, run->ev_fetches, run->ev_errors, run->ev_dropped,
-           run->ev_first_error[0] ? "; first " : "", run->ev_first_error);
-    if (run->have_ev_meta && m->have_seed) {
-        printf("fleet seed %" PRIu64, m->seed);
-        if (m->have_scenario) {
-            printf(", scenario %s sha256 %s", m->scenario_file, m->scenario_sha256);
-            if (m->have_scenario_seed) {
-                printf(" seed %" PRIu64, m->scenario_seed);
-            }
-        }
-        printf("\n");
-    }
-    for (size_t i = 0; i < run->tr.event_count; i++) {
-        const struct evr_event *e = &run->tr.events[i];
-        printf("event %" PRIu64 " %s at %.3f s (%s%s%s), %" PRIu32 " devices: ", e->ev.seq, e->ev.action,
-               e->t_s, e->ev.origin[0] ? e->ev.origin : "api", e->ev.event[0] ? " " : "", e->ev.event,
-               e->ev.devices);
-        switch (e->state) {
-        case EVR_MARK:
-            printf("mark (no loss expected)\n");
-            break;
-        case EVR_HEALED:
-            printf("lost %" PRIu32 ", all connected again after %.3f s\n", e->lost, e->healed_s);
-            break;
-        case EVR_NO_LOSS_SEEN:
-            printf("no loss seen in %" PRIu64 " polls\n", e->polls);
-            break;
-        case EVR_PENDING:
-            printf("lost %" PRIu32 ", NOT all connected again by the end\n", e->lost);
-            break;
-        }
     }
 }
 
@@ -726,8 +488,8 @@ print_summary(const struct cm_run *run)
            ", bad answer %" PRIu64 ")%s%s\n",
            run->sample_count, errors, run->errors[CM_TRANSPORT], run->errors[CM_HTTP], run->errors[CM_BODY],
            run->first_error[0] ? "; first " : "", run->first_error);
-    if (run->ev_curl) {
-        print_events(run);
+    if (run->events) {
+        evw_print(&run->evl, &run->evf);
     }
     fflush(stdout);
 }
@@ -740,66 +502,6 @@ json_seconds_or_null(struct sbuf *b, int valid, double s)
     } else {
         sbuf_adds(b, "null");
     }
-}
-
-/* The manifest's "fleet_seed", "scenario" and "events" members, each followed by a comma. */
-static void
-write_manifest_events(struct sbuf *b, const struct cm_run *run)
-{
-    const struct fev_answer *m = &run->ev_meta;
-
-    sbuf_adds(b, "\"fleet_seed\":");
-    if (run->have_ev_meta && m->have_seed) {
-        sbuf_printf(b, "%" PRIu64, m->seed);
-    } else {
-        sbuf_adds(b, "null");
-    }
-    if (run->have_ev_meta && m->have_scenario) {
-        sbuf_adds(b, ",\"scenario\":{\"file\":");
-        sbuf_add_json(b, m->scenario_file);
-        sbuf_adds(b, ",\"sha256\":");
-        sbuf_add_json(b, m->scenario_sha256);
-        sbuf_adds(b, ",\"seed\":");
-        if (m->have_scenario_seed) {
-            sbuf_printf(b, "%" PRIu64 "}", m->scenario_seed);
-        } else {
-            sbuf_adds(b, "null}");
-        }
-    } else {
-        sbuf_adds(b, ","); /* the fleet named none: --scenario's, or null */
-        run_manifest_scenario_member(b);
-    }
-    sbuf_printf(b,
-                ",\"events_fetches\":%" PRIu64 ",\"events_errors\":%" PRIu64 ",\"events_dropped\":%" PRIu64
-                ",\"events_first_error\":",
-                run->ev_fetches, run->ev_errors, run->ev_dropped);
-    json_string_or_null(b, run->ev_first_error);
-    sbuf_adds(b, ",\"events\":[");
-    for (size_t i = 0; i < run->tr.event_count; i++) {
-        const struct evr_event *e = &run->tr.events[i];
-        sbuf_printf(b, "%s{\"seq\":%" PRIu64 ",\"t_s\":%.6f,\"time\":", i ? "," : "", e->ev.seq, e->t_s);
-        sbuf_add_json(b, e->ev.time);
-        sbuf_printf(b, ",\"time_ms\":%" PRId64 ",\"action\":", e->ev.time_ms);
-        sbuf_add_json(b, e->ev.action);
-        sbuf_adds(b, ",\"origin\":");
-        sbuf_add_json(b, e->ev.origin);
-        sbuf_adds(b, ",\"event\":");
-        json_string_or_null(b, e->ev.event);
-        sbuf_printf(b, ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"expect\":\"%s\",\"lost\":",
-                    e->ev.devices, e->ev.failed,
-                    e->expect == FEV_LOSS ? "loss"
-                    : e->expect == FEV_UP ? "up"
-                                          : "mark");
-        if (e->state == EVR_MARK) {
-            sbuf_adds(b, "null");
-        } else {
-            sbuf_printf(b, "%" PRIu32, e->lost);
-        }
-        sbuf_adds(b, ",\"healed_s\":");
-        json_seconds_or_null(b, e->state == EVR_HEALED, e->healed_s);
-        sbuf_printf(b, ",\"state\":\"%s\"}", evr_state_name(e->state, 1));
-    }
-    sbuf_adds(b, "],");
 }
 
 static int
@@ -828,8 +530,8 @@ write_manifest(const struct cm_run *run)
                 o->interval_s, o->run_timeout_s, (double)run->poll_timeout_ms / 1e3);
     json_string_or_null(&b, o->events_url);
     sbuf_adds(&b, "},");
-    if (run->ev_curl) {
-        write_manifest_events(&b, run);
+    if (run->events) {
+        evw_manifest(&b, &run->evl, &run->evf);
     }
     sbuf_adds(&b, "\"results\":{");
     sbuf_printf(&b, "\"all_connected\":%s,\"time_to_all_connected_s\":", run->reached ? "true" : "false");
@@ -902,8 +604,17 @@ cmount_run(const struct stress_options *o)
         return 2;
     }
     curl_ready = 1;
-    if (setup_curl(&run) || (o->events_url && setup_events(&run))) {
+    run.tty = isatty(STDERR_FILENO);
+    if (setup_curl(&run)) {
         goto cleanup;
+    }
+    if (o->events_url) {
+        long limit_ms =
+            run.poll_timeout_ms < CM_EVENTS_TIMEOUT_MS ? run.poll_timeout_ms : CM_EVENTS_TIMEOUT_MS;
+        if (evw_fetcher_init(&run.evf, o->events_url, o->events_token_file, limit_ms, run.tty)) {
+            goto cleanup;
+        }
+        run.events = 1;
     }
     if (o->csv_path) {
         run.csv = fopen(o->csv_path, "w");
@@ -915,7 +626,6 @@ cmount_run(const struct stress_options *o)
                             : "t_s,connected,connecting,failed,absent,http_status\n",
               run.csv);
     }
-    run.tty = isatty(STDERR_FILENO);
     /* No loop: the signal cuts the sleep (nanosleep) or the transfer (on_transfer) short. */
     run_signals_catch(NULL);
     rc = poll_loop(&run);
@@ -941,15 +651,8 @@ cmount_run(const struct stress_options *o)
     /* With --events: all connected at the end (the last answered poll), and every loss healed. */
     connected_ok =
         o->events_url ? run.have_last && run.last.by_status[TOPO_CONNECTED] >= o->device_count : run.reached;
-    for (size_t i = 0; i < run.tr.event_count; i++) {
-        const struct evr_event *e = &run.tr.events[i];
-        if (e->state == EVR_PENDING) {
-            fprintf(stderr,
-                    "fleetsim-stress: FAILED: event %" PRIu64 " %s (%zu nodes) at %.3f s: %" PRIu32
-                    " lost, not all connected again by the end\n",
-                    e->ev.seq, e->ev.action, e->ev.node_count, e->t_s, e->lost);
-            rc = 1;
-        }
+    if (evw_report_unhealed(&run.evl)) {
+        rc = 1;
     }
     if (!connected_ok) {
         const struct topo_counts *tc = &run.last;
@@ -978,11 +681,8 @@ cleanup:
     }
     free(run.samples);
     sbuf_free(&run.body);
-    sbuf_free(&run.ev_body);
-    evr_free(&run.tr);
-    curl_easy_cleanup(run.ev_curl);
-    curl_slist_free_all(run.ev_headers);
-    free(run.ev_base);
+    evw_log_free(&run.evl);
+    evw_fetcher_close(&run.evf);
     curl_easy_cleanup(run.curl);
     curl_slist_free_all(run.headers);
     free(run.url);

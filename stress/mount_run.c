@@ -12,6 +12,13 @@
  * with jitter so that a fleet's reconnects spread), forever; the run holds
  * for --hold seconds after every device mounted once (0: until a signal)
  * and reports the losses and the time from each loss to mounted again.
+ *
+ * With --events too the fleet's event log is watched (mount_events.c: a
+ * fetch thread of its own, so that the sessions never wait on it) and
+ * every --events-interval the sessions' state is a poll of the events'
+ * recovery; the summary and the manifest list each event as
+ * controller-mount does, and an event whose devices did not all come back
+ * by the end fails the run.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -20,7 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "conn.h"
+#include "mount_events.h"
 #include "reply_scan.h"
 #include "run.h"
 #include "stats.h"
@@ -77,6 +87,9 @@ struct mount_run {
     double cpu_end_s;                   /* client CPU when all were done */
     struct loop_timer hold_timer;       /* --hold */
     struct loop_timer line_timer;       /* progress lines when stderr is not a terminal */
+    struct mev *events;                 /* --events: the fleet's events and their recovery, else NULL */
+    struct loop_timer events_timer;     /* --events: a poll of the sessions every --events-interval */
+    int events_oom;                     /* --events: 1 when a poll ran out of memory (the run stops) */
     char first_failure[256];            /* for the report */
 };
 
@@ -329,6 +342,29 @@ start_more(struct mount_run *run)
     }
 }
 
+/* mev_up_fn: device @p device's session has its hello done (and is not lost since). */
+static int
+session_up(void *user, uint32_t device)
+{
+    const struct mount_run *run = user;
+
+    return run->sessions[device].conn.state == CONN_READY;
+}
+
+static void
+on_events_poll(struct loop *loop, struct loop_timer *timer)
+{
+    struct mount_run *run = (struct mount_run *)((char *)timer - offsetof(struct mount_run, events_timer));
+
+    if (mev_poll(run->events, session_up, run)) {
+        run->events_oom = 1;
+        loop_stop(loop);
+        return;
+    }
+    loop_timer_start(loop, timer, loop_now_us(loop) + (monotime_us)(run->o->events_interval_s * 1e6),
+                     on_events_poll);
+}
+
 static void
 report(struct mount_run *run)
 {
@@ -382,6 +418,9 @@ report(struct mount_run *run)
     }
     printf("client CPU: %.3f s, %.1f us per session\n", run->cpu_end_s - run->cpu_start_s,
            o->device_count ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / o->device_count : 0.0);
+    if (run->events) {
+        mev_print(run->events);
+    }
 }
 
 static void
@@ -432,7 +471,11 @@ write_manifest(struct mount_run *run)
         }
         sbuf_add_json(&b, hello->caps[i]);
     }
-    sbuf_adds(&b, "]},\"results\":{\"interrupted\":");
+    sbuf_adds(&b, "]},");
+    if (run->events) {
+        mev_manifest(&b, run->events); /* the fleet's scenario, or --scenario's: one "scenario" member */
+    }
+    sbuf_adds(&b, "\"results\":{\"interrupted\":");
     json_string_or_null(&b, run_interrupted_name());
     sbuf_printf(&b, ",\"mounted\":%u,\"failed\":%u,\"all_done_s\":%.6f,\"sessions_per_second\":%.3f,",
                 (unsigned)run->mounted, (unsigned)run->failed, all_s, all_s > 0 ? run->mounted / all_s : 0.0);
@@ -466,7 +509,9 @@ write_manifest(struct mount_run *run)
     sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"first_failure\":", run->cpu_end_s - run->cpu_start_s);
     json_string_or_null(&b, run->first_failure);
     sbuf_adds(&b, "}}");
-    run_manifest_scenario(&b);
+    if (!run->events) {
+        run_manifest_scenario(&b);
+    }
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
     sbuf_free(&b);
     return rc;
@@ -477,11 +522,13 @@ mount_run(const struct stress_options *o)
 {
     struct mount_run run = {0};
     int fd_limit = run_raise_fd_limit();
+    int curl_ready = 0;
     int rc = 2;
 
     run.o = o;
     loop_timer_init(&run.hold_timer);
     loop_timer_init(&run.line_timer);
+    loop_timer_init(&run.events_timer);
     if (o->concurrency + 64 > (uint32_t)fd_limit && o->device_count + 64 > (uint32_t)fd_limit) {
         fprintf(stderr,
                 "fleetsim-stress: %u sessions need more descriptors than the limit of %d (ulimit -Hn)\n",
@@ -511,6 +558,19 @@ mount_run(const struct stress_options *o)
     if (run_preamble(o, &run.preamble, &run.preamble_len)) {
         goto cleanup;
     }
+    if (o->events_url) {
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+            fprintf(stderr, "fleetsim-stress: libcurl cannot start\n");
+            goto cleanup;
+        }
+        curl_ready = 1;
+        run.events = mev_start(o);
+        if (!run.events) {
+            goto cleanup;
+        }
+        loop_timer_start(run.loop, &run.events_timer,
+                         loop_clock_monotonic() + (monotime_us)(o->events_interval_s * 1e6), on_events_poll);
+    }
     run_signals_catch(run.loop);
     run.cpu_start_s = stats_cpu_seconds();
     run.start_us = loop_clock_monotonic();
@@ -524,6 +584,11 @@ mount_run(const struct stress_options *o)
     if (!run.all_done_us) { /* interrupted before every device was done: measured until now */
         run.all_done_us = loop_clock_monotonic();
         run.cpu_end_s = stats_cpu_seconds();
+    }
+    if (run.events && (mev_stop(run.events, session_up, &run) || run.events_oom)) {
+        fprintf(stderr, "fleetsim-stress: FAILED: out of memory for the events\n");
+        rc = 1;
+        goto cleanup;
     }
     report(&run);
     fflush(stdout); /* the report before any FAILED line on stderr, when both go to one file */
@@ -545,6 +610,9 @@ mount_run(const struct stress_options *o)
                 run.rpc_errors);
         rc = 1;
     }
+    if (run.events && mev_unhealed(run.events)) {
+        rc = 1;
+    }
     if (run_interrupted()) {
         fprintf(stderr, "fleetsim-stress: interrupted by %s: %u of %u mounted\n", run_interrupted_name(),
                 (unsigned)run.mounted, (unsigned)o->device_count);
@@ -561,6 +629,11 @@ cleanup:
     if (run.loop) {
         loop_timer_stop(run.loop, &run.hold_timer);
         loop_timer_stop(run.loop, &run.line_timer);
+        loop_timer_stop(run.loop, &run.events_timer);
+    }
+    mev_free(run.events);
+    if (curl_ready) {
+        curl_global_cleanup();
     }
     free(run.sessions);
     free(run.preamble);

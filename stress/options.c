@@ -672,6 +672,31 @@ static const struct stress_opt opts[] = {
      .help = "as a controller does: a session that fails or is lost is connected again after a backoff "
              "(2 s growing 1.5x to 60 s, with jitter); runs for --hold S after all are mounted (0: until "
              "SIGINT or SIGTERM) and reports losses and the time to reconnect"},
+    {.name = "events",
+     .kind = OPT_TEXT,
+     .modes = M_MOUNT,
+     .field = FIELD(events_url),
+     .noun = "a URL",
+     .metavar = "URL",
+     .help = "with --reconnect: the fleet's --metrics server, e.g. http://127.0.0.1:9100; its "
+             "/api/v1/events are marked and each one's recovery measured from the sessions"},
+    {.name = "events-token-file",
+     .kind = OPT_TEXT,
+     .modes = M_MOUNT,
+     .field = FIELD(events_token_file),
+     .noun = "a file",
+     .metavar = "FILE",
+     .help = "the bearer token for --events (the fleet's --api-token-file)"},
+    {.name = "events-interval",
+     .kind = OPT_DOUBLE,
+     .modes = M_MOUNT,
+     .field = FIELD(events_interval_s),
+     .dmin = OPTIONS_INTERVAL_MIN_S,
+     .dmax = OPTIONS_INTERVAL_MAX_S,
+     .noun = "seconds",
+     .metavar = "S",
+     .dflt = "0.5",
+     .help = "with --events: seconds between fetches of the events and polls of the sessions"},
 
     {.name = "port",
      .kind = OPT_U32,
@@ -1489,6 +1514,20 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (o->ssh > 0 && (o->mode == STRESS_SNMP || o->mode == STRESS_RECONCILE)) {
         BAD("--ssh is for edit, mount and notify (NETCONF)");
+    }
+    if (o->mode == STRESS_MOUNT) {
+        if (o->events_url && !o->reconnect) {
+            BAD("--events goes with --reconnect: recovery is measured from a mount that reconnects");
+        }
+        if (o->events_url && strncmp(o->events_url, "http://", 7) && strncmp(o->events_url, "https://", 8)) {
+            BAD("--events needs the fleet's URL, http://HOST:PORT (or https://)");
+        }
+        if (o->events_token_file && !o->events_url) {
+            BAD("--events-token-file goes with --events");
+        }
+        if (opt_given(given, "events-interval") && !o->events_url) {
+            BAD("--events-interval goes with --events");
+        }
     }
     if (o->preamble_path && o->tcp_header) {
         BAD("--tcp-preamble and --tcp-header exclude each other: both are the bytes sent first");

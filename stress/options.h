@@ -82,6 +82,7 @@ struct stress_options {
     enum mount_action on_mount; /* what a mount does after the hello */
     uint32_t hold_s;            /* seconds to keep all sessions open afterwards */
     int reconnect;              /* mount: a lost or failed session is connected again, with backoff */
+    double events_interval_s;   /* mount --events: between fetches of the fleet's events and polls, seconds */
     /* snmp (concurrency above: collections at once) */
     const char *community;    /* v2c community */
     const char *v3_user;      /* NAME:AUTH:AUTHKEY:PRIV:PRIVKEY as given, or NULL for v2c */
