@@ -383,9 +383,15 @@ callhome_start_all(struct fleet *fleet)
         ch->workers[i].filled_us = loop_now_us(fleet->workers[i].loop);
     }
     for (uint32_t i = 0; i < fleet->cfg.device_count; i++) {
-        if (ch->devs[i].state == CH_WAITING) {
-            enqueue(&ch->devs[i]);
+        const struct device_group *grp = fleet->devices[i].group;
+        if (ch->devs[i].state != CH_WAITING) {
+            continue;
         }
+        if (i - grp->first >= grp->start_present) {
+            ch->devs[i].state = CH_PARKED; /* not in the fleet until a scenario or the API grows it */
+            continue;
+        }
+        enqueue(&ch->devs[i]);
     }
 }
 
