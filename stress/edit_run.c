@@ -84,6 +84,9 @@ struct edit_run {
     struct loop_timer progress_timer; /* refreshes the progress line, or prints the next */
     uint64_t progress_last_answered;  /* for the current rate */
     monotime_us progress_last_us;     /* idem */
+    struct persec ok_per_s;           /* requests answered <ok/>, per second since start_us */
+    struct persec errors_per_s;       /* requests answered with rpc-error, per second */
+    struct persec_names tags_per_s;   /* those by error-tag, per second */
 };
 
 static uint64_t
@@ -267,9 +270,15 @@ on_message(struct conn *c, const char *msg, size_t len)
         return;
     }
     s->answered++;
-    if (r.error_count && tags_add(&s->tags, r.error_tag, 1)) {
-        run_fail(run, "out of memory");
-        return;
+    {
+        monotime_us now = loop_clock_monotonic();
+        size_t sec = now > run->start_us ? (size_t)((now - run->start_us) / 1000000u) : 0;
+        if ((r.error_count && (tags_add(&s->tags, r.error_tag, 1) ||
+                               persec_names_add(&run->tags_per_s, r.error_tag, sec, 1))) ||
+            persec_add(r.error_count ? &run->errors_per_s : &run->ok_per_s, sec, 1)) {
+            run_fail(run, "out of memory");
+            return;
+        }
     }
     if (s->is_commit[i]) {
         r.error_count ? s->commit_errors++ : s->commit_ok++;
@@ -509,6 +518,17 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
         run->cpu_end_s - run->cpu_start_s, run->user_end_s - run->user_start_s,
         totals[1] ? (run->cpu_end_s - run->cpu_start_s) * 1e6 / (double)totals[1] : 0.0);
     json_string_or_null(&b, run->failed ? run->failure : NULL);
+    sbuf_adds(&b, ",");
+    latency_histogram_json(&b, "latency_histogram", all);
+    {
+        size_t secs = run->ok_per_s.len > run->errors_per_s.len ? run->ok_per_s.len : run->errors_per_s.len;
+        sbuf_adds(&b, "},\"per_second\":{\"bucket_s\":1,\"ok\":");
+        persec_json(&b, &run->ok_per_s, secs);
+        sbuf_adds(&b, ",\"errors\":");
+        persec_json(&b, &run->errors_per_s, secs);
+        sbuf_adds(&b, ",\"errors_by_tag\":");
+        persec_names_json(&b, &run->tags_per_s, secs);
+    }
     sbuf_adds(&b, "}}");
     run_manifest_scenario(&b);
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
@@ -576,6 +596,9 @@ teardown(struct edit_run *run)
     }
     free(run->sessions);
     free(run->preamble);
+    persec_free(&run->ok_per_s);
+    persec_free(&run->errors_per_s);
+    persec_names_free(&run->tags_per_s);
     template_free(&run->tpl);
     if (run->loop) {
         loop_timer_stop(run->loop, &run->progress_timer);

@@ -5,7 +5,8 @@
  * notifications, "reconcile" joins what the simulator sent with what notify received, and
  * "controller-mount" watches a RESTCONF controller connect to a fleet, "record" writes one
  * server as a recorded device type folder, "restconf" POSTs edits to a RESTCONF controller's mount
- * points (OpenDaylight's REST perf client). Exit codes: 0
+ * points (OpenDaylight's REST perf client), "report" writes one HTML page of their --json manifests.
+ * Exit codes: 0
  * complete, 1 the run failed, 2 bad usage, 130 and 143 ended by SIGINT and SIGTERM (summary and
  * manifest written as at a normal end).
  */
@@ -15,6 +16,7 @@
 #include "conn.h"
 #include "options.h"
 #include "record.h"
+#include "report.h"
 #include "run.h"
 
 int
@@ -33,6 +35,9 @@ main(int argc, char **argv)
         return 2;
     case STRESS_PARSE_RUN:
         break;
+    }
+    if (opts.mode == STRESS_REPORT) {
+        return report_run(&opts); /* reads files only: no scenario, no transport */
     }
     stress_options_notes(&opts, stderr);
     if (run_scenario_read(&opts)) {
@@ -75,6 +80,8 @@ main(int argc, char **argv)
     case STRESS_RESTCONF:
         rc = restconf_run(&opts);
         break;
+    case STRESS_REPORT:
+        break; /* handled above */
     }
     if (netconf && rc == 0) { /* a failed run ends with its reason; the manifest has the transport */
         printf("transport: %s (%s)\n", conn_transport_used(), opts.ssh < 0 ? "detected" : "as --ssh asked");

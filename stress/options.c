@@ -47,6 +47,7 @@ enum opt_kind {
 #define M_CTRL     MODE(STRESS_CONTROLLER_MOUNT)
 #define M_RECORD   MODE(STRESS_RECORD)
 #define M_RESTCONF MODE(STRESS_RESTCONF)
+#define M_REPORT   MODE(STRESS_REPORT)
 
 /* Column at which --help's descriptions start, and the width it keeps to. */
 #define HELP_INDENT 29
@@ -1155,6 +1156,17 @@ static const struct stress_opt opts[] = {
      .field = FIELD(json_path),
      .metavar = "FILE",
      .help = "write a manifest: parameters, statuses, devices, per-second counts"},
+
+    {.name = "out",
+     .alias = "o",
+     .kind = OPT_TEXT,
+     .modes = M_REPORT,
+     .field = FIELD(out_dir),
+     .noun = "a file",
+     .metavar = "FILE",
+     .section = "report: one self-contained HTML page of one or more --json manifests (RUN.json ...)",
+     .help = "the HTML file to write (required); several manifests are overlaid and their differing "
+             "parameters tabled"},
 };
 
 #define OPT_COUNT (sizeof opts / sizeof opts[0])
@@ -1165,7 +1177,8 @@ static const char usage_head[] =
     "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T]\n"
     "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
-    "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n";
+    "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
+    "       fleetsim-stress report RUN.json [RUN.json ...] -o REPORT.html\n";
 
 /* ------------------------------------------------------------------ lookup, defaults */
 
@@ -1325,7 +1338,7 @@ usage(FILE *out)
 
 /* The subcommands, in enum stress_mode's order. */
 static const char *const mode_names[] = {
-    "edit", "mount", "snmp", "notify", "reconcile", "controller-mount", "record", "restconf"};
+    "edit", "mount", "snmp", "notify", "reconcile", "controller-mount", "record", "restconf", "report"};
 
 /* getopt's array, made from the table: each name and alias once, val = 256 + its first row's index. */
 static void
@@ -1371,8 +1384,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         if (argc < 2) {
-            BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount, record or "
-                "restconf");
+            BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount, record, "
+                "restconf or report");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -1384,8 +1397,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
          mode++) {
     }
     if (mode == sizeof mode_names / sizeof mode_names[0]) {
-        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount, record "
-            "or restconf (see --help)",
+        BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount, record, "
+            "restconf or report (see --help)",
             argv[1]);
     }
     opt_defaults(o, mode);
@@ -1421,6 +1434,18 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             optind++;
         }
         given[t - opts] = 1;
+    }
+    if (o->mode == STRESS_REPORT) {
+        /* getopt permuted the manifests' names behind the options. */
+        if (optind >= argc) {
+            BAD("report needs one or more manifests: fleetsim-stress report RUN.json [RUN.json ...] -o FILE");
+        }
+        if (!o->out_dir) {
+            BAD("report needs -o FILE (--out), the HTML file to write");
+        }
+        o->report_inputs = argv + optind;
+        o->report_count = argc - optind;
+        return STRESS_PARSE_RUN;
     }
     if (optind < argc) {
         BAD("unexpected argument \"%s\" (see --help)", argv[optind]);

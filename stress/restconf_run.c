@@ -143,6 +143,9 @@ struct rc_run {
     uint64_t *per_second;                     /* answers completed in second i of the run */
     size_t per_second_len;                    /* seconds covered */
     size_t per_second_cap;                    /* entries allocated */
+    struct persec ok_per_s;                   /* answers 200, 201 or 204, per second of the run */
+    struct persec errors_per_s;               /* answers of any other status, per second */
+    struct persec_names status_per_s;         /* those by HTTP status, per second */
     int failed;                               /* 1 once anything failed */
     char failure[512];                        /* the first failure */
     monotime_us start_us;                     /* clock start */
@@ -317,8 +320,19 @@ on_done(struct rc_slot *slot, CURLcode result)
             row->body[slot->answer_len] = '\0';
         }
     }
-    if (code == 200 || code == 201 || code == 204) {
-        s->accepted++;
+    {
+        size_t sec = now > run->start_us ? (size_t)((now - run->start_us) / 1000000u) : 0;
+        int ok = code == 200 || code == 201 || code == 204;
+        char status[24];
+        snprintf(status, sizeof status, "%ld", code);
+        if (ok) {
+            s->accepted++;
+        }
+        if (persec_add(ok ? &run->ok_per_s : &run->errors_per_s, sec, 1) ||
+            (!ok && persec_names_add(&run->status_per_s, status, sec, 1))) {
+            rc_fail(run, "out of memory");
+            return;
+        }
     }
     if (s->next < s->count) {
         send_next(slot);
@@ -596,6 +610,9 @@ teardown(struct rc_run *run)
     }
     free(run->streams);
     free(run->per_second);
+    persec_free(&run->ok_per_s);
+    persec_free(&run->errors_per_s);
+    persec_names_free(&run->status_per_s);
     curl_slist_free_all(run->headers);
     rfill_free(&run->fill);
     if (run->loop) {
@@ -775,7 +792,19 @@ write_manifest(struct rc_run *run, const struct latency *all)
     for (size_t i = 0; i < run->per_second_len; i++) {
         sbuf_printf(&b, "%s%" PRIu64, i ? "," : "", run->per_second[i]);
     }
-    sbuf_adds(&b, "]},\"devices\":[");
+    sbuf_adds(&b, "],");
+    latency_histogram_json(&b, "latency_histogram", all);
+    {
+        size_t secs = run->ok_per_s.len > run->errors_per_s.len ? run->ok_per_s.len : run->errors_per_s.len;
+        /* "errors_by_tag": for RESTCONF, the HTTP status of each answer that was not 200, 201 or 204. */
+        sbuf_adds(&b, "},\"per_second\":{\"bucket_s\":1,\"ok\":");
+        persec_json(&b, &run->ok_per_s, secs);
+        sbuf_adds(&b, ",\"errors\":");
+        persec_json(&b, &run->errors_per_s, secs);
+        sbuf_adds(&b, ",\"errors_by_tag\":");
+        persec_names_json(&b, &run->status_per_s, secs);
+    }
+    sbuf_adds(&b, "},\"devices\":[");
     /* Every stream edits the first device, or each its own (--same-device false). */
     if (o->same_device) {
         device_json(&b, run, 0, o->threads);

@@ -195,7 +195,21 @@ struct snmprun {
     uint64_t discoveries;                      /* engines discovered */
     uint64_t time_resyncs;                     /* requests sent again after notInTimeWindow */
     uint64_t usm_reports[SNMPRUN_USM_REPORTS]; /* Reports received (not discovery) by usmStats kind */
+    struct persec completed_per_s;             /* collections completed, per second since start_us */
+    struct persec failed_per_s;                /* collections failed, per second */
+    struct persec timeouts_per_s;              /* attempts whose timer expired, per second */
+    struct persec retries_per_s;               /* retransmissions, per second */
 };
+
+/* Collections drawn with the fit in the manifest: at most this many, evenly spread over the run. */
+#define SNMPRUN_FIT_POINTS_MAX 1000
+
+/* The second of the run @p now is in, from its first send. */
+static size_t
+run_second(const struct snmprun *run, monotime_us now)
+{
+    return now > run->start_us ? (size_t)((now - run->start_us) / 1000000u) : 0;
+}
 
 static void start_more(struct snmprun *run);
 
@@ -249,6 +263,8 @@ finish(struct snmprun_slot *s, enum snmprun_failure why, const char *detail)
     char where[32];
 
     run->collections++;
+    /* Out of memory here costs only a point of the per-second curves. */
+    (void)persec_add(why == SNMPRUN_OK ? &run->completed_per_s : &run->failed_per_s, run_second(run, now), 1);
     if (why == SNMPRUN_OK) {
         run->completed++;
         run->samples += s->walk.samples;
@@ -399,10 +415,12 @@ on_timeout(struct loop *loop, struct loop_timer *timer)
     (void)loop;
     s->in_flight = 0;
     run->request_timeouts++;
+    (void)persec_add(&run->timeouts_per_s, run_second(run, loop_clock_monotonic()), 1);
     if (s->attempt < run->o->retries) {
         s->attempt++;
         s->retries++;
         run->retries++;
+        (void)persec_add(&run->retries_per_s, run_second(run, loop_clock_monotonic()), 1);
         if ((why = send_request(s))) {
             finish(s, SNMPRUN_FAIL_REQUEST, why);
         }
@@ -1074,7 +1092,38 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     }
     sbuf_printf(&b, "],\"failed_device_count\":%u,\"first_failure\":", (unsigned)failed_devices);
     json_string_or_null(&b, run->first_failure);
-    sbuf_adds(&b, "}}");
+    sbuf_adds(&b, ",");
+    latency_histogram_json(&b, "collection_time_histogram", &run->coll_time);
+    sbuf_adds(&b, ",");
+    latency_histogram_json(&b, "response_time_histogram", &run->resp_time);
+    {
+        /* (P, T) of completed collections for the fit's plot: every k-th, at most SNMPRUN_FIT_POINTS_MAX. */
+        size_t step = (run->record_count + SNMPRUN_FIT_POINTS_MAX - 1) / SNMPRUN_FIT_POINTS_MAX;
+        size_t secs = run->completed_per_s.len;
+        const struct persec *series[] = {&run->failed_per_s, &run->timeouts_per_s, &run->retries_per_s};
+        sbuf_adds(&b, ",\"fit_points\":{\"requests\":[");
+        step = step ? step : 1;
+        for (size_t i = 0, n = 0; i < run->record_count; i += step) {
+            sbuf_printf(&b, "%s%u", n++ ? "," : "", (unsigned)run->records[i].requests);
+        }
+        sbuf_adds(&b, "],\"t_ms\":[");
+        for (size_t i = 0, n = 0; i < run->record_count; i += step) {
+            sbuf_printf(&b, "%s%.3f", n++ ? "," : "", run->records[i].t_us / 1e3);
+        }
+        for (size_t i = 0; i < 3; i++) {
+            secs = series[i]->len > secs ? series[i]->len : secs;
+        }
+        sbuf_adds(&b, "]}},\"per_second\":{\"bucket_s\":1,\"completed\":");
+        persec_json(&b, &run->completed_per_s, secs);
+        sbuf_adds(&b, ",\"failed\":");
+        persec_json(&b, &run->failed_per_s, secs);
+        sbuf_adds(&b, ",\"timeouts\":");
+        persec_json(&b, &run->timeouts_per_s, secs);
+        sbuf_adds(&b, ",\"retries\":");
+        persec_json(&b, &run->retries_per_s, secs);
+        sbuf_adds(&b, "}");
+    }
+    sbuf_adds(&b, "}");
     run_manifest_scenario(&b);
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);
     sbuf_free(&b);
@@ -1278,6 +1327,10 @@ teardown(struct snmprun *run)
     free(run->slot_keys);
     free(run->v3_tx);
     free(run->records);
+    persec_free(&run->completed_per_s);
+    persec_free(&run->failed_per_s);
+    persec_free(&run->timeouts_per_s);
+    persec_free(&run->retries_per_s);
     latency_free(&run->coll_time);
     latency_free(&run->resp_time);
     walk_plan_close(&run->plan);

@@ -3,6 +3,8 @@
  */
 #include "stats.h"
 
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,4 +199,136 @@ json_write_file(const char *path, const struct sbuf *b)
         return -1;
     }
     return 0;
+}
+
+/* Bound of bucket i: the smallest whole number of microseconds above it (ceil of 10^((i+1)/10)). */
+static uint64_t
+hist_bound(unsigned i)
+{
+    return (uint64_t)ceil(pow(10.0, (double)(i + 1) / STATS_HIST_PER_DECADE) - 1e-9);
+}
+
+unsigned
+stats_hist_bucket(uint64_t us)
+{
+    double guess = us ? floor(STATS_HIST_PER_DECADE * log10((double)us)) : 0;
+    unsigned k = guess < 0 ? 0 : guess >= STATS_HIST_BUCKETS ? STATS_HIST_BUCKETS - 1 : (unsigned)guess;
+
+    /* log10's rounding near a bound: settle on the first bucket whose bound is above us. */
+    while (k > 0 && us < hist_bound(k - 1)) {
+        k--;
+    }
+    while (k + 1 < STATS_HIST_BUCKETS && us >= hist_bound(k)) {
+        k++;
+    }
+    return k;
+}
+
+void
+latency_histogram_json(struct sbuf *b, const char *name, const struct latency *l)
+{
+    uint64_t counts[STATS_HIST_BUCKETS] = {0};
+    size_t used = 0;
+
+    for (size_t i = 0; i < l->count; i++) {
+        unsigned k = stats_hist_bucket(l->us[i]);
+        counts[k]++;
+        if (k + 1 > used) {
+            used = k + 1;
+        }
+    }
+    sbuf_printf(b, "\"%s\":{\"unit\":\"us\",\"buckets_per_decade\":%d,\"first_upper\":1,\"counts\":[", name,
+                STATS_HIST_PER_DECADE);
+    for (size_t i = 0; i < used; i++) {
+        sbuf_printf(b, "%s%" PRIu64, i ? "," : "", counts[i]);
+    }
+    sbuf_adds(b, "]}");
+}
+
+int
+persec_add(struct persec *p, size_t sec, uint64_t n)
+{
+    if (sec >= p->cap) {
+        size_t cap = p->cap ? p->cap : 64;
+        uint64_t *grown;
+        while (cap <= sec) {
+            cap *= 2;
+        }
+        grown = realloc(p->v, cap * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        memset(grown + p->cap, 0, (cap - p->cap) * sizeof *grown);
+        p->v = grown;
+        p->cap = cap;
+    }
+    p->v[sec] += n;
+    if (sec + 1 > p->len) {
+        p->len = sec + 1;
+    }
+    return 0;
+}
+
+void
+persec_json(struct sbuf *b, const struct persec *p, size_t len)
+{
+    sbuf_adds(b, "[");
+    for (size_t i = 0; i < len; i++) {
+        sbuf_printf(b, "%s%" PRIu64, i ? "," : "", i < p->len ? p->v[i] : 0);
+    }
+    sbuf_adds(b, "]");
+}
+
+void
+persec_free(struct persec *p)
+{
+    free(p->v);
+    memset(p, 0, sizeof *p);
+}
+
+int
+persec_names_add(struct persec_names *t, const char *name, size_t sec, uint64_t n)
+{
+    struct persec_named *grown;
+    const char *shown = name && name[0] ? name : "(no error-tag)";
+
+    for (size_t i = 0; i < t->count; i++) {
+        if (!strcmp(t->items[i].name, shown)) {
+            return persec_add(&t->items[i].s, sec, n);
+        }
+    }
+    grown = realloc(t->items, (t->count + 1) * sizeof *grown);
+    if (!grown) {
+        return -1;
+    }
+    t->items = grown;
+    memset(&t->items[t->count], 0, sizeof t->items[t->count]);
+    snprintf(t->items[t->count].name, sizeof t->items[t->count].name, "%s", shown);
+    t->count++;
+    return persec_add(&t->items[t->count - 1].s, sec, n);
+}
+
+void
+persec_names_json(struct sbuf *b, const struct persec_names *t, size_t len)
+{
+    sbuf_adds(b, "{");
+    for (size_t i = 0; i < t->count; i++) {
+        if (i) {
+            sbuf_adds(b, ",");
+        }
+        sbuf_add_json(b, t->items[i].name);
+        sbuf_adds(b, ":");
+        persec_json(b, &t->items[i].s, len);
+    }
+    sbuf_adds(b, "}");
+}
+
+void
+persec_names_free(struct persec_names *t)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        persec_free(&t->items[i].s);
+    }
+    free(t->items);
+    memset(t, 0, sizeof *t);
 }

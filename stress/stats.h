@@ -74,4 +74,53 @@ void json_string_or_null(struct sbuf *b, const char *s);
 /** @brief Write @p b to @p path (replacing it atomically). @return 0 or -1 with errno set. */
 int json_write_file(const char *path, const struct sbuf *b);
 
+/* The manifests' histogram: fixed logarithmic buckets, STATS_HIST_PER_DECADE per decade from 1 us;
+ * bucket i holds the values below 10^((i+1)/STATS_HIST_PER_DECADE) (and at or above the previous bound). */
+#define STATS_HIST_PER_DECADE 10
+/* Buckets up to 10^10 us, past UINT32_MAX (the largest latency kept). */
+#define STATS_HIST_BUCKETS 100
+
+/** @return The histogram bucket of @p us (0..STATS_HIST_BUCKETS-1). */
+unsigned stats_hist_bucket(uint64_t us);
+
+/**
+ * @brief Append `"NAME":{"unit":"us","buckets_per_decade":10,"first_upper":1,"counts":[...]}` for every
+ * entry of @p l (sorted or not); counts end at the last bucket that is not empty ([] for an empty set).
+ */
+void latency_histogram_json(struct sbuf *b, const char *name, const struct latency *l);
+
+/* Counts per second of a run: v[s] is what happened in second s since the run's origin. */
+struct persec {
+    uint64_t *v; /* counts by second */
+    size_t len;  /* seconds up to the last counted one */
+    size_t cap;  /* entries allocated */
+};
+
+/* Per-second counts by a name (an error-tag, an HTTP status). */
+struct persec_named {
+    char name[REPLY_TAG_MAX_BYTES]; /* the name */
+    struct persec s;                /* its counts */
+};
+
+struct persec_names {
+    struct persec_named *items; /* in order of first sight */
+    size_t count;               /* entries */
+};
+
+/** @brief Count @p n in second @p sec. @return 0 or -1 when memory ran out. */
+int persec_add(struct persec *p, size_t sec, uint64_t n);
+
+/** @brief Append the counts as a JSON array of @p len entries (zeros past p->len). */
+void persec_json(struct sbuf *b, const struct persec *p, size_t len);
+
+void persec_free(struct persec *p);
+
+/** @brief Count @p n for @p name in second @p sec. @return 0 or -1. */
+int persec_names_add(struct persec_names *t, const char *name, size_t sec, uint64_t n);
+
+/** @brief Append `{"name":[...],...}`, each array @p len entries. */
+void persec_names_json(struct sbuf *b, const struct persec_names *t, size_t len);
+
+void persec_names_free(struct persec_names *t);
+
 #endif

@@ -13,7 +13,9 @@
 #include <cmocka.h>
 
 #include "conn_internal.h"
+#include "json_read.h"
 #include "options.h"
+#include "report.h"
 #include "restconf_fill.h"
 #include "stats.h"
 #include "template.h"
@@ -236,7 +238,7 @@ test_bad_usage_is_refused_with_a_message(void **state)
     assert_string_equal(err, "2 devices from port 65535 need ports past 65535");
     assert_int_equal(parse(&o, err, sizeof err, 2, sub), STRESS_PARSE_ERROR);
     assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile, "
-                             "controller-mount, record or restconf (see --help)");
+                             "controller-mount, record, restconf or report (see --help)");
 }
 
 /* Issue 13: "-ip" named argv[0] in its error, and "--legacy-framing true" left "true" as a stray argument. */
@@ -380,10 +382,106 @@ test_restconf_defaults_and_auth_follow_opendaylight(void **state)
     assert_int_equal(o.threads, 2);
 }
 
+/* Fixed log buckets: bucket i holds [10^(i/10), 10^((i+1)/10)), whole microseconds; 0 in bucket 0. */
+static void
+test_histogram_buckets_are_fixed_tenths_of_a_decade(void **state)
+{
+    struct latency l = {0};
+    struct sbuf b = {0};
+    (void)state;
+    assert_int_equal(stats_hist_bucket(0), 0);
+    assert_int_equal(stats_hist_bucket(1), 0);
+    assert_int_equal(stats_hist_bucket(2), 3); /* 10^0.3 = 1.995 <= 2 < 10^0.4 */
+    assert_int_equal(stats_hist_bucket(9), 9); /* 10^0.9 = 7.94 <= 9 < 10 */
+    assert_int_equal(stats_hist_bucket(10), 10);
+    assert_int_equal(stats_hist_bucket(99), 19);
+    assert_int_equal(stats_hist_bucket(100), 20);
+    assert_int_equal(stats_hist_bucket(1000000), 60);
+    assert_int_equal(stats_hist_bucket(999999), 59);
+    assert_int_equal(stats_hist_bucket(UINT32_MAX), 96);
+    latency_add(&l, 1);
+    latency_add(&l, 10);
+    latency_add(&l, 12);
+    latency_histogram_json(&b, "h", &l);
+    assert_string_equal(b.buf,
+                        "\"h\":{\"unit\":\"us\",\"buckets_per_decade\":10,\"first_upper\":1,\"counts\":"
+                        "[1,0,0,0,0,0,0,0,0,0,2]}");
+    latency_free(&l);
+    sbuf_free(&b);
+}
+
+/* Per-second series pad to the length asked; named series keep their names in order of first sight. */
+static void
+test_per_second_series(void **state)
+{
+    struct persec p = {0};
+    struct persec_names t = {0};
+    struct sbuf b = {0};
+    (void)state;
+    assert_int_equal(persec_add(&p, 2, 5), 0);
+    assert_int_equal(persec_add(&p, 0, 1), 0);
+    assert_int_equal(persec_add(&p, 200, 1), 0);
+    assert_int_equal(p.len, 201);
+    persec_json(&b, &p, 4);
+    assert_string_equal(b.buf, "[1,0,5,0]");
+    b.len = 0;
+    assert_int_equal(persec_names_add(&t, "in-use", 1, 2), 0);
+    assert_int_equal(persec_names_add(&t, "", 0, 1), 0);
+    assert_int_equal(persec_names_add(&t, "in-use", 1, 1), 0);
+    persec_names_json(&b, &t, 2);
+    assert_string_equal(b.buf, "{\"in-use\":[0,3],\"(no error-tag)\":[1,0]}");
+    persec_free(&p);
+    persec_names_free(&t);
+    sbuf_free(&b);
+}
+
+static int
+check_manifest(const char *text, char *why, size_t len)
+{
+    struct jsonr_value *m = NULL;
+    char err[128];
+    int rc;
+    assert_int_equal(jsonr_parse(text, strlen(text), &m, err, sizeof err), 0);
+    rc = report_check(m, why, len);
+    jsonr_free(m);
+    return rc;
+}
+
+/* The report reads fleetsim-stress manifests of its own MAJOR.MINOR and of a known mode only. */
+static void
+test_report_checks_tool_version_and_mode(void **state)
+{
+    char why[256];
+    char text[256];
+    (void)state;
+    snprintf(text, sizeof text,
+             "{\"tool\":\"fleetsim-stress\",\"version\":\"%s\",\"mode\":\"edit\",\"parameters\":{},"
+             "\"results\":{}}",
+             FLEETSIM_VERSION);
+    assert_int_equal(check_manifest(text, why, sizeof why), 0);
+    assert_int_equal(
+        check_manifest("{\"tool\":\"k6\",\"version\":\"0.1.0\",\"mode\":\"edit\"}", why, sizeof why), -1);
+    assert_non_null(strstr(why, "not a fleetsim-stress manifest"));
+    assert_int_equal(check_manifest("{\"tool\":\"fleetsim-stress\",\"version\":\"9.0.0\",\"mode\":\"edit\","
+                                    "\"parameters\":{},\"results\":{}}",
+                                    why, sizeof why),
+                     -1);
+    assert_non_null(strstr(why, "version \"9.0.0\" is unknown"));
+    snprintf(text, sizeof text,
+             "{\"tool\":\"fleetsim-stress\",\"version\":\"%s\",\"mode\":\"record\",\"parameters\":{},"
+             "\"results\":{}}",
+             FLEETSIM_VERSION);
+    assert_int_equal(check_manifest(text, why, sizeof why), -1);
+    assert_non_null(strstr(why, "has no report"));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_histogram_buckets_are_fixed_tenths_of_a_decade),
+        cmocka_unit_test(test_per_second_series),
+        cmocka_unit_test(test_report_checks_tool_version_and_mode),
         cmocka_unit_test(test_placeholders_expand_to_their_values),
         cmocka_unit_test(test_phys_addr_counts_up_from_aabbccdd0000),
         cmocka_unit_test(test_unknown_braces_and_repeats_are_kept_as_text),

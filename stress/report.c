@@ -1,0 +1,384 @@
+/*
+ * fleetsim-stress report: reads each manifest with the project's JSON reader, refuses what is not a
+ * fleetsim-stress manifest of a version it knows, and writes one HTML page: a style, Chart.js (read
+ * from Debian's libjs-chart.js, common/chartjs.c), the runs' data as JSON, and the page's script
+ * (stress/report_page.js, compiled in). The data is what the charts need, not the whole manifest:
+ * notify's per-device objects become columns of numbers, long lists of objects are cut.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chartjs.h"
+#include "json_read.h"
+#include "stats.h"
+
+/* The page's script (generated from stress/report_page.js at build time). */
+extern const char report_page_js[];
+extern const size_t report_page_js_len;
+
+/* Lists of objects inside "results" (failed devices, nodes not connected) keep this many in the page. */
+#define REPORT_LIST_MAX 50
+/* restconf's "devices" (one per stream) are kept up to this many. */
+#define REPORT_DEVICES_MAX 100
+
+static const char *const known_modes[] = {"edit", "mount", "notify", "snmp", "controller-mount", "restconf"};
+
+static const char page_head[] =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+    "style-src 'unsafe-inline'; img-src data:\">\n"
+    "<title>fleetsim-stress report</title>\n<style>\n"
+    "body{font:14px/1.4 sans-serif;margin:16px 24px;color:#222;background:#fff}\n"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:28px}h3{font-size:14px}\n"
+    "table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;"
+    "font-weight:normal}th{background:#f4f4f4}\n"
+    ".run{display:inline-block;vertical-align:top;margin:0 16px 8px 0}.run.ok h3{color:#2a7a2a}"
+    ".run.bad h3{color:#b22}\n"
+    ".flag{background:#fde8e8;border:1px solid #b22;padding:6px 10px;color:#900;font-weight:bold}\n"
+    ".note{color:#666}.chart{margin:10px 0 18px}\n"
+    "</style>\n</head><body>\n<div id=\"report\"></div>\n<script>\n";
+
+/* Append s as a JSON string; "<", ">" and "&" as \u escapes, so the text cannot close the script. */
+static void
+put_string(struct sbuf *b, const char *s)
+{
+    sbuf_adds(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            sbuf_printf(b, "\\%c", *p);
+        } else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') {
+            sbuf_printf(b, "\\u%04x", *p);
+        } else {
+            sbuf_printf(b, "%c", *p);
+        }
+    }
+    sbuf_adds(b, "\"");
+}
+
+/* Append value v; arrays of objects longer than @p cut (0: no limit) keep their first @p cut. */
+static void
+put_value(struct sbuf *b, const struct jsonr_value *v, size_t cut)
+{
+    const struct jsonr_value *c;
+    size_t n = 0;
+
+    switch (v->type) {
+    case JSONR_NULL:
+        sbuf_adds(b, "null");
+        break;
+    case JSONR_BOOL:
+        sbuf_adds(b, v->boolean ? "true" : "false");
+        break;
+    case JSONR_NUMBER:
+        if (v->is_u64) {
+            sbuf_printf(b, "%" PRIu64, v->u64);
+        } else {
+            sbuf_printf(b, "%.17g", v->num);
+        }
+        break;
+    case JSONR_STRING:
+        put_string(b, v->str);
+        break;
+    case JSONR_ARRAY:
+        sbuf_adds(b, "[");
+        for (c = v->child; c; c = c->next) {
+            if (cut && n == cut && c->type == JSONR_OBJECT) {
+                break;
+            }
+            sbuf_adds(b, n++ ? "," : "");
+            put_value(b, c, cut);
+        }
+        sbuf_adds(b, "]");
+        break;
+    case JSONR_OBJECT:
+        sbuf_adds(b, "{");
+        for (c = v->child; c; c = c->next) {
+            sbuf_adds(b, n++ ? "," : "");
+            put_string(b, c->key);
+            sbuf_adds(b, ":");
+            put_value(b, c, cut);
+        }
+        sbuf_adds(b, "}");
+        break;
+    }
+}
+
+/* notify's "devices": one array per counter, device i at index i. */
+static void
+put_device_columns(struct sbuf *b, const struct jsonr_value *devices)
+{
+    static const char *const cols[] = {"received", "gaps", "missing", "duplicates", "reordered"};
+    const struct jsonr_value *d;
+    size_t n;
+
+    sbuf_adds(b, ",\"device_columns\":{");
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+        sbuf_printf(b, "%s\"%s\":[", k ? "," : "", cols[k]);
+        for (d = devices->child, n = 0; d; d = d->next, n++) {
+            uint64_t v = 0;
+            (void)jsonr_get_u64(d, cols[k], &v); /* absent or null: 0 */
+            sbuf_printf(b, "%s%" PRIu64, n ? "," : "", v);
+        }
+        sbuf_adds(b, "]");
+    }
+    sbuf_adds(b, ",\"failed\":[");
+    for (d = devices->child, n = 0; d; d = d->next) {
+        const char *why = jsonr_get_str(d, "failure");
+        uint64_t dev = 0;
+        if (why && n < REPORT_LIST_MAX) {
+            (void)jsonr_get_u64(d, "device", &dev);
+            sbuf_printf(b, "%s{\"device\":%" PRIu64 ",\"failure\":", n++ ? "," : "", dev);
+            put_string(b, why);
+            sbuf_adds(b, "}");
+        }
+    }
+    sbuf_adds(b, "]}");
+}
+
+void
+report_run_data(struct sbuf *b, const struct jsonr_value *m, const char *file, const char *label)
+{
+    static const char *const kept[] = {"tool",       "version", "mode",  "parameters", "scenario",  "results",
+                                       "per_second", "buckets", "curve", "events",     "fleet_seed"};
+    const char *mode = jsonr_get_str(m, "mode");
+
+    sbuf_adds(b, "{\"file\":");
+    put_string(b, file);
+    sbuf_adds(b, ",\"label\":");
+    put_string(b, label);
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        const struct jsonr_value *v = jsonr_get(m, kept[i]);
+        if (!v) {
+            continue;
+        }
+        sbuf_printf(b, ",\"%s\":", kept[i]);
+        put_value(b, v, !strcmp(kept[i], "results") ? REPORT_LIST_MAX : 0);
+    }
+    {
+        const struct jsonr_value *devices = jsonr_get(m, "devices");
+        if (devices && devices->type == JSONR_ARRAY) {
+            if (mode && !strcmp(mode, "notify")) {
+                put_device_columns(b, devices);
+            } else {
+                sbuf_adds(b, ",\"devices\":");
+                put_value(b, devices, REPORT_DEVICES_MAX);
+            }
+        }
+    }
+    sbuf_adds(b, "}");
+}
+
+/* The first @p words dot-separated numbers of @p version, as text ("0.1"). */
+static void
+version_prefix(const char *version, int words, char *out, size_t len)
+{
+    size_t n = 0;
+
+    for (const char *p = version; *p && n + 1 < len; p++) {
+        if (*p == '.' && --words == 0) {
+            break;
+        }
+        out[n++] = *p;
+    }
+    out[n] = '\0';
+}
+
+int
+report_check(const struct jsonr_value *m, char *why, size_t why_len)
+{
+    const char *tool = jsonr_get_str(m, "tool");
+    const char *version = jsonr_get_str(m, "version");
+    const char *mode = jsonr_get_str(m, "mode");
+    char theirs[32], ours[32];
+    size_t i;
+
+    if (!m || m->type != JSONR_OBJECT || !tool || strcmp(tool, "fleetsim-stress")) {
+        snprintf(why, why_len,
+                 "not a fleetsim-stress manifest (its \"tool\" is %s%s%s, not \"fleetsim-stress\")",
+                 tool ? "\"" : "", tool ? tool : "absent", tool ? "\"" : "");
+        return -1;
+    }
+    version_prefix(version ? version : "", REPORT_VERSION_WORDS, theirs, sizeof theirs);
+    version_prefix(FLEETSIM_VERSION, REPORT_VERSION_WORDS, ours, sizeof ours);
+    if (!version || strcmp(theirs, ours)) {
+        snprintf(why, why_len,
+                 "manifest version %s%s%s is unknown to this fleetsim-stress %s (it reads %s.x manifests)",
+                 version ? "\"" : "", version ? version : "(absent)", version ? "\"" : "", FLEETSIM_VERSION,
+                 ours);
+        return -1;
+    }
+    for (i = 0; mode && i < sizeof known_modes / sizeof known_modes[0] && strcmp(mode, known_modes[i]); i++) {
+    }
+    if (!mode || i == sizeof known_modes / sizeof known_modes[0]) {
+        snprintf(why, why_len,
+                 "mode %s%s%s has no report (edit, mount, notify, snmp, controller-mount, restconf)",
+                 mode ? "\"" : "", mode ? mode : "(absent)", mode ? "\"" : "");
+        return -1;
+    }
+    if (!jsonr_get(m, "parameters") || !jsonr_get(m, "results")) {
+        snprintf(why, why_len, "a %s manifest without \"parameters\" and \"results\"", mode);
+        return -1;
+    }
+    return 0;
+}
+
+/* Read and check one manifest. @return The tree, or NULL with "FILE: why" printed. */
+static struct jsonr_value *
+load_manifest(const char *path)
+{
+    struct jsonr_value *m = NULL;
+    char why[512];
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    FILE *f = fopen(path, "rb");
+
+    if (!f) {
+        fprintf(stderr, "fleetsim-stress: report: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        size_t got;
+        if (len == cap) {
+            char *grown;
+            cap = cap ? cap * 2 : 65536;
+            if (cap > JSONR_MAX_BYTES || !(grown = realloc(text, cap))) {
+                fprintf(stderr, "fleetsim-stress: report: %s: larger than %u bytes or out of memory\n", path,
+                        JSONR_MAX_BYTES);
+                fclose(f);
+                free(text);
+                return NULL;
+            }
+            text = grown;
+        }
+        got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (!got) {
+            break;
+        }
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "fleetsim-stress: report: %s: read error\n", path);
+    } else if (jsonr_parse(text, len, &m, why, sizeof why)) {
+        fprintf(stderr, "fleetsim-stress: report: %s: not a whole JSON manifest (truncated?): %s\n", path,
+                why);
+    } else if (report_check(m, why, sizeof why)) {
+        fprintf(stderr, "fleetsim-stress: report: %s: %s\n", path, why);
+        jsonr_free(m);
+        m = NULL;
+    }
+    fclose(f);
+    free(text);
+    return m;
+}
+
+/* The run's label: the file's base name, numbered when two runs would share one. */
+static void
+run_label(const struct stress_options *o, int i, char *out, size_t len)
+{
+    const char *base = strrchr(o->report_inputs[i], '/');
+    int clash = 0;
+
+    base = base ? base + 1 : o->report_inputs[i];
+    for (int j = 0; j < o->report_count; j++) {
+        const char *other = strrchr(o->report_inputs[j], '/');
+        other = other ? other + 1 : o->report_inputs[j];
+        clash |= j != i && !strcmp(other, base);
+    }
+    if (clash) {
+        snprintf(out, len, "%d: %s", i + 1, base);
+    } else {
+        snprintf(out, len, "%s", base);
+    }
+}
+
+/* Write the page to path through a temporary file in its folder. @return 0 or -1 with errno. */
+static int
+write_page(const char *path, const struct sbuf *page)
+{
+    char tmp[4096];
+    FILE *f;
+
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (!(f = fopen(tmp, "w"))) {
+        return -1;
+    }
+    if (fwrite(page->buf, 1, page->len, f) != page->len) {
+        int e = errno;
+        fclose(f);
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    if (fclose(f) || rename(tmp, path)) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int
+report_run(const struct stress_options *o)
+{
+    struct jsonr_value **ms = calloc((size_t)o->report_count, sizeof *ms);
+    struct sbuf page = {0};
+    char err[512];
+    char *chartjs = NULL;
+    size_t chartjs_len = 0;
+    int rc = 2;
+
+    if (!ms) {
+        fprintf(stderr, "fleetsim-stress: report: out of memory\n");
+        return 2;
+    }
+    for (int i = 0; i < o->report_count; i++) {
+        if (!(ms[i] = load_manifest(o->report_inputs[i]))) {
+            goto cleanup;
+        }
+    }
+    if (!(chartjs = chartjs_load(&chartjs_len, err, sizeof err))) {
+        fprintf(stderr, "fleetsim-stress: report: %s\n", err);
+        goto cleanup;
+    }
+    sbuf_adds(&page, page_head);
+    sbuf_add(&page, chartjs, chartjs_len);
+    sbuf_adds(&page, "\n</script>\n<script type=\"application/json\" id=\"fleetsim-runs\">[");
+    for (int i = 0; i < o->report_count; i++) {
+        char label[256];
+        run_label(o, i, label, sizeof label);
+        sbuf_adds(&page, i ? ",\n" : "\n");
+        report_run_data(&page, ms[i], o->report_inputs[i], label);
+    }
+    sbuf_adds(&page, "]\n</script>\n<script>\n");
+    sbuf_add(&page, report_page_js, report_page_js_len);
+    sbuf_adds(&page, "</script>\n</body></html>\n");
+    rc = 1;
+    if (page.failed) {
+        fprintf(stderr, "fleetsim-stress: report: out of memory building the page\n");
+    } else if (write_page(o->out_dir, &page)) {
+        fprintf(stderr, "fleetsim-stress: report: cannot write %s: %s\n", o->out_dir, strerror(errno));
+    } else {
+        printf("fleetsim-stress report: %d run(s), %zu bytes written to %s\n", o->report_count, page.len,
+               o->out_dir);
+        rc = 0;
+    }
+
+cleanup:
+    for (int i = 0; i < o->report_count; i++) {
+        jsonr_free(ms[i]);
+    }
+    free(ms);
+    free(chartjs);
+    sbuf_free(&page);
+    return rc;
+}

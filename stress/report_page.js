@@ -1,0 +1,540 @@
+/*
+ * fleetsim-stress report: the page's own script. report.c writes the runs' data (what the charts
+ * need of each --json manifest) as JSON in <script id="fleetsim-runs">; this draws, with the
+ * inlined Chart.js, the headline figures, the parameters (and what differs between runs), and the
+ * charts of each mode, one dataset per run. After each chart is drawn its container gets
+ * data-points (the points of its data datasets) and data-drawn="1", which the tests read.
+ * Embedded into the binary at build time (scripts/embed_text.cmake); no network is used.
+ */
+(function () {
+  'use strict';
+  var runs = JSON.parse(document.getElementById('fleetsim-runs').textContent);
+  var root = document.getElementById('report');
+  var COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf',
+                '#7f7f7f', '#bcbd22'];
+  var chartCount = 0;
+
+  Chart.defaults.animation = false;
+  Chart.defaults.responsive = false;
+  Chart.defaults.font.size = 12;
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    }
+    if (text !== undefined && text !== null) {
+      e.textContent = String(text);
+    }
+    return e;
+  }
+  function color(i) { return COLORS[i % COLORS.length]; }
+  function get(o, path) {
+    var parts = path.split('.');
+    for (var i = 0; i < parts.length; i++) {
+      if (o === null || typeof o !== 'object' || !(parts[i] in o)) {
+        return undefined;
+      }
+      o = o[parts[i]];
+    }
+    return o;
+  }
+  function fmt(v) {
+    if (v === null || v === undefined) {
+      return 'n/a';
+    }
+    if (typeof v === 'number') {
+      return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
+    }
+    if (typeof v === 'object') {
+      return JSON.stringify(v);
+    }
+    return String(v);
+  }
+  /* Flatten nested objects to "a.b" keys (arrays kept whole). */
+  function flatten(o, prefix, out) {
+    out = out || {};
+    if (o === null || typeof o !== 'object' || Array.isArray(o)) {
+      out[prefix] = o;
+      return out;
+    }
+    Object.keys(o).forEach(function (k) { flatten(o[k], prefix ? prefix + '.' + k : k, out); });
+    return out;
+  }
+
+  function table(rows, head) {
+    var t = el('table');
+    if (head) {
+      var tr = el('tr');
+      head.forEach(function (h) { tr.appendChild(el('th', null, h)); });
+      t.appendChild(tr);
+    }
+    rows.forEach(function (r) {
+      var tr = el('tr');
+      r.forEach(function (c, i) { tr.appendChild(el(i ? 'td' : 'th', null, fmt(c))); });
+      t.appendChild(tr);
+    });
+    return t;
+  }
+
+  /* A chart in its own container: datasets of data, plus marker datasets (marks: true) not counted. */
+  function chart(parent, name, title, config, note) {
+    var box = el('div', {'class': 'chart', 'data-chart': name});
+    box.appendChild(el('h3', null, title));
+    if (note) {
+      box.appendChild(el('p', {'class': 'note'}, note));
+    }
+    var canvas = el('canvas', {width: '1100', height: '320'});
+    box.appendChild(canvas);
+    parent.appendChild(box);
+    config.options = config.options || {};
+    config.options.plugins = config.options.plugins || {};
+    config.options.plugins.title = {display: false};
+    var c = new Chart(canvas.getContext('2d'), config);
+    var points = 0;
+    c.data.datasets.forEach(function (d) {
+      if (!d.marks) {
+        points += d.data.length;
+      }
+    });
+    box.setAttribute('data-points', String(points));
+    box.setAttribute('data-datasets', String(c.data.datasets.filter(function (d) { return !d.marks; }).length));
+    box.setAttribute('data-drawn', '1');
+    chartCount++;
+    return c;
+  }
+  function missing(parent, name, title, why) {
+    var box = el('div', {'class': 'chart missing', 'data-chart': name, 'data-points': '0'});
+    box.appendChild(el('h3', null, title));
+    box.appendChild(el('p', {'class': 'note'}, why));
+    parent.appendChild(box);
+  }
+
+  function logAxis(title) {
+    return {type: 'logarithmic', title: {display: true, text: title}};
+  }
+  function linAxis(title, extra) {
+    var a = {type: 'linear', title: {display: true, text: title}};
+    Object.keys(extra || {}).forEach(function (k) { a[k] = extra[k]; });
+    return a;
+  }
+  function series(arr) { return arr.map(function (v, i) { return {x: i, y: v}; }); }
+  function line(label, data, i, extra) {
+    var d = {label: label, data: data, borderColor: color(i), backgroundColor: color(i), pointRadius: 0,
+             borderWidth: 1.5, fill: false};
+    Object.keys(extra || {}).forEach(function (k) { d[k] = extra[k]; });
+    return d;
+  }
+  function xyChart(parent, name, title, datasets, xAxis, yAxis, note) {
+    return chart(parent, name, title, {type: 'line', data: {datasets: datasets},
+                 options: {parsing: false, normalized: true, scales: {x: xAxis, y: yAxis}}}, note);
+  }
+
+  /* Histograms: {unit, buckets_per_decade, first_upper, counts}; bucket i is below first_upper*10^((i+1)/k). */
+  function histBounds(h, i) {
+    return [h.first_upper * Math.pow(10, i / h.buckets_per_decade),
+            h.first_upper * Math.pow(10, (i + 1) / h.buckets_per_decade)];
+  }
+  function histCharts(parent, name, title, hists, scale, unit) {
+    var have = hists.filter(function (h) { return h.hist && Array.isArray(h.hist.counts); });
+    if (!have.length) {
+      missing(parent, name, title, 'not in this manifest (written by an older fleetsim-stress)');
+      missing(parent, name + '-cdf', title + ': CDF', 'not in this manifest');
+      return;
+    }
+    var hd = [], cd = [];
+    have.forEach(function (h) {
+      var total = h.hist.counts.reduce(function (a, b) { return a + b; }, 0);
+      var acc = 0, pts = [], cdf = [];
+      h.hist.counts.forEach(function (n, i) {
+        var b = histBounds(h.hist, i);
+        acc += n;
+        pts.push({x: Math.sqrt(b[0] * b[1]) / scale, y: n});
+        cdf.push({x: b[1] / scale, y: total ? acc / total : 0});
+      });
+      hd.push(line(h.label, pts, h.index, {stepped: 'middle', pointRadius: 1}));
+      cd.push(line(h.label, cdf, h.index, {pointRadius: 1}));
+    });
+    xyChart(parent, name, title + ' (log scale, ' + have[0].hist.buckets_per_decade + ' buckets per decade)', hd,
+            logAxis(unit), linAxis('count', {beginAtZero: true}));
+    xyChart(parent, name + '-cdf', title + ': CDF', cd, logAxis(unit), linAxis('fraction at or below', {min: 0, max: 1}));
+  }
+
+  /* A vertical line per mark ({x, label}) over the chart area: this page's own small plugin. */
+  var markPlugin = {
+    id: 'fleetsimMarks',
+    afterDatasetsDraw: function (c) {
+      var marks = (c.options.plugins.fleetsimMarks || {}).marks || [];
+      var x = c.scales.x, area = c.chartArea, ctx = c.ctx;
+      ctx.save();
+      marks.forEach(function (m) {
+        var px = x.getPixelForValue(m.x);
+        if (px < area.left || px > area.right) {
+          return;
+        }
+        ctx.strokeStyle = m.color || '#555';
+        ctx.setLineDash([4, 3]);
+        ctx.beginPath();
+        ctx.moveTo(px, area.top);
+        ctx.lineTo(px, area.bottom);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.fillStyle = m.color || '#555';
+        ctx.font = '11px sans-serif';
+        ctx.fillText(m.label, px + 3, area.top + 12 + (m.row || 0) * 12);
+      });
+      ctx.restore();
+    }
+  };
+
+  function label(run) { return run.label; }
+  function complete(run) {
+    var r = run.results || {};
+    switch (run.mode) {
+    case 'edit':
+    case 'restconf':
+      return r.complete === true;
+    case 'mount':
+      return r.failed === 0 && !r.interrupted;
+    case 'notify':
+      return r.failed === 0 && r.ended_as_asked === true && !r.interrupted;
+    case 'snmp':
+      return r.failed === 0 && !r.interrupted;
+    case 'controller-mount':
+      return r.all_connected === true;
+    }
+    return false;
+  }
+  var HEADLINES = {
+    'edit': ['requests_per_second', 'elapsed_s', 'edits_sent', 'edits_answered', 'edits_ok', 'edits_rpc_error',
+             'latency_us.p50', 'latency_us.p99', 'latency_us.max', 'client_cpu_us_per_edit'],
+    'restconf': ['requests_per_second', 'elapsed_s', 'requests_sent', 'requests_answered', 'accepted',
+                 'other_status', 'latency_us.p50', 'latency_us.p99', 'latency_us.max'],
+    'mount': ['mounted', 'failed', 'all_done_s', 'sessions_per_second', 'time_to_hello_us.p50',
+              'time_to_hello_us.p99', 'time_to_mounted_us.p50', 'losses', 'reconnects'],
+    'notify': ['subscribed', 'failed', 'ended', 'total_received', 'notifications_per_second', 'order.gaps',
+               'order.duplicates', 'order.reordered', 'received_per_device.min', 'received_per_device.max'],
+    'snmp': ['collections', 'completed', 'failed', 'collections_per_second', 'collection_time_ms.p50',
+             'collection_time_ms.p99', 'response_time_ms.p50', 'timeouts', 'retries', 'fit.r_ms', 'fit.c_ms'],
+    'controller-mount': ['all_connected', 'time_to_all_connected_s', 'elapsed_s', 'polls', 'errors',
+                         'max.connected', 'max.failed']
+  };
+  function failureOf(run) {
+    var r = run.results || {};
+    return r.failure || r.first_failure || r.first_error || null;
+  }
+
+  function headline(parent) {
+    var sec = el('section', {id: 'headline'});
+    sec.appendChild(el('h2', null, 'Headline figures'));
+    runs.forEach(function (run) {
+      var rows = [['manifest', run.file], ['mode', run.mode], ['fleetsim-stress', run.version],
+                  ['complete', complete(run) ? 'yes' : 'no'], ['interrupted', get(run, 'results.interrupted') || 'no']];
+      (HEADLINES[run.mode] || []).forEach(function (k) { rows.push([k, get(run.results, k)]); });
+      rows.push(['failure', failureOf(run) || 'none']);
+      var f = get(run.results, 'failures');
+      if (f && typeof f === 'object') {
+        Object.keys(f).forEach(function (k) {
+          if (f[k]) {
+            rows.push(['failures: ' + k, f[k]]);
+          }
+        });
+      }
+      var box = el('div', {'class': 'run ' + (complete(run) ? 'ok' : 'bad'), 'data-run': run.label});
+      box.appendChild(el('h3', null, run.label));
+      box.appendChild(table(rows));
+      sec.appendChild(box);
+    });
+    parent.appendChild(sec);
+  }
+
+  /* Parameters (and scenario members) of each run; between runs of one mode, the ones that differ. */
+  function flatParams(run) {
+    var f = flatten(run.parameters || {}, 'parameters');
+    flatten(run.scenario === undefined ? null : run.scenario, 'scenario', f);
+    return f;
+  }
+  function cell(v) {
+    var t = fmt(v);
+    return t.length > 120 ? t.slice(0, 117) + '...' : t;
+  }
+  function parameters(parent) {
+    var sec = el('section', {id: 'parameters'});
+    sec.appendChild(el('h2', null, 'Parameters and controls'));
+    var modes = [];
+    runs.forEach(function (r) {
+      if (modes.indexOf(r.mode) < 0) {
+        modes.push(r.mode);
+      }
+    });
+    if (modes.length > 1) {
+      sec.appendChild(el('p', {id: 'diff-flag', 'class': 'flag'}, 'These runs are of ' + modes.length +
+                         ' modes (' + modes.join(', ') + '): only runs of one mode are compared below.'));
+    }
+    modes.forEach(function (mode) {
+      var list = runs.filter(function (r) { return r.mode === mode; });
+      var flat = list.map(flatParams);
+      if (list.length === 1) {
+        sec.appendChild(el('h3', null, list[0].label + ' (' + mode + ')'));
+        var t1 = table(Object.keys(flat[0]).map(function (k) { return [k, cell(flat[0][k])]; }), ['parameter', 'value']);
+        t1.setAttribute('class', 'params');
+        sec.appendChild(t1);
+        return;
+      }
+      var keys = {};
+      flat.forEach(function (f) { Object.keys(f).forEach(function (k) { keys[k] = 1; }); });
+      var diff = Object.keys(keys).filter(function (k) {
+        return flat.some(function (f) { return JSON.stringify(f[k]) !== JSON.stringify(flat[0][k]); });
+      });
+      sec.appendChild(el('h3', null, mode + ': what differs between ' + list.length + ' runs'));
+      var t = table(diff.map(function (k) {
+        return [k].concat(flat.map(function (f) { return f[k] === undefined ? '(absent)' : cell(f[k]); }));
+      }), ['parameter'].concat(list.map(label)));
+      t.setAttribute('class', 'diff');
+      t.setAttribute('data-mode', mode);
+      t.setAttribute('data-differ', diff.join(' '));
+      sec.appendChild(t);
+      if (!diff.length) {
+        sec.appendChild(el('p', {'class': 'note'}, 'The runs have the same parameters and scenario.'));
+      } else if (diff.length > 1) {
+        sec.appendChild(el('p', {'class': 'flag diff-flag', 'data-mode': mode},
+                           diff.length + ' things differ between these runs: two runs compare only when one ' +
+                           'thing does, so no difference below can be put down to one of them.'));
+      }
+      var same = Object.keys(keys).filter(function (k) { return diff.indexOf(k) < 0; });
+      var det = el('details');
+      det.appendChild(el('summary', null, same.length + ' parameters the runs share'));
+      det.appendChild(table(same.map(function (k) { return [k, cell(flat[0][k])]; })));
+      sec.appendChild(det);
+    });
+    parent.appendChild(sec);
+  }
+
+  function perSecondOk(parent, list, okKey, errKey, title) {
+    var ds = [], n = 0;
+    list.forEach(function (run) {
+      var ps = run.per_second;
+      if (!ps || !Array.isArray(ps[okKey])) {
+        return;
+      }
+      ds.push(line(label(run) + ': ' + okKey, series(ps[okKey]), n++));
+      if (errKey && Array.isArray(ps[errKey])) {
+        ds.push(line(label(run) + ': ' + errKey, series(ps[errKey]), n++, {borderDash: [5, 3]}));
+      }
+    });
+    return ds;
+  }
+
+  function editLike(parent, list, kind) {
+    histCharts(parent, kind + '-latency', 'Latency', list.map(function (run) {
+      return {label: label(run), index: run.index, hist: get(run, 'results.latency_histogram')};
+    }), 1, 'latency (us)');
+    var ds = perSecondOk(parent, list, 'ok', 'errors');
+    if (ds.length) {
+      xyChart(parent, kind + '-rate', 'Requests answered per second', ds, linAxis('seconds since the clock started'),
+              linAxis('requests / s', {beginAtZero: true}));
+    } else {
+      missing(parent, kind + '-rate', 'Requests answered per second', 'not in this manifest');
+    }
+    var tds = [], n = 0;
+    list.forEach(function (run) {
+      var tags = get(run, 'per_second.errors_by_tag') || {};
+      Object.keys(tags).forEach(function (t) {
+        tds.push(line(label(run) + ': ' + t, series(tags[t]), n++));
+      });
+    });
+    if (tds.length) {
+      xyChart(parent, kind + '-errors', kind === 'edit' ? 'rpc-errors by error-tag per second' :
+              'Answers by HTTP status (not 200, 201, 204) per second', tds, linAxis('seconds'),
+              linAxis('errors / s', {beginAtZero: true}));
+    } else {
+      missing(parent, kind + '-errors', 'Errors by tag per second', 'no errors in ' + (list.length > 1 ? 'these runs' : 'this run'));
+    }
+  }
+
+  function mount(parent, list) {
+    missing(parent, 'mount-sessions', 'Sessions up over time',
+            'the mount manifest has no time series yet (only results.mounted and all_done_s); see the table above');
+    var labels = ['p50', 'p99', 'max'];
+    var ds = [];
+    list.forEach(function (run, i) {
+      ['time_to_hello_us', 'time_to_mounted_us'].forEach(function (k, j) {
+        ds.push({label: label(run) + ': ' + k, data: labels.map(function (p) { return get(run.results, k + '.' + p); }),
+                 backgroundColor: color(2 * i + j)});
+      });
+    });
+    chart(parent, 'mount-hello', 'Time to hello and to mounted (percentiles; the manifest has no histogram)',
+          {type: 'bar', data: {labels: labels, datasets: ds},
+           options: {scales: {y: logAxis('microseconds')}}});
+    var causes = {};
+    list.forEach(function (run) { Object.keys(get(run, 'results.failures') || {}).forEach(function (k) { causes[k] = 1; }); });
+    causes = Object.keys(causes);
+    chart(parent, 'mount-failures', 'Failures by cause', {type: 'bar', data: {labels: causes, datasets: list.map(function (run, i) {
+      return {label: label(run), data: causes.map(function (c) { return get(run, 'results.failures')[c] || 0; }),
+              backgroundColor: color(i)};
+    })}, options: {scales: {y: {beginAtZero: true}}}});
+  }
+
+  function notify(parent, list) {
+    xyChart(parent, 'notify-rate', 'Notifications delivered per second', list.map(function (run, i) {
+      return line(label(run), series(run.buckets || []), i);
+    }), linAxis('seconds since the first notification'), linAxis('notifications / s', {beginAtZero: true}));
+    xyChart(parent, 'notify-devices', 'Notifications received per device, sorted', list.map(function (run, i) {
+      var r = ((run.device_columns || {}).received || []).slice().sort(function (a, b) { return b - a; });
+      return line(label(run), series(r), i);
+    }), linAxis('devices, most first'), linAxis('received', {beginAtZero: true}));
+    var kinds = ['gaps', 'missing', 'duplicates', 'reordered'];
+    var ds = [], labels = [];
+    list.forEach(function (run, i) {
+      var c = run.device_columns || {};
+      var bad = [];
+      (c.received || []).forEach(function (_, d) {
+        var sum = 0;
+        kinds.forEach(function (k) { sum += (c[k] || [])[d] || 0; });
+        if (sum) {
+          bad.push({d: d, sum: sum});
+        }
+      });
+      bad.sort(function (a, b) { return b.sum - a.sum; });
+      bad = bad.slice(0, 200);
+      labels = labels.length >= bad.length ? labels : bad.map(function (b) { return 'device ' + b.d; });
+      kinds.forEach(function (k, j) {
+        ds.push({label: label(run) + ': ' + k, stack: label(run), backgroundColor: color(4 * i + j),
+                 data: bad.map(function (b) { return (c[k] || [])[b.d] || 0; })});
+      });
+    });
+    var checked = list.some(function (run) { return get(run, 'results.order.checked'); });
+    if (!checked) {
+      missing(parent, 'notify-order', 'Gaps, duplicates and reordering by device',
+              'order not checked: the run had no --seq-element');
+    } else {
+      chart(parent, 'notify-order', 'Gaps, duplicates and reordering by device (devices with any, worst first, at most 200)',
+            {type: 'bar', data: {labels: labels, datasets: ds},
+             options: {scales: {x: {stacked: true}, y: {stacked: true, beginAtZero: true}}}});
+    }
+  }
+
+  function snmp(parent, list) {
+    histCharts(parent, 'snmp-collection', 'Collection time', list.map(function (run) {
+      return {label: label(run), index: run.index, hist: get(run, 'results.collection_time_histogram')};
+    }), 1000, 'collection time (ms)');
+    histCharts(parent, 'snmp-response', 'Response time', list.map(function (run) {
+      return {label: label(run), index: run.index, hist: get(run, 'results.response_time_histogram')};
+    }), 1000, 'response time (ms)');
+    var ds = [], n = 0;
+    list.forEach(function (run) {
+      var fp = get(run, 'results.fit_points');
+      if (!fp) {
+        return;
+      }
+      var pts = fp.requests.map(function (p, i) { return {x: p, y: fp.t_ms[i]}; });
+      ds.push({type: 'scatter', label: label(run) + ': collections (P, T)', data: pts, backgroundColor: color(n),
+               pointRadius: 2});
+      var fit = get(run, 'results.fit');
+      if (fit && fit.fitted && pts.length) {
+        var lo = Math.min.apply(null, fp.requests), hi = Math.max.apply(null, fp.requests);
+        ds.push(line(label(run) + ': T = P x ' + fmt(fit.r_ms) + ' ms + ' + fmt(fit.c_ms) + ' ms',
+                     [{x: lo, y: lo * fit.r_ms + fit.c_ms}, {x: hi, y: hi * fit.r_ms + fit.c_ms}], n,
+                     {marks: true, borderWidth: 2}));
+      }
+      n++;
+    });
+    if (ds.length) {
+      xyChart(parent, 'snmp-fit', 'Collection time against requests per collection, with the fit T = P x R + c', ds,
+              linAxis('requests per collection (P)'), linAxis('collection time T (ms)', {beginAtZero: true}));
+    } else {
+      missing(parent, 'snmp-fit', 'The fit T = P x R + c', 'not in this manifest');
+    }
+    var tds = [];
+    n = 0;
+    list.forEach(function (run) {
+      var ps = run.per_second || {};
+      ['timeouts', 'retries', 'failed'].forEach(function (k) {
+        if (Array.isArray(ps[k])) {
+          tds.push(line(label(run) + ': ' + k, series(ps[k]), n++));
+        }
+      });
+    });
+    if (tds.length) {
+      xyChart(parent, 'snmp-timeouts', 'Timeouts, retries and failed collections per second', tds,
+              linAxis('seconds since the first send'), linAxis('per second', {beginAtZero: true}));
+    } else {
+      missing(parent, 'snmp-timeouts', 'Timeouts and retries per second', 'not in this manifest');
+    }
+  }
+
+  function controllerMount(parent, list) {
+    var ds = [], marks = [], n = 0;
+    list.forEach(function (run) {
+      var curve = run.curve || [];
+      ['connected', 'connecting', 'failed'].forEach(function (k) {
+        ds.push(line(label(run) + ': ' + k, curve.map(function (s) { return {x: s.t_s, y: s[k]}; }), n++,
+                     {spanGaps: false}));
+      });
+      (run.events || []).forEach(function (e, j) {
+        marks.push({x: e.t_s, row: j % 3, color: color(n + j),
+                    label: '#' + e.seq + ' ' + e.action + (e.event ? ' ' + e.event : '') + ' (' + e.state + ')'});
+      });
+    });
+    var c = chart(parent, 'controller-mount-curve', 'Nodes connected, connecting and failed over time (events marked)',
+                  {type: 'line', data: {datasets: ds}, plugins: [markPlugin],
+                   options: {parsing: false, scales: {x: linAxis('seconds since the first poll'),
+                                                       y: linAxis('nodes', {beginAtZero: true})},
+                             plugins: {fleetsimMarks: {marks: marks}}}});
+    c.canvas.parentNode.setAttribute('data-marks', String(marks.length));
+    var evRows = [];
+    list.forEach(function (run) {
+      (run.events || []).forEach(function (e) {
+        evRows.push([e.seq, label(run), e.t_s, e.action, e.origin, e.event, e.devices, e.lost, e.healed_s, e.state]);
+      });
+    });
+    if (evRows.length) {
+      var t = table(evRows, ['seq', 'run', 't_s', 'action', 'origin', 'event', 'devices', 'lost', 'healed_s', 'state']);
+      t.setAttribute('id', 'events');
+      parent.appendChild(t);
+    }
+  }
+
+  var TITLES = {'edit': 'edit-config', 'restconf': 'RESTCONF edits', 'mount': 'Mount storm',
+                'notify': 'Notifications', 'snmp': 'SNMP collection', 'controller-mount': 'Controller mount'};
+  var modes = [];
+  runs.forEach(function (run, i) {
+    run.index = i;
+    if (modes.indexOf(run.mode) < 0) {
+      modes.push(run.mode);
+    }
+  });
+  document.title = 'fleetsim-stress report: ' + runs.map(label).join(', ');
+  root.appendChild(el('h1', null, 'fleetsim-stress report'));
+  root.appendChild(el('p', {'class': 'note'}, runs.length + ' run(s): ' + runs.map(function (r) {
+    return r.label + ' (' + r.mode + ')';
+  }).join(', ')));
+  headline(root);
+  parameters(root);
+  modes.forEach(function (mode) {
+    var list = runs.filter(function (r) { return r.mode === mode; });
+    var sec = el('section', {id: 'mode-' + mode, 'data-mode': mode});
+    sec.appendChild(el('h2', null, (TITLES[mode] || mode) + (list.length > 1 ? ' (' + list.length + ' runs overlaid)' : '')));
+    root.appendChild(sec);
+    switch (mode) {
+    case 'edit':
+    case 'restconf':
+      editLike(sec, list, mode);
+      break;
+    case 'mount':
+      mount(sec, list);
+      break;
+    case 'notify':
+      notify(sec, list);
+      break;
+    case 'snmp':
+      snmp(sec, list);
+      break;
+    case 'controller-mount':
+      controllerMount(sec, list);
+      break;
+    }
+  });
+  document.body.setAttribute('data-charts', String(chartCount));
+  document.body.setAttribute('data-ready', '1');
+})();
