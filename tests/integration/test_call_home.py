@@ -168,6 +168,27 @@ class CallHomeTests(unittest.TestCase):
         self.assertEqual(sorted(peer[0] for _, peer, _ in lst.accepted),
                          ["127.0.3.%d" % i for i in range(1, 6)])
 
+    def test_devices_a_scenario_grows_dial_in_as_they_join_and_absent_ones_never_dial(self):
+        port = free_port()
+        lst = Listener(port)
+        self.addCleanup(lst.close)
+        fd, path = tempfile.mkstemp(suffix=".json")
+        self.addCleanup(os.unlink, path)
+        with os.fdopen(fd, "w") as fh:
+            json.dump({"fleetsim-scenario:scenario": {
+                "start": [{"group": "default", "devices": 2}],
+                "event": [{"name": "join", "at": "%dms" % (h.scaled(1.0) * 1000), "grow": {"devices": 2}}]}}, fh)
+        f = h.Fleet(devices=6, threads=2, ip_per_device=True, ip="127.0.4.1",
+                    extra=["--snmp", "false", "--call-home", "127.0.0.1:%d" % port, "--scenario", path]).start()
+        self.addCleanup(f.stop)
+        self.assertEqual(lst.wait_for(2, 10), 2)
+        time.sleep(h.scaled(0.5))
+        self.assertEqual(sorted(peer[0] for _, peer, _ in lst.accepted), ["127.0.4.1", "127.0.4.2"])
+        self.assertEqual(lst.wait_for(4, 10), 4)
+        time.sleep(h.scaled(1.0))
+        # Devices 4 and 5 never joined: they never dialled.
+        self.assertEqual(sorted(peer[0] for _, peer, _ in lst.accepted), ["127.0.4.%d" % i for i in range(1, 5)])
+
     def test_manager_goes_away_devices_dial_again_with_backoff(self):
         port = free_port()
         lst = Listener(port)
