@@ -77,6 +77,9 @@ struct mount_run {
     struct latency to_hello;            /* connect to hello done, per session, us */
     struct latency to_mount;            /* connect to mounted, per session, us */
     struct latency to_reconnect;        /* --reconnect: loss to mounted again, per loss, us */
+    struct persec mounted_per_s;        /* sessions that became mounted, by second of the run */
+    struct persec lost_per_s;           /* --reconnect: mounted sessions lost, by second */
+    struct persec failed_per_s;         /* attempts that failed (any cause), by second */
     uint32_t first_mounted;             /* --reconnect: devices mounted at least once */
     uint64_t losses;                    /* --reconnect: mounted sessions lost */
     uint64_t reconnects;                /* --reconnect: of them mounted again */
@@ -126,6 +129,13 @@ all_done_check(struct mount_run *run)
 static void start_more(struct mount_run *run);
 static void retry_later(struct mount_session *s);
 
+/* Count one in @p p for the second of the run now is in (the report's curves; out of memory: not counted). */
+static void
+tally_now(const struct mount_run *run, struct persec *p)
+{
+    persec_add(p, (size_t)((loop_clock_monotonic() - run->start_us) / 1000000u), 1);
+}
+
 static void
 session_mounted(struct mount_session *s)
 {
@@ -134,6 +144,7 @@ session_mounted(struct mount_session *s)
 
     s->mounted = 1;
     run->mounted++;
+    tally_now(run, &run->mounted_per_s);
     run->in_setup--;
     s->backoff_ms = 0;
     if (!s->ever_mounted) {
@@ -250,9 +261,11 @@ on_failed(struct conn *c, enum conn_failure why, const char *detail)
         run->mounted--; /* lost after mounting: it no longer counts as held */
     }
     run->failures[why]++;
+    tally_now(run, &run->failed_per_s);
     if (run->o->reconnect) {
         if (s->mounted) {
             run->losses++;
+            tally_now(run, &run->lost_per_s);
             s->lost_us = loop_clock_monotonic();
         }
         s->mounted = 0;
@@ -508,6 +521,22 @@ write_manifest(struct mount_run *run)
     latency_json(&b, &run->to_reconnect, 100, 1, 0);
     sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"first_failure\":", run->cpu_end_s - run->cpu_start_s);
     json_string_or_null(&b, run->first_failure);
+    sbuf_adds(&b, ",");
+    latency_histogram_json(&b, "time_to_hello_histogram", &run->to_hello);
+    sbuf_adds(&b, ",");
+    latency_histogram_json(&b, "time_to_mounted_histogram", &run->to_mount);
+    {
+        /* The run's seconds: up at the end of second s is the sum of mounted minus lost up to s. */
+        size_t secs = run->mounted_per_s.len;
+        secs = run->lost_per_s.len > secs ? run->lost_per_s.len : secs;
+        secs = run->failed_per_s.len > secs ? run->failed_per_s.len : secs;
+        sbuf_adds(&b, "},\"per_second\":{\"bucket_s\":1,\"mounted\":");
+        persec_json(&b, &run->mounted_per_s, secs);
+        sbuf_adds(&b, ",\"lost\":");
+        persec_json(&b, &run->lost_per_s, secs);
+        sbuf_adds(&b, ",\"failed\":");
+        persec_json(&b, &run->failed_per_s, secs);
+    }
     sbuf_adds(&b, "}}");
     if (!run->events) {
         run_manifest_scenario(&b);
@@ -640,6 +669,9 @@ cleanup:
     latency_free(&run.to_hello);
     latency_free(&run.to_mount);
     latency_free(&run.to_reconnect);
+    persec_free(&run.mounted_per_s);
+    persec_free(&run.lost_per_s);
+    persec_free(&run.failed_per_s);
     loop_free(run.loop);
     ly_ctx_destroy(run.xml_ctx);
     return rc;

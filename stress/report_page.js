@@ -353,19 +353,17 @@
   }
 
   function mount(parent, list) {
-    missing(parent, 'mount-sessions', 'Sessions up over time',
-            'the mount manifest has no time series yet (only results.mounted and all_done_s); see the table above');
-    var labels = ['p50', 'p99', 'max'];
-    var ds = [];
-    list.forEach(function (run, i) {
-      ['time_to_hello_us', 'time_to_mounted_us'].forEach(function (k, j) {
-        ds.push({label: label(run) + ': ' + k, data: labels.map(function (p) { return get(run.results, k + '.' + p); }),
-                 backgroundColor: color(2 * i + j)});
-      });
-    });
-    chart(parent, 'mount-hello', 'Time to hello and to mounted (percentiles; the manifest has no histogram)',
-          {type: 'bar', data: {labels: labels, datasets: ds},
-           options: {scales: {y: logAxis('microseconds')}}});
+    xyChart(parent, 'mount-sessions', 'Sessions up over time', list.map(function (run, i) {
+      var ps = run.per_second || {}, up = 0;
+      var mounted = ps.mounted || [], lost = ps.lost || [];
+      return line(label(run), mounted.map(function (m, s) {
+        up += m - (lost[s] || 0);
+        return {x: s, y: up};
+      }), i);
+    }), linAxis('seconds'), linAxis('sessions up', {beginAtZero: true}));
+    histCharts(parent, 'mount-hello', 'Time to hello', list.map(function (run) {
+      return {label: label(run), index: run.index, hist: get(run, 'results.time_to_hello_histogram')};
+    }), 1000, 'milliseconds');
     var causes = {};
     list.forEach(function (run) { Object.keys(get(run, 'results.failures') || {}).forEach(function (k) { causes[k] = 1; }); });
     causes = Object.keys(causes);

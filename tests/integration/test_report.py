@@ -242,7 +242,11 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(len(bad), 2, notify["devices"])
         self.assertEqual(self.points(page, "notify-order"), 4 * len(bad))
         mount = self.m["mount"][1]
-        self.assertEqual(self.points(page, "mount-hello"), 6)
+        self.assertEqual(self.points(page, "mount-hello"), len(mount["results"]["time_to_hello_histogram"]["counts"]))
+        self.assertEqual(sum(mount["results"]["time_to_hello_histogram"]["counts"]), mount["results"]["mounted"])
+        self.assertEqual(self.points(page, "mount-sessions"), len(mount["per_second"]["mounted"]))
+        self.assertEqual(sum(mount["per_second"]["mounted"]) - sum(mount["per_second"]["lost"]),
+                         mount["results"]["mounted_at_end"])
         self.assertEqual(self.points(page, "mount-failures"), len(mount["results"]["failures"]))
         rc = self.m["restconf"][1]
         self.assertEqual(self.points(page, "restconf-latency"), len(rc["results"]["latency_histogram"]["counts"]))
