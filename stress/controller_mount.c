@@ -33,6 +33,7 @@
 #include "event_recovery.h"
 #include "event_watch.h"
 #include "fleet_events.h"
+#include "http_body.h"
 #include "loop.h"
 #include "run.h"
 #include "stats.h"
@@ -79,8 +80,7 @@ struct cm_run {
     char *url;                        /* base + CM_TOPOLOGY_PATH, malloc'd */
     char *userpwd;                    /* "user:password", malloc'd */
     char curl_err[CURL_ERROR_SIZE];   /* libcurl's text of the last transport failure */
-    struct sbuf body;                 /* the current answer; emptied before each poll */
-    int body_too_large;               /* 1 when the current answer passed CM_MAX_BODY_BYTES */
+    struct http_body body;            /* the current answer (CM_MAX_BODY_BYTES); emptied before each poll */
     long poll_timeout_ms;             /* limit of one poll */
     FILE *csv;                        /* --csv, or NULL */
     struct cm_sample *samples;        /* every poll, in order */
@@ -109,32 +109,6 @@ struct cm_run {
     struct evw_log evl;     /* the events taken and their recovery */
     size_t new_from;        /* evl.tr.events from here on came with the current poll's fetch */
 };
-
-static size_t
-on_body(char *data, size_t size, size_t n, void *user)
-{
-    struct cm_run *run = user;
-    size_t len = size * n;
-
-    if (run->body.len + len > CM_MAX_BODY_BYTES) {
-        run->body_too_large = 1;
-        return 0; /* libcurl ends the transfer with CURLE_WRITE_ERROR */
-    }
-    sbuf_add(&run->body, data, len);
-    return run->body.failed ? 0 : len;
-}
-
-/* libcurl's progress callback: a signal ends a transfer in progress at once. */
-static int
-on_transfer(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
-{
-    (void)user;
-    (void)dltotal;
-    (void)dlnow;
-    (void)ultotal;
-    (void)ulnow;
-    return run_interrupted() ? 1 : 0;
-}
 
 static double
 since_start_s(monotime_us start_us)
@@ -172,9 +146,9 @@ setup_curl(struct cm_run *run)
         curl_easy_setopt(run->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC) != CURLE_OK ||
         curl_easy_setopt(run->curl, CURLOPT_USERPWD, run->userpwd) != CURLE_OK ||
         curl_easy_setopt(run->curl, CURLOPT_HTTPHEADER, run->headers) != CURLE_OK ||
-        curl_easy_setopt(run->curl, CURLOPT_WRITEFUNCTION, on_body) != CURLE_OK ||
-        curl_easy_setopt(run->curl, CURLOPT_WRITEDATA, run) != CURLE_OK ||
-        curl_easy_setopt(run->curl, CURLOPT_XFERINFOFUNCTION, on_transfer) != CURLE_OK ||
+        curl_easy_setopt(run->curl, CURLOPT_WRITEFUNCTION, http_body_write) != CURLE_OK ||
+        curl_easy_setopt(run->curl, CURLOPT_WRITEDATA, &run->body) != CURLE_OK ||
+        curl_easy_setopt(run->curl, CURLOPT_XFERINFOFUNCTION, http_abort_on_signal) != CURLE_OK ||
         curl_easy_setopt(run->curl, CURLOPT_NOPROGRESS, 0L) != CURLE_OK ||
         curl_easy_setopt(run->curl, CURLOPT_ERRORBUFFER, run->curl_err) != CURLE_OK ||
         curl_easy_setopt(run->curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
@@ -208,11 +182,7 @@ poll_once(struct cm_run *run, struct cm_sample *s, struct topo_counts *tc, char 
     char why[200];
     CURLcode cc;
 
-    if (run->body.failed) {
-        sbuf_free(&run->body);
-    }
-    run->body.len = 0;
-    run->body_too_large = 0;
+    http_body_reset(&run->body);
     run->curl_err[0] = '\0';
     memset(tc, 0, sizeof *tc);
     if (run->events) {
@@ -221,7 +191,7 @@ poll_once(struct cm_run *run, struct cm_sample *s, struct topo_counts *tc, char 
     cc = curl_easy_perform(run->curl);
     s->http_status = 0;
     curl_easy_getinfo(run->curl, CURLINFO_RESPONSE_CODE, &s->http_status);
-    if (run->body_too_large) {
+    if (run->body.too_large) {
         snprintf(err, err_len, "answer larger than %u bytes (HTTP %ld)", CM_MAX_BODY_BYTES, s->http_status);
         return CM_BODY;
     }
@@ -231,14 +201,14 @@ poll_once(struct cm_run *run, struct cm_sample *s, struct topo_counts *tc, char 
     }
     /* No topology yet: RFC 8040 says 404; OpenDaylight answers 409 with error-tag data-missing. */
     if (s->http_status == 404 ||
-        (s->http_status == 409 && topo_is_data_missing(run->body.buf ? run->body.buf : "", run->body.len))) {
+        (s->http_status == 409 && topo_is_data_missing(http_body_text(&run->body), run->body.buf.len))) {
         return CM_OK;
     }
     if (s->http_status != 200) {
         snprintf(err, err_len, "HTTP %ld", s->http_status);
         return CM_HTTP;
     }
-    if (topo_count_each(run->body.buf ? run->body.buf : "", run->body.len, run->o->node_suffix, tc,
+    if (topo_count_each(http_body_text(&run->body), run->body.buf.len, run->o->node_suffix, tc,
                         run->events ? evr_on_node : NULL, &run->evl.tr, why, sizeof why)) {
         snprintf(err, err_len, "bad answer (HTTP 200): %s", why);
         return CM_BODY;
@@ -594,7 +564,7 @@ write_manifest(const struct cm_run *run)
 int
 cmount_run(const struct stress_options *o)
 {
-    struct cm_run run = {.o = o, .first_seen_s = -1, .first_connected_s = -1};
+    struct cm_run run = {.o = o, .first_seen_s = -1, .first_connected_s = -1, .body.max = CM_MAX_BODY_BYTES};
     int curl_ready = 0;
     int connected_ok;
     int rc = 2;
@@ -626,7 +596,7 @@ cmount_run(const struct stress_options *o)
                             : "t_s,connected,connecting,failed,absent,http_status\n",
               run.csv);
     }
-    /* No loop: the signal cuts the sleep (nanosleep) or the transfer (on_transfer) short. */
+    /* No loop: the signal cuts the sleep (nanosleep) or the transfer (http_abort_on_signal) short. */
     run_signals_catch(NULL);
     rc = poll_loop(&run);
     if (run.tty) {
@@ -680,7 +650,7 @@ cleanup:
         fclose(run.csv);
     }
     free(run.samples);
-    sbuf_free(&run.body);
+    sbuf_free(&run.body.buf);
     evw_log_free(&run.evl);
     evw_fetcher_close(&run.evf);
     curl_easy_cleanup(run.curl);

@@ -20,32 +20,6 @@
 /* Longest bearer token read from --events-token-file. */
 #define EVW_TOKEN_MAX_BYTES 4096
 
-static size_t
-on_body(char *data, size_t size, size_t n, void *user)
-{
-    struct evw_fetcher *f = user;
-    size_t len = size * n;
-
-    if (f->body.len + len > EVW_MAX_BYTES) {
-        f->too_large = 1;
-        return 0; /* libcurl ends the transfer with CURLE_WRITE_ERROR */
-    }
-    sbuf_add(&f->body, data, len);
-    return f->body.failed ? 0 : len;
-}
-
-/* libcurl's progress callback: a signal ends a transfer in progress at once. */
-static int
-on_transfer(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
-{
-    (void)user;
-    (void)dltotal;
-    (void)dlnow;
-    (void)ultotal;
-    (void)ulnow;
-    return run_interrupted() ? 1 : 0;
-}
-
 /* --events-token-file's token, trimmed, into @p out. @return 0 or -1 with a message printed. */
 static int
 read_token(const char *path, char *out, size_t size)
@@ -87,6 +61,7 @@ evw_fetcher_init(struct evw_fetcher *f, const char *url, const char *token_file,
 
     memset(f, 0, sizeof *f);
     f->tty = tty;
+    f->resp.max = EVW_MAX_BYTES;
     while (base_len && url[base_len - 1] == '/') {
         base_len--;
     }
@@ -111,9 +86,9 @@ evw_fetcher_init(struct evw_fetcher *f, const char *url, const char *token_file,
         f->headers = more;
     }
     if (curl_easy_setopt(f->curl, CURLOPT_HTTPHEADER, f->headers) != CURLE_OK ||
-        curl_easy_setopt(f->curl, CURLOPT_WRITEFUNCTION, on_body) != CURLE_OK ||
-        curl_easy_setopt(f->curl, CURLOPT_WRITEDATA, f) != CURLE_OK ||
-        curl_easy_setopt(f->curl, CURLOPT_XFERINFOFUNCTION, on_transfer) != CURLE_OK ||
+        curl_easy_setopt(f->curl, CURLOPT_WRITEFUNCTION, http_body_write) != CURLE_OK ||
+        curl_easy_setopt(f->curl, CURLOPT_WRITEDATA, &f->resp) != CURLE_OK ||
+        curl_easy_setopt(f->curl, CURLOPT_XFERINFOFUNCTION, http_abort_on_signal) != CURLE_OK ||
         curl_easy_setopt(f->curl, CURLOPT_NOPROGRESS, 0L) != CURLE_OK ||
         curl_easy_setopt(f->curl, CURLOPT_ERRORBUFFER, f->curl_err) != CURLE_OK ||
         curl_easy_setopt(f->curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
@@ -132,7 +107,7 @@ evw_fetcher_close(struct evw_fetcher *f)
     curl_easy_cleanup(f->curl);
     curl_slist_free_all(f->headers);
     free(f->base);
-    sbuf_free(&f->body);
+    sbuf_free(&f->resp.buf);
     f->curl = NULL;
     f->headers = NULL;
     f->base = NULL;
@@ -147,11 +122,7 @@ evw_fetch(struct evw_fetcher *f, double t_s, struct fev_answer *a)
     CURLcode cc;
 
     memset(a, 0, sizeof *a);
-    if (f->body.failed) {
-        sbuf_free(&f->body);
-    }
-    f->body.len = 0;
-    f->too_large = 0;
+    http_body_reset(&f->resp);
     f->curl_err[0] = '\0';
     snprintf(url, sizeof url, "%s" EVW_EVENTS_PATH "%" PRIu64, f->base, f->next);
     curl_easy_setopt(f->curl, CURLOPT_URL, url);
@@ -161,7 +132,7 @@ evw_fetch(struct evw_fetcher *f, double t_s, struct fev_answer *a)
     if (run_interrupted()) {
         return 0;
     }
-    if (f->too_large) {
+    if (f->resp.too_large) {
         snprintf(err, sizeof err, "answer larger than %u bytes", EVW_MAX_BYTES);
     } else if (cc != CURLE_OK) {
         snprintf(err, sizeof err, "%s", f->curl_err[0] ? f->curl_err : curl_easy_strerror(cc));
@@ -169,7 +140,7 @@ evw_fetch(struct evw_fetcher *f, double t_s, struct fev_answer *a)
         snprintf(err, sizeof err, "HTTP %ld", status);
     } else {
         char why[200];
-        if (fev_parse(f->body.buf ? f->body.buf : "", f->body.len, a, why, sizeof why)) {
+        if (fev_parse(http_body_text(&f->resp), f->resp.buf.len, a, why, sizeof why)) {
             snprintf(err, sizeof err, "bad answer (HTTP 200): %s", why);
             fev_answer_free(a);
         }

@@ -15,6 +15,7 @@
 
 #include "event_recovery.h"
 #include "fleet_events.h"
+#include "http_body.h"
 #include "sbuf.h"
 
 /* Room for one fetch error's text. */
@@ -24,8 +25,7 @@ struct evw_fetcher {
     CURL *curl;                        /* the events handle, NULL before evw_fetcher_init() succeeded */
     struct curl_slist *headers;        /* Accept, and Authorization with a token */
     char *base;                        /* the URL without trailing slashes, malloc'd */
-    struct sbuf body;                  /* the current answer */
-    int too_large;                     /* 1 when the current answer passed the limit */
+    struct http_body resp;             /* the current answer, bounded */
     char curl_err[CURL_ERROR_SIZE];    /* libcurl's text of the last failure */
     int tty;                           /* 1: messages first clear a progress line on stderr */
     uint64_t next;                     /* since= of the next fetch */
