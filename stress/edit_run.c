@@ -520,15 +520,8 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
     json_string_or_null(&b, run->failed ? run->failure : NULL);
     sbuf_adds(&b, ",");
     latency_histogram_json(&b, "latency_histogram", all);
-    {
-        size_t secs = run->ok_per_s.len > run->errors_per_s.len ? run->ok_per_s.len : run->errors_per_s.len;
-        sbuf_adds(&b, "},\"per_second\":{\"bucket_s\":1,\"ok\":");
-        persec_json(&b, &run->ok_per_s, secs);
-        sbuf_adds(&b, ",\"errors\":");
-        persec_json(&b, &run->errors_per_s, secs);
-        sbuf_adds(&b, ",\"errors_by_tag\":");
-        persec_names_json(&b, &run->tags_per_s, secs);
-    }
+    sbuf_adds(&b, "},");
+    persec_requests_json(&b, &run->ok_per_s, &run->errors_per_s, &run->tags_per_s);
     sbuf_adds(&b, "}}");
     run_manifest_scenario(&b);
     rc = b.failed ? -1 : json_write_file(o->json_path, &b);

@@ -794,16 +794,9 @@ write_manifest(struct rc_run *run, const struct latency *all)
     }
     sbuf_adds(&b, "],");
     latency_histogram_json(&b, "latency_histogram", all);
-    {
-        size_t secs = run->ok_per_s.len > run->errors_per_s.len ? run->ok_per_s.len : run->errors_per_s.len;
-        /* "errors_by_tag": for RESTCONF, the HTTP status of each answer that was not 200, 201 or 204. */
-        sbuf_adds(&b, "},\"per_second\":{\"bucket_s\":1,\"ok\":");
-        persec_json(&b, &run->ok_per_s, secs);
-        sbuf_adds(&b, ",\"errors\":");
-        persec_json(&b, &run->errors_per_s, secs);
-        sbuf_adds(&b, ",\"errors_by_tag\":");
-        persec_names_json(&b, &run->status_per_s, secs);
-    }
+    /* "errors_by_tag": for RESTCONF, the HTTP status of each answer that was not 200, 201 or 204. */
+    sbuf_adds(&b, "},");
+    persec_requests_json(&b, &run->ok_per_s, &run->errors_per_s, &run->status_per_s);
     sbuf_adds(&b, "},\"devices\":[");
     /* Every stream edits the first device, or each its own (--same-device false). */
     if (o->same_device) {

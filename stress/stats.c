@@ -332,3 +332,17 @@ persec_names_free(struct persec_names *t)
     free(t->items);
     memset(t, 0, sizeof *t);
 }
+
+void
+persec_requests_json(struct sbuf *b, const struct persec *ok, const struct persec *errors,
+                     const struct persec_names *by_tag)
+{
+    size_t secs = ok->len > errors->len ? ok->len : errors->len;
+
+    sbuf_adds(b, "\"per_second\":{\"bucket_s\":1,\"ok\":");
+    persec_json(b, ok, secs);
+    sbuf_adds(b, ",\"errors\":");
+    persec_json(b, errors, secs);
+    sbuf_adds(b, ",\"errors_by_tag\":");
+    persec_names_json(b, by_tag, secs);
+}

@@ -123,4 +123,11 @@ void persec_names_json(struct sbuf *b, const struct persec_names *t, size_t len)
 
 void persec_names_free(struct persec_names *t);
 
+/**
+ * @brief Append `"per_second":{"bucket_s":1,"ok":[...],"errors":[...],"errors_by_tag":{...}}`, every array
+ * as long as the longest: the request modes' (edit, restconf) curves.
+ */
+void persec_requests_json(struct sbuf *b, const struct persec *ok, const struct persec *errors,
+                          const struct persec_names *by_tag);
+
 #endif
