@@ -284,7 +284,8 @@ class MetricsTests(unittest.TestCase):
 
     def test_only_get_and_head_of_slash_metrics_are_served(self):
         _, base = self.fleet(devices=1)
-        for path in ("/", "/metric", "/metrics/", "/metrics/x", "/favicon.ico"):
+        # "/" is the live page and "/live.json" its data (test_live_page.py); nothing else is served.
+        for path in ("/index.html", "/live", "/metric", "/metrics/", "/metrics/x", "/favicon.ico"):
             status, _, _ = curl(base + path)
             self.assertEqual(status, 404, path)
         status, headers, _ = curl(base + "/metrics", method="POST")

@@ -33,7 +33,9 @@
 #include "action_log.h"
 #include "control_api.h"
 #include "device.h"
+#include "device_ctl.h"
 #include "fleet_action.h"
+#include "live.h"
 #include "log.h"
 #include "sbuf.h"
 #include "session.h"
@@ -55,6 +57,7 @@ struct metrics_server {
     struct MHD_Daemon *daemon; /* libmicrohttpd with its own polling thread */
     struct fleet *fleet;       /* what scrapes gather */
     char *api_token;           /* --api-token-file's token for /api/, or NULL */
+    struct live *live;         /* the live page (/) and its data (/live.json), served without the token */
 };
 
 /* One gathering; freed by whoever drops the last reference (the caller or a late worker). */
@@ -62,6 +65,7 @@ struct gather_job {
     struct fleet *fleet;             /* the fleet */
     struct metrics_device_row *rows; /* device_count rows when per-device rows are asked for, else NULL */
     struct metrics_sums *sums;       /* one per worker, written by that worker */
+    uint32_t *states;                /* when asked: per worker, group_count x 4 device states; else NULL */
     struct fanout f;                 /* the trip to every worker */
 };
 
@@ -80,7 +84,7 @@ add_notif(uint64_t *to, const struct notif_counts *c)
 /* Sum worker @p w's devices into @p sums (and their rows). Runs on that worker's thread. */
 static void
 sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sums *sums,
-           struct metrics_device_row *rows)
+           struct metrics_device_row *rows, uint32_t *states)
 {
     const struct fleet_config *cfg = &fleet->cfg;
 
@@ -98,6 +102,14 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         const struct respond_stats *sn = &dev->snmp_stats;
         struct notif_counts nc = {0};
 
+        if (states) {
+            /* As devact_state_name(): up, down, rebooting, absent. */
+            unsigned k = !dev->ctl || !dev->ctl->down ? 0
+                         : dev->ctl->absent           ? 3
+                         : dev->ctl->rebooting        ? 2
+                                                      : 1;
+            states[dev->group->index * 4u + k]++;
+        }
         sums->sessions_started += st->in_sessions;
         sums->sessions_dropped += st->dropped_sessions;
         sums->hello_failures += st->in_bad_hellos;
@@ -159,6 +171,7 @@ gather_free(struct fanout *f)
 
     free(job->rows);
     free(job->sums);
+    free(job->states);
     free(job);
 }
 
@@ -167,7 +180,8 @@ gather_on_worker(struct fanout *f, uint32_t worker)
 {
     struct gather_job *job = GATHER_OF(f);
 
-    sum_worker(job->fleet, &job->fleet->workers[worker], &job->sums[worker], job->rows);
+    sum_worker(job->fleet, &job->fleet->workers[worker], &job->sums[worker], job->rows,
+               job->states ? job->states + (size_t)worker * job->fleet->group_count * 4u : NULL);
 }
 
 static void
@@ -183,18 +197,22 @@ add_sums(struct metrics_sums *to, const struct metrics_sums *from)
     }
 }
 
-int
-metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *snap)
+/* One gathering; @p group_states (group_count x 4) is filled when not NULL. */
+static int
+gather(struct fleet *fleet, int per_device, struct metrics_snapshot *snap, uint32_t *group_states)
 {
     uint32_t threads = fleet->cfg.threads;
+    size_t cells = (size_t)fleet->group_count * 4u;
     struct gather_job *job = calloc(1, sizeof *job);
     int rc = -1;
 
     memset(snap, 0, sizeof *snap);
     if (!job || !(job->sums = calloc(threads, sizeof *job->sums)) ||
-        (per_device && !(job->rows = calloc(fleet->cfg.device_count, sizeof *job->rows)))) {
+        (per_device && !(job->rows = calloc(fleet->cfg.device_count, sizeof *job->rows))) ||
+        (group_states && !(job->states = calloc(threads * cells, sizeof *job->states)))) {
         if (job) {
             free(job->sums);
+            free(job->rows);
         }
         free(job);
         return -1;
@@ -205,6 +223,12 @@ metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *sna
         for (uint32_t i = 0; i < threads; i++) {
             add_sums(&snap->sums, &job->sums[i]);
         }
+        if (group_states) {
+            memset(group_states, 0, cells * sizeof *group_states);
+            for (size_t c = 0; c < threads * cells; c++) {
+                group_states[c % cells] += job->states[c];
+            }
+        }
         snap->rows = job->rows;
         snap->row_count = job->rows ? fleet->cfg.device_count : 0;
         job->rows = NULL;
@@ -212,6 +236,18 @@ metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *sna
     }
     fanout_unref(&job->f);
     return rc;
+}
+
+int
+metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *snap)
+{
+    return gather(fleet, per_device, snap, NULL);
+}
+
+int
+metrics_gather_states(struct fleet *fleet, struct metrics_snapshot *snap, uint32_t *group_states)
+{
+    return gather(fleet, 0, snap, group_states);
 }
 
 void
@@ -574,7 +610,12 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
         return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
     }
     if (strcmp(url, "/metrics")) {
-        return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+        int handled = 0;
+        enum MHD_Result rc = live_handle(srv->live, conn, url, &handled);
+        return handled ? rc
+                       : reply_text(conn, MHD_HTTP_NOT_FOUND,
+                                    "not found: the metrics are at /metrics, the live page at /, its data at "
+                                    "/live.json, the control API under /api/v1/\n");
     }
     if (metrics_gather(srv->fleet, per_device, &snap)) {
         return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the workers did not answer in time\n");
@@ -672,6 +713,13 @@ metrics_start(struct fleet *fleet, char *err, size_t err_len)
         close(fd);
         return -1;
     }
+    if (!(srv->live = live_start(fleet))) {
+        free(srv->api_token);
+        free(srv);
+        close(fd);
+        snprintf(err, err_len, "--metrics: cannot start the live view's sampler (out of memory or threads)");
+        return -1;
+    }
     /* epoll, not select: with thousands of device sockets this descriptor is far above FD_SETSIZE. */
     srv->daemon = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, on_request, srv,
                                    MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
@@ -679,13 +727,14 @@ metrics_start(struct fleet *fleet, char *err, size_t err_len)
                                    (unsigned)METRICS_CONNECTION_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED,
                                    on_completed, NULL, MHD_OPTION_END);
     if (!srv->daemon) {
+        live_free(srv->live);
         free(srv->api_token);
         free(srv); /* the socket stays open: whether libmicrohttpd closed it on failure is not documented */
         snprintf(err, err_len, "--metrics %s: cannot start the HTTP server", text);
         return -1;
     }
     fleet->metrics = srv;
-    log_info("metrics at http://%s:%u/metrics%s, control API at /api/v1/%s", shown,
+    log_info("metrics at http://%s:%u/metrics%s, live page at /, control API at /api/v1/%s", shown,
              (unsigned)ntohs(sa.sin_port), fleet->cfg.metrics_per_device ? " (with per-device series)" : "",
              srv->api_token ? " (bearer token)" : "");
     return 0;
@@ -701,6 +750,7 @@ metrics_stop(struct fleet *fleet)
     }
     /* Before the workers stop: a scrape in progress still gets its snapshots. MHD closes the socket. */
     MHD_stop_daemon(srv->daemon);
+    live_free(srv->live); /* after the HTTP thread: it queues the page's response */
     free(srv->api_token);
     free(srv);
     fleet->metrics = NULL;

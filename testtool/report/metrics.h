@@ -75,6 +75,13 @@ struct metrics_snapshot {
  */
 int metrics_gather(struct fleet *fleet, int per_device, struct metrics_snapshot *snap);
 
+/**
+ * @brief metrics_gather() without rows, counting on the same trip each group's devices by state.
+ * @param[out] group_states group_count x 4 counts: [g * 4 + k], k 0 up, 1 down, 2 rebooting, 3 absent.
+ * @return As metrics_gather().
+ */
+int metrics_gather_states(struct fleet *fleet, struct metrics_snapshot *snap, uint32_t *group_states);
+
 /** @brief Free what metrics_gather() allocated. Accepts a zeroed snapshot. */
 void metrics_snapshot_clear(struct metrics_snapshot *snap);
 
