@@ -19,7 +19,7 @@
 
 #include "device.h"
 #include "log.h"
-#include "metrics.h"
+#include "metrics_gather.h"
 #include "rate_ring.h"
 #include "sbuf.h"
 
