@@ -909,6 +909,13 @@ static const struct stress_opt opts[] = {
      .metavar = "T",
      .dflt = "0",
      .help = "allowed |sent - received| as a share of sent: 0.5% or 0.005"},
+    {.name = "json",
+     .kind = OPT_TEXT,
+     .modes = M_RECON,
+     .field = FIELD(json_path),
+     .metavar = "FILE",
+     .help = "write a manifest: parameters, counts by class, totals, a row per device line (the first "
+             "100000)"},
 
     {.name = "url",
      .kind = OPT_TEXT,

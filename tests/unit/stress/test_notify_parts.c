@@ -338,7 +338,7 @@ test_reconcile_joins_on_address_port_and_peer(void **state)
     char err[128];
 
     (void)state;
-    assert_int_equal(recon_compare(report, received, 0, f, err, sizeof err), 1);
+    assert_int_equal(recon_compare(report, received, 0, f, NULL, err, sizeof err), 1);
     fclose(f);
     assert_non_null(strstr(out, "OK      device 0 10.0.0.1:830 local 10.9.0.1:4000 sent 5 received 5"));
     /* No subscribers listed: the device's own sent counts. */
