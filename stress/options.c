@@ -1180,8 +1180,8 @@ static const struct stress_opt opts[] = {
 
 static const char usage_head[] =
     "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
-    "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T]\n"
-    "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T]\n"
+    "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T] [--json FILE]\n"
+    "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T] [--json FILE]\n"
     "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
     "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
