@@ -909,6 +909,13 @@ static const struct stress_opt opts[] = {
      .metavar = "T",
      .dflt = "0",
      .help = "allowed |sent - received| as a share of sent: 0.5% or 0.005"},
+    {.name = "json",
+     .kind = OPT_TEXT,
+     .modes = M_RECON,
+     .field = FIELD(json_path),
+     .metavar = "FILE",
+     .help = "write a manifest: parameters, counts by class, totals, a row per device line (the first "
+             "100000)"},
 
     {.name = "url",
      .kind = OPT_TEXT,
@@ -1173,8 +1180,8 @@ static const struct stress_opt opts[] = {
 
 static const char usage_head[] =
     "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
-    "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T]\n"
-    "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T]\n"
+    "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T] [--json FILE]\n"
+    "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T] [--json FILE]\n"
     "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
     "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"

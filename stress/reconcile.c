@@ -1,7 +1,9 @@
 /*
  * Reconciling sent and received notifications; see reconcile.h. notify's
  * devices are sorted by address:port once, so each report device finds
- * its partner by binary search: 10k devices join in milliseconds.
+ * its partner by binary search: 10k devices join in milliseconds. Each
+ * device line printed can also go to a struct recon_rows, from which
+ * recon_run() writes the --json manifest (the same join, not a second one).
  */
 #include "reconcile.h"
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "stats.h"
 
 static const char *const class_names[RECON_CLASS_COUNT] = {"OK", "LOSS", "DUP", "MISSING", "PHANTOM"};
 
@@ -47,6 +50,65 @@ recon_classify(const struct recon_facts *f, double tolerance)
         return RECON_LOSS;
     }
     return RECON_OK;
+}
+
+/* One device line, for the manifest. */
+struct recon_line {
+    enum recon_class c;  /* its verdict */
+    int has_device;      /* device is known (the report's, or notify's index) */
+    uint64_t device;     /* the device's index, when has_device */
+    const char *address; /* its address, NULL when unknown (restconf knows only the port) */
+    uint64_t port;       /* its port */
+    int has_sent;        /* sent is known (not a device only notify lists) */
+    uint64_t sent;       /* sent, or the edits restconf had accepted */
+    uint64_t received;   /* received, or the edit-configs the report counts */
+    uint64_t duplicates; /* notify's duplicates (0 for restconf) */
+    const char *note;    /* the line's parenthesis without its brackets, or NULL */
+};
+
+/* Count @p l in @p rows (NULL: nothing) and keep it as a row while under RECON_ROWS_MAX. */
+static void
+rows_add(struct recon_rows *rows, const struct recon_line *l)
+{
+    struct sbuf *b;
+
+    if (!rows) {
+        return;
+    }
+    rows->counts[l->c]++;
+    if (rows->total++ >= RECON_ROWS_MAX) {
+        return;
+    }
+    b = &rows->devices;
+    sbuf_adds(b, rows->kept++ ? ",{\"device\":" : "{\"device\":");
+    if (l->has_device) {
+        sbuf_printf(b, "%" PRIu64, l->device);
+    } else {
+        sbuf_adds(b, "null");
+    }
+    sbuf_adds(b, ",\"address\":");
+    json_string_or_null(b, l->address);
+    sbuf_printf(b, ",\"port\":%" PRIu64 ",\"class\":\"%s\",\"sent\":", l->port, recon_class_name(l->c));
+    if (l->has_sent) {
+        sbuf_printf(b, "%" PRIu64, l->sent);
+    } else {
+        sbuf_adds(b, "null");
+    }
+    sbuf_printf(b, ",\"received\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"note\":", l->received,
+                l->duplicates);
+    json_string_or_null(b, l->note);
+    sbuf_adds(b, "}");
+}
+
+/* Set the totals of @p rows (NULL: nothing). */
+static void
+rows_totals(struct recon_rows *rows, uint64_t broken, uint64_t sent, uint64_t received)
+{
+    if (rows) {
+        rows->broken = broken;
+        rows->sent = sent;
+        rows->received = received;
+    }
 }
 
 /* One of notify's devices, keyed for the join. */
@@ -110,7 +172,7 @@ check_identity(const struct jsonr_value *row, FILE *out, const char *where)
 
 int
 recon_compare(const struct jsonr_value *report, const struct jsonr_value *received, double tolerance,
-              FILE *out, char *err, size_t err_len)
+              FILE *out, struct recon_rows *rows, char *err, size_t err_len)
 {
     const struct jsonr_value *rdevs = jsonr_get(report, "devices");
     const struct jsonr_value *ndevs = jsonr_get(received, "devices");
@@ -157,6 +219,7 @@ recon_compare(const struct jsonr_value *report, const struct jsonr_value *receiv
         const char *local = NULL;
         const char *failure = NULL;
         uint64_t index = 0;
+        const char *note;
         char where[160];
         enum recon_class c;
 
@@ -201,12 +264,24 @@ recon_compare(const struct jsonr_value *report, const struct jsonr_value *receiv
         counts[c]++;
         sent_total += f.sent;
         received_total += f.received;
-        fprintf(out, "%-7s %s local %s sent %" PRIu64 " received %" PRIu64 " duplicates %" PRIu64 "%s%s%s\n",
+        note = !f.in_received        ? "not in the received manifest"
+               : !f.subscriber_known ? "subscriber unknown to the report"
+                                     : NULL;
+        fprintf(out,
+                "%-7s %s local %s sent %" PRIu64 " received %" PRIu64 " duplicates %" PRIu64 "%s%s%s%s%s\n",
                 recon_class_name(c), where, local ? local : "-", f.sent, f.received, f.duplicates,
-                !f.in_received        ? " (not in the received manifest)"
-                : !f.subscriber_known ? " (subscriber unknown to the report)"
-                                      : "",
-                failure ? "; notify: " : "", failure ? failure : "");
+                note ? " (" : "", note ? note : "", note ? ")" : "", failure ? "; notify: " : "",
+                failure ? failure : "");
+        rows_add(rows, &(struct recon_line){.c = c,
+                                            .has_device = 1,
+                                            .device = index,
+                                            .address = jsonr_get_str(d, "address"),
+                                            .port = probe.key & 0xffff,
+                                            .has_sent = 1,
+                                            .sent = f.sent,
+                                            .received = f.received,
+                                            .duplicates = f.duplicates,
+                                            .note = note});
     }
     /* notify's devices the report does not list. */
     for (size_t i = 0; i < n; i++) {
@@ -227,7 +302,16 @@ recon_compare(const struct jsonr_value *report, const struct jsonr_value *receiv
                 entries[i].key & 0xffff,
                 jsonr_get_str(entries[i].value, "local") ? jsonr_get_str(entries[i].value, "local") : "-",
                 f.received, f.duplicates);
+        rows_add(rows, &(struct recon_line){.c = RECON_PHANTOM,
+                                            .has_device = 1,
+                                            .device = index,
+                                            .address = jsonr_get_str(entries[i].value, "address"),
+                                            .port = entries[i].key & 0xffff,
+                                            .received = f.received,
+                                            .duplicates = f.duplicates,
+                                            .note = "not in the report"});
     }
+    rows_totals(rows, broken, sent_total, received_total);
     fprintf(out,
             "totals: OK %" PRIu64 ", LOSS %" PRIu64 ", DUP %" PRIu64 ", MISSING %" PRIu64 ", PHANTOM %" PRIu64
             "; broken report rows %" PRIu64 "; sent %" PRIu64 ", received %" PRIu64 ", tolerance %g%%\n",
@@ -271,7 +355,7 @@ report_where(const struct jsonr_value *d, char *where, size_t len)
 
 int
 recon_compare_restconf(const struct jsonr_value *report, const struct jsonr_value *sent, double tolerance,
-                       FILE *out, char *err, size_t err_len)
+                       FILE *out, struct recon_rows *rows, char *err, size_t err_len)
 {
     const struct jsonr_value *rdevs = jsonr_get(report, "devices");
     const struct jsonr_value *sdevs = jsonr_get(sent, "devices");
@@ -358,6 +442,19 @@ recon_compare_restconf(const struct jsonr_value *report, const struct jsonr_valu
                 ") commit %" PRIu64 "%s\n",
                 recon_class_name(c), where, node && *node ? node : "-", f.sent, f.received, errors, commits,
                 e ? "" : " (not in the report)");
+        {
+            struct recon_line l = {.c = c,
+                                   .port = probe.port,
+                                   .has_sent = 1,
+                                   .sent = f.sent,
+                                   .received = f.received,
+                                   .note = e ? NULL : "not in the report"};
+            if (e) {
+                l.has_device = !jsonr_get_u64(e->value, "device", &l.device);
+                l.address = jsonr_get_str(e->value, "address");
+            }
+            rows_add(rows, &l);
+        }
     }
     /* Devices restconf did not edit that received edit-configs all the same. */
     for (size_t i = 0; i < n; i++) {
@@ -380,7 +477,18 @@ recon_compare_restconf(const struct jsonr_value *report, const struct jsonr_valu
                 "%-7s %s node - accepted 0 edit-config received %" PRIu64 " commit %" PRIu64
                 " (not in the restconf manifest)\n",
                 recon_class_name(recon_classify(&f, tolerance)), where, f.received, commits);
+        {
+            struct recon_line l = {.c = recon_classify(&f, tolerance),
+                                   .address = jsonr_get_str(entries[i].value, "address"),
+                                   .port = entries[i].port,
+                                   .has_sent = 1,
+                                   .received = f.received,
+                                   .note = "not in the restconf manifest"};
+            l.has_device = !jsonr_get_u64(entries[i].value, "device", &l.device);
+            rows_add(rows, &l);
+        }
     }
+    rows_totals(rows, 0, accepted_total, received_total);
     fprintf(out,
             "totals: OK %" PRIu64 ", LOSS %" PRIu64 ", DUP %" PRIu64 ", MISSING %" PRIu64
             "; accepted %" PRIu64 ", edit-config received %" PRIu64 ", tolerance %g%%\n",
@@ -412,29 +520,71 @@ load(const char *path, const char *what)
     return v;
 }
 
+/* --json: the manifest of one join (its rows and totals in @p rows, its exit code @p rc). @return 0 or -1. */
+static int
+write_manifest(const struct stress_options *o, const struct recon_rows *rows, int rc)
+{
+    int restconf = o->report_path != NULL;
+    struct sbuf b = {0};
+    int wrc;
+
+    sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
+    sbuf_add_json(&b, FLEETSIM_VERSION);
+    sbuf_printf(&b, ",\"mode\":\"reconcile\",\"parameters\":{\"join\":\"%s\",\"report\":",
+                restconf ? "restconf" : "notify");
+    sbuf_add_json(&b, restconf ? o->report_path : o->sent_path);
+    sbuf_adds(&b, restconf ? ",\"sent\":" : ",\"received\":");
+    sbuf_add_json(&b, restconf ? o->sent_path : o->received_path);
+    sbuf_printf(&b, ",\"tolerance\":%g},\"results\":{\"counts\":{", o->tolerance);
+    for (int c = 0; c < RECON_CLASS_COUNT; c++) {
+        sbuf_printf(&b, "%s\"%s\":%" PRIu64, c ? "," : "", recon_class_name(c), rows->counts[c]);
+    }
+    sbuf_printf(&b,
+                "},\"broken_report_rows\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"received\":%" PRIu64
+                ",\"devices\":%" PRIu64 ",\"devices_kept\":%" PRIu64 ",\"devices_truncated\":%s,\"exit\":%d},"
+                "\"devices\":[",
+                rows->broken, rows->sent, rows->received, rows->total, rows->kept,
+                rows->total > rows->kept ? "true" : "false", rc);
+    if (rows->devices.len) {
+        sbuf_add(&b, rows->devices.buf, rows->devices.len);
+    }
+    sbuf_adds(&b, "]}");
+    run_manifest_scenario(&b);
+    wrc = b.failed || rows->devices.failed ? -1 : json_write_file(o->json_path, &b);
+    sbuf_free(&b);
+    return wrc;
+}
+
 int
 recon_run(const struct stress_options *o)
 {
-
     struct jsonr_value *report = NULL;
     struct jsonr_value *received = NULL;
+    struct recon_rows rows = {0};
+    struct recon_rows *sink = o->json_path ? &rows : NULL;
     char err[256];
     int rc = 2;
 
     if (o->report_path) {
         /* restconf's form: --sent is restconf's manifest, --report the simulator's. */
         if ((received = load(o->sent_path, "--sent")) && (report = load(o->report_path, "--report"))) {
-            rc = recon_compare_restconf(report, received, o->tolerance, stdout, err, sizeof err);
+            rc = recon_compare_restconf(report, received, o->tolerance, stdout, sink, err, sizeof err);
             if (rc == 2) {
                 fprintf(stderr, "fleetsim-stress: reconcile: %s\n", err);
             }
         }
     } else if ((report = load(o->sent_path, "--sent")) && (received = load(o->received_path, "--received"))) {
-        rc = recon_compare(report, received, o->tolerance, stdout, err, sizeof err);
+        rc = recon_compare(report, received, o->tolerance, stdout, sink, err, sizeof err);
         if (rc == 2) {
             fprintf(stderr, "fleetsim-stress: reconcile: %s\n", err);
         }
     }
+    /* Nothing was joined (2): no manifest, as for unreadable input. */
+    if (sink && rc != 2 && write_manifest(o, &rows, rc)) {
+        fprintf(stderr, "fleetsim-stress: FAILED: cannot write %s: %m\n", o->json_path);
+        rc = 1;
+    }
+    sbuf_free(&rows.devices);
     jsonr_free(report);
     jsonr_free(received);
     return rc;

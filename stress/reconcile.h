@@ -17,6 +17,10 @@
 #include <stdio.h>
 
 #include "json_read.h"
+#include "sbuf.h"
+
+/* A reconcile manifest keeps at most this many device rows (the first ones printed). */
+#define RECON_ROWS_MAX 100000
 
 enum recon_class {
     RECON_OK,      /* received what was sent (within the tolerance) */
@@ -38,6 +42,17 @@ struct recon_facts {
     uint64_t duplicates;  /* notify's duplicates */
 };
 
+/* What one join found, for the --json manifest: a row per device line printed, and the totals. */
+struct recon_rows {
+    struct sbuf devices;                /* the "devices" array's members, comma-separated, in print order */
+    uint64_t kept;                      /* rows in devices (at most RECON_ROWS_MAX) */
+    uint64_t total;                     /* device lines printed (kept plus those past the bound) */
+    uint64_t counts[RECON_CLASS_COUNT]; /* device lines by class */
+    uint64_t broken;                    /* BROKEN report rows (the notify join only) */
+    uint64_t sent;                      /* sent total: the report's, or the edits restconf had accepted */
+    uint64_t received;                  /* received total: notify's, or the report's edit-configs */
+};
+
 /** @return The verdict for @p f; @p tolerance is the allowed |sent - received| as a share of sent. */
 enum recon_class recon_classify(const struct recon_facts *f, double tolerance);
 
@@ -46,21 +61,23 @@ const char *recon_class_name(enum recon_class c);
 
 /**
  * @brief Join a parsed report with a parsed notify manifest and print one line per device, broken report
- * rows, and totals to @p out.
+ * rows, and totals to @p out. With @p rows (NULL: none; zeroed by the caller), every device line is also
+ * added there as a manifest row and the totals are set; its devices buffer is the caller's to free.
  * @return 0 when every line is OK, 1 otherwise, 2 when either document lacks what the join needs (@p err
  * says what; nothing useful was printed).
  */
 int recon_compare(const struct jsonr_value *report, const struct jsonr_value *received, double tolerance,
-                  FILE *out, char *err, size_t err_len);
+                  FILE *out, struct recon_rows *rows, char *err, size_t err_len);
 
 /**
  * @brief Join restconf's manifest (edits the controller accepted, per device port) with a parsed report
  * (edit-configs each device received) and print one line per device edited or receiving, and totals.
  * Devices are matched by port: restconf knows a device only by the port its URL names, so a report
- * listing one port on several addresses (--ip-per-device) cannot be joined (2).
+ * listing one port on several addresses (--ip-per-device) cannot be joined (2). @p rows as for
+ * recon_compare() (sent is what restconf had accepted, received the report's edit-configs).
  * @return 0 when every line is OK, 1 otherwise, 2 when a document lacks what the join needs.
  */
 int recon_compare_restconf(const struct jsonr_value *report, const struct jsonr_value *sent, double tolerance,
-                           FILE *out, char *err, size_t err_len);
+                           FILE *out, struct recon_rows *rows, char *err, size_t err_len);
 
 #endif

@@ -3,7 +3,8 @@
  * fleetsim-stress manifest of a version it knows, and writes one HTML page: a style, Chart.js (read
  * from Debian's libjs-chart.js, common/chartjs.c), the runs' data as JSON, and the page's script
  * (stress/report_page.js, compiled in). The data is what the charts need, not the whole manifest:
- * notify's per-device objects become columns of numbers, long lists of objects are cut.
+ * notify's per-device objects become columns of numbers, reconcile's rows are sorted by loss (the
+ * worst REPORT_RECON_MAX kept), long lists of objects are cut.
  */
 #include "report.h"
 
@@ -26,8 +27,11 @@ extern const size_t report_page_js_len;
 #define REPORT_LIST_MAX 50
 /* restconf's "devices" (one per stream) are kept up to this many. */
 #define REPORT_DEVICES_MAX 100
+/* reconcile's devices drawn: the worst losses first, up to this many. */
+#define REPORT_RECON_MAX 1000
 
-static const char *const known_modes[] = {"edit", "mount", "notify", "snmp", "controller-mount", "restconf"};
+static const char *const known_modes[] = {"edit",     "mount",    "notify", "snmp", "controller-mount",
+                                          "restconf", "reconcile"};
 
 static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -141,6 +145,56 @@ put_device_columns(struct sbuf *b, const struct jsonr_value *devices)
     sbuf_adds(b, "]}");
 }
 
+/* One reconcile row and its loss, for sorting. */
+struct recon_pick {
+    const struct jsonr_value *row; /* the manifest's device object */
+    double loss;                   /* sent - received (sent absent: 0) */
+    size_t index;                  /* its place in the manifest: ties keep that order */
+};
+
+static int
+cmp_loss(const void *a, const void *b)
+{
+    const struct recon_pick *x = a;
+    const struct recon_pick *y = b;
+
+    if (x->loss != y->loss) {
+        return x->loss < y->loss ? 1 : -1;
+    }
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* reconcile's "devices": the REPORT_RECON_MAX worst losses, worst first, and how many there were. */
+static void
+put_recon_devices(struct sbuf *b, const struct jsonr_value *devices)
+{
+    struct recon_pick *picks = calloc(devices->count ? devices->count : 1, sizeof *picks);
+    size_t n = 0;
+
+    if (!picks) {
+        b->failed = 1;
+        return;
+    }
+    for (const struct jsonr_value *d = devices->child; d; d = d->next) {
+        uint64_t sent = 0, received = 0;
+        if (d->type != JSONR_OBJECT) {
+            continue;
+        }
+        (void)jsonr_get_u64(d, "sent", &sent); /* null: a device only notify lists */
+        (void)jsonr_get_u64(d, "received", &received);
+        picks[n] = (struct recon_pick){.row = d, .loss = (double)sent - (double)received, .index = n};
+        n++;
+    }
+    qsort(picks, n, sizeof *picks, cmp_loss);
+    sbuf_printf(b, ",\"recon_devices_total\":%zu,\"recon_devices\":[", n);
+    for (size_t i = 0; i < n && i < REPORT_RECON_MAX; i++) {
+        sbuf_adds(b, i ? "," : "");
+        put_value(b, picks[i].row, 0);
+    }
+    sbuf_adds(b, "]");
+    free(picks);
+}
+
 void
 report_run_data(struct sbuf *b, const struct jsonr_value *m, const char *file, const char *label)
 {
@@ -165,6 +219,8 @@ report_run_data(struct sbuf *b, const struct jsonr_value *m, const char *file, c
         if (devices && devices->type == JSONR_ARRAY) {
             if (mode && !strcmp(mode, "notify")) {
                 put_device_columns(b, devices);
+            } else if (mode && !strcmp(mode, "reconcile")) {
+                put_recon_devices(b, devices);
             } else {
                 sbuf_adds(b, ",\"devices\":");
                 put_value(b, devices, REPORT_DEVICES_MAX);
@@ -216,9 +272,10 @@ report_check(const struct jsonr_value *m, char *why, size_t why_len)
     for (i = 0; mode && i < sizeof known_modes / sizeof known_modes[0] && strcmp(mode, known_modes[i]); i++) {
     }
     if (!mode || i == sizeof known_modes / sizeof known_modes[0]) {
-        snprintf(why, why_len,
-                 "mode %s%s%s has no report (edit, mount, notify, snmp, controller-mount, restconf)",
-                 mode ? "\"" : "", mode ? mode : "(absent)", mode ? "\"" : "");
+        snprintf(
+            why, why_len,
+            "mode %s%s%s has no report (edit, mount, notify, snmp, controller-mount, restconf, reconcile)",
+            mode ? "\"" : "", mode ? mode : "(absent)", mode ? "\"" : "");
         return -1;
     }
     if (!jsonr_get(m, "parameters") || !jsonr_get(m, "results")) {

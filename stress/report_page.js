@@ -2,7 +2,7 @@
  * fleetsim-stress report: the page's own script. report.c writes the runs' data (what the charts
  * need of each --json manifest) as JSON in <script id="fleetsim-runs">; this draws, with the
  * inlined Chart.js, the headline figures, the parameters (and what differs between runs), and the
- * charts of each mode, one dataset per run. After each chart is drawn its container gets
+ * charts of each mode, one dataset per run (reconcile's devices: a chart per run). After each chart is drawn its container gets
  * data-points (the points of its data datasets) and data-drawn="1", which the tests read.
  * Embedded into the binary at build time (scripts/embed_text.cmake); no network is used.
  */
@@ -202,6 +202,8 @@
       return r.failed === 0 && !r.interrupted;
     case 'controller-mount':
       return r.all_connected === true;
+    case 'reconcile':
+      return r.exit === 0;
     }
     return false;
   }
@@ -217,7 +219,9 @@
     'snmp': ['collections', 'completed', 'failed', 'collections_per_second', 'collection_time_ms.p50',
              'collection_time_ms.p99', 'response_time_ms.p50', 'timeouts', 'retries', 'fit.r_ms', 'fit.c_ms'],
     'controller-mount': ['all_connected', 'time_to_all_connected_s', 'elapsed_s', 'polls', 'errors',
-                         'max.connected', 'max.failed']
+                         'max.connected', 'max.failed'],
+    'reconcile': ['counts.OK', 'counts.LOSS', 'counts.DUP', 'counts.MISSING', 'counts.PHANTOM',
+                  'broken_report_rows', 'sent', 'received', 'devices', 'devices_truncated']
   };
   function failureOf(run) {
     var r = run.results || {};
@@ -493,8 +497,52 @@
     }
   }
 
+  /* reconcile: devices by class, then each run's devices, sent against received, the worst losses first. */
+  var RECON_CLASSES = ['OK', 'LOSS', 'DUP', 'MISSING', 'PHANTOM'];
+  function reconcile(parent, list) {
+    chart(parent, 'reconcile-classes', 'Devices by class', {type: 'bar', data: {labels: RECON_CLASSES,
+          datasets: list.map(function (run, i) {
+            return {label: label(run), backgroundColor: color(i), data: RECON_CLASSES.map(function (k) {
+              return get(run, 'results.counts.' + k) || 0;
+            })};
+          })}, options: {scales: {y: {beginAtZero: true, title: {display: true, text: 'devices'}}}}});
+    list.forEach(function (run, i) {
+      var name = 'reconcile-devices' + (i ? '-' + i : '');
+      var rows = run.recon_devices || [];
+      var total = run.recon_devices_total || 0;
+      var sentName = get(run, 'parameters.join') === 'restconf' ? 'accepted' : 'sent';
+      var title = (list.length > 1 ? label(run) + ': ' : '') + 'Per device, ' + sentName +
+                  ' against received (sorted by loss, worst first)';
+      if (!rows.length) {
+        missing(parent, name, title, 'no device lines in this manifest');
+        return;
+      }
+      var notes = [];
+      if (total > rows.length) {
+        notes.push('the ' + rows.length + ' worst of ' + total + ' devices drawn');
+      }
+      if (get(run, 'results.devices_truncated')) {
+        notes.push('the manifest kept the first ' + get(run, 'results.devices_kept') + ' of ' +
+                   get(run, 'results.devices') + ' device lines');
+      }
+      var labels = rows.map(function (d) {
+        return (d.device === null ? '' : 'device ' + d.device + ' ') + (d.address ? d.address + ':' : 'port ') +
+               d.port + ' ' + d.class;
+      });
+      var c = chart(parent, name, title, {type: 'bar', data: {labels: labels, datasets: [
+        {label: sentName, backgroundColor: color(0), data: rows.map(function (d) { return d.sent || 0; })},
+        {label: 'received', backgroundColor: color(2), data: rows.map(function (d) { return d.received; })}
+      ]}, options: {scales: {x: {ticks: {autoSkip: true, maxTicksLimit: 40}},
+                             y: {beginAtZero: true, title: {display: true, text: 'notifications or edits'}}}}},
+      notes.length ? notes.join('; ') : null);
+      c.canvas.parentNode.setAttribute('data-devices', String(total));
+      c.canvas.parentNode.setAttribute('data-cut', total > rows.length ? '1' : '0');
+    });
+  }
+
   var TITLES = {'edit': 'edit-config', 'restconf': 'RESTCONF edits', 'mount': 'Mount storm',
-                'notify': 'Notifications', 'snmp': 'SNMP collection', 'controller-mount': 'Controller mount'};
+                'notify': 'Notifications', 'snmp': 'SNMP collection', 'controller-mount': 'Controller mount',
+                'reconcile': 'Reconcile: sent against received'};
   var modes = [];
   runs.forEach(function (run, i) {
     run.index = i;
@@ -530,6 +578,9 @@
       break;
     case 'controller-mount':
       controllerMount(sec, list);
+      break;
+    case 'reconcile':
+      reconcile(sec, list);
       break;
     }
   });

@@ -3,7 +3,8 @@
 Short real runs write the manifests: edit, mount and snmp against a fleet; notify against scripted
 notification servers (test_stress_notify.py's, with a gap and a duplicate); restconf through
 bench/fake_controller.py; controller-mount against fake_controller with a fleet registering to it and
-a scenario whose event is marked. `fleetsim-stress report` turns them into pages that Chromium renders
+a scenario whose event is marked; reconcile of a hand-written simulator report against the notify
+manifest (and of 1,200 devices, more than the page draws). `fleetsim-stress report` turns them into pages that Chromium renders
 (--dump-dom, --screenshot): each section's chart holds the manifest's points (the page writes
 data-points on each chart's container after Chart.js drew), the screenshot is not one colour, the
 console has no error, a diff of two edit runs names exactly the parameter changed (and flags two), and
@@ -30,7 +31,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench"))
 import fleetsim_harness as h  # noqa: E402
 import fake_controller  # noqa: E402
-from test_stress_notify import Device, NotifyServers  # noqa: E402
+from test_stress_notify import Device, NotifyServers, report_device  # noqa: E402
 
 STRESS = None
 CHROMIUM = "/usr/bin/chromium"
@@ -49,18 +50,34 @@ class Charts(html.parser.HTMLParser):
         self.charts = {}
         self.diffs = {}   # mode -> the parameters its diff table names
         self.flags = []   # classes of the flag paragraphs
+        self.notes = {}   # data-chart -> the text of its note paragraph
         self.ready = False
+        self._chart = None  # the chart container being read
+        self._in_note = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "p" and self._chart and "note" in (a.get("class") or "").split():
+            self._in_note = True
         if "data-chart" in a:
             self.charts[a["data-chart"]] = a
+            self._chart = a["data-chart"]
         if tag == "table" and "diff" in (a.get("class") or "").split():
             self.diffs[a["data-mode"]] = a.get("data-differ", "").split()
         if "flag" in (a.get("class") or "").split():
             self.flags.append(a)
         if tag == "body" and a.get("data-ready") == "1":
             self.ready = True
+
+    def handle_endtag(self, tag):
+        if tag == "p":
+            self._in_note = False
+        elif tag == "div":
+            self._chart = None
+
+    def handle_data(self, data):
+        if self._in_note:
+            self.notes[self._chart] = self.notes.get(self._chart, "") + data
 
 
 def png_is_one_colour(path):
@@ -86,6 +103,7 @@ class ReportTest(unittest.TestCase):
         try:
             cls.make_netconf_snmp_manifests()
             cls.make_notify_manifest()
+            cls.make_reconcile_manifests()
             cls.make_restconf_manifest()
             cls.make_controller_mount_manifest()
         except BaseException:
@@ -125,6 +143,30 @@ class ReportTest(unittest.TestCase):
         with NotifyServers(devices) as srv:
             cls.run_mode("notify", ["notify", "--port", srv.port, "--device-count", 4, "--seq-element", "seq",
                                     "--idle-timeout", 1])
+
+    @classmethod
+    def run_reconcile(cls, name, report, received):
+        sent = os.path.join(cls.work, name + "-report.json")
+        with open(sent, "w") as f:
+            json.dump(report, f)
+        path = os.path.join(cls.work, name + ".json")
+        p = subprocess.run([STRESS, "reconcile", "--sent", sent, "--received", received, "--json", path],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=h.scaled(30))
+        assert p.returncode == 1, p.stderr.decode()  # not all OK
+        with open(path) as f:
+            cls.m[name] = (path, json.load(f))
+
+    @classmethod
+    def make_reconcile_manifests(cls):
+        received, notify = cls.m["notify"]
+        port = notify["parameters"]["port"]
+        local = [d["local"] for d in notify["devices"]]
+        # OK, LOSS (device 1 missed one), DUP (device 2 had a duplicate), OK, MISSING (not in the manifest).
+        cls.run_reconcile("recon", {"devices": [report_device(i, port + i, 40, [(local[i], 40)]) for i in range(4)]
+                                    + [report_device(4, port + 4, 7, [("127.0.0.1:9", 7)])]}, received)
+        # 1,200 devices notify never saw, device i sent i: MISSING but device 0; notify's 4 are PHANTOM.
+        cls.run_reconcile("recon-big", {"devices": [report_device(i, 20000 + i, i) for i in range(1200)]},
+                          received)
 
     @classmethod
     def make_restconf_manifest(cls):
@@ -225,7 +267,7 @@ class ReportTest(unittest.TestCase):
             shutil.copyfile(shot, dest)
 
     def test_every_mode_in_one_page(self):
-        path = self.report(["edit1", "mount", "snmp", "notify", "restconf", "cm"])
+        path = self.report(["edit1", "mount", "snmp", "notify", "restconf", "cm", "recon"])
         page = self.render(path)
         snmp = self.m["snmp"][1]
         self.assertEqual(self.points(page, "snmp-collection"),
@@ -256,8 +298,38 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(self.points(page, "controller-mount-curve"), 3 * len(cm["curve"]))
         self.assertGreaterEqual(len(cm["events"]), 1)
         self.assertEqual(int(page.charts["controller-mount-curve"]["data-marks"]), len(cm["events"]))
+        recon = self.m["recon"][1]
+        self.assertEqual(self.points(page, "reconcile-classes"), len(recon["results"]["counts"]))
+        self.assertEqual(self.points(page, "reconcile-devices"), 2 * len(recon["devices"]))
         # Several modes: flagged as not comparable.
         self.assertTrue(any(f.get("id") == "diff-flag" for f in page.flags), page.flags)
+
+    def test_reconcile_draws_classes_and_devices(self):
+        m = self.m["recon"][1]
+        self.assertEqual(m["results"]["counts"], {"OK": 2, "LOSS": 1, "DUP": 1, "MISSING": 1, "PHANTOM": 0})
+        path = self.report(["recon", "recon-big"])
+        page = self.render(path)
+        # The page's data: the big run's rows sorted by loss (sent - received), worst first.
+        with open(path) as f:
+            text = f.read()
+        start = text.index(">", text.index('id="fleetsim-runs"')) + 1
+        runs = json.loads(text[start:text.index("</script>", start)])
+        drawn = runs[1]["recon_devices"]
+        losses = [(d["sent"] or 0) - d["received"] for d in drawn]
+        self.assertEqual((len(drawn), drawn[0]["device"], losses), (1000, 1199, sorted(losses, reverse=True)))
+        # Devices by class: a bar per class and run.
+        self.assertEqual(self.points(page, "reconcile-classes"), 2 * len(m["results"]["counts"]))
+        self.assertEqual(page.charts["reconcile-classes"]["data-datasets"], "2")
+        # Per device, sent and received: a bar each per row of the manifest.
+        self.assertEqual(self.points(page, "reconcile-devices"), 2 * len(m["devices"]))
+        self.assertEqual(page.charts["reconcile-devices"]["data-cut"], "0")
+        # 1,200 rows: the 1,000 worst losses are drawn, and the page says so.
+        big = self.m["recon-big"][1]
+        self.assertEqual(len(big["devices"]), 1204)  # and notify's 4, PHANTOM
+        c = page.charts["reconcile-devices-1"]
+        self.assertEqual(self.points(page, "reconcile-devices-1"), 2 * 1000)
+        self.assertEqual((c["data-devices"], c["data-cut"]), ("1204", "1"))
+        self.assertEqual(page.notes["reconcile-devices-1"], "the 1000 worst of 1204 devices drawn")
 
     def test_two_runs_differing_in_one_parameter_name_it(self):
         page = self.render(self.report(["edit1", "edit2"]))

@@ -25,6 +25,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
 import fleetsim_harness as h  # noqa: E402
 import fake_controller  # noqa: E402
+from test_stress_notify import manifest_rows, reconcile_lines  # noqa: E402
 
 STRESS = None
 RUN_LIMIT_S = 60.0
@@ -71,14 +72,23 @@ class RestconfTest(unittest.TestCase):
         return h.run_stress(STRESS, argv, self.manifest, RUN_LIMIT_S)
 
     def reconcile(self):
-        """Stop the fleet (it writes its report at exit), then reconcile; (exit code, stdout, stderr)."""
+        """Stop the fleet (it writes its report at exit), then reconcile; (exit code, stdout, stderr). Its
+        --json manifest is kept in self.recon, and its rows checked against the lines printed."""
         self.controller.stop()
         self.controller = None
         self.fleet.stop()
         self.fleet = None
-        p = subprocess.run([STRESS, "reconcile", "--sent", self.manifest, "--report", self.report],
+        path = os.path.join(self.work, "reconcile.json")
+        p = subprocess.run([STRESS, "reconcile", "--sent", self.manifest, "--report", self.report, "--json", path],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=h.scaled(30))
-        return p.returncode, p.stdout.decode(), p.stderr.decode()
+        out = p.stdout.decode()
+        with open(path) as f:
+            self.recon = json.load(f)
+        self.assertEqual(manifest_rows(self.recon), reconcile_lines(out))
+        self.assertEqual(self.recon["parameters"], {"join": "restconf", "report": self.report, "sent": self.manifest,
+                                                    "tolerance": 0})
+        self.assertEqual(self.recon["results"]["exit"], p.returncode)
+        return p.returncode, out, p.stderr.decode()
 
     def test_edits_reach_their_devices_and_reconcile_ok(self):
         self.start()
@@ -121,6 +131,9 @@ class RestconfTest(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         self.assertEqual(len(re.findall(r"(?m)^OK +device .* accepted 20 edit-config received 20", out)), 2, out)
         self.assertIn("totals: OK 2, LOSS 0, DUP 0, MISSING 0; accepted 40, edit-config received 40", out)
+        r = self.recon["results"]
+        self.assertEqual((r["counts"]["OK"], r["sent"], r["received"], len(self.recon["devices"])), (2, 40, 40, 2))
+        self.assertEqual(sorted(d["port"] for d in self.recon["devices"]), sorted(devs))
 
     def test_500_before_the_device_is_counted_and_reconciles_ok(self):
         self.start(fail_every=4)
@@ -142,6 +155,7 @@ class RestconfTest(unittest.TestCase):
         rc, out, err = self.reconcile()
         self.assertEqual(rc, 1, out + err)
         self.assertRegex(out, r"(?m)^DUP +device .* accepted 15 edit-config received 20")
+        self.assertEqual([(d["class"], d["sent"], d["received"]) for d in self.recon["devices"]], [("DUP", 15, 20)])
 
     def test_controller_closing_mid_run_ends_the_run_with_its_manifest(self):
         self.start(close_after=10)

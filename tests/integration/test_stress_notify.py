@@ -258,18 +258,52 @@ def run_notify(args, timeout=RUN_LIMIT_S):
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode(), manifest
 
 
-def run_reconcile(sent, received, *extra):
+def run_reconcile(sent, received, *extra, manifest=None):
+    """reconcile --sent --received; (exit, stdout, stderr). With manifest=[] its --json is appended to it."""
     with tempfile.TemporaryDirectory() as d:
         sp = os.path.join(d, "sent.json")
         rp = os.path.join(d, "received.json")
+        jp = os.path.join(d, "reconcile.json")
         with open(sp, "w") as f:
             f.write(sent if isinstance(sent, str) else json.dumps(sent))
         with open(rp, "w") as f:
             f.write(received if isinstance(received, str) else json.dumps(received))
-        proc = subprocess.run([STRESS, "reconcile", "--sent", sp, "--received", rp] + list(extra),
+        argv = [STRESS, "reconcile", "--sent", sp, "--received", rp] + list(extra)
+        proc = subprocess.run(argv + (["--json", jp] if manifest is not None else []),
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=h.scaled(RUN_LIMIT_S))
+        if manifest is not None and os.path.exists(jp):
+            with open(jp) as f:
+                manifest.append(json.load(f))
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+RECON_LINE = re.compile(r"^(OK|LOSS|DUP|MISSING|PHANTOM) +(?:device (\d+) ([\d.]+):(\d+)|port (\d+)) "
+                        r"(?:local \S+ sent (\d+|-) received (\d+) duplicates (\d+)"
+                        r"|node \S+ accepted (\d+) edit-config received (\d+))")
+
+
+def reconcile_lines(out):
+    """reconcile's device lines (both joins), as the manifest's rows: class, device, address, port, sent,
+    received, duplicates."""
+    rows = []
+    for line in out.splitlines():
+        if line.startswith(("totals", "BROKEN")):
+            continue
+        m = RECON_LINE.match(line)
+        assert m, "not a device line: %r" % line
+        g = m.groups()
+        num = lambda v: None if v in (None, "-") else int(v)  # noqa: E731
+        rows.append({"class": g[0], "device": num(g[1]), "address": g[2], "port": num(g[3] or g[4]),
+                     "sent": num(g[5]) if g[8] is None else int(g[8]),
+                     "received": int(g[6] if g[6] is not None else g[9]), "duplicates": int(g[7] or 0)})
+    return rows
+
+
+def manifest_rows(manifest):
+    """The manifest's device rows with the fields a printed line shows."""
+    keys = ("class", "device", "address", "port", "sent", "received", "duplicates")
+    return [{k: d[k] for k in keys} for d in manifest["devices"]]
 
 
 def report_row(sent, emitted=None, dropped=0):
@@ -475,6 +509,24 @@ class NotifyCase(unittest.TestCase):
                          out)
         self.assertIn("totals: OK 1, LOSS 1, DUP 1, MISSING 2, PHANTOM 1; broken report rows 0", out)
         self.assertRegex(out, r"LOSS +device 1 127\.0\.0\.1:%d local %s sent 12 received 10" % (port + 1, local[1]))
+        # --json: the same lines (printed as before), one row each, and the totals.
+        got = []
+        rc2, out2, err2 = run_reconcile(report, m, "--tolerance", "0", manifest=got)
+        self.assertEqual((rc2, out2, err2), (rc, out, err))
+        r = got[0]
+        self.assertEqual((r["tool"], r["mode"], r["parameters"]["join"], r["parameters"]["tolerance"]),
+                         ("fleetsim-stress", "reconcile", "notify", 0))
+        self.assertTrue(r["parameters"]["report"].endswith("sent.json"), r["parameters"])
+        self.assertTrue(r["parameters"]["received"].endswith("received.json"), r["parameters"])
+        self.assertEqual(manifest_rows(r), reconcile_lines(out))
+        self.assertEqual(len(r["devices"]), 6)
+        self.assertEqual(r["results"]["counts"], {"OK": 1, "LOSS": 1, "DUP": 1, "MISSING": 2, "PHANTOM": 1})
+        self.assertEqual((r["results"]["broken_report_rows"], r["results"]["exit"], r["results"]["devices"],
+                          r["results"]["devices_truncated"]), (0, 1, 6, False))
+        self.assertEqual(r["results"]["sent"], sum(d["sent"] for d in r["devices"]))
+        self.assertEqual(r["results"]["received"], sum(d["received"] for d in r["devices"]))
+        self.assertEqual(r["devices"][5]["note"], "not in the received manifest")
+        self.assertIsNone(r["scenario"])
 
     def test_reconcile_all_ok_within_tolerance_exits_0(self):
         m = self.notify_manifest()
@@ -511,19 +563,40 @@ class NotifyCase(unittest.TestCase):
         local = [d["local"] for d in m["devices"]]
         report = {"devices": [report_device(i, port + i, 10, [(local[i], 10)]) for i in range(3)]}
         report["devices"][0]["notifications"]["emitted"] = 11  # breaks emitted = sent + ...
-        rc, out, err = run_reconcile(report, m)
+        got = []
+        rc, out, err = run_reconcile(report, m, manifest=got)
         self.assertEqual(rc, 1, out + err)
+        # notify's devices the report does not list: rows with no sent; the broken row is counted.
+        self.assertEqual(manifest_rows(got[0]), reconcile_lines(out))
+        self.assertEqual([d["sent"] for d in got[0]["devices"]], [10, 10, 10, None, None])
+        self.assertEqual(got[0]["results"]["broken_report_rows"], 1)
         kinds = self.lines(out)
         self.assertEqual(kinds[3], "PHANTOM", out)
         self.assertEqual(kinds[4], "PHANTOM", out)
         self.assertRegex(out, r"BROKEN +device 0 127\.0\.0\.1:%d: emitted 11 != sent 10" % port)
         self.assertIn("broken report rows 1", out)
 
+    def test_reconcile_manifest_keeps_the_first_100000_rows_and_says_so(self):
+        n = 100003
+        devices = [{"device": i, "address": "10.%d.%d.%d" % (i >> 16, (i >> 8) & 255, i & 255), "port": 830,
+                    "notifications": report_row(0)} for i in range(n)]
+        got = []
+        rc, out, err = run_reconcile({"devices": devices}, {"devices": []}, manifest=got)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(out.splitlines()), n + 1)  # every line is printed all the same
+        r = got[0]["results"]
+        self.assertEqual((r["devices"], r["devices_kept"], r["devices_truncated"]), (n, 100000, True))
+        self.assertEqual(r["counts"]["OK"], n)
+        self.assertEqual(len(got[0]["devices"]), 100000)
+        self.assertEqual(got[0]["devices"][-1]["device"], 99999)
+
     def test_reconcile_unreadable_input_exits_2(self):
         m = {"devices": []}
         for bad in ('{"devices": [', '{"devices": [1,]}', '{"nodevices": []}', "[]"):
-            rc, out, err = run_reconcile(bad, m)
+            got = []
+            rc, out, err = run_reconcile(bad, m, manifest=got)
             self.assertEqual(rc, 2, (bad, out, err))
+            self.assertEqual(got, [])  # nothing joined: no manifest
         rc, out, err = run_reconcile('{"devices": [', m)
         self.assertIn("line 1 column 14", err)
 

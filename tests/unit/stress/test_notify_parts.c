@@ -338,7 +338,7 @@ test_reconcile_joins_on_address_port_and_peer(void **state)
     char err[128];
 
     (void)state;
-    assert_int_equal(recon_compare(report, received, 0, f, err, sizeof err), 1);
+    assert_int_equal(recon_compare(report, received, 0, f, NULL, err, sizeof err), 1);
     fclose(f);
     assert_non_null(strstr(out, "OK      device 0 10.0.0.1:830 local 10.9.0.1:4000 sent 5 received 5"));
     /* No subscribers listed: the device's own sent counts. */
@@ -348,6 +348,50 @@ test_reconcile_joins_on_address_port_and_peer(void **state)
     free(out);
     jsonr_free(report);
     jsonr_free(received);
+}
+
+/* The restconf join with a row sink: the same lines, and a row per line with the report's device. */
+static void
+test_reconcile_rows_follow_the_printed_lines(void **state)
+{
+    struct jsonr_value *report = parse(
+        "{\"devices\":[{\"device\":3,\"address\":\"10.0.0.1\",\"port\":830,\"edits\":{\"edit_config\":4,"
+        "\"commit\":0}},{\"device\":4,\"address\":\"10.0.0.1\",\"port\":831,\"edits\":{\"edit_config\":2}}]"
+        "}");
+    struct jsonr_value *sent = parse("{\"mode\":\"restconf\",\"devices\":[{\"port\":830,\"accepted\":5},"
+                                     "{\"port\":900,\"accepted\":1}]}");
+    struct recon_rows rows = {0};
+    char *plain = NULL, *with = NULL;
+    size_t plain_len = 0, with_len = 0;
+    FILE *f1 = open_memstream(&plain, &plain_len);
+    FILE *f2 = open_memstream(&with, &with_len);
+    char err[128];
+
+    (void)state;
+    assert_int_equal(recon_compare_restconf(report, sent, 0, f1, NULL, err, sizeof err), 1);
+    assert_int_equal(recon_compare_restconf(report, sent, 0, f2, &rows, err, sizeof err), 1);
+    fclose(f1);
+    fclose(f2);
+    assert_string_equal(plain, with);
+    assert_int_equal(rows.total, 3);
+    assert_int_equal(rows.kept, 3);
+    assert_int_equal(rows.counts[RECON_LOSS], 1);
+    assert_int_equal(rows.counts[RECON_MISSING], 1);
+    assert_int_equal(rows.counts[RECON_DUP], 1);
+    assert_int_equal(rows.sent, 6);
+    assert_int_equal(rows.received, 6);
+    assert_string_equal(rows.devices.buf,
+                        "{\"device\":3,\"address\":\"10.0.0.1\",\"port\":830,\"class\":\"LOSS\",\"sent\":5,"
+                        "\"received\":4,\"duplicates\":0,\"note\":null},"
+                        "{\"device\":null,\"address\":null,\"port\":900,\"class\":\"MISSING\",\"sent\":1,"
+                        "\"received\":0,\"duplicates\":0,\"note\":\"not in the report\"},"
+                        "{\"device\":4,\"address\":\"10.0.0.1\",\"port\":831,\"class\":\"DUP\",\"sent\":0,"
+                        "\"received\":2,\"duplicates\":0,\"note\":\"not in the restconf manifest\"}");
+    sbuf_free(&rows.devices);
+    free(plain);
+    free(with);
+    jsonr_free(report);
+    jsonr_free(sent);
 }
 
 int
@@ -367,6 +411,7 @@ main(void)
         cmocka_unit_test(test_json_truncated_and_bad_input_are_refused_with_a_position),
         cmocka_unit_test(test_reconcile_classification),
         cmocka_unit_test(test_reconcile_joins_on_address_port_and_peer),
+        cmocka_unit_test(test_reconcile_rows_follow_the_printed_lines),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
