@@ -57,7 +57,6 @@ struct session {
     struct sess_delayed *delayed_head;     /* replies held by injected latency, oldest first */
     struct sess_delayed *delayed_tail;     /* newest held reply; valid when delayed_head */
     struct loop_timer delay_timer;         /* fires when the oldest held reply is due */
-    uint8_t close_when_sent;               /* 1: close gracefully once every held reply went out */
     struct notif_sub *sub;                 /* the session's subscription (RFC 5277), or NULL */
     const struct transport_ops *transport; /* what carries the bytes: TCP or SSH (transport.h) */
     void *link;                            /* the transport's own state (SSH: struct ssh_link), or NULL */
@@ -67,6 +66,7 @@ struct session {
     uint8_t in_pending;                    /* 1 while on the worker's flush list */
     uint8_t read_paused;                   /* 1 while reading is off for back-pressure */
     uint8_t terminated;                    /* 1 when ended by close-session (not a drop) */
+    uint8_t close_when_sent;               /* 1: close gracefully once every held reply went out */
     void (*on_closed)(struct session *s);  /* called once when it closes (call home redials), or NULL */
 };
 
