@@ -15,9 +15,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 # The one cycle left, and why: a NETCONF session and what it carries call each other (the session hands
-# each message to rpc, rpc and the notification stream answer through the session, the SSH link feeds the
-# session its bytes). Any other cycle, or this one growing, fails the check.
-KNOWN = {frozenset(["ops", "rpc", "session", "ssh_link", "stream"])}
+# each message to rpc, rpc and the notification stream answer through the session). The transports (TCP,
+# SSH) sit below the session's ops table (transport.h, a leaf) and feed it bytes from outside the cycle.
+# Any other cycle, or this one growing, fails the check.
+KNOWN = {frozenset(["ops", "rpc", "session", "stream"])}
 
 
 def module_of(name):

@@ -1,13 +1,14 @@
 /*
  * NETCONF sessions: reading and framing input, the hello exchange, queued
- * output flushed before the loop sleeps, and the session's end. The read
- * buffer belongs to the worker and is lent to each session in turn; a
- * session allocates only for a partial message or unsent output.
+ * output flushed before the loop sleeps, and the session's end. The bytes
+ * move through the session's transport (transport.h: TCP or SSH), called
+ * only through its ops table. The read buffer belongs to the worker and is
+ * lent to each session in turn; a session allocates only for a partial
+ * message or unsent output.
  */
 #include "session.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -22,8 +23,8 @@
 #include "outq.h"
 #include "rpc.h"
 #include "sbuf.h"
-#include "ssh_link.h"
 #include "stream.h"
+#include "transport.h"
 
 static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
 static void close_now(struct session *s);
@@ -87,6 +88,7 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     s->out_mode = FRAME_EOM;
     s->login_time = time(NULL);
     s->peer_addr = peer_addr;
+    s->transport = transport_for(dev);
     {
         struct sockaddr_in sa;
         socklen_t sa_len = sizeof sa;
@@ -113,21 +115,14 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     }
     dev->sessions = s;
     w->session_count++;
-    w->ssh_session_count += dev->group->cfg.ssh ? 1u : 0u;
     loop_timer_start(w->loop, &s->hello_timer,
                      loop_now_us(w->loop) + w->fleet->cfg.hello_timeout_s * 1000000ull, hello_timeout);
     log_debug("device %u: session %u opened", dev->index, s->id);
-    if (dev->group->cfg.ssh) {
-        /* Over SSH the hello waits for the netconf subsystem (sess_transport_ready()). */
-        if (!(s->ssh = ssh_link_new(s, fd))) {
-            close_now(s);
-            return NULL;
-        }
-        /* Greet first, as SSH servers do: some clients wait for the server's version line. */
-        ssh_link_on_io(s->ssh);
-        return s->state < SESS_DEAD ? s : NULL;
+    /* The transport sends our hello, or first negotiates what it needs (sess_transport_ready()). */
+    if (s->transport->start(s)) {
+        close_now(s);
+        return NULL;
     }
-    send_hello(s);
     return s->state < SESS_DEAD ? s : NULL;
 }
 
@@ -291,15 +286,11 @@ close_now(struct session *s)
     loop_timer_stop(w->loop, &s->delay_timer);
     stream_unsubscribed(s);
     loop_unwatch(w->loop, s->fd);
-    if (!s->ssh) {
-        close(s->fd);
-    } /* else libssh owns the socket: it is closed with the link at the safe point (we may be inside one
-         of libssh's callbacks now) */
+    s->transport->close(s); /* we may be inside one of the transport's callbacks now */
     s->fd = -1;
     lock_release_session(&s->dev->ds, s->id);
     unlink_from_device(s);
     w->session_count--;
-    w->ssh_session_count -= s->dev->group->cfg.ssh ? 1u : 0u;
     s->closing_next = w->closing;
     w->closing = s;
     log_debug("device %u: session %u closed", s->dev->index, s->id);
@@ -410,66 +401,22 @@ sess_consume(struct session *s, const char *buf, size_t len)
     return 0;
 }
 
-static void
-on_readable(struct session *s)
-{
-    char *buf = s->worker->read_buf;
-
-    for (int i = 0; i < SESSION_MAX_READS_PER_EVENT && s->state < SESS_CLOSING; i++) {
-        ssize_t n = read(s->fd, buf, SESSION_READ_BUF_BYTES);
-        if (n > 0) {
-            if (sess_consume(s, buf, (size_t)n)) {
-                return;
-            }
-            if ((size_t)n < SESSION_READ_BUF_BYTES) {
-                return;
-            }
-            if (outq_pending(&s->out) > SESSION_OUTPUT_HIGH_WATER_BYTES) {
-                return; /* let the flush run; back-pressure is applied there */
-            }
-            continue;
-        }
-        if (n == 0) {
-            if (frame_decoder_partial(&s->dec)) {
-                log_debug("device %u session %u: peer left mid-message", s->dev->index, s->id);
-            }
-            /* A half-closed peer may still read: the replies it asked for go out first. */
-            sess_close(s, 1);
-        } else if (errno != EAGAIN && errno != EINTR) {
-            close_now(s);
-        }
-        return;
-    }
-}
-
 /* Write what is queued; returns -1 when the session died. */
 static int
 flush(struct session *s)
 {
+    int rc;
+
     if (devact_frozen(s->dev)) {
         loop_set_events(s->worker->loop, s->fd, 0); /* no byte either way until the device is up */
         return 0;
     }
-    if (s->ssh) {
-        int rc = ssh_link_flush(s->ssh);
-        if (rc < 0) {
-            close_now(s);
-            return -1;
-        }
-        if (!rc && s->state == SESS_CLOSING) {
-            close_now(s);
-            return -1;
-        }
-        s->read_paused = 0;
-        /* Reading stays on: window adjusts arrive as packets, and libssh needs them to write. */
-        loop_set_events(s->worker->loop, s->fd, LOOP_READ | (rc ? LOOP_WRITE : 0));
-        return 0;
-    }
-    switch (outq_write(&s->out, s->fd)) {
-    case OUTQ_ERROR:
+    rc = s->transport->flush(s);
+    if (rc < 0) {
         close_now(s);
         return -1;
-    case OUTQ_EMPTY:
+    }
+    if (!rc) {
         if (s->state == SESS_CLOSING) {
             close_now(s);
             return -1;
@@ -477,8 +424,12 @@ flush(struct session *s)
         s->read_paused = 0;
         loop_set_events(s->worker->loop, s->fd, LOOP_READ);
         return 0;
-    case OUTQ_AGAIN:
-        break;
+    }
+    if (s->transport->reads_to_write) {
+        /* Reading stays on: the transport needs it to write (SSH's window adjusts arrive as packets). */
+        s->read_paused = 0;
+        loop_set_events(s->worker->loop, s->fd, LOOP_READ | LOOP_WRITE);
+        return 0;
     }
     /* Short write: wait for room; stop reading while the backlog is large. */
     s->read_paused = outq_pending(&s->out) > SESSION_OUTPUT_HIGH_WATER_BYTES;
@@ -501,14 +452,8 @@ on_io(struct loop *loop, int fd, uint32_t events, void *data)
     if ((events & LOOP_WRITE) && flush(s)) {
         return;
     }
-    if (s->ssh) {
-        if (s->state < SESS_DEAD) {
-            ssh_link_on_io(s->ssh);
-        }
-        return;
-    }
-    if ((events & LOOP_READ) && s->state < SESS_CLOSING) {
-        on_readable(s);
+    if (s->state < SESS_DEAD) {
+        s->transport->on_io(s, events);
     }
 }
 
@@ -533,7 +478,9 @@ sess_worker_before_sleep(struct loop *loop, void *data)
             s->delayed_head = d->next;
             free(d);
         }
-        ssh_link_free(s->ssh);
+        if (s->transport->free) {
+            s->transport->free(s);
+        }
         frame_decoder_close(&s->dec);
         outq_free(&s->out);
         free(s);

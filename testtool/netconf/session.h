@@ -15,6 +15,8 @@
 #include "loop.h"
 #include "outq.h"
 
+struct transport_ops;
+
 /* Largest message before the hello is done (a hello with thousands of capabilities fits). */
 #define SESSION_HELLO_MAX_BYTES (1024 * 1024)
 /* Bytes read per read(2) into the worker's buffer. */
@@ -52,19 +54,20 @@ struct session {
     uint32_t in_bad_rpcs;
     uint32_t out_rpc_errors;
     uint32_t out_notifications;
-    struct sess_delayed *delayed_head;    /* replies held by injected latency, oldest first */
-    struct sess_delayed *delayed_tail;    /* newest held reply; valid when delayed_head */
-    struct loop_timer delay_timer;        /* fires when the oldest held reply is due */
-    uint8_t close_when_sent;              /* 1: close gracefully once every held reply went out */
-    struct notif_sub *sub;                /* the session's subscription (RFC 5277), or NULL */
-    struct ssh_link *ssh;                 /* SSH transport, or NULL for plain TCP */
-    uint64_t sub_replay_start_ms;         /* startTime of a replay subscription */
-    uint8_t sub_replay;                   /* 1 when the subscription asked for a replay */
-    uint32_t replies_delayed;             /* replies given a latency draw; drives the next draw */
-    uint8_t in_pending;                   /* 1 while on the worker's flush list */
-    uint8_t read_paused;                  /* 1 while reading is off for back-pressure */
-    uint8_t terminated;                   /* 1 when ended by close-session (not a drop) */
-    void (*on_closed)(struct session *s); /* called once when it closes (call home redials), or NULL */
+    struct sess_delayed *delayed_head;     /* replies held by injected latency, oldest first */
+    struct sess_delayed *delayed_tail;     /* newest held reply; valid when delayed_head */
+    struct loop_timer delay_timer;         /* fires when the oldest held reply is due */
+    struct notif_sub *sub;                 /* the session's subscription (RFC 5277), or NULL */
+    const struct transport_ops *transport; /* what carries the bytes: TCP or SSH (transport.h) */
+    void *link;                            /* the transport's own state (SSH: struct ssh_link), or NULL */
+    uint64_t sub_replay_start_ms;          /* startTime of a replay subscription */
+    uint8_t sub_replay;                    /* 1 when the subscription asked for a replay */
+    uint32_t replies_delayed;              /* replies given a latency draw; drives the next draw */
+    uint8_t in_pending;                    /* 1 while on the worker's flush list */
+    uint8_t read_paused;                   /* 1 while reading is off for back-pressure */
+    uint8_t terminated;                    /* 1 when ended by close-session (not a drop) */
+    uint8_t close_when_sent;               /* 1: close gracefully once every held reply went out */
+    void (*on_closed)(struct session *s);  /* called once when it closes (call home redials), or NULL */
 };
 
 /**

@@ -28,6 +28,7 @@
 #include "host_key_rsa.h"
 #include "log.h"
 #include "session.h"
+#include "transport.h"
 
 /* Bytes moved into the channel per write call (libssh splits packets itself). */
 #define SSH_LINK_WRITE_CHUNK 32768u
@@ -378,8 +379,9 @@ bind_for(struct session *s)
     return s->dev->ssh_bind;
 }
 
-struct ssh_link *
-ssh_link_new(struct session *s, int fd)
+/* SSH on an accepted connection. NULL when libssh refuses (the socket is then still ours to close). */
+static struct ssh_link *
+link_new(struct session *s, int fd)
 {
     struct ssh_link *l = calloc(1, sizeof *l);
 
@@ -427,12 +429,17 @@ drop_channel(ssh_channel *slot)
     }
 }
 
-void
-ssh_link_free(struct ssh_link *l)
+/* The transport's free (at the loop's safe point): the link, its channels and libssh's session, which
+ * closes the socket. */
+static void
+link_free(struct session *s)
 {
+    struct ssh_link *l = s->link;
+
     if (!l) {
         return;
     }
+    s->link = NULL;
     if (l->ev) {
         ssh_event_remove_session(l->ev, l->ss);
         ssh_event_free(l->ev);
@@ -447,11 +454,14 @@ ssh_link_free(struct ssh_link *l)
     free(l);
 }
 
-void
-ssh_link_on_io(struct ssh_link *l)
+/* The transport's on_io: run the key exchange, then libssh's packet handling (both ways: reading the
+ * socket is libssh's, so @p events does not matter). */
+static void
+link_on_io(struct session *s, uint32_t events)
 {
-    struct session *s = l->s;
+    struct ssh_link *l = s->link;
 
+    (void)events;
     if (!l->kex_done) {
         int rc = ssh_handle_key_exchange(l->ss);
         if (rc == SSH_AGAIN) {
@@ -499,10 +509,12 @@ ssh_link_on_io(struct ssh_link *l)
     }
 }
 
-int
-ssh_link_flush(struct ssh_link *l)
+/* The transport's flush: the session's queued output into the channel as far as the peer's window allows,
+ * then libssh's buffer to the socket without waiting. */
+static int
+link_flush(struct session *s)
 {
-    struct session *s = l->s;
+    struct ssh_link *l = s->link;
     const char *data;
     size_t n;
     int rc;
@@ -534,6 +546,40 @@ ssh_link_flush(struct ssh_link *l)
     }
     return outq_pending(&s->out) || rc == SSH_AGAIN ? 1 : 0;
 }
+
+/* The transport's start: SSH on the accepted (or dialled) socket; the hello waits for the netconf
+ * subsystem (sess_transport_ready()). */
+static int
+link_start(struct session *s)
+{
+    s->worker->ssh_session_count++;
+    if (!(s->link = link_new(s, s->fd))) {
+        return -1;
+    }
+    /* Greet first, as SSH servers do: some clients wait for the server's version line. */
+    link_on_io(s, LOOP_READ);
+    return 0;
+}
+
+/* The transport's close. libssh owns the socket once the link exists: it is closed with the link at the safe
+ * point (this may run inside one of libssh's callbacks). */
+static void
+link_close(struct session *s)
+{
+    if (!s->link) {
+        close(s->fd); /* SSH never started on it */
+    }
+    s->worker->ssh_session_count--;
+}
+
+const struct transport_ops transport_ssh = {
+    .start = link_start,
+    .on_io = link_on_io,
+    .flush = link_flush,
+    .close = link_close,
+    .free = link_free,
+    .reads_to_write = 1,
+};
 
 static int
 make_dirs(char *path)

@@ -4,8 +4,9 @@
  * (password, or any with --auth any), one session channel, the "netconf"
  * subsystem (a shell, exec or another subsystem is refused). Channel data
  * goes to the session's framing; the session's output queue goes to the
- * channel. The session never asks which transport it runs on except
- * through these calls.
+ * channel. The session reaches it only through its transport ops table
+ * (transport_ssh, transport.h); this header has the fleet's side: host
+ * keys and the workers' ssh_bind.
  */
 #ifndef FLEET_SSH_LINK_H
 #define FLEET_SSH_LINK_H
@@ -18,7 +19,6 @@
 struct fleet;
 struct fleet_config;
 struct session;
-struct ssh_link;
 struct ssh_key_struct;
 
 /**
@@ -46,20 +46,5 @@ enum fleet_err ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_le
 
 /** @brief Free what ssh_link_fleet_init() made. */
 void ssh_link_fleet_close(struct fleet *fleet);
-
-/** @brief Start SSH on an accepted connection. @return NULL when libssh refuses (the caller closes fd). */
-struct ssh_link *ssh_link_new(struct session *s, int fd);
-
-/** @brief Free a link; NULL is fine. */
-void ssh_link_free(struct ssh_link *l);
-
-/** @brief The connection is readable or writable: run the key exchange or libssh's packet handling. */
-void ssh_link_on_io(struct ssh_link *l);
-
-/**
- * @brief Move the session's queued output into the channel and push libssh's buffer to the socket.
- * @return 0 when all is out, 1 when some waits (wait for writability), -1 when the connection failed.
- */
-int ssh_link_flush(struct ssh_link *l);
 
 #endif
