@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,8 @@
 #include "digest.h"
 #include "json_read.h"
 
-static volatile sig_atomic_t run_signal;   /* the first SIGINT or SIGTERM of the run, 0 before */
+/* The first SIGINT or SIGTERM of the run, 0 before; atomic: helper threads (the events fetch) read it. */
+static atomic_int run_signal;
 static struct loop *volatile run_sig_loop; /* stopped by it, or NULL */
 static struct sigaction run_old_int;       /* SIGINT's action before run_signals_catch() */
 static struct sigaction run_old_term;      /* SIGTERM's */
@@ -36,10 +38,9 @@ on_signal(int sig)
     int saved = errno;
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     struct loop *loop = run_sig_loop;
+    int none = 0;
 
-    if (!run_signal) {
-        run_signal = sig;
-    }
+    atomic_compare_exchange_strong(&run_signal, &none, sig);
     /* A second Ctrl-C (or a SIGTERM after it) ends the process at once. */
     sigemptyset(&dfl.sa_mask);
     sigaction(SIGINT, &dfl, NULL);
@@ -60,7 +61,7 @@ run_signals_catch(struct loop *loop)
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, SIGINT);
     sigaddset(&sa.sa_mask, SIGTERM);
-    run_signal = 0;
+    atomic_store(&run_signal, 0);
     run_sig_loop = loop;
     sigaction(SIGINT, &sa, &run_old_int);
     sigaction(SIGTERM, &sa, &run_old_term);
@@ -70,13 +71,13 @@ run_signals_catch(struct loop *loop)
 int
 run_interrupted(void)
 {
-    return run_signal;
+    return atomic_load(&run_signal);
 }
 
 const char *
 run_interrupted_name(void)
 {
-    switch (run_signal) {
+    switch (atomic_load(&run_signal)) {
     case SIGINT:
         return "SIGINT";
     case SIGTERM:
@@ -95,7 +96,9 @@ run_signals_release(int rc)
         run_caught = 0;
     }
     run_sig_loop = NULL;
-    return run_signal ? 128 + run_signal : rc;
+    int sig = atomic_load(&run_signal);
+
+    return sig ? 128 + sig : rc;
 }
 
 int
