@@ -618,11 +618,7 @@ edit_run(const struct stress_options *o)
         struct edit_session *s = &run.sessions[i];
         uint32_t addr;
         uint16_t port;
-        run_target(o, s->device, &addr, &port);
-        s->conn.timeout_ms = o->msg_timeout_s * 1000u;
-        s->conn.legacy_framing = o->legacy_framing;
-        s->conn.preamble = run.preamble;
-        s->conn.preamble_len = run.preamble_len;
+        run_conn_prepare(o, &s->conn, s->device, run.preamble, run.preamble_len, &addr, &port);
         if (conn_start(&s->conn, run.loop, run.xml_ctx, addr, port, &callbacks, s)) {
             fprintf(stderr, "fleetsim-stress: cannot create socket %u: %m\n", (unsigned)i);
             goto cleanup;

@@ -298,11 +298,7 @@ session_start(struct mount_session *s)
     memset(&s->conn, 0, sizeof s->conn);
     s->conn.fd = -1;
     s->requests = s->answered = s->rpc_errors = 0;
-    run_target(o, s->device, &addr, &port);
-    s->conn.timeout_ms = o->msg_timeout_s * 1000u;
-    s->conn.legacy_framing = o->legacy_framing;
-    s->conn.preamble = run->preamble;
-    s->conn.preamble_len = run->preamble_len;
+    run_conn_prepare(o, &s->conn, s->device, run->preamble, run->preamble_len, &addr, &port);
     run->in_setup++;
     if (conn_start(&s->conn, run->loop, run->xml_ctx, addr, port, &callbacks, s)) {
         run->in_setup--;

@@ -484,11 +484,7 @@ start_more(struct notify_run *run)
         struct notify_session *s = &run->sessions[run->next++];
         uint32_t addr;
         uint16_t port;
-        run_target(o, s->device, &addr, &port);
-        s->conn.timeout_ms = o->msg_timeout_s * 1000u;
-        s->conn.legacy_framing = o->legacy_framing;
-        s->conn.preamble = run->preamble;
-        s->conn.preamble_len = run->preamble_len;
+        run_conn_prepare(o, &s->conn, s->device, run->preamble, run->preamble_len, &addr, &port);
         run->in_setup++;
         if (conn_start(&s->conn, run->loop, run->xml_ctx, addr, port, &callbacks, s)) {
             device_failed(s, CONN_FAIL_RESOURCES, "cannot create a socket");

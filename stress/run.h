@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "conn.h"
 #include "loop.h"
 #include "options.h"
 #include "sbuf.h"
@@ -58,6 +59,13 @@ int restconf_run(const struct stress_options *opts);
 
 /** @brief Address and port of device @p device under the options' addressing. */
 void run_target(const struct stress_options *opts, uint32_t device, uint32_t *addr, uint16_t *port);
+
+/**
+ * @brief Prepare @p c for conn_start() to device @p device as the options ask (message timeout, framing,
+ * @p preamble of @p preamble_len bytes, not owned) and give the device's address and port.
+ */
+void run_conn_prepare(const struct stress_options *opts, struct conn *c, uint32_t device,
+                      const char *preamble, size_t preamble_len, uint32_t *addr, uint16_t *port);
 
 /**
  * @brief Read a whole file (the edit content, the preamble).

@@ -127,6 +127,17 @@ run_target(const struct stress_options *o, uint32_t device, uint32_t *addr, uint
     *port = (uint16_t)(o->ip_per_device ? o->port : o->port + device);
 }
 
+void
+run_conn_prepare(const struct stress_options *o, struct conn *c, uint32_t device, const char *preamble,
+                 size_t preamble_len, uint32_t *addr, uint16_t *port)
+{
+    run_target(o, device, addr, port);
+    c->timeout_ms = o->msg_timeout_s * 1000u;
+    c->legacy_framing = o->legacy_framing;
+    c->preamble = preamble;
+    c->preamble_len = preamble_len;
+}
+
 char *
 run_read_file(const char *path, size_t *len)
 {
