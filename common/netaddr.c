@@ -1,0 +1,235 @@
+/*
+ * Addresses of both families: see netaddr.h for the split of a fleet's
+ * addresses into a family-wide prefix and a 32-bit part per device.
+ */
+#include "netaddr.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+netaddr_parse(const char *text, struct net_family *fam, uint32_t *low)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+
+    memset(fam, 0, sizeof *fam);
+    if (inet_pton(AF_INET, text, &a4) == 1) {
+        *low = ntohl(a4.s_addr);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, text, &a6) == 1) {
+        fam->v6 = 1;
+        memcpy(fam->prefix, a6.s6_addr, sizeof fam->prefix);
+        *low = (uint32_t)a6.s6_addr[12] << 24 | (uint32_t)a6.s6_addr[13] << 16 |
+               (uint32_t)a6.s6_addr[14] << 8 | a6.s6_addr[15];
+        return 0;
+    }
+    return -1;
+}
+
+int
+netaddr_af(const struct net_family *fam)
+{
+    return fam->v6 ? AF_INET6 : AF_INET;
+}
+
+int
+netaddr_range_fits(const struct net_family *fam, uint32_t low, uint64_t count)
+{
+    (void)fam;
+    return count == 0 || (uint64_t)low + count - 1 <= UINT32_MAX;
+}
+
+socklen_t
+netaddr_sockaddr(const struct net_family *fam, uint32_t low, uint16_t port, struct sockaddr_storage *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!fam->v6) {
+        struct sockaddr_in *sin = (struct sockaddr_in *)out;
+
+        sin->sin_family = AF_INET;
+        sin->sin_port = htons(port);
+        sin->sin_addr.s_addr = htonl(low);
+        return sizeof *sin;
+    }
+    struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)out;
+
+    sin6->sin6_family = AF_INET6;
+    sin6->sin6_port = htons(port);
+    memcpy(sin6->sin6_addr.s6_addr, fam->prefix, sizeof fam->prefix);
+    sin6->sin6_addr.s6_addr[12] = (uint8_t)(low >> 24);
+    sin6->sin6_addr.s6_addr[13] = (uint8_t)(low >> 16);
+    sin6->sin6_addr.s6_addr[14] = (uint8_t)(low >> 8);
+    sin6->sin6_addr.s6_addr[15] = (uint8_t)low;
+    return sizeof *sin6;
+}
+
+int
+netaddr_from_sockaddr(const struct net_family *fam, const struct sockaddr *sa, uint32_t *low, uint16_t *port)
+{
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+        const uint8_t *b = sin6->sin6_addr.s6_addr;
+
+        if (fam->v6 ? memcmp(b, fam->prefix, sizeof fam->prefix) != 0
+                    : !IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+            return -1;
+        }
+        *low = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
+        *port = ntohs(sin6->sin6_port);
+        return 0;
+    }
+    if (sa->sa_family == AF_INET && !fam->v6) {
+        const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+        *low = ntohl(sin->sin_addr.s_addr);
+        *port = ntohs(sin->sin_port);
+        return 0;
+    }
+    return -1;
+}
+
+char *
+netaddr_text(const struct net_family *fam, uint32_t low, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    struct net_endpoint e;
+
+    e.len = netaddr_sockaddr(fam, low, 0, &ss);
+    e.sa = ss;
+    return netaddr_endpoint_text(&e, 0, buf, len);
+}
+
+char *
+netaddr_host(const struct net_family *fam, uint32_t low, char *buf, size_t len)
+{
+    char text[NETADDR_TEXT_BYTES];
+
+    netaddr_text(fam, low, text, sizeof text);
+    snprintf(buf, len, fam->v6 ? "[%s]" : "%s", text);
+    return buf;
+}
+
+int
+netaddr_endpoint_parse(const char *text, uint16_t default_port, struct net_endpoint *out, char *err,
+                       size_t err_len)
+{
+    char host[NETADDR_TEXT_BYTES];
+    const char *port_text = NULL;
+    const char *colon = strrchr(text, ':');
+    size_t host_len;
+
+    memset(out, 0, sizeof *out);
+    if (text[0] == '[') {
+        const char *close = strchr(text, ']');
+
+        if (!close || (close[1] && close[1] != ':')) {
+            snprintf(err, err_len, "\"%s\" is not [IPV6-ADDRESS]:PORT", text);
+            return -1;
+        }
+        host_len = (size_t)(close - text - 1);
+        text++;
+        port_text = close[1] ? close + 2 : NULL;
+    } else if (colon && strchr(text, ':') == colon) { /* one colon: IPv4 (or a name) and a port */
+        host_len = (size_t)(colon - text);
+        port_text = colon + 1;
+    } else { /* no colon, or a bare IPv6 address */
+        host_len = strlen(text);
+    }
+    if (host_len == 0 || host_len >= sizeof host) {
+        snprintf(err, err_len, "\"%s\" has no address", text);
+        return -1;
+    }
+    memcpy(host, text, host_len);
+    host[host_len] = '\0';
+
+    unsigned long port = default_port;
+
+    if (port_text) {
+        char *end;
+
+        port = strtoul(port_text, &end, 10);
+        if (!*port_text || *end || port < 1 || port > 65535) {
+            snprintf(err, err_len, "\"%s\" is not a port (1-65535)", port_text);
+            return -1;
+        }
+    } else if (!default_port) {
+        snprintf(err, err_len, "\"%s\" needs a port (ADDRESS:PORT, [IPV6-ADDRESS]:PORT)", host);
+        return -1;
+    }
+
+    struct net_family fam;
+    uint32_t low;
+
+    if (netaddr_parse(host, &fam, &low)) {
+        snprintf(err, err_len, "\"%s\" is not an IPv4 or IPv6 address", host);
+        return -1;
+    }
+    out->len = netaddr_sockaddr(&fam, low, (uint16_t)port, &out->sa);
+    return 0;
+}
+
+void
+netaddr_endpoint_set(struct net_endpoint *out, const struct sockaddr *sa, socklen_t len)
+{
+    memset(out, 0, sizeof *out);
+    if (len > sizeof out->sa) {
+        len = sizeof out->sa;
+    }
+    memcpy(&out->sa, sa, len);
+    out->len = len;
+}
+
+uint16_t
+netaddr_endpoint_port(const struct net_endpoint *e)
+{
+    if (!e->len) {
+        return 0;
+    }
+    return ntohs(e->sa.ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)&e->sa)->sin6_port
+                                             : ((const struct sockaddr_in *)&e->sa)->sin_port);
+}
+
+char *
+netaddr_endpoint_text(const struct net_endpoint *e, int with_port, char *buf, size_t len)
+{
+    char host[INET6_ADDRSTRLEN] = "";
+    int v6 = e->sa.ss_family == AF_INET6;
+
+    if (!e->len) {
+        snprintf(buf, len, "(none)");
+        return buf;
+    }
+    if (v6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&e->sa)->sin6_addr, host, sizeof host);
+    } else {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)&e->sa)->sin_addr, host, sizeof host);
+    }
+    if (!with_port) {
+        snprintf(buf, len, "%s", host);
+    } else {
+        snprintf(buf, len, v6 ? "[%s]:%u" : "%s:%u", host, (unsigned)netaddr_endpoint_port(e));
+    }
+    return buf;
+}
+
+int
+netaddr_endpoint_equal(const struct net_endpoint *a, const struct net_endpoint *b)
+{
+    if (a->len != b->len || a->sa.ss_family != b->sa.ss_family) {
+        return 0;
+    }
+    if (a->sa.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)&a->sa,
+                                  *y = (const struct sockaddr_in6 *)&b->sa;
+
+        return x->sin6_port == y->sin6_port && !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr);
+    }
+    const struct sockaddr_in *x = (const struct sockaddr_in *)&a->sa, *y = (const struct sockaddr_in *)&b->sa;
+
+    return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+}
