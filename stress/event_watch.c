@@ -148,7 +148,7 @@ evw_fetch(struct evw_fetcher *f, double t_s, struct fev_answer *a)
     if (err[0]) {
         f->errors++;
         if (!f->first_error[0]) {
-            snprintf(f->first_error, sizeof f->first_error, "at %.3f s: %s", t_s, err);
+            snprintf(f->first_error, sizeof f->first_error, "at %.3f s: %.200s", t_s, err);
         }
         if (strcmp(err, f->prev_error)) {
             fprintf(stderr, "%sfleetsim-stress: events fetch at %.3f s: %s\n", f->tty ? "\r\033[K" : "", t_s,
