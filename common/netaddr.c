@@ -93,6 +93,19 @@ netaddr_from_sockaddr(const struct net_family *fam, const struct sockaddr *sa, u
     return -1;
 }
 
+int
+netaddr_split(const struct sockaddr *sa, struct net_family *fam, uint32_t *low, uint16_t *port)
+{
+    const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+
+    memset(fam, 0, sizeof *fam);
+    if (sa->sa_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+        fam->v6 = 1;
+        memcpy(fam->prefix, sin6->sin6_addr.s6_addr, sizeof fam->prefix);
+    }
+    return netaddr_from_sockaddr(fam, sa, low, port);
+}
+
 char *
 netaddr_text(const struct net_family *fam, uint32_t low, char *buf, size_t len)
 {

@@ -57,6 +57,12 @@ socklen_t netaddr_sockaddr(const struct net_family *fam, uint32_t low, uint16_t 
 int netaddr_from_sockaddr(const struct net_family *fam, const struct sockaddr *sa, uint32_t *low,
                           uint16_t *port);
 
+/**
+ * @brief The family, low 32 bits and port of any @p sa (an IPv4-mapped IPv6 address counts as IPv4), as
+ * for an address seen from the outside (a socket's local address). @return 0, or -1 for another family.
+ */
+int netaddr_split(const struct sockaddr *sa, struct net_family *fam, uint32_t *low, uint16_t *port);
+
 /** @brief The address's text ("192.0.2.1", "fd00::1") into @p buf. @return @p buf. */
 char *netaddr_text(const struct net_family *fam, uint32_t low, char *buf, size_t len);
 

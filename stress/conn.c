@@ -127,8 +127,8 @@ conn_idle(struct conn *c)
 static int
 connect_socket(struct conn *c)
 {
-    struct sockaddr_in sa = {
-        .sin_family = AF_INET, .sin_port = htons(c->port), .sin_addr.s_addr = htonl(c->addr)};
+    struct sockaddr_storage sa;
+    socklen_t sa_len = netaddr_sockaddr(c->fam, c->addr, c->port, &sa);
     struct loop *loop = c->loop;
     int one = 1;
 
@@ -136,7 +136,7 @@ connect_socket(struct conn *c)
     c->ssh = NULL;
     loop_timer_init(&c->timer);
     frame_decoder_init(&c->dec, 0);
-    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    c->fd = socket(netaddr_af(c->fam), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->fd < 0) {
         frame_decoder_close(&c->dec);
         c->state = CONN_CLOSED;
@@ -152,7 +152,7 @@ connect_socket(struct conn *c)
         return -1;
     }
     conn_expect(c);
-    if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
+    if (connect(c->fd, (struct sockaddr *)&sa, sa_len) < 0 && errno != EINPROGRESS) {
         /*
          * Reported from a timer, not from here: a caller that starts the next connection
          * from the failure callback would otherwise recurse once per device.
@@ -165,13 +165,14 @@ connect_socket(struct conn *c)
 }
 
 int
-conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t addr, uint16_t port,
-           const struct conn_callbacks *cb, void *user)
+conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, const struct net_family *fam,
+           uint32_t addr, uint16_t port, const struct conn_callbacks *cb, void *user)
 {
     c->loop = loop;
     c->xml_ctx = xml_ctx;
     c->cb = cb;
     c->user = user;
+    c->fam = fam;
     c->addr = addr;
     c->port = port;
     c->started_us = loop_clock_monotonic();

@@ -17,6 +17,7 @@
 #include "frame.h"
 #include "hello.h"
 #include "loop.h"
+#include "netaddr.h"
 #include "outq.h"
 #include "sbuf.h"
 
@@ -64,7 +65,8 @@ struct conn {
     struct ly_ctx *xml_ctx;          /* for parsing the hello (no schemas needed) */
     const struct conn_callbacks *cb; /* the workload's callbacks */
     void *user;                      /* the workload's per-connection state */
-    uint32_t addr;                   /* server IPv4, host order */
+    const struct net_family *fam;    /* the server address's family and IPv6 prefix (not owned) */
+    uint32_t addr;                   /* server IPv4, or the low 32 bits of its IPv6 address; host order */
     uint16_t port;                   /* server port */
     int legacy_framing;              /* 1: offer only base:1.0 */
     const char *preamble;            /* bytes sent before the hello, or NULL (not owned) */
@@ -128,11 +130,12 @@ const char *conn_transport_used(void);
 const char *conn_transport_json(void);
 
 /**
- * @brief Start connecting. Progress and failures arrive through @p cb.
+ * @brief Start connecting to @p addr (in @p fam, which must outlive the connection) and @p port. Progress
+ * and failures arrive through @p cb.
  * @return 0, or -1 when the socket could not even be created (nothing is reported then).
  */
-int conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, uint32_t addr, uint16_t port,
-               const struct conn_callbacks *cb, void *user);
+int conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, const struct net_family *fam,
+               uint32_t addr, uint16_t port, const struct conn_callbacks *cb, void *user);
 
 /**
  * @brief Queue bytes exactly as given (already framed, see conn_frame()) and write what the socket takes.

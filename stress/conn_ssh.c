@@ -28,7 +28,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <libssh/libssh.h>
@@ -269,8 +268,7 @@ static int
 ssh_open(struct conn *c)
 {
     struct conn_ssh *l = calloc(1, sizeof *l);
-    char host[INET_ADDRSTRLEN];
-    struct in_addr a = {.s_addr = htonl(c->addr)};
+    char host[NETADDR_TEXT_BYTES];
     unsigned int port = c->port;
     bool no = false;
     int rc;
@@ -283,7 +281,7 @@ ssh_open(struct conn *c)
     c->ssh = l;
     c->state = CONN_HANDSHAKE;
     l->events = LOOP_WRITE; /* what conn_start() watched for (the detection's LOOP_READ is set again below) */
-    inet_ntop(AF_INET, &a, host, sizeof host);
+    netaddr_text(c->fam, c->addr, host, sizeof host); /* bare, as libssh takes an IPv6 host */
     /*
      * No ~/.ssh/config and no known_hosts: the run must not depend on the user's files, and reading
      * them again for every one of thousands of sessions would cost more than the key exchange.

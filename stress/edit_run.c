@@ -454,6 +454,7 @@ print_report(struct edit_run *run, struct latency *all, struct tag_counts *tags,
 static int
 write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tags, uint64_t *totals)
 {
+    char ip_text[NETADDR_TEXT_BYTES];
     const struct stress_options *o = run->o;
     const struct hello_info *hello = &run->sessions[0].conn.server_hello;
     double elapsed_s = (double)(run->end_us - run->start_us) / 1e6;
@@ -466,9 +467,9 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
     sbuf_printf(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
     sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(&b,
-                ",\"mode\":\"edit\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
+                ",\"mode\":\"edit\",\"parameters\":{\"ip\":\"%s\",\"port\":%u,\"device_count\":%u,"
                 "\"ip_per_device\":%s,\"edits\":%" PRIu64 ",\"edit_content\":",
-                o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
+                netaddr_text(&o->ip_fam, o->ip, ip_text, sizeof ip_text), (unsigned)o->port,
                 (unsigned)o->device_count, o->ip_per_device ? "true" : "false", o->edits);
     sbuf_add_json(&b, o->edit_content ? o->edit_content : "(built-in ietf-interfaces entry)");
     sbuf_printf(&b,
@@ -619,7 +620,7 @@ edit_run(const struct stress_options *o)
         uint32_t addr;
         uint16_t port;
         run_conn_prepare(o, &s->conn, s->device, run.preamble, run.preamble_len, &addr, &port);
-        if (conn_start(&s->conn, run.loop, run.xml_ctx, addr, port, &callbacks, s)) {
+        if (conn_start(&s->conn, run.loop, run.xml_ctx, &o->ip_fam, addr, port, &callbacks, s)) {
             fprintf(stderr, "fleetsim-stress: cannot create socket %u: %m\n", (unsigned)i);
             goto cleanup;
         }

@@ -19,8 +19,8 @@
 
 /* Limit of one events fetch: the fleet is on a LAN or loopback; the thread's join waits at most this. */
 #define MEV_FETCH_LIMIT_MS 2000L
-/* Longest node-id: "255.255.255.255-sim-device". */
-#define MEV_NODE_ID_BYTES 32
+/* Longest node-id: an IPv6 address's text and "-sim-device". */
+#define MEV_NODE_ID_BYTES (NETADDR_TEXT_BYTES + 16)
 
 struct mev {
     const struct stress_options *o; /* parameters */
@@ -146,8 +146,9 @@ mev_start(const struct stress_options *o)
             break;
         }
         if (o->ip_per_device) {
-            snprintf(m->node_ids[i], MEV_NODE_ID_BYTES, "%u.%u.%u.%u-sim-device", addr >> 24,
-                     (addr >> 16) & 255, (addr >> 8) & 255, addr & 255);
+            char text[NETADDR_TEXT_BYTES];
+            snprintf(m->node_ids[i], MEV_NODE_ID_BYTES, "%s-sim-device",
+                     netaddr_text(&o->ip_fam, addr, text, sizeof text));
         } else {
             snprintf(m->node_ids[i], MEV_NODE_ID_BYTES, "%u-sim-device", (unsigned)port);
         }

@@ -300,7 +300,7 @@ session_start(struct mount_session *s)
     s->requests = s->answered = s->rpc_errors = 0;
     run_conn_prepare(o, &s->conn, s->device, run->preamble, run->preamble_len, &addr, &port);
     run->in_setup++;
-    if (conn_start(&s->conn, run->loop, run->xml_ctx, addr, port, &callbacks, s)) {
+    if (conn_start(&s->conn, run->loop, run->xml_ctx, &o->ip_fam, addr, port, &callbacks, s)) {
         run->in_setup--;
         run->failures[CONN_FAIL_RESOURCES]++;
         if (!run->first_failure[0]) {
@@ -451,6 +451,7 @@ on_progress_line(struct loop *loop, struct loop_timer *timer)
 static int
 write_manifest(struct mount_run *run)
 {
+    char ip_text[NETADDR_TEXT_BYTES];
     const struct stress_options *o = run->o;
     double all_s = (double)(run->all_done_us - run->start_us) / 1e6;
     static const char *const actions[] = {"none", "get-schema", "get-config"};
@@ -467,10 +468,10 @@ write_manifest(struct mount_run *run)
     sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(
         &b,
-        ",\"mode\":\"mount\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
+        ",\"mode\":\"mount\",\"parameters\":{\"ip\":\"%s\",\"port\":%u,\"device_count\":%u,"
         "\"ip_per_device\":%s,\"concurrency\":%u,\"on_mount\":\"%s\",\"hold_s\":%u,\"msg_timeout_s\":%u,"
         "\"legacy_framing\":%s,%s},\"server\":{\"capabilities\":[",
-        o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
+        netaddr_text(&o->ip_fam, o->ip, ip_text, sizeof ip_text), (unsigned)o->port,
         (unsigned)o->device_count, o->ip_per_device ? "true" : "false", (unsigned)o->concurrency,
         actions[o->on_mount], (unsigned)o->hold_s, (unsigned)o->msg_timeout_s,
         o->legacy_framing ? "true" : "false", conn_transport_json());

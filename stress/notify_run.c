@@ -59,18 +59,19 @@ enum notify_state {
 struct notify_run;
 
 struct notify_session {
-    struct conn conn;         /* the connection */
-    struct notify_run *run;   /* back pointer */
-    uint32_t device;          /* device number */
-    enum notify_state state;  /* lifecycle */
-    uint32_t local_addr;      /* our address of the session, host order; valid once the hello is done */
-    uint16_t local_port;      /* our port of it; 0 until then */
-    int completed;            /* 1 once notificationComplete arrived */
-    uint64_t received;        /* data notifications */
-    uint32_t replay_complete; /* replayComplete notifications */
-    uint32_t notif_complete;  /* notificationComplete notifications */
-    uint64_t unnumbered;      /* data notifications without a sequence number (with --seq-element) */
-    struct seqord order;      /* sequence numbers (with --seq-element) */
+    struct conn conn;            /* the connection */
+    struct notify_run *run;      /* back pointer */
+    uint32_t device;             /* device number */
+    enum notify_state state;     /* lifecycle */
+    struct net_family local_fam; /* our address's family of the session; valid once local_port is set */
+    uint32_t local_addr;         /* its low 32 bits (all of IPv4), host order */
+    uint16_t local_port;         /* our port of it; 0 until the hello is done */
+    int completed;               /* 1 once notificationComplete arrived */
+    uint64_t received;           /* data notifications */
+    uint32_t replay_complete;    /* replayComplete notifications */
+    uint32_t notif_complete;     /* notificationComplete notifications */
+    uint64_t unnumbered;         /* data notifications without a sequence number (with --seq-element) */
+    struct seqord order;         /* sequence numbers (with --seq-element) */
     char first_time[NSCAN_TIME_MAX_BYTES]; /* eventTime of the first data notification */
     char last_time[NSCAN_TIME_MAX_BYTES];  /* eventTime of the last one */
     char *failure;                         /* why it failed (malloc'd), NULL while it has not */
@@ -304,13 +305,13 @@ on_ready(struct conn *c)
 {
     struct notify_session *s = c->user;
     struct notify_run *run = s->run;
-    struct sockaddr_in local;
+    struct sockaddr_storage local;
     socklen_t local_len = sizeof local;
     struct sbuf b = {0};
 
-    if (!getsockname(c->fd, (struct sockaddr *)&local, &local_len) && local.sin_family == AF_INET) {
-        s->local_addr = ntohl(local.sin_addr.s_addr);
-        s->local_port = ntohs(local.sin_port);
+    if (getsockname(c->fd, (struct sockaddr *)&local, &local_len) ||
+        netaddr_split((struct sockaddr *)&local, &s->local_fam, &s->local_addr, &s->local_port)) {
+        s->local_port = 0;
     }
     if (!hello_has_cap(&c->server_hello, NOTIF_CAP)) {
         conn_close(c);
@@ -486,7 +487,7 @@ start_more(struct notify_run *run)
         uint16_t port;
         run_conn_prepare(o, &s->conn, s->device, run->preamble, run->preamble_len, &addr, &port);
         run->in_setup++;
-        if (conn_start(&s->conn, run->loop, run->xml_ctx, addr, port, &callbacks, s)) {
+        if (conn_start(&s->conn, run->loop, run->xml_ctx, &o->ip_fam, addr, port, &callbacks, s)) {
             device_failed(s, CONN_FAIL_RESOURCES, "cannot create a socket");
         }
     }
@@ -663,14 +664,12 @@ print_summary(const struct notify_run *run, const struct notify_totals *t)
     printf("%s\n", any ? "" : " none");
     for (uint32_t i = 0; i < o->device_count && listed < NOTIFY_PRINT_FAILURES; i++) {
         const struct notify_session *s = &run->sessions[i];
-        uint32_t addr;
-        uint16_t port;
+        char where[NETADDR_TEXT_BYTES];
         if (s->state != NSUB_FAILED) {
             continue;
         }
-        run_target(o, i, &addr, &port);
-        printf("  device %u %u.%u.%u.%u:%u: %s\n", (unsigned)i, addr >> 24, (addr >> 16) & 255,
-               (addr >> 8) & 255, addr & 255, (unsigned)port, s->failure ? s->failure : "(out of memory)");
+        printf("  device %u %s: %s\n", (unsigned)i, run_target_text(o, i, where, sizeof where),
+               s->failure ? s->failure : "(out of memory)");
         listed++;
     }
     if (run->failed > (uint32_t)listed) {
@@ -690,6 +689,7 @@ json_opt_string(struct sbuf *b, const char *name, const char *value)
 static int
 write_manifest(const struct notify_run *run, const struct notify_totals *t)
 {
+    char ip_text[NETADDR_TEXT_BYTES];
     const struct stress_options *o = run->o;
     struct sbuf b = {0};
     int rc;
@@ -697,9 +697,9 @@ write_manifest(const struct notify_run *run, const struct notify_totals *t)
     sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
     sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(&b,
-                ",\"mode\":\"notify\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
+                ",\"mode\":\"notify\",\"parameters\":{\"ip\":\"%s\",\"port\":%u,\"device_count\":%u,"
                 "\"ip_per_device\":%s,\"concurrency\":%u,\"stream\":",
-                o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
+                netaddr_text(&o->ip_fam, o->ip, ip_text, sizeof ip_text), (unsigned)o->port,
                 (unsigned)o->device_count, o->ip_per_device ? "true" : "false", (unsigned)o->concurrency);
     sbuf_add_json(&b, o->stream);
     json_opt_string(&b, "filter_xpath", o->filter_xpath);
@@ -739,15 +739,15 @@ write_manifest(const struct notify_run *run, const struct notify_totals *t)
     sbuf_adds(&b, "],\"devices\":[");
     for (uint32_t i = 0; i < o->device_count && !b.failed; i++) {
         const struct notify_session *s = &run->sessions[i];
+        char text[NETADDR_TEXT_BYTES];
         uint32_t addr;
         uint16_t port;
         run_target(o, i, &addr, &port);
-        sbuf_printf(&b, "%s{\"device\":%u,\"address\":\"%u.%u.%u.%u\",\"port\":%u,\"local\":", i ? "," : "",
-                    (unsigned)i, addr >> 24, (addr >> 16) & 255, (addr >> 8) & 255, addr & 255,
-                    (unsigned)port);
+        sbuf_printf(&b, "%s{\"device\":%u,\"address\":\"%s\",\"port\":%u,\"local\":", i ? "," : "",
+                    (unsigned)i, netaddr_text(&o->ip_fam, addr, text, sizeof text), (unsigned)port);
         if (s->local_port) {
-            sbuf_printf(&b, "\"%u.%u.%u.%u:%u\"", s->local_addr >> 24, (s->local_addr >> 16) & 255,
-                        (s->local_addr >> 8) & 255, s->local_addr & 255, (unsigned)s->local_port);
+            sbuf_printf(&b, "\"%s:%u\"", netaddr_host(&s->local_fam, s->local_addr, text, sizeof text),
+                        (unsigned)s->local_port);
         } else {
             sbuf_adds(&b, "null");
         }

@@ -14,7 +14,6 @@
 #include "ber.h"
 #include "textarg.h"
 
-#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <getopt.h>
@@ -228,14 +227,12 @@ opt_value(const struct stress_opt *t, const char *value, void *dst, struct opt_c
 static int
 opt_ip(const struct stress_opt *t, const char *value, struct opt_ctx *c)
 {
-    struct in_addr addr;
-
     (void)t;
-    if (inet_pton(AF_INET, value, &addr) != 1) {
-        snprintf(c->err, c->err_len, "--%s must be an IPv4 address, not \"%s\"", c->given, value);
+    if (netaddr_parse(value, &c->o->ip_fam, &c->o->ip)) {
+        snprintf(c->err, c->err_len,
+                 "--%s must be an IPv4 or IPv6 address (no brackets, no port), not \"%s\"", c->given, value);
         return -1;
     }
-    c->o->ip = ntohl(addr.s_addr);
     return 0;
 }
 
@@ -1582,8 +1579,9 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         BAD("--thread-amount %u is more than --edits %llu: every session needs an edit", (unsigned)o->threads,
             (unsigned long long)o->edits);
     }
-    if (o->ip_per_device && (uint64_t)o->ip + o->device_count - 1 > UINT32_MAX) {
-        BAD("%u addresses from --ip do not fit in IPv4", (unsigned)o->device_count);
+    if (o->ip_per_device && !netaddr_range_fits(&o->ip_fam, o->ip, o->device_count)) {
+        BAD("%u addresses from --ip do not fit in %s", (unsigned)o->device_count,
+            o->ip_fam.v6 ? "its IPv6 prefix (the low 32 bits of the address would overflow)" : "IPv4");
     }
     if (!o->ip_per_device && (uint64_t)o->port + o->device_count - 1 > 65535) {
         BAD("%u devices from port %u need ports past 65535", (unsigned)o->device_count, (unsigned)o->port);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "netaddr.h"
 #include "susm.h"
 
 enum stress_mode {
@@ -54,7 +55,8 @@ struct stress_v3_user {
 
 struct stress_options {
     enum stress_mode mode;     /* subcommand */
-    uint32_t ip;               /* first server address, host order */
+    uint32_t ip;               /* first server address: IPv4, or the low 32 bits of IPv6; host order */
+    struct net_family ip_fam;  /* --ip's family (and IPv6 prefix): every server address is in it */
     uint32_t port;             /* first server port */
     uint32_t device_count;     /* servers: port..port+D-1, or ip..ip+D-1 with ip_per_device */
     int ip_per_device;         /* 1: vary the address, not the port */

@@ -7,7 +7,6 @@
  */
 #include "reconcile.h"
 
-#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,9 +110,31 @@ rows_totals(struct recon_rows *rows, uint64_t broken, uint64_t sent, uint64_t re
     }
 }
 
+/* A device's line: "device N ADDR:PORT", an IPv6 ADDR in brackets ("device 3 [fd00::4]:830"). */
+static void
+report_where(const struct jsonr_value *d, char *where, size_t len)
+{
+    uint64_t index = 0;
+    uint64_t port = 0;
+    const char *addr = jsonr_get_str(d, "address");
+    int v6 = addr && strchr(addr, ':');
+
+    jsonr_get_u64(d, "device", &index);
+    jsonr_get_u64(d, "port", &port);
+    snprintf(where, len, "device %" PRIu64 " %s%s%s:%" PRIu64, index, v6 ? "[" : "", addr ? addr : "?",
+             v6 ? "]" : "", port);
+}
+
+/* A device's address and port for the join: either family, IPv4 as IPv4-mapped IPv6 (RFC 4291 2.5.5.2), so
+ * two texts of one address ("fd00::1", "fd00:0::1") meet. */
+struct recon_key {
+    uint8_t addr[16]; /* the address, network order */
+    uint16_t port;    /* the port */
+};
+
 /* One of notify's devices, keyed for the join. */
 struct recv_entry {
-    uint64_t key;                    /* address << 16 | port */
+    struct recon_key key;            /* its address and port */
     const struct jsonr_value *value; /* its object */
     int matched;                     /* 1 once a report device took it */
 };
@@ -121,24 +142,32 @@ struct recv_entry {
 static int
 cmp_entry(const void *a, const void *b)
 {
-    uint64_t x = ((const struct recv_entry *)a)->key;
-    uint64_t y = ((const struct recv_entry *)b)->key;
+    const struct recon_key *x = &((const struct recv_entry *)a)->key;
+    const struct recon_key *y = &((const struct recv_entry *)b)->key;
+    int c = memcmp(x->addr, y->addr, sizeof x->addr);
 
-    return (x > y) - (x < y);
+    return c ? c : (x->port > y->port) - (x->port < y->port);
 }
 
 /* address:port of a device object into a key; @return 0 or -1. */
 static int
-device_key(const struct jsonr_value *d, uint64_t *key)
+device_key(const struct jsonr_value *d, struct recon_key *key)
 {
+    static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     const char *addr = jsonr_get_str(d, "address");
+    struct net_family fam;
+    uint32_t low;
     uint64_t port;
-    struct in_addr a;
 
-    if (!addr || inet_pton(AF_INET, addr, &a) != 1 || jsonr_get_u64(d, "port", &port) || port > 65535) {
+    if (!addr || netaddr_parse(addr, &fam, &low) || jsonr_get_u64(d, "port", &port) || port > 65535) {
         return -1;
     }
-    *key = (uint64_t)ntohl(a.s_addr) << 16 | port;
+    memcpy(key->addr, fam.v6 ? fam.prefix : v4_mapped, sizeof fam.prefix);
+    key->addr[12] = (uint8_t)(low >> 24);
+    key->addr[13] = (uint8_t)(low >> 16);
+    key->addr[14] = (uint8_t)(low >> 8);
+    key->addr[15] = (uint8_t)low;
+    key->port = (uint16_t)port;
     return 0;
 }
 
@@ -230,8 +259,7 @@ recon_compare(const struct jsonr_value *report, const struct jsonr_value *receiv
             goto cleanup;
         }
         jsonr_get_u64(d, "device", &index);
-        snprintf(where, sizeof where, "device %" PRIu64 " %s:%" PRIu64, index, jsonr_get_str(d, "address"),
-                 probe.key & 0xffff);
+        report_where(d, where, sizeof where);
         broken += (uint64_t)check_identity(notif, out, where);
         for (const struct jsonr_value *s = subs ? subs->child : NULL; s; s = s->next) {
             char sub_where[256];
@@ -276,7 +304,7 @@ recon_compare(const struct jsonr_value *report, const struct jsonr_value *receiv
                                             .has_device = 1,
                                             .device = index,
                                             .address = jsonr_get_str(d, "address"),
-                                            .port = probe.key & 0xffff,
+                                            .port = probe.key.port,
                                             .has_sent = 1,
                                             .sent = f.sent,
                                             .received = f.received,
@@ -287,6 +315,7 @@ recon_compare(const struct jsonr_value *report, const struct jsonr_value *receiv
     for (size_t i = 0; i < n; i++) {
         struct recon_facts f = {.in_received = 1};
         uint64_t index = 0;
+        char where[160];
         if (entries[i].matched) {
             continue;
         }
@@ -295,18 +324,17 @@ recon_compare(const struct jsonr_value *report, const struct jsonr_value *receiv
         jsonr_get_u64(entries[i].value, "device", &index);
         counts[recon_classify(&f, tolerance)]++;
         received_total += f.received;
+        report_where(entries[i].value, where, sizeof where);
         fprintf(out,
-                "%-7s device %" PRIu64 " %s:%" PRIu64 " local %s sent - received %" PRIu64
-                " duplicates %" PRIu64 " (not in the report)\n",
-                recon_class_name(RECON_PHANTOM), index, jsonr_get_str(entries[i].value, "address"),
-                entries[i].key & 0xffff,
+                "%-7s %s local %s sent - received %" PRIu64 " duplicates %" PRIu64 " (not in the report)\n",
+                recon_class_name(RECON_PHANTOM), where,
                 jsonr_get_str(entries[i].value, "local") ? jsonr_get_str(entries[i].value, "local") : "-",
                 f.received, f.duplicates);
         rows_add(rows, &(struct recon_line){.c = RECON_PHANTOM,
                                             .has_device = 1,
                                             .device = index,
                                             .address = jsonr_get_str(entries[i].value, "address"),
-                                            .port = entries[i].key & 0xffff,
+                                            .port = entries[i].key.port,
                                             .received = f.received,
                                             .duplicates = f.duplicates,
                                             .note = "not in the report"});
@@ -338,19 +366,6 @@ cmp_port(const void *a, const void *b)
     uint64_t y = ((const struct port_entry *)b)->port;
 
     return (x > y) - (x < y);
-}
-
-/* The report device's line: "device N ADDR:PORT". */
-static void
-report_where(const struct jsonr_value *d, char *where, size_t len)
-{
-    uint64_t index = 0;
-    uint64_t port = 0;
-    const char *addr = jsonr_get_str(d, "address");
-
-    jsonr_get_u64(d, "device", &index);
-    jsonr_get_u64(d, "port", &port);
-    snprintf(where, len, "device %" PRIu64 " %s:%" PRIu64, index, addr ? addr : "?", port);
 }
 
 int

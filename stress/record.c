@@ -908,7 +908,8 @@ connect_now(struct record *r)
     r->conn.preamble = r->preamble;
     r->conn.preamble_len = r->preamble_len;
     r->conn.hello_seen = on_hello;
-    return conn_start(&r->conn, r->loop, r->xml_ctx, r->o->ip, (uint16_t)r->o->port, &callbacks, r);
+    return conn_start(&r->conn, r->loop, r->xml_ctx, &r->o->ip_fam, r->o->ip, (uint16_t)r->o->port,
+                      &callbacks, r);
 }
 
 static void stop(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1092,10 +1093,11 @@ exchange(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n)
         } else {
             snprintf(who, sizeof who, "community \"%s\"", o->community);
         }
+        char host[NETADDR_TEXT_BYTES];
         problem(s->r, "snmp", NULL, "no response from %s:%u after %u tries of %u ms (%s%s)",
-                inet_ntoa((struct in_addr){htonl(o->ip)}), (unsigned)(o->snmp_port ? o->snmp_port : 161),
-                (unsigned)o->retries + 1, (unsigned)o->timeout_ms, who,
-                s->discovering ? ", engine discovery" : "");
+                netaddr_host(&o->ip_fam, o->ip, host, sizeof host),
+                (unsigned)(o->snmp_port ? o->snmp_port : 161), (unsigned)o->retries + 1,
+                (unsigned)o->timeout_ms, who, s->discovering ? ", engine discovery" : "");
         return -1;
     }
     return 0;
@@ -1198,7 +1200,8 @@ snmp_walk_run(struct record *r)
     struct walk_plan plan = {0};
     struct walk_column col;
     struct walk w;
-    struct sockaddr_in to = {.sin_family = AF_INET};
+    struct sockaddr_storage to;
+    socklen_t to_len;
     char path[4096];
     FILE *out = NULL;
     int rc = -1;
@@ -1208,14 +1211,13 @@ snmp_walk_run(struct record *r)
 
     ber_oid_parse("1.3.6.1", &root);
     snprintf(path, sizeof path, "%s/" RECORD_SNMPREC, o->out_dir);
-    to.sin_port = htons((uint16_t)(o->snmp_port ? o->snmp_port : 161));
-    to.sin_addr.s_addr = htonl(o->ip);
+    to_len = netaddr_sockaddr(&o->ip_fam, o->ip, (uint16_t)(o->snmp_port ? o->snmp_port : 161), &to);
     if (s) {
         s->r = r;
         s->fd = -1;
     }
     if (!s || walk_plan_init(&plan, &root, 1, 1) != FLEET_OK ||
-        (s->fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 || connect(s->fd, (struct sockaddr *)&to, sizeof to)) {
+        (s->fd = socket(to.ss_family, SOCK_DGRAM, 0)) < 0 || connect(s->fd, (struct sockaddr *)&to, to_len)) {
         problem(r, "snmp", NULL, "cannot set up the walk: %s", strerror(errno));
         goto out;
     }
@@ -1346,7 +1348,7 @@ write_rules(struct record *r)
     struct xml_visitor v = {rule_leaf, NULL, &f};
     struct sbuf b = {0};
     const char *end;
-    char why[256], addr[32], name[48], repl[512];
+    char why[256], addr[NETADDR_TEXT_BYTES], name[48], repl[512];
     const char *docs[2] = {r->running, r->state};
     int first = 1;
 
@@ -1367,8 +1369,7 @@ write_rules(struct record *r)
         snprintf(repl, sizeof repl, "%.*s%s{INDEX}", (int)(n - digits), f.hostname, digits ? "" : "-");
         add_rule(&b, &first, "hostname", f.hostname, repl);
     }
-    snprintf(addr, sizeof addr, "%u.%u.%u.%u", r->o->ip >> 24, (r->o->ip >> 16) & 255, (r->o->ip >> 8) & 255,
-             r->o->ip & 255);
+    netaddr_text(&r->o->ip_fam, r->o->ip, addr, sizeof addr);
     add_rule(&b, &first, "mgmt-address", addr, "{ADDR}");
     for (size_t i = 0; i < f.mac_count; i++) {
         char replace[16];
@@ -1406,6 +1407,7 @@ complete(const struct record *r)
 static void
 write_manifest(struct record *r)
 {
+    char ip_text[NETADDR_TEXT_BYTES];
     const struct stress_options *o = r->o;
     const char *transport = conn_transport_used();
     int ssh = !strcmp(transport, "ssh");
@@ -1413,9 +1415,8 @@ write_manifest(struct record *r)
 
     sbuf_adds(&b, "{\n  \"tool\": \"fleetsim-stress\", \"version\": ");
     sbuf_add_json(&b, FLEETSIM_VERSION);
-    sbuf_printf(
-        &b, ",\n  \"format\": 1,\n  \"source\": {\"host\": \"%u.%u.%u.%u\", \"port\": %u, \"transport\": ",
-        o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port);
+    sbuf_printf(&b, ",\n  \"format\": 1,\n  \"source\": {\"host\": \"%s\", \"port\": %u, \"transport\": ",
+                netaddr_text(&o->ip_fam, o->ip, ip_text, sizeof ip_text), (unsigned)o->port);
     sbuf_add_json(&b, strcmp(transport, "none") ? transport : (o->ssh > 0 ? "ssh" : "tcp"));
     sbuf_adds(&b, ", \"username\": ");
     json_string_or_null(&b, ssh || o->ncx_connect ? o->username : NULL);
@@ -1442,13 +1443,13 @@ write_manifest(struct record *r)
 static char *
 ncx_connect_message(const struct stress_options *o, size_t *len)
 {
+    char ip_text[NETADDR_TEXT_BYTES];
     struct sbuf b = {0};
 
     sbuf_adds(&b, "<ncx-connect xmlns=\"http://netconfcentral.org/ns/yuma-ncx\" version=\"1\" user=\"");
     sbuf_add_xml(&b, o->username);
-    sbuf_printf(&b,
-                "\" address=\"%u.%u.%u.%u\" magic=\"" NCX_MAGIC "\" transport=\"ssh\" port=\"%u\" />\n]]>]]>",
-                o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255,
+    sbuf_printf(&b, "\" address=\"%s\" magic=\"" NCX_MAGIC "\" transport=\"ssh\" port=\"%u\" />\n]]>]]>",
+                netaddr_text(&o->ip_fam, o->ip, ip_text, sizeof ip_text),
                 (unsigned)(o->ncx_ssh_port ? o->ncx_ssh_port : o->port));
     return sbuf_take(&b, len);
 }
@@ -1457,6 +1458,7 @@ int
 record_run(const struct stress_options *o)
 {
     struct record r = {0};
+    char ip_text[NETADDR_TEXT_BYTES];
     char path[4096];
     time_t now = time(NULL);
     struct tm tm;
@@ -1509,9 +1511,9 @@ record_run(const struct stress_options *o)
     printf("record: %s:%u into %s: %zu capabilities, %" PRIu64 " modules and %" PRIu64
            " submodules of %zu listed, running %" PRIu64 " bytes, state %" PRIu64 " bytes, snmp %" PRIu64
            " OIDs, %u problems, %s in %.3f s\n",
-           inet_ntoa((struct in_addr){htonl(o->ip)}), (unsigned)o->port, o->out_dir, r.hello.cap_count,
-           r.modules, r.submodules, r.mod_count, r.running_bytes, r.state_bytes, r.snmp_oids,
-           (unsigned)r.problem_count, complete(&r) ? "complete" : "NOT complete",
+           netaddr_host(&o->ip_fam, o->ip, ip_text, sizeof ip_text), (unsigned)o->port, o->out_dir,
+           r.hello.cap_count, r.modules, r.submodules, r.mod_count, r.running_bytes, r.state_bytes,
+           r.snmp_oids, (unsigned)r.problem_count, complete(&r) ? "complete" : "NOT complete",
            (double)(loop_clock_monotonic() - r.start_us) / 1e6);
     printf("client CPU: %.3f s\n", stats_cpu_seconds());
     fflush(stdout);

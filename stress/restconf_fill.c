@@ -122,13 +122,14 @@ rfill_expand(const struct rfill *f, const struct rfill_vars *v, struct sbuf *b)
 }
 
 char *
-rfill_url(uint32_t ip, uint32_t port, const char *destination, uint32_t device_port)
+rfill_url(const struct net_family *fam, uint32_t ip, uint32_t port, const char *destination,
+          uint32_t device_port)
 {
+    char host[NETADDR_TEXT_BYTES];
     struct sbuf b = {0};
     size_t at = first_of(destination, key_device_port);
 
-    sbuf_printf(&b, "http://%u.%u.%u.%u:%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255,
-                (unsigned)port);
+    sbuf_printf(&b, "http://%s:%u", netaddr_host(fam, ip, host, sizeof host), (unsigned)port);
     if (at == SIZE_MAX) {
         sbuf_adds(&b, destination);
     } else {

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "netaddr.h"
 #include "sbuf.h"
 
 /* The MAC address the first {PHYS_ADDR} gets (OpenDaylight's macStart). */
@@ -63,11 +64,12 @@ void rfill_expand(const struct rfill *f, const struct rfill_vars *v, struct sbuf
 void rfill_mac(uint64_t mac, char out[18]);
 
 /**
- * @brief The URL of a stream: "http://IP:PORT" then @p destination with its first {DEVICE_PORT} replaced
- * by @p device_port.
+ * @brief The URL of a stream: "http://IP:PORT" (an IPv6 @p ip of @p fam in brackets) then @p destination
+ * with its first {DEVICE_PORT} replaced by @p device_port.
  * @return Malloc'd text or NULL.
  */
-char *rfill_url(uint32_t ip, uint32_t port, const char *destination, uint32_t device_port);
+char *rfill_url(const struct net_family *fam, uint32_t ip, uint32_t port, const char *destination,
+                uint32_t device_port);
 
 /**
  * @brief The node a URL names: the text after "node=" up to the next '/' (or the end), else "".

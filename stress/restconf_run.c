@@ -494,7 +494,7 @@ setup_stream(struct rc_run *run, struct rc_stream *s, uint32_t i)
     s->first = per * i;
     s->count = i + 1 == o->threads ? o->edits - per * i : per;
     s->device_port = o->same_device ? o->device_port_start : o->device_port_start + i;
-    s->url = rfill_url(o->ip, o->port, o->destination, s->device_port);
+    s->url = rfill_url(&o->ip_fam, o->ip, o->port, o->destination, s->device_port);
     s->slot_count = s->count < run->per_stream ? (uint32_t)s->count : run->per_stream;
     s->slots = calloc(s->slot_count, sizeof *s->slots);
     s->pool_count = (s->slot_count + RC_SLOTS_PER_POOL - 1) / RC_SLOTS_PER_POOL;
@@ -728,6 +728,7 @@ device_json(struct sbuf *b, const struct rc_run *run, uint32_t from, uint32_t to
 static int
 write_manifest(struct rc_run *run, const struct latency *all)
 {
+    char ip_text[NETADDR_TEXT_BYTES];
     const struct stress_options *o = run->o;
     double elapsed_s = (double)(run->end_us - run->start_us) / 1e6;
     uint64_t answered = total_answered(run);
@@ -737,9 +738,8 @@ write_manifest(struct rc_run *run, const struct latency *all)
 
     sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
     sbuf_add_json(&b, FLEETSIM_VERSION);
-    sbuf_printf(&b,
-                ",\"mode\":\"restconf\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"destination\":",
-                o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port);
+    sbuf_printf(&b, ",\"mode\":\"restconf\",\"parameters\":{\"ip\":\"%s\",\"port\":%u,\"destination\":",
+                netaddr_text(&o->ip_fam, o->ip, ip_text, sizeof ip_text), (unsigned)o->port);
     sbuf_add_json(&b, o->destination);
     sbuf_printf(&b, ",\"edits\":%" PRIu64 ",\"edit_content\":", o->edits);
     sbuf_add_json(&b, run->content_name);

@@ -60,6 +60,9 @@ int restconf_run(const struct stress_options *opts);
 /** @brief Address and port of device @p device under the options' addressing. */
 void run_target(const struct stress_options *opts, uint32_t device, uint32_t *addr, uint16_t *port);
 
+/** @brief Device @p device's "ADDR:PORT" ("192.0.2.1:830", "[fd00::1]:830") into @p buf. @return @p buf. */
+char *run_target_text(const struct stress_options *opts, uint32_t device, char *buf, size_t len);
+
 /**
  * @brief Prepare @p c for conn_start() to device @p device as the options ask (message timeout, framing,
  * @p preamble of @p preamble_len bytes, not owned) and give the device's address and port.

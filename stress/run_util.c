@@ -127,6 +127,18 @@ run_target(const struct stress_options *o, uint32_t device, uint32_t *addr, uint
     *port = (uint16_t)(o->ip_per_device ? o->port : o->port + device);
 }
 
+char *
+run_target_text(const struct stress_options *o, uint32_t device, char *buf, size_t len)
+{
+    char host[NETADDR_TEXT_BYTES];
+    uint32_t addr;
+    uint16_t port;
+
+    run_target(o, device, &addr, &port);
+    snprintf(buf, len, "%s:%u", netaddr_host(&o->ip_fam, addr, host, sizeof host), (unsigned)port);
+    return buf;
+}
+
 void
 run_conn_prepare(const struct stress_options *o, struct conn *c, uint32_t device, const char *preamble,
                  size_t preamble_len, uint32_t *addr, uint16_t *port)

@@ -104,24 +104,23 @@ struct snmprun;
 
 /* One collection in progress; slots are reused, never freed while the loop runs. */
 struct snmprun_slot {
-    struct loop_timer timer;   /* response timeout; armed while in_flight */
-    struct snmprun *run;       /* back pointer */
-    struct walk walk;          /* the walk; valid while busy */
-    uint32_t index;            /* position in run->slots: the low bits of its request-ids */
-    int fd;                    /* socket its requests go out on and replies come in on */
-    uint32_t device;           /* device collected; valid while busy */
-    struct sockaddr_in target; /* the device's agent; valid while busy */
-    int busy;                  /* 1 while a collection runs */
-    int in_flight;             /* 1 while a request waits for its response */
-    int discovering;           /* v3: 1 while the collection's request is the engine discovery */
-    int resynced;              /* v3: 1 once the current request was sent again after notInTimeWindow */
-    int32_t request_id;        /* request-id (and v3 msgID) of that request; valid while in_flight */
-    uint32_t seq;              /* requests this slot has sent, for unique request-ids */
-    uint32_t attempt;          /* retries of the current request so far, 0..--retries */
-    uint32_t requests;         /* distinct requests of this collection (P) */
-    uint32_t retries;          /* retransmissions in this collection */
-    monotime_us started_us;    /* first send of this collection */
-    monotime_us sent_us;       /* send of the request in flight */
+    struct loop_timer timer; /* response timeout; armed while in_flight */
+    struct snmprun *run;     /* back pointer */
+    struct walk walk;        /* the walk; valid while busy */
+    uint32_t index;          /* position in run->slots: the low bits of its request-ids */
+    int fd;                  /* socket its requests go out on and replies come in on */
+    uint32_t device;         /* device collected; valid while busy */
+    int busy;                /* 1 while a collection runs */
+    int in_flight;           /* 1 while a request waits for its response */
+    int discovering;         /* v3: 1 while the collection's request is the engine discovery */
+    int resynced;            /* v3: 1 once the current request was sent again after notInTimeWindow */
+    int32_t request_id;      /* request-id (and v3 msgID) of that request; valid while in_flight */
+    uint32_t seq;            /* requests this slot has sent, for unique request-ids */
+    uint32_t attempt;        /* retries of the current request so far, 0..--retries */
+    uint32_t requests;       /* distinct requests of this collection (P) */
+    uint32_t retries;        /* retransmissions in this collection */
+    monotime_us started_us;  /* first send of this collection */
+    monotime_us sent_us;     /* send of the request in flight */
 };
 
 /* A completed collection, for percentiles and the fit. */
@@ -213,15 +212,6 @@ run_second(const struct snmprun *run, monotime_us now)
 
 static void start_more(struct snmprun *run);
 
-static void
-format_target(const struct sockaddr_in *a, char *buf, size_t len)
-{
-    uint32_t ip = ntohl(a->sin_addr.s_addr);
-
-    snprintf(buf, len, "%u.%u.%u.%u:%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255,
-             (unsigned)ntohs(a->sin_port));
-}
-
 /* Stop the loop once nothing runs and nothing waits. Inside start_more() the queue is being drained,
  * so its caller checks afterwards. */
 static void
@@ -260,7 +250,7 @@ finish(struct snmprun_slot *s, enum snmprun_failure why, const char *detail)
     monotime_us now = loop_clock_monotonic();
     uint64_t t = now - s->started_us;
     uint32_t t_us = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-    char where[32];
+    char where[NETADDR_TEXT_BYTES];
 
     run->collections++;
     /* Out of memory here costs only a point of the per-second curves. */
@@ -279,7 +269,7 @@ finish(struct snmprun_slot *s, enum snmprun_failure why, const char *detail)
             run->device_failure[s->device] = (uint8_t)why;
         }
         if (!run->first_failure[0]) {
-            format_target(&s->target, where, sizeof where);
+            run_target_text(run->o, s->device, where, sizeof where);
             snprintf(run->first_failure, sizeof run->first_failure, "device %u (%s): %s", (unsigned)s->device,
                      where, detail);
         }
@@ -369,10 +359,16 @@ static const char *
 send_request(struct snmprun_slot *s)
 {
     struct snmprun *run = s->run;
+    struct sockaddr_storage to;
+    socklen_t to_len;
     const char *why;
     uint8_t *out;
     size_t out_len;
+    uint32_t addr;
+    uint16_t port;
 
+    run_target(run->o, s->device, &addr, &port);
+    to_len = netaddr_sockaddr(&run->o->ip_fam, addr, port, &to);
     s->seq++;
     s->request_id = (int32_t)((((uint64_t)s->seq << run->slot_bits) | s->index) & 0x7fffffffu);
     why = run->v3 ? encode_v3(s, &out, &out_len) : encode_v2c(s, &out, &out_len);
@@ -382,7 +378,7 @@ send_request(struct snmprun_slot *s)
     s->sent_us = loop_clock_monotonic();
     s->in_flight = 1;
     run->attempts++;
-    if (sendto(s->fd, out, out_len, 0, (const struct sockaddr *)&s->target, sizeof s->target) < 0) {
+    if (sendto(s->fd, out, out_len, 0, (const struct sockaddr *)&to, to_len) < 0) {
         run->send_errors++;
     }
     loop_timer_start(run->loop, &s->timer, s->sent_us + (monotime_us)run->o->timeout_ms * 1000u, on_timeout);
@@ -472,24 +468,27 @@ use_response(struct snmprun_slot *s, const struct spdu_pdu *pdu)
     next_request(s);
 }
 
-/* @return The slot whose request in flight @p id (request-id or msgID) answers from @p from on @p fd,
- * or NULL: a stray. */
+/* @return The slot whose request in flight @p id (request-id or msgID) answers from @p from (its device's
+ * agent, of either family) on @p fd, or NULL: a stray. */
 static struct snmprun_slot *
-match_slot(struct snmprun *run, int fd, const struct sockaddr_in *from, int32_t id)
+match_slot(struct snmprun *run, int fd, const struct sockaddr *from, int32_t id)
 {
     uint32_t index = (uint32_t)id & ((1u << run->slot_bits) - 1);
     struct snmprun_slot *s = &run->slots[index < run->slot_count ? index : 0];
+    uint32_t addr, from_addr;
+    uint16_t port, from_port;
 
     if (id < 0 || index >= run->slot_count || !s->in_flight || s->request_id != id || s->fd != fd ||
-        from->sin_addr.s_addr != s->target.sin_addr.s_addr || from->sin_port != s->target.sin_port) {
+        netaddr_from_sockaddr(&run->o->ip_fam, from, &from_addr, &from_port)) {
         return NULL;
     }
-    return s;
+    run_target(run->o, s->device, &addr, &port);
+    return from_addr == addr && from_port == port ? s : NULL;
 }
 
 /* One datagram from @p fd: match it to its slot, then advance or end that collection. */
 static void
-on_datagram(struct snmprun *run, int fd, const struct sockaddr_in *from, const uint8_t *buf, size_t len)
+on_datagram(struct snmprun *run, int fd, const struct sockaddr *from, const uint8_t *buf, size_t len)
 {
     struct spdu_message m;
     struct snmprun_slot *s;
@@ -535,7 +534,7 @@ usm_report_hint(enum susm_report_kind kind)
  * it with the keys of its slot, then act on what it means (walk_v3_classify()). Modifies @p buf.
  */
 static void
-on_datagram_v3(struct snmprun *run, int fd, const struct sockaddr_in *from, uint8_t *buf, size_t len)
+on_datagram_v3(struct snmprun *run, int fd, const struct sockaddr *from, uint8_t *buf, size_t len)
 {
     enum susm_report_kind failure, kind;
     enum walk_v3_verdict verdict;
@@ -611,7 +610,7 @@ static void
 on_readable(struct loop *loop, int fd, uint32_t events, void *data)
 {
     struct snmprun *run = data;
-    struct sockaddr_in from;
+    struct sockaddr_storage from;
     socklen_t from_len;
     ssize_t got;
 
@@ -627,12 +626,12 @@ on_readable(struct loop *loop, int fd, uint32_t events, void *data)
             }
             break; /* EAGAIN, or an ICMP error queued on the socket: nothing to read */
         }
-        if (from_len != sizeof from || from.sin_family != AF_INET) {
+        if (from_len > sizeof from || from.ss_family != netaddr_af(&run->o->ip_fam)) {
             run->stray++;
         } else if (run->v3) {
-            on_datagram_v3(run, fd, &from, run->rx, (size_t)got);
+            on_datagram_v3(run, fd, (const struct sockaddr *)&from, run->rx, (size_t)got);
         } else {
-            on_datagram(run, fd, &from, run->rx, (size_t)got);
+            on_datagram(run, fd, (const struct sockaddr *)&from, run->rx, (size_t)got);
         }
     }
 }
@@ -654,16 +653,10 @@ start_more(struct snmprun *run)
     while (run->free_count && run->queue_len) {
         struct snmprun_slot *s = &run->slots[run->free_slots[--run->free_count]];
         uint32_t device = run->queue[run->queue_head];
-        uint32_t addr;
-        uint16_t port;
 
         run->queue_head = (run->queue_head + 1) % o->device_count;
         run->queue_len--;
-        run_target(o, device, &addr, &port);
         s->device = device;
-        s->target.sin_family = AF_INET;
-        s->target.sin_addr.s_addr = htonl(addr);
-        s->target.sin_port = htons(port);
         s->busy = 1;
         s->requests = 0;
         s->retries = 0;
@@ -817,21 +810,22 @@ fit_poor(const struct walk_fit *f)
 static void
 report(struct snmprun *run, const struct snmprun_summary *sum)
 {
+    char ip_text[NETADDR_TEXT_BYTES];
     const struct stress_options *o = run->o;
     const struct walk_fit *f = &sum->fit;
     uint32_t listed = 0;
     uint32_t failed_devices = 0;
     int any = 0;
-    char where[32];
+    char where[NETADDR_TEXT_BYTES];
     char pct[3][24];
     char why[128];
 
-    printf("fleetsim-stress snmp: %u devices from %u.%u.%u.%u:%u, concurrency %u, %u OIDs (%s%s), "
+    printf("fleetsim-stress snmp: %u devices from %s, concurrency %u, %u OIDs (%s%s), "
            "max-repetitions %u, max-vars-per-pdu %u, timeout %u ms, retries %u, ",
-           (unsigned)o->device_count, o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255,
-           (unsigned)o->port, (unsigned)o->concurrency, (unsigned)run->plan.count,
-           o->oids ? "--oids" : "profile ", o->oids ? "" : o->profile, (unsigned)o->max_repetitions,
-           (unsigned)o->max_vars, (unsigned)o->timeout_ms, (unsigned)o->retries);
+           (unsigned)o->device_count, run_target_text(o, 0, ip_text, sizeof ip_text),
+           (unsigned)o->concurrency, (unsigned)run->plan.count, o->oids ? "--oids" : "profile ",
+           o->oids ? "" : o->profile, (unsigned)o->max_repetitions, (unsigned)o->max_vars,
+           (unsigned)o->timeout_ms, (unsigned)o->retries);
     if (o->duration_s) {
         printf("duration %u s\n", (unsigned)o->duration_s);
     } else {
@@ -920,9 +914,6 @@ report(struct snmprun *run, const struct snmprun_summary *sum)
     printf("client CPU: %.3f s, %.1f us per request sent\n", sum->cpu_s,
            run->attempts ? sum->cpu_s * 1e6 / (double)run->attempts : 0.0);
     for (uint32_t d = 0; d < o->device_count; d++) {
-        struct sockaddr_in a = {0};
-        uint32_t addr;
-        uint16_t port;
         if (!run->device_failure[d]) {
             continue;
         }
@@ -930,10 +921,7 @@ report(struct snmprun *run, const struct snmprun_summary *sum)
         if (listed == SNMPRUN_FAILED_PRINT_MAX) {
             continue;
         }
-        run_target(o, d, &addr, &port);
-        a.sin_addr.s_addr = htonl(addr);
-        a.sin_port = htons(port);
-        format_target(&a, where, sizeof where);
+        run_target_text(o, d, where, sizeof where);
         printf("%s  device %u (%s) %s\n", listed ? "" : "failed devices:\n", (unsigned)d, where,
                failure_names[run->device_failure[d]]);
         listed++;
@@ -960,6 +948,7 @@ json_percentiles_ms(struct sbuf *b, const char *name, const struct latency *l)
 static int
 write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
 {
+    char ip_text[NETADDR_TEXT_BYTES];
     const struct stress_options *o = run->o;
     const struct walk_fit *f = &sum->fit;
     struct sbuf b = {0};
@@ -970,9 +959,9 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
     sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(&b,
-                ",\"mode\":\"snmp\",\"parameters\":{\"ip\":\"%u.%u.%u.%u\",\"port\":%u,\"device_count\":%u,"
+                ",\"mode\":\"snmp\",\"parameters\":{\"ip\":\"%s\",\"port\":%u,\"device_count\":%u,"
                 "\"ip_per_device\":%s,\"snmp_version\":\"%s\",\"community\":",
-                o->ip >> 24, (o->ip >> 16) & 255, (o->ip >> 8) & 255, o->ip & 255, (unsigned)o->port,
+                netaddr_text(&o->ip_fam, o->ip, ip_text, sizeof ip_text), (unsigned)o->port,
                 (unsigned)o->device_count, o->ip_per_device ? "true" : "false", run->v3 ? "3" : "2c");
     json_string_or_null(&b, run->v3 ? NULL : o->community);
     sbuf_adds(&b, ",\"v3_user\":");
@@ -1076,16 +1065,10 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     sbuf_printf(&b, "},\"client_cpu_s\":%.6f,\"client_cpu_us_per_request\":%.3f,\"failed_devices\":[",
                 sum->cpu_s, run->attempts ? sum->cpu_s * 1e6 / (double)run->attempts : 0.0);
     for (uint32_t d = 0; d < o->device_count; d++) {
-        struct sockaddr_in a = {0};
-        uint32_t addr;
-        uint16_t port;
         if (!run->device_failure[d]) {
             continue;
         }
-        run_target(o, d, &addr, &port);
-        a.sin_addr.s_addr = htonl(addr);
-        a.sin_port = htons(port);
-        format_target(&a, text, sizeof text);
+        run_target_text(o, d, text, sizeof text);
         sbuf_printf(&b, "%s{\"device\":%u,\"address\":\"%s\",\"failure\":\"%s\"}", failed_devices ? "," : "",
                     (unsigned)d, text, failure_names[run->device_failure[d]]);
         failed_devices++;
@@ -1266,7 +1249,7 @@ setup(struct snmprun *run, int fd_limit)
         return -1;
     }
     for (uint32_t i = 0; i < run->fd_count; i++) {
-        run->fds[i] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        run->fds[i] = socket(netaddr_af(&o->ip_fam), SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (run->fds[i] < 0) {
             fprintf(stderr, "fleetsim-stress: cannot create a UDP socket: %s\n", strerror(errno));
             return -1;

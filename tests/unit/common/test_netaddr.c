@@ -134,13 +134,43 @@ test_endpoint_parse(void **state)
     assert_int_equal(netaddr_endpoint_parse(":162", 0, &e, err, sizeof err), -1);
 }
 
+/* A socket's local address has a family of its own: split it whatever the fleet's family. */
+static void
+test_split_any_sockaddr(void **state)
+{
+    struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6, .sin6_port = htons(4242)};
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(7)};
+    struct sockaddr unix_sa = {.sa_family = AF_UNIX};
+    struct net_family fam;
+    uint32_t low;
+    uint16_t port;
+    char text[NETADDR_TEXT_BYTES];
+
+    (void)state;
+    inet_pton(AF_INET6, "fd00::1:2", &sin6.sin6_addr);
+    assert_int_equal(netaddr_split((struct sockaddr *)&sin6, &fam, &low, &port), 0);
+    assert_int_equal(fam.v6, 1);
+    assert_int_equal(port, 4242);
+    assert_string_equal(netaddr_host(&fam, low, text, sizeof text), "[fd00::1:2]");
+    inet_pton(AF_INET6, "::ffff:127.0.0.9", &sin6.sin6_addr);
+    assert_int_equal(netaddr_split((struct sockaddr *)&sin6, &fam, &low, &port), 0);
+    assert_int_equal(fam.v6, 0);
+    assert_string_equal(netaddr_text(&fam, low, text, sizeof text), "127.0.0.9");
+    sin.sin_addr.s_addr = htonl(0x7f000002u);
+    assert_int_equal(netaddr_split((struct sockaddr *)&sin, &fam, &low, &port), 0);
+    assert_int_equal(fam.v6, 0);
+    assert_int_equal(low, 0x7f000002u);
+    assert_int_equal(port, 7);
+    assert_int_equal(netaddr_split(&unix_sa, &fam, &low, &port), -1);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ipv4_round_trip),     cmocka_unit_test(test_ipv6_round_trip),
         cmocka_unit_test(test_peer_outside_prefix), cmocka_unit_test(test_range_fits),
-        cmocka_unit_test(test_endpoint_parse),
+        cmocka_unit_test(test_endpoint_parse),      cmocka_unit_test(test_split_any_sockaddr),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -328,6 +328,8 @@ test_restconf_fill_as_opendaylight(void **state)
         .stream = 3, .request = 41, .device_port = 17833, .mac_first = RFILL_PHYS_ADDR_BASE + 255};
     struct sbuf b = {0};
     char *url;
+    struct net_family fam;
+    uint32_t ip;
     char node[64];
 
     (void)state;
@@ -347,9 +349,16 @@ test_restconf_fill_as_opendaylight(void **state)
     assert_string_equal(b.buf, "{INTLEAF} alone");
     rfill_free(&f);
     sbuf_free(&b);
-    url =
-        rfill_url(0x7f000001u, 8182, "/x/node={DEVICE_PORT}-sim-device/yang-ext:mount/{DEVICE_PORT}", 17830);
+    assert_int_equal(netaddr_parse("127.0.0.1", &fam, &ip), 0);
+    url = rfill_url(&fam, ip, 8182, "/x/node={DEVICE_PORT}-sim-device/yang-ext:mount/{DEVICE_PORT}", 17830);
     assert_string_equal(url, "http://127.0.0.1:8182/x/node=17830-sim-device/yang-ext:mount/{DEVICE_PORT}");
+    rfill_node(url, node, sizeof node);
+    assert_string_equal(node, "17830-sim-device");
+    free(url);
+    /* An IPv6 controller is bracketed (RFC 3986); the placeholders are untouched by the host's colons. */
+    assert_int_equal(netaddr_parse("fd00::1", &fam, &ip), 0);
+    url = rfill_url(&fam, ip, 8182, "/x/node={DEVICE_PORT}-sim-device/yang-ext:mount/{DEVICE_PORT}", 17830);
+    assert_string_equal(url, "http://[fd00::1]:8182/x/node=17830-sim-device/yang-ext:mount/{DEVICE_PORT}");
     rfill_node(url, node, sizeof node);
     assert_string_equal(node, "17830-sim-device");
     free(url);
