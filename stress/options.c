@@ -482,7 +482,7 @@ static const struct stress_opt opts[] = {
      .metavar = "ADDR",
      .dflt = "127.0.0.1",
      .section = "Common options:",
-     .help = "server address (restconf: the controller's)"},
+     .help = "server address, IPv4 or IPv6 without brackets (restconf: the controller's)"},
     {.name = "port",
      .kind = OPT_U32,
      .field = FIELD(port),
@@ -1334,6 +1334,27 @@ usage(FILE *out)
 
 /* ------------------------------------------------------------------ argv */
 
+/* 1 unless @p url is http:// or https:// with a usable host: an IPv6 host needs its brackets (RFC
+ * 3986 3.2.2), or libcurl takes the address's last group for the port. */
+static int
+url_unusable(const char *url)
+{
+    const char *host, *colon;
+    size_t len;
+
+    if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))) {
+        return 1;
+    }
+    host = strstr(url, "://") + 3;
+    len = strcspn(host, "/?#");
+    for (const char *at = memchr(host, '@', len); at; at = memchr(host, '@', len)) { /* skip user:password@ */
+        len -= (size_t)(at + 1 - host);
+        host = at + 1;
+    }
+    colon = host[0] == '[' ? NULL : memchr(host, ':', len);
+    return colon && memchr(colon + 1, ':', len - (size_t)(colon + 1 - host)) != NULL;
+}
+
 #define BAD(...)                                                                                             \
     do {                                                                                                     \
         snprintf(err, err_len, __VA_ARGS__);                                                                 \
@@ -1491,8 +1512,9 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         }
     }
     if (o->mode == STRESS_CONTROLLER_MOUNT) {
-        if (!o->url || (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8))) {
-            BAD("controller-mount needs --url http://HOST:PORT/restconf (or https://)");
+        if (url_unusable(o->url)) {
+            BAD("controller-mount needs --url http://HOST:PORT/restconf (or https://), an IPv6 HOST in "
+                "brackets");
         }
         if (!opt_given(given, "device-count")) {
             BAD("controller-mount needs --device-count D, the nodes expected to connect");
@@ -1500,8 +1522,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (o->ssh > 0) {
             BAD("--ssh is for edit, mount and notify (NETCONF)");
         }
-        if (o->events_url && strncmp(o->events_url, "http://", 7) && strncmp(o->events_url, "https://", 8)) {
-            BAD("--events needs the fleet's URL, http://HOST:PORT (or https://)");
+        if (o->events_url && url_unusable(o->events_url)) {
+            BAD("--events needs the fleet's URL, http://HOST:PORT (or https://), an IPv6 HOST in brackets");
         }
         if (o->events_token_file && !o->events_url) {
             BAD("--events-token-file goes with --events");
@@ -1548,8 +1570,8 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (o->events_url && !o->reconnect) {
             BAD("--events goes with --reconnect: recovery is measured from a mount that reconnects");
         }
-        if (o->events_url && strncmp(o->events_url, "http://", 7) && strncmp(o->events_url, "https://", 8)) {
-            BAD("--events needs the fleet's URL, http://HOST:PORT (or https://)");
+        if (o->events_url && url_unusable(o->events_url)) {
+            BAD("--events needs the fleet's URL, http://HOST:PORT (or https://), an IPv6 HOST in brackets");
         }
         if (o->events_token_file && !o->events_url) {
             BAD("--events-token-file goes with --events");

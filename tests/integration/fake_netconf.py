@@ -1,10 +1,13 @@
 """Scripted NETCONF servers for testing clients (fleetsim-stress) where fleetsim cannot misbehave.
 
-FakeServers listens on `count` consecutive ports of 127.0.0.1 (device i on port + i) and runs one
+FakeServers listens on `count` consecutive ports of 127.0.0.1 or ::1 (device i on port + i) and runs one
 thread per connection. Each connection follows a script (the Script fields): which hello to send
 (or none), how many requests to answer, what to do afterwards (close politely or go silent),
 a delay per reply, or "settle" mode, where requests pile up unanswered until the client has
 sent nothing more for a while; that shows exactly how many requests the client keeps in flight.
+
+With ssh=(user, password) each connection is SSH first (paramiko, password login, the "netconf"
+subsystem) and the script runs on the subsystem's channel.
 
 Everything a connection received is recorded (preamble bytes, the client hello, every request
 with its framing), so tests can assert what the client sent and not only what it reported.
@@ -88,17 +91,21 @@ class Connection:
         self.errors = []          # protocol errors seen (the client framed or wrote garbage)
         self.socket_errors = []   # send/recv failures (the client went away)
         self.accepted_at = None
+        self.peer = None          # the client's (host, port, ...) as accept() gave it
         self.hello_sent_at = None
         self.closed_by_client_at = None  # when the client's EOF arrived
         self.done = False         # the connection's thread has ended
 
 
 class FakeServers:
-    """`count` scripted NETCONF servers on ports port..port+count-1 of 127.0.0.1."""
+    """`count` scripted NETCONF servers on ports port..port+count-1 of `host` (127.0.0.1 or ::1)."""
 
-    def __init__(self, script=None, count=1):
+    def __init__(self, script=None, count=1, host="127.0.0.1", ssh=None):
         self.script = script or Script()
         self.count = count
+        self.host = host
+        self.ssh = ssh              # (user, password): speak SSH with the netconf subsystem; None: TCP
+        self.host_key = None        # paramiko key, made once when ssh is set
         self.port = None
         self.listeners = []
         self.connections = []
@@ -111,15 +118,18 @@ class FakeServers:
 
     # -- life
     def start(self):
+        if self.ssh and not self.host_key:
+            import paramiko
+            self.host_key = paramiko.ECDSAKey.generate()  # fast, unlike RSA; libssh takes it
         rng = random.Random()
         for _ in range(20):
             port = rng.randrange(h.PORT_LOW, h.PORT_HIGH - self.count)
             socks = []
             try:
                 for i in range(self.count):
-                    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                    s = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_STREAM)
                     socks.append(s)
-                    s.bind(("127.0.0.1", port + i))
+                    s.bind((self.host, port + i))
                     s.listen(128)
                     s.settimeout(POLL_S)
             except OSError:
@@ -188,13 +198,14 @@ class FakeServers:
     def _accept_loop(self, device, listener):
         while not self.stopping.is_set():
             try:
-                sock, _ = listener.accept()
+                sock, peer = listener.accept()
             except socket.timeout:
                 continue
             except OSError:
                 return
             conn = Connection(device)
             conn.accepted_at = time.monotonic()
+            conn.peer = peer
             with self.lock:
                 self.connections.append(conn)
                 self.active_setups += 1
@@ -204,16 +215,60 @@ class FakeServers:
             t.start()
 
     def _serve(self, sock, conn):
+        transport = None
         try:
-            _Session(self, sock, conn).run()
+            if self.ssh:
+                transport, channel = self._ssh_channel(sock)
+                if channel is None:
+                    conn.errors.append("SSH: no netconf subsystem")
+                    return
+                _Session(self, channel, conn).run()
+            else:
+                _Session(self, sock, conn).run()
         except ProtocolError as e:
             conn.errors.append(str(e))
-        except OSError as e:
+        except (OSError, EOFError) as e:
             # The client may close while replies are being written; that is its business.
             conn.socket_errors.append(str(e))
         finally:
+            if transport:
+                transport.close()
             sock.close()
             conn.done = True
+
+    def _ssh_channel(self, sock):
+        """Server side of SSH on sock: password login and the netconf subsystem; (transport, channel or None)."""
+        import paramiko
+        servers = self
+        subsystem = threading.Event()
+
+        class Interface(paramiko.ServerInterface):
+            def get_allowed_auths(self, username):
+                return "password"
+
+            def check_auth_password(self, username, password):
+                ok = (username, password) == tuple(servers.ssh)
+                return paramiko.AUTH_SUCCESSFUL if ok else paramiko.AUTH_FAILED
+
+            def check_channel_request(self, kind, chanid):
+                if kind == "session":
+                    return paramiko.OPEN_SUCCEEDED
+                return paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
+
+            def check_channel_subsystem_request(self, channel, name):
+                if name == "netconf":
+                    subsystem.set()
+                    return True
+                return False
+
+        sock.settimeout(None)  # paramiko runs its own thread on the socket
+        transport = paramiko.Transport(sock)
+        transport.add_server_key(self.host_key)
+        transport.start_server(server=Interface())
+        channel = transport.accept(h.scaled(10))
+        if channel is None or not subsystem.wait(h.scaled(10)):
+            return transport, None
+        return transport, channel
 
     def setup_done(self):
         with self.lock:

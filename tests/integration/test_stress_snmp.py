@@ -60,16 +60,16 @@ MANIFEST_RESULTS = ["collections", "completed", "failed", "elapsed_s", "collecti
                     "first_failure"]
 
 
-def random_port(span=1):
-    """A port (and span - 1 after it) below Linux's ephemeral range, free for UDP on 127.0.0.1 now."""
+def random_port(span=1, host="127.0.0.1"):
+    """A port (and span - 1 after it) below Linux's ephemeral range, free for UDP on host now."""
     for _ in range(100):
         port = random.randint(h.PORT_LOW, h.PORT_HIGH - span)
         socks = []
         try:
             for p in range(port, port + span):
-                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_DGRAM)
                 socks.append(s)
-                s.bind(("127.0.0.1", p))
+                s.bind((host, p))
             return port
         except OSError:
             continue
@@ -80,32 +80,37 @@ def random_port(span=1):
 
 
 class Snmpd:
-    """net-snmp's snmpd on 127.0.0.1:port (and the next addresses with addresses > 1), v2c community
-    public, read-only; SIGTERM at the end."""
+    """net-snmp's snmpd on 127.0.0.1:port (and the next addresses with addresses > 1), or on udp6 [::1]:port
+    with v6, v2c community public, read-only; SIGTERM at the end."""
 
-    def __init__(self, port=None, addresses=1):
+    def __init__(self, port=None, addresses=1, v6=False):
         self.port = port
         self.addresses = addresses
+        self.v6 = v6
         self.proc = None
         self.dir = tempfile.mkdtemp(prefix="fleetsim-snmpd-")
         self.conf = os.path.join(self.dir, "snmpd.conf")
         self.log_path = os.path.join(self.dir, "snmpd.log")
         with open(self.conf, "w") as f:
-            f.write("rocommunity public 127.0.0.0/8\n")
+            f.write("rocommunity6 public ::1/128\n" if v6 else "rocommunity public 127.0.0.0/8\n")
 
     def __enter__(self):
         fixed = self.port is not None
         for _ in range(1 if fixed else START_ATTEMPTS):
             if not fixed:
-                self.port = random_port()
+                self.port = random_port(host="::1" if self.v6 else "127.0.0.1")
             if self._start_once():
                 return self
         self.stop()
-        raise AssertionError("snmpd did not start on 127.0.0.1:%s:\n%s" % (self.port, self.log()))
+        raise AssertionError("snmpd did not start on %s:\n%s" % (self.agent(), self.log()))
 
     def __exit__(self, *exc):
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def agent(self, a=0):
+        """net-snmp's name of the agent (address a)."""
+        return "udp6:[::1]:%d" % self.port if self.v6 else "udp:127.0.0.%d:%d" % (a + 1, self.port)
 
     def log(self):
         try:
@@ -121,7 +126,7 @@ class Snmpd:
         self.proc = subprocess.Popen(
             [shutil.which("snmpd") or "/usr/sbin/snmpd", "-f", "-Lf", self.log_path, "-C", "-c", self.conf,
              "-I", "-smux", "-p", os.path.join(self.dir, "pid"),
-             ",".join("udp:127.0.0.%d:%d" % (a + 1, self.port) for a in range(self.addresses))],
+             ",".join(self.agent(a) for a in range(self.addresses))],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
             preexec_fn=lambda: h._child_setup(None))
         log.close()
@@ -130,7 +135,7 @@ class Snmpd:
             if self.proc.poll() is not None:
                 return False
             r = subprocess.run(["snmpget", "-v2c", "-c", "public", "-On", "-t", "0.3", "-r", "0",
-                                "127.0.0.1:%d" % self.port, SYS_UPTIME], env=NET_SNMP_ENV,
+                                self.agent(), SYS_UPTIME], env=NET_SNMP_ENV,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=h.scaled(5))
             if r.returncode == 0 and b"Timeticks" in r.stdout:
                 return True
@@ -150,21 +155,21 @@ class Snmpd:
             raise AssertionError("snmpd did not stop on SIGTERM")
 
 
-def bulkwalk(port, oid):
+def bulkwalk(port, oid, host="127.0.0.1"):
     """snmpbulkwalk's lines (-On) for one OID."""
-    r = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-t", "2", "-r", "1",
-                        "127.0.0.1:%d" % port, oid], env=NET_SNMP_ENV, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=h.scaled(30))
+    agent = ("udp6:[%s]:%d" if ":" in host else "%s:%d") % (host, port)
+    r = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-On", "-t", "2", "-r", "1", agent, oid],
+                       env=NET_SNMP_ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=h.scaled(30))
     if r.returncode != 0:
         raise AssertionError("snmpbulkwalk %s failed: %s" % (oid, r.stderr.decode(errors="replace")))
     return r.stdout.decode(errors="replace").splitlines()
 
 
-def expected_counts(port, oids):
+def expected_counts(port, oids, host="127.0.0.1"):
     """(numeric values, all values) snmpbulkwalk reports for these OIDs together."""
     numeric = values = 0
     for oid in oids:
-        lines = bulkwalk(port, oid)
+        lines = bulkwalk(port, oid, host)
         numeric += sum(1 for line in lines if NUMERIC.search(line))
         values += sum(1 for line in lines if VALUE.search(line))
     return numeric, values
