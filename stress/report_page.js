@@ -526,7 +526,9 @@
                    get(run, 'results.devices') + ' device lines');
       }
       var labels = rows.map(function (d) {
-        return (d.device === null ? '' : 'device ' + d.device + ' ') + (d.address ? d.address + ':' : 'port ') +
+        /* An IPv6 address in brackets before its port, as reconcile prints it. */
+        var host = d.address && d.address.indexOf(':') >= 0 ? '[' + d.address + ']' : d.address;
+        return (d.device === null ? '' : 'device ' + d.device + ' ') + (host ? host + ':' : 'port ') +
                d.port + ' ' + d.class;
       });
       var c = chart(parent, name, title, {type: 'bar', data: {labels: labels, datasets: [

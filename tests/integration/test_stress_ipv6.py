@@ -230,6 +230,35 @@ class FakePeersTest(Ipv6Case):
         self.assertEqual(bad.code, 1, str(bad))
         self.assertEqual(bad.manifest["results"]["failed_devices"][0]["address"], "[::1]:%d" % silent, str(bad))
 
+    def test_record_reads_netconf_and_snmp_at_an_ipv6_address(self):
+        # The fake server answers <ok/> to everything, so the folder lacks modules and data (exit 1); what
+        # counts here is that the hello came over [::1] and the SNMP walk over udp6 filled snmp.snmprec.
+        out = tempfile.mkdtemp(prefix="fleetsim-ipv6-rec-")
+        try:
+            with tss.Snmpd(v6=True) as agent, fake.FakeServers(host="::1") as srv:
+                p = subprocess.run([STRESS, "record", "--out", os.path.join(out, "rec"), "--ip", "::1", "--port",
+                                    str(srv.port), "--ssh", "false", "--snmp", "public", "--snmp-port",
+                                    str(agent.port), "--msg-timeout", "5"], stdin=subprocess.DEVNULL,
+                                   capture_output=True, text=True, timeout=h.scaled(60))
+                self.assertTrue(srv.finished())
+                self.assertEqual([c.peer[0] for c in srv.connections], ["::1"])
+            with open(os.path.join(out, "rec", "manifest.json")) as f:
+                m = json.load(f)
+            with open(os.path.join(out, "rec", "snmp.snmprec")) as f:
+                snmprec = f.read().splitlines()
+            with open(os.path.join(out, "rec", "rules.json")) as f:
+                rules = f.read()
+        finally:
+            shutil.rmtree(out)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertEqual(m["source"]["host"], "::1", m)
+        self.assertIn("record: [::1]:%d into" % srv.port, p.stdout)
+        self.assertNotIn("snmp", [x["what"] for x in m["problems"]], m["problems"])
+        self.assertGreater(m["counts"]["snmp_oids"], 100, m)
+        self.assertEqual(m["counts"]["snmp_oids"], len(snmprec))
+        self.assertTrue(any(line.startswith("1.3.6.1.2.1.1.3.0|") for line in snmprec), snmprec[:5])
+        self.assertIn('"match": "::1"', rules)
+
     def test_reconcile_joins_ipv6_report_addresses_written_differently(self):
         port = 40100
         received = {"tool": "fleetsim-stress", "mode": "notify", "devices": [
