@@ -1,8 +1,9 @@
 """Scripted NETCONF servers for testing clients (fleetsim-stress) where fleetsim cannot misbehave.
 
-FakeServers listens on `count` consecutive ports of 127.0.0.1 or ::1 (device i on port + i) and runs one
-thread per connection. Each connection follows a script (the Script fields): which hello to send
-(or none), how many requests to answer, what to do afterwards (close politely or go silent),
+FakeServers listens on `count` consecutive ports of 127.0.0.1 or ::1 (device i on port + i), or on one
+port of a list of addresses (device i on the i-th), and runs one thread per connection. Each connection
+follows a script (the Script fields): which hello to send (or none), how many requests to answer, what
+to do afterwards (close politely or go silent),
 a delay per reply, or "settle" mode, where requests pile up unanswered until the client has
 sent nothing more for a while; that shows exactly how many requests the client keeps in flight.
 
@@ -100,10 +101,11 @@ class Connection:
 class FakeServers:
     """`count` scripted NETCONF servers on ports port..port+count-1 of `host` (127.0.0.1 or ::1)."""
 
-    def __init__(self, script=None, count=1, host="127.0.0.1", ssh=None):
+    def __init__(self, script=None, count=1, host="127.0.0.1", ssh=None, hosts=None):
         self.script = script or Script()
-        self.count = count
+        self.count = len(hosts) if hosts else count
         self.host = host
+        self.hosts = hosts          # an address per device, all on one port (as --ip-per-device); None: host
         self.ssh = ssh              # (user, password): speak SSH with the netconf subsystem; None: TCP
         self.host_key = None        # paramiko key, made once when ssh is set
         self.port = None
@@ -127,9 +129,13 @@ class FakeServers:
             socks = []
             try:
                 for i in range(self.count):
-                    s = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_STREAM)
+                    host = self.hosts[i] if self.hosts else self.host
+                    s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
                     socks.append(s)
-                    s.bind((self.host, port + i))
+                    if self.hosts:
+                        # An address of a prefix routed to lo is local without being assigned to it.
+                        s.setsockopt(socket.SOL_IP, getattr(socket, "IP_FREEBIND", 15), 1)
+                    s.bind((host, port if self.hosts else port + i))
                     s.listen(128)
                     s.settimeout(POLL_S)
             except OSError:

@@ -311,6 +311,65 @@ class FakePeersTest(Ipv6Case):
                 self.assertIn("an IPv6 HOST in brackets", p.stderr)
 
 
+# A prefix of the tests' own, routed to lo (issue 19's `ip -6 route add local PREFIX/64 dev lo`).
+LOCAL_PREFIX = "fd00:f1ee:5757:1::"
+
+
+class LocalPrefix:
+    """LOCAL_PREFIX/64 made local on lo for the test's time when root and not already there; else why not."""
+
+    def __init__(self):
+        self.added = False
+        self.why = None
+
+    def __enter__(self):
+        net = LOCAL_PREFIX + "/64"
+        ip = shutil.which("ip") or "/usr/sbin/ip"
+        shown = subprocess.run([ip, "-6", "route", "show", "table", "local", net], capture_output=True, text=True)
+        if shown.returncode != 0:
+            self.why = "no ip(8): %s" % shown.stderr.strip()
+        elif not shown.stdout.strip():
+            if os.geteuid() != 0:
+                self.why = "%s is not local and only root can make it so" % net
+            else:
+                add = subprocess.run([ip, "-6", "route", "add", "local", net, "dev", "lo"], capture_output=True,
+                                     text=True)
+                self.added = add.returncode == 0
+                self.why = None if self.added else "ip -6 route add local %s dev lo: %s" % (net, add.stderr.strip())
+        return self
+
+    def __exit__(self, *exc):
+        if self.added:
+            subprocess.run([shutil.which("ip") or "/usr/sbin/ip", "-6", "route", "del", "local",
+                            LOCAL_PREFIX + "/64", "dev", "lo"], capture_output=True)
+
+
+class AddressPerDeviceTest(Ipv6Case):
+    def test_mount_and_edit_step_through_ipv6_addresses_of_a_local_prefix(self):
+        with LocalPrefix() as prefix:
+            if prefix.why:
+                self.skipTest(prefix.why)
+            # The low 32 bits step across a 16-bit boundary: ...:ffff, 1:0, 1:1.
+            hosts = [LOCAL_PREFIX + "ffff", LOCAL_PREFIX + "1:0", LOCAL_PREFIX + "1:1"]
+            with fake.FakeServers(hosts=hosts) as srv:
+                r = run(["mount", "--ip", hosts[0], "--ip-per-device", "--port", srv.port, "--device-count", 3,
+                         "--ssh", "false"])
+                m = self.ok(r)
+                self.assertTrue(srv.finished())
+                self.assertEqual(sorted(c.device for c in srv.connections), [0, 1, 2])
+            self.assertEqual((m["parameters"]["ip"], m["parameters"]["ip_per_device"]),
+                             ("fd00:f1ee:5757:1::ffff", True), r)
+            with fake.FakeServers(hosts=hosts) as srv:
+                r = run(["edit", "--ip", hosts[0], "--ip-per-device", "--port", srv.port, "--device-count", 3,
+                         "--thread-amount", 3, "--edits", 30, "--candidate-datastore", "false", "--ssh", "false"])
+                self.ok(r)
+                self.assertTrue(srv.finished())
+                per_device = {}
+                for c in srv.connections:
+                    per_device[c.device] = per_device.get(c.device, 0) + sum(q.op == "edit-config" for q in c.requests)
+                self.assertEqual(per_device, {0: 10, 1: 10, 2: 10})
+
+
 def fleetsim_on_ipv6():
     """A fleet of one device on ::1, or (None, why not)."""
     try:
