@@ -9,6 +9,9 @@ sent nothing more for a while; that shows exactly how many requests the client k
 Everything a connection received is recorded (preamble bytes, the client hello, every request
 with its framing), so tests can assert what the client sent and not only what it reported.
 Every socket operation is bounded; close() ends all threads within a bounded time.
+
+With `tls` (a server-side ssl.SSLContext) every connection is NETCONF over TLS (RFC 7589): the
+handshake runs in the connection's thread, and a refused one is recorded in Connection.tls_error.
 """
 
 import random
@@ -91,14 +94,17 @@ class Connection:
         self.hello_sent_at = None
         self.closed_by_client_at = None  # when the client's EOF arrived
         self.done = False         # the connection's thread has ended
+        self.tls_error = None     # with tls: why the handshake failed (ssl's text), else None
+        self.peer_cert = None     # with tls: the client certificate's subject, when one was sent
 
 
 class FakeServers:
     """`count` scripted NETCONF servers on ports port..port+count-1 of 127.0.0.1."""
 
-    def __init__(self, script=None, count=1):
+    def __init__(self, script=None, count=1, tls=None):
         self.script = script or Script()
         self.count = count
+        self.tls = tls              # ssl.SSLContext (server side), or None for plain TCP
         self.port = None
         self.listeners = []
         self.connections = []
@@ -205,6 +211,11 @@ class FakeServers:
 
     def _serve(self, sock, conn):
         try:
+            if self.tls is not None:
+                tls = self._tls_accept(sock, conn)
+                if tls is None:
+                    return
+                sock = tls
             _Session(self, sock, conn).run()
         except ProtocolError as e:
             conn.errors.append(str(e))
@@ -214,6 +225,21 @@ class FakeServers:
         finally:
             sock.close()
             conn.done = True
+
+    def _tls_accept(self, sock, conn):
+        """The TLS handshake, bounded; the TLS socket, or None (closed) when it failed."""
+        sock.settimeout(h.scaled(10))
+        try:
+            tls = self.tls.wrap_socket(sock, server_side=True)
+        except (OSError, ValueError) as e:
+            conn.tls_error = str(e)
+            sock.close()
+            self.setup_done()
+            return None
+        cert = tls.getpeercert()
+        if cert:
+            conn.peer_cert = dict(x[0] for x in cert.get("subject", ()))
+        return tls
 
     def setup_done(self):
         with self.lock:
@@ -354,6 +380,8 @@ class _Session:
         if self.stopped():
             return
         if s.after == "close":
+            if self.servers.tls is not None:
+                return  # ssl's shutdown() would drop TLS and leave raw records to drain: just close
             # FIN, not RST: read on until the client closes, so its unread requests never reset it.
             self.sock.shutdown(socket.SHUT_WR)
         self.drain()
