@@ -28,8 +28,8 @@ def start_fleet(args, binary=None, timeout_s=60, prefix=()):
     if "--snmp" not in args and "--snmp-starting-port" not in args and "--starting-port" in args:
         # NETCONF benchmarks: the agents (on by default) take the UDP ports of the same numbers.
         args = args + ["--snmp-starting-port", args[args.index("--starting-port") + 1]]
-    if "--ssh" not in args:
-        args = args + ["--ssh", "false"]  # the NETCONF benchmarks measure TCP unless they ask for SSH
+    if "--ssh" not in args and "--transport" not in args:
+        args = args + ["--ssh", "false"]  # the NETCONF benchmarks measure TCP unless they ask for SSH or TLS
     proc = subprocess.Popen(list(prefix) + [binary] + args, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + timeout_s
     seen = []
@@ -58,6 +58,51 @@ def stress_manifest(args, timeout_s=600):
             return json.load(f)
     finally:
         os.unlink(path)
+
+
+def stress_mount_held(first_ip, port, count, client_args, concurrency, hold_s, proc):
+    """fleetsim-stress mount of @count devices (address per device from @first_ip, hello only) with
+    @client_args (its transport options), held @hold_s seconds, against the fleet @proc. Returns (results of
+    the manifest, server CPU seconds of the whole run, the server's CPU share of a core while the sessions
+    idle, its RSS in KiB then); the last two are None when the hold is under 6 s."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        manifest = f.name
+    cmd = [os.path.join(repo_root(), "build", "fleetsim-stress"), "mount", "--ip", first_ip, "--ip-per-device",
+           "--port", str(port), "--device-count", str(count), "--concurrency", str(concurrency), "--on-mount",
+           "none", "--hold", str(hold_s), "--json", manifest] + list(client_args)
+    cpu0 = cpu_seconds(proc.pid)
+    client = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Idle measurement: once every session is open (the server holds one descriptor per session), over a
+    # third of the hold.
+    idle = rss = None
+    base_fds = len(os.listdir("/proc/%d/fd" % proc.pid))
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and client.poll() is None:
+        if len(os.listdir("/proc/%d/fd" % proc.pid)) >= base_fds + count:
+            break
+        time.sleep(0.2)
+    if client.poll() is None and hold_s >= 6:
+        time.sleep(1.0)
+        c0, t0 = cpu_seconds(proc.pid), time.monotonic()
+        time.sleep(hold_s / 3)
+        idle = (cpu_seconds(proc.pid) - c0) / (time.monotonic() - t0)
+        rss = rss_kib(proc.pid)
+    out, err = client.communicate(timeout=hold_s + 900)
+    server_cpu = cpu_seconds(proc.pid) - cpu0
+    if client.returncode != 0:
+        raise RuntimeError("mount failed: %s %s" % (out[-600:], err[-600:]))
+    with open(manifest) as f:
+        r = json.load(f)["results"]
+    os.unlink(manifest)
+    return r, server_cpu, idle, rss
+
+
+def stress_edit_rate(ip, port, client_args, extra, edits):
+    """edit-config requests per second of fleetsim-stress edit (@edits on running, one session) with
+    @client_args (its transport options) and @extra."""
+    r = stress_manifest(["edit", "--ip", ip, "--port", port, "--edits", edits, "--candidate-datastore", "false"]
+                        + list(client_args) + list(extra), timeout_s=900)
+    return r["results"]["requests_per_second"]
 
 
 def stop_fleet(proc):

@@ -8,17 +8,12 @@
 Each row is one run; the machine has 2 cores shared by client and server."""
 
 import argparse
-import json
-import os
 import random
 import shutil
-import subprocess
 import tempfile
-import time
 
 import fleetlib
 
-STRESS = os.path.join(fleetlib.repo_root(), "build", "fleetsim-stress")
 FIRST = "127.7.0.1"
 SSH_CLIENT = ["--ssh", "true", "--username", "admin", "--password", "admin"]
 
@@ -30,54 +25,6 @@ def start(count, port, ssh, state):
         args += ["--ssh", "true", "--state-dir", state]
     proc, _ = fleetlib.start_fleet(args)
     return proc
-
-
-def mount(count, port, ssh, concurrency, hold_s, proc):
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        manifest = f.name
-    cmd = [STRESS, "mount", "--ip", FIRST, "--ip-per-device", "--port", str(port), "--device-count", str(count),
-           "--concurrency", str(concurrency), "--on-mount", "none", "--hold", str(hold_s), "--json", manifest]
-    if ssh:
-        cmd += SSH_CLIENT
-    cpu0 = fleetlib.cpu_seconds(proc.pid)
-    client = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # Idle measurement: once every session is open (the server holds one descriptor per session), over a
-    # third of the hold.
-    idle = rss = None
-    base_fds = len(os.listdir("/proc/%d/fd" % proc.pid))
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and client.poll() is None:
-        if len(os.listdir("/proc/%d/fd" % proc.pid)) >= base_fds + count:
-            break
-        time.sleep(0.2)
-    if client.poll() is None and hold_s >= 6:
-        time.sleep(1.0)
-        c0, t0 = fleetlib.cpu_seconds(proc.pid), time.monotonic()
-        time.sleep(hold_s / 3)
-        idle = (fleetlib.cpu_seconds(proc.pid) - c0) / (time.monotonic() - t0)
-        rss = fleetlib.rss_kib(proc.pid)
-    out, err = client.communicate(timeout=hold_s + 900)
-    server_cpu = fleetlib.cpu_seconds(proc.pid) - cpu0
-    if client.returncode != 0:
-        raise RuntimeError("mount failed: %s %s" % (out[-600:], err[-600:]))
-    r = json.load(open(manifest))["results"]
-    os.unlink(manifest)
-    return r, server_cpu, idle, rss
-
-
-def edit(port, ssh, extra, edits):
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        manifest = f.name
-    cmd = [STRESS, "edit", "--ip", FIRST, "--port", str(port), "--edits", str(edits), "--candidate-datastore",
-           "false", "--json", manifest] + extra
-    if ssh:
-        cmd += SSH_CLIENT
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    if p.returncode != 0:
-        raise RuntimeError("edit failed: %s %s" % (p.stdout[-600:], p.stderr[-600:]))
-    r = json.load(open(manifest))["results"]
-    os.unlink(manifest)
-    return r["requests_per_second"]
 
 
 def main():
@@ -98,7 +45,8 @@ def main():
                 proc = start(count, port, ssh, state)
                 try:
                     base_rss = fleetlib.rss_kib(proc.pid)
-                    r, server_cpu, idle, rss = mount(count, port, ssh, args.concurrency, args.hold, proc)
+                    r, server_cpu, idle, rss = fleetlib.stress_mount_held(
+                        FIRST, port, count, SSH_CLIENT if ssh else [], args.concurrency, args.hold, proc)
                 finally:
                     fleetlib.stop_fleet(proc)
                 secs = count / r["sessions_per_second"]
@@ -114,8 +62,10 @@ def main():
             port = random.randrange(10000, 32000)
             proc = start(2, port, ssh, state)
             try:
-                sync = edit(port, ssh, [], args.edits)
-                piped = edit(port + 0, ssh, ["--async-requests", "true", "--pipeline", "64"], args.edits)
+                client = SSH_CLIENT if ssh else []
+                sync = fleetlib.stress_edit_rate(FIRST, port, client, [], args.edits)
+                piped = fleetlib.stress_edit_rate(FIRST, port, client, ["--async-requests", "true", "--pipeline",
+                                                                        "64"], args.edits)
             finally:
                 fleetlib.stop_fleet(proc)
             print("| %s | %.0f | %.0f |" % ("SSH" if ssh else "TCP", sync, piped))

@@ -3,6 +3,8 @@
  */
 #include "chartjs.h"
 
+#include "file_read.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,29 +14,22 @@ char *
 chartjs_load(size_t *len, char *err, size_t err_len)
 {
     const char *path = getenv("FLEETSIM_CHARTJS");
-    FILE *f;
     char *text;
-    size_t n;
+    size_t n = 0;
+    enum file_read_failure why;
 
     if (!path || !*path) {
         path = CHARTJS_DEFAULT_PATH;
     }
-    if (!(f = fopen(path, "rb"))) {
+    why = file_read_all(path, CHARTJS_MAX_BYTES, &text, &n);
+    if (why == FILE_READ_OPEN || why == FILE_READ_IO || why == FILE_READ_NOMEM) {
         snprintf(err, err_len,
                  "cannot read Chart.js at %s: %s (install Debian's libjs-chart.js, or set "
                  "FLEETSIM_CHARTJS to its chart.min.js)",
-                 path, strerror(errno));
+                 path, file_read_reason(why, 0));
         return NULL;
     }
-    if (!(text = malloc(CHARTJS_MAX_BYTES + 1))) {
-        fclose(f);
-        snprintf(err, err_len, "out of memory reading %s", path);
-        return NULL;
-    }
-    n = fread(text, 1, CHARTJS_MAX_BYTES + 1, f);
-    fclose(f);
-    text[n <= CHARTJS_MAX_BYTES ? n : CHARTJS_MAX_BYTES] = '\0';
-    if (n == 0 || n > CHARTJS_MAX_BYTES || !strstr(text, "Chart")) {
+    if (why == FILE_READ_TOO_LARGE || n == 0 || !strstr(text, "Chart")) {
         snprintf(err, err_len, "%s is not Chart.js (empty, over 4 MiB, or without \"Chart\")", path);
         free(text);
         return NULL;

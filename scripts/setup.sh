@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
-  libyang2-dev libyang2-tools libyuma-base libssh-dev libsnmp-dev snmp
+  libyang2-dev libyang2-tools libyuma-base libssh-dev libssl-dev libsnmp-dev snmp
   libnetconf2-dev python3-ncclient python3-paramiko openssh-client libcmocka-dev procps netconfd yangcli snmpd snmptrapd
   libcurl4-openssl-dev libmicrohttpd-dev curl python3-prometheus-client libjs-chart.js chromium"
 

@@ -2,8 +2,8 @@
  * Client connections for the stress client. Output is written at once when
  * the socket takes it (write first) and only a short write arms EPOLLOUT;
  * input is read in bulk and every complete message goes to the workload.
- * This file also holds the plain TCP transport; SSH is in conn_ssh.c, the
- * choice between them in conn_detect.c.
+ * This file also holds the plain TCP transport; SSH is in conn_ssh.c, TLS in
+ * conn_tls.c, the choice between them in conn_detect.c.
  */
 #include "conn.h"
 #include "conn_internal.h"
@@ -25,7 +25,7 @@
 
 static const char *const failure_names[CONN_FAIL_COUNT] = {
     "none",    "refused",   "timeout", "bad-hello", "closed-by-server", "reset",
-    "framing", "resources", "auth",    "ssh",       "wrong-transport",
+    "framing", "resources", "auth",    "ssh",       "wrong-transport",  "tls",
 };
 
 static char read_buf[CONN_READ_BYTES]; /* lent to the connection being read; one loop, one thread */
@@ -134,6 +134,7 @@ connect_socket(struct conn *c)
 
     c->out_mode = FRAME_EOM;
     c->ssh = NULL;
+    c->tls = NULL;
     loop_timer_init(&c->timer);
     frame_decoder_init(&c->dec, 0);
     c->fd = socket(netaddr_af(c->fam), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

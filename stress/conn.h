@@ -43,12 +43,14 @@ enum conn_failure {
     CONN_FAIL_AUTH,      /* SSH: the server refused our credentials */
     CONN_FAIL_SSH,       /* SSH: key exchange, channel or netconf subsystem failed */
     CONN_FAIL_TRANSPORT, /* --ssh true|false does not match what the server speaks */
+    CONN_FAIL_TLS,       /* TLS: the handshake failed (certificates, versions) or a TLS alert arrived */
     CONN_FAIL_COUNT,
 };
 
 struct conn;
 struct conn_transport;
 struct conn_ssh;
+struct conn_tls;
 
 struct conn_callbacks {
     void (*ready)(struct conn *c);                                             /* hello exchanged */
@@ -81,19 +83,21 @@ struct conn {
     int early_errno;                 /* its errno */
     monotime_us started_us;          /* conn_start() */
     monotime_us ready_us;            /* hello exchanged */
-    const struct conn_transport *tr; /* TCP or SSH; chosen by conn_start() */
-    struct conn_ssh *ssh;            /* SSH state from CONN_HANDSHAKE until closed; NULL over TCP */
+    const struct conn_transport *tr; /* TCP, SSH or TLS; chosen by conn_start() */
+    struct conn_ssh *ssh;            /* SSH state from CONN_HANDSHAKE until closed; NULL otherwise */
+    struct conn_tls *tls;            /* TLS state from CONN_HANDSHAKE until closed; NULL otherwise */
     uint8_t heard;                   /* 1 once the server's first bytes were seen (peeked or read) */
     uint8_t silent;                  /* 1: the transport was chosen without the server having spoken */
     void (*hello_seen)(struct conn *c, const char *msg,
                        size_t len); /* set before conn_start(): the server's hello as received, or NULL */
 };
 
-/* How connections choose their transport (--ssh true, false, or left out). */
+/* How connections choose their transport (--ssh true, false, or left out; --tls true). */
 enum conn_transport_mode {
     CONN_TRANSPORT_TCP,  /* plain TCP; an SSH server is reported as CONN_FAIL_TRANSPORT */
     CONN_TRANSPORT_SSH,  /* SSH; a server sending XML first is reported as CONN_FAIL_TRANSPORT */
     CONN_TRANSPORT_AUTO, /* from the server's first bytes, per connection (conn_detect.c) */
+    CONN_TRANSPORT_TLS,  /* TLS (RFC 7589); not detected: a TLS server waits for the client to speak */
 };
 
 /**
@@ -113,18 +117,34 @@ int conn_ssh_setup(const char *user, const char *password, const char *key_path,
 void conn_ssh_cleanup(void);
 
 /**
+ * @brief Prepare TLS for the connections that will run it; call once before any conn_start() when
+ * conn_transport_set() chooses CONN_TRANSPORT_TLS.
+ * @param[in] cert_path The client certificate (PEM, maybe followed by its chain), or NULL for none.
+ * @param[in] key_path Its private key (PEM, unencrypted), or NULL; given with cert_path.
+ * @param[in] ca_path The CA (PEM) the servers' certificates must chain to, or NULL for the system's CAs.
+ * @param[in] verify_host 1: the server's certificate must also name the address connected to.
+ * @param[out] err Why it failed: the option, the file and OpenSSL's reason.
+ * @return 0, or -1 (a file could not be read or the key does not match the certificate).
+ */
+int conn_tls_setup(const char *cert_path, const char *key_path, const char *ca_path, int verify_host,
+                   char *err, size_t err_len);
+
+/** @brief Release what conn_tls_setup() made, after every connection was closed. Harmless without setup. */
+void conn_tls_cleanup(void);
+
+/**
  * @brief Choose how every later connection picks its transport (default CONN_TRANSPORT_TCP); call once
  * before any conn_start(). CONN_TRANSPORT_AUTO looks at the server's first bytes; a server silent for
  * a second is taken for TCP and later connections no longer wait. A connection with a preamble runs TCP.
  */
 void conn_transport_set(enum conn_transport_mode mode);
 
-/** @return What the connections so far were handed to: "ssh", "tcp", "tcp+ssh" or "none". */
+/** @return What the connections so far were handed to: "ssh", "tcp", "tcp+ssh", "tls" or "none". */
 const char *conn_transport_used(void);
 
 /**
  * @return The manifest's transport fields, without braces: "ssh":true|false (SSH was used),
- * "transport":"auto|tcp|ssh" (as asked) and "transport_used" (conn_transport_used()). A static buffer,
+ * "transport":"auto|tcp|ssh|tls" (as asked) and "transport_used" (conn_transport_used()). A static buffer,
  * overwritten by the next call.
  */
 const char *conn_transport_json(void);

@@ -1,6 +1,7 @@
 /*
- * Which transport a connection runs: plain TCP, SSH, or detected from the
- * server's first bytes (the default without --ssh). An SSH server speaks
+ * Which transport a connection runs: plain TCP, SSH, TLS (--tls true, never
+ * detected: a TLS server waits for the client's first message), or detected
+ * from the server's first bytes (the default without --ssh). An SSH server speaks
  * first with its version line ("SSH-2.0-...", RFC 4253 4.2); a NETCONF
  * server over TCP usually speaks first too, with its <hello>. After the TCP
  * connect this pseudo-transport waits for the socket to become readable and
@@ -40,10 +41,11 @@ enum conn_detect_learned {
 /* Process-wide state: set by conn_transport_set() before any connection, then updated by the loop's thread.
  */
 static struct {
-    enum conn_transport_mode mode;    /* --ssh true, false, or left out */
+    enum conn_transport_mode mode;    /* --ssh true, false, or left out; --tls true */
     enum conn_detect_learned learned; /* auto and SSH: what earlier connections showed */
     uint64_t tcp;                     /* connections handed to plain TCP */
     uint64_t ssh;                     /* connections handed to SSH */
+    uint64_t tls;                     /* connections started over TLS */
     char json[160];                   /* conn_transport_json()'s answer */
 } detect;
 
@@ -56,11 +58,15 @@ conn_transport_set(enum conn_transport_mode mode)
     detect.learned = DETECT_LEARNED_NOTHING;
     detect.tcp = 0;
     detect.ssh = 0;
+    detect.tls = 0;
 }
 
 const char *
 conn_transport_used(void)
 {
+    if (detect.tls) {
+        return "tls"; /* the run's only transport: --tls excludes the others */
+    }
     if (detect.tcp && detect.ssh) {
         return "tcp+ssh";
     }
@@ -70,7 +76,7 @@ conn_transport_used(void)
 const char *
 conn_transport_json(void)
 {
-    static const char *const modes[] = {"tcp", "ssh", "auto"};
+    static const char *const modes[] = {"tcp", "ssh", "auto", "tls"};
     int ssh = detect.mode == CONN_TRANSPORT_SSH || (detect.mode == CONN_TRANSPORT_AUTO && detect.ssh);
 
     snprintf(detect.json, sizeof detect.json, "\"ssh\":%s,\"transport\":\"%s\",\"transport_used\":\"%s\"",
@@ -145,6 +151,10 @@ conn_detect_first(struct conn *c)
 {
     c->heard = 0;
     c->silent = 0;
+    if (detect.mode == CONN_TRANSPORT_TLS) {
+        detect.tls++;
+        return &conn_tls_transport;
+    }
     if (detect.mode == CONN_TRANSPORT_TCP || c->preamble ||
         (detect.mode == CONN_TRANSPORT_AUTO && detect.learned == DETECT_LEARNED_SILENT)) {
         /* --tcp-preamble implies TCP (netconfd's tcp-direct speaks only after it). */
@@ -285,7 +295,13 @@ detect_send(struct conn *c, const char *bytes, size_t len)
 const char *
 conn_detect_timeout_hint(const struct conn *c)
 {
-    if (c->state != CONN_HANDSHAKE || c->heard) {
+    if (c->state != CONN_HANDSHAKE) {
+        return "";
+    }
+    if (c->tr == &conn_tls_transport) {
+        return " (in the TLS handshake: does the server speak TLS on this port?)";
+    }
+    if (c->heard) {
         return "";
     }
     if (c->tr == &detect_transport) {

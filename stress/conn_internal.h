@@ -1,7 +1,8 @@
 /*
  * What conn.c shares with its transports: the byte stream under a NETCONF
- * connection is plain TCP (conn.c) or an SSH channel (conn_ssh.c), each an
- * ops table like redis's ConnectionType; without --ssh a third one
+ * connection is plain TCP (conn.c), an SSH channel (conn_ssh.c) or a TLS
+ * session (conn_tls.c), each an
+ * ops table like redis's ConnectionType; without --ssh or --tls another one
  * (conn_detect.c) looks at the server's first bytes and hands the connection
  * to one of them. conn.c owns the socket's connect,
  * the timers, the hello and the framing; a transport moves bytes once the
@@ -30,6 +31,9 @@ struct conn_transport {
 /* NETCONF over SSH (conn_ssh.c). */
 extern const struct conn_transport conn_ssh_transport;
 
+/* NETCONF over TLS (conn_tls.c). */
+extern const struct conn_transport conn_tls_transport;
+
 /* NETCONF over plain TCP (conn.c). */
 extern const struct conn_transport conn_tcp_transport;
 
@@ -41,8 +45,8 @@ enum conn_detect_kind {
 };
 
 /**
- * @brief The transport conn_start() begins with, after the TCP connect: TCP, SSH, or the detection, which
- * hands the connection to one of them (conn_detect.c). Resets c->heard and c->silent.
+ * @brief The transport conn_start() begins with, after the TCP connect: TCP, SSH, TLS, or the detection,
+ * which hands the connection to one of them (conn_detect.c). Resets c->heard and c->silent.
  */
 const struct conn_transport *conn_detect_first(struct conn *c);
 

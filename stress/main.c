@@ -52,9 +52,15 @@ main(int argc, char **argv)
         fprintf(stderr, "fleetsim-stress: %s\n", err);
         return 1;
     }
-    conn_transport_set(opts.ssh < 0 ? CONN_TRANSPORT_AUTO
-                       : opts.ssh   ? CONN_TRANSPORT_SSH
-                                    : CONN_TRANSPORT_TCP);
+    if (netconf && opts.tls &&
+        conn_tls_setup(opts.tls_cert, opts.tls_key, opts.tls_ca, opts.tls_verify_host, err, sizeof err)) {
+        fprintf(stderr, "fleetsim-stress: %s\n", err);
+        return 1;
+    }
+    conn_transport_set(opts.tls       ? CONN_TRANSPORT_TLS
+                       : opts.ssh < 0 ? CONN_TRANSPORT_AUTO
+                       : opts.ssh     ? CONN_TRANSPORT_SSH
+                                      : CONN_TRANSPORT_TCP);
     switch (opts.mode) {
     case STRESS_EDIT:
         rc = edit_run(&opts);
@@ -84,8 +90,12 @@ main(int argc, char **argv)
         break; /* handled above */
     }
     if (netconf && rc == 0) { /* a failed run ends with its reason; the manifest has the transport */
-        printf("transport: %s (%s)\n", conn_transport_used(), opts.ssh < 0 ? "detected" : "as --ssh asked");
+        printf("transport: %s (%s)\n", conn_transport_used(),
+               opts.tls       ? "as --tls asked"
+               : opts.ssh < 0 ? "detected"
+                              : "as --ssh asked");
     }
     conn_ssh_cleanup();
+    conn_tls_cleanup();
     return rc;
 }

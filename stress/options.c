@@ -576,6 +576,34 @@ static const struct stress_opt opts[] = {
      .field = FIELD(ssh_key),
      .metavar = "FILE",
      .help = "SSH private key (unencrypted), tried before the password"},
+    {.name = "tls",
+     .kind = OPT_BOOL,
+     .field = FIELD(tls),
+     .dflt = "false",
+     .help = "NETCONF over TLS (RFC 7589) for edit, mount, notify and record, with the client certificate "
+             "below; excludes --ssh true"},
+    {.name = "tls-cert",
+     .kind = OPT_TEXT,
+     .field = FIELD(tls_cert),
+     .metavar = "FILE",
+     .help = "TLS client certificate (PEM; fleetsim --issue-client-cert writes one), with --tls-key"},
+    {.name = "tls-key",
+     .kind = OPT_TEXT,
+     .field = FIELD(tls_key),
+     .metavar = "FILE",
+     .help = "its private key (PEM, unencrypted)"},
+    {.name = "tls-ca",
+     .kind = OPT_TEXT,
+     .field = FIELD(tls_ca),
+     .metavar = "FILE",
+     .dflt_shown = "the system's CAs",
+     .help = "the CA (PEM) the servers' certificates must chain to (fleetsim's STATE_DIR/tls/ca.pem)"},
+    {.name = "tls-verify-host",
+     .kind = OPT_BOOL,
+     .field = FIELD(tls_verify_host),
+     .dflt = "false",
+     .help = "true: the server's certificate must also name the address connected to (--ip and the "
+             "following); NOT checked by default, since a fleet serves many addresses with one certificate"},
     {.name = "help", .alias = "h", .kind = OPT_HELP, .help = "this text"},
     {.name = "version", .kind = OPT_VERSION, .help = "fleetsim-stress's version"},
 
@@ -1018,7 +1046,7 @@ static const struct stress_opt opts[] = {
      .section = "record: write one NETCONF server as a recorded device type folder (docs/RECORDED_TYPES.md)",
      .help = "the folder to write (created; required)"},
     {.kind = OPT_NOTE,
-     .metavar = "--ssh, --username, --password, --ssh-key, --tcp-preamble, --tcp-header, --msg-timeout",
+     .metavar = "--ssh, --tls and their options, --tcp-preamble, --tcp-header, --msg-timeout",
      .help = "as above"},
     {.name = "ncx-connect",
      .kind = OPT_FLAG,
@@ -1394,6 +1422,13 @@ opt_longopts(struct option *longopts)
     longopts[n] = (struct option){NULL, 0, NULL, 0};
 }
 
+/* 1 when any TLS option was given. */
+static int
+opt_tls_given(const struct stress_options *o)
+{
+    return o->tls || o->tls_cert || o->tls_key || o->tls_ca || o->tls_verify_host;
+}
+
 enum stress_parse
 stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
 {
@@ -1487,6 +1522,9 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (o->ssh > 0) {
             BAD("--ssh is for edit, mount and notify (NETCONF)");
         }
+        if (opt_tls_given(o)) {
+            BAD("--tls and its options are for edit, mount, notify and record (NETCONF)");
+        }
         return STRESS_PARSE_RUN; /* the NETCONF addressing checks below do not apply */
     }
     if (o->mode != STRESS_RECONCILE && o->report_path) {
@@ -1521,6 +1559,9 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         }
         if (o->ssh > 0) {
             BAD("--ssh is for edit, mount and notify (NETCONF)");
+        }
+        if (opt_tls_given(o)) {
+            BAD("--tls and its options are for edit, mount, notify and record (NETCONF)");
         }
         if (o->events_url && url_unusable(o->events_url)) {
             BAD("--events needs the fleet's URL, http://HOST:PORT (or https://), an IPv6 HOST in brackets");
@@ -1586,6 +1627,33 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     if (o->ssh > 0 && (o->preamble_path || o->tcp_header)) {
         BAD("--%s is for plain TCP; it cannot be combined with --ssh true",
             o->preamble_path ? "tcp-preamble" : "tcp-header");
+    }
+    if (o->tls) {
+        if (o->mode != STRESS_EDIT && o->mode != STRESS_MOUNT && o->mode != STRESS_NOTIFY &&
+            o->mode != STRESS_RECORD) {
+            BAD("--tls is for edit, mount, notify and record (NETCONF)");
+        }
+        if (o->ssh > 0) {
+            BAD("--tls true and --ssh true exclude each other: NETCONF runs over one of them");
+        }
+        if (o->ssh_key) {
+            BAD("--ssh-key is for SSH; it cannot be combined with --tls true (use --tls-cert and --tls-key)");
+        }
+        if (o->preamble_path || o->tcp_header || o->ncx_connect) {
+            BAD("--%s is for plain TCP; it cannot be combined with --tls true",
+                o->preamble_path ? "tcp-preamble"
+                : o->tcp_header  ? "tcp-header"
+                                 : "ncx-connect");
+        }
+        if (!o->tls_cert != !o->tls_key) {
+            BAD("--tls-cert and --tls-key go together: the certificate and its key");
+        }
+        o->ssh = 0; /* no SSH set-up, no detection */
+    } else if (o->tls_cert || o->tls_key || o->tls_ca || o->tls_verify_host) {
+        BAD("--%s is for TLS: give --tls true too", o->tls_cert  ? "tls-cert"
+                                                    : o->tls_key ? "tls-key"
+                                                    : o->tls_ca  ? "tls-ca"
+                                                                 : "tls-verify-host");
     }
     if (o->ssh_key && !o->ssh) {
         BAD("--ssh-key is for SSH; it cannot be combined with --ssh false");

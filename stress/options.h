@@ -64,6 +64,11 @@ struct stress_options {
     const char *username;      /* SSH user (and the user of a preamble) */
     const char *password;      /* SSH password */
     const char *ssh_key;       /* SSH private key file, or NULL */
+    int tls;                   /* --tls true: NETCONF over TLS (RFC 7589); ssh is 0 then */
+    const char *tls_cert;      /* TLS client certificate file (PEM), or NULL */
+    const char *tls_key;       /* its private key file (PEM), or NULL; given with tls_cert */
+    const char *tls_ca;        /* CA file the servers' certificates must chain to, or NULL: the system's */
+    int tls_verify_host;       /* 1: the server's certificate must name the address connected to */
     uint32_t msg_timeout_s;    /* seconds to wait for any answer */
     int legacy_framing;        /* offer only base:1.0 */
     const char *json_path;     /* manifest, or NULL */

@@ -23,6 +23,7 @@
 #include <inttypes.h>
 
 #include "digest.h"
+#include "file_read.h"
 #include "json_read.h"
 
 /* The first SIGINT or SIGTERM of the run, 0 before; atomic: helper threads (the events fetch) read it. */
@@ -153,27 +154,14 @@ run_conn_prepare(const struct stress_options *o, struct conn *c, uint32_t device
 char *
 run_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long size;
+    char *text;
+    enum file_read_failure why = file_read_all(path, 0, &text, len);
 
-    if (!f) {
-        fprintf(stderr, "fleetsim-stress: cannot open \"%s\": %s\n", path, strerror(errno));
-        return NULL;
+    if (why != FILE_READ_OK) {
+        fprintf(stderr, "fleetsim-stress: cannot %s \"%s\": %s\n", why == FILE_READ_OPEN ? "open" : "read",
+                path, file_read_reason(why, 0));
     }
-    if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-        !(buf = malloc((size_t)size + 1)) || fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        fprintf(stderr, "fleetsim-stress: cannot read \"%s\"\n", path);
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    buf[size] = '\0';
-    if (len) {
-        *len = (size_t)size;
-    }
-    return buf;
+    return text;
 }
 
 /* What run_scenario_read() found: --scenario's identity, for the manifests. */

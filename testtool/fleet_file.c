@@ -10,6 +10,7 @@
  */
 #include "fleet_file.h"
 #include "cli.h"
+#include "file_read.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -477,49 +478,29 @@ ffl_group(struct ffl_loader *ld, uint32_t idx, const struct lyd_node *node, cons
 static enum fleet_err
 ffl_read(struct ffl_loader *ld, char **text_out)
 {
-    enum fleet_err rc = FLEET_OK;
-    FILE *f = NULL;
-    char *text = NULL;
-    size_t len = 0, got;
+    size_t len = 0;
+    enum file_read_failure why = file_read_all(ld->path, FFL_MAX_FILE_BYTES, text_out, &len);
 
-    *text_out = NULL;
-    if (!(f = fopen(ld->path, "rb"))) {
-        ffl_fail(ld, 0, NULL, "cannot open it: %s", strerror(errno));
-        rc = FLEET_ERR_SYS;
-        goto cleanup;
+    switch (why) {
+    case FILE_READ_OK:
+        break;
+    case FILE_READ_NOMEM:
+        return FLEET_ERR_NOMEM;
+    case FILE_READ_TOO_LARGE:
+        ffl_fail(ld, 0, NULL, "larger than %u bytes: not a fleet file", (unsigned)FFL_MAX_FILE_BYTES);
+        return FLEET_ERR_INVAL;
+    default:
+        ffl_fail(ld, 0, NULL, "cannot %s it: %s", why == FILE_READ_OPEN ? "open" : "read",
+                 file_read_reason(why, 0));
+        return FLEET_ERR_SYS;
     }
-    if (!(text = malloc(FFL_MAX_FILE_BYTES + 1))) {
-        rc = FLEET_ERR_NOMEM;
-        goto cleanup;
-    }
-    while ((got = fread(text + len, 1, FFL_MAX_FILE_BYTES + 1 - len, f)) > 0) {
-        len += got;
-        if (len > FFL_MAX_FILE_BYTES) {
-            ffl_fail(ld, 0, NULL, "larger than %u bytes: not a fleet file", (unsigned)FFL_MAX_FILE_BYTES);
-            rc = FLEET_ERR_INVAL;
-            goto cleanup;
-        }
-    }
-    if (ferror(f)) {
-        ffl_fail(ld, 0, NULL, "cannot read it: %s", strerror(errno));
-        rc = FLEET_ERR_SYS;
-        goto cleanup;
-    }
-    if (memchr(text, '\0', len)) {
+    if (memchr(*text_out, '\0', len)) {
         ffl_fail(ld, 0, NULL, "not a text file: a fleet file is JSON or XML");
-        rc = FLEET_ERR_INVAL;
-        goto cleanup;
+        free(*text_out);
+        *text_out = NULL;
+        return FLEET_ERR_INVAL;
     }
-    text[len] = '\0';
-    *text_out = text;
-    text = NULL;
-
-cleanup:
-    free(text);
-    if (f) {
-        fclose(f);
-    }
-    return rc;
+    return FLEET_OK;
 }
 
 /* The groups of a parsed fleet: at least one, each with its device-count (checked here for the line). */

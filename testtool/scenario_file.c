@@ -21,6 +21,7 @@
 
 #include "capi_target.h"
 #include "digest.h"
+#include "file_read.h"
 #include "json_read.h"
 
 /* The YANG JSON names of the module's top container and of its members. */
@@ -30,30 +31,13 @@
 static char *
 read_file(const char *path, size_t *len, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    size_t n = 0;
+    char *text;
+    enum file_read_failure why = file_read_all(path, SCENARIO_MAX_FILE_BYTES, &text, len);
 
-    if (!f) {
-        snprintf(err, err_len, "--scenario %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    if (!(text = malloc(SCENARIO_MAX_FILE_BYTES + 1))) {
-        fclose(f);
-        snprintf(err, err_len, "--scenario %s: out of memory", path);
-        return NULL;
-    }
-    n = fread(text, 1, SCENARIO_MAX_FILE_BYTES + 1, f);
-    if (ferror(f) || n > SCENARIO_MAX_FILE_BYTES) {
+    if (why != FILE_READ_OK) {
         snprintf(err, err_len, "--scenario %s: %s", path,
-                 ferror(f) ? strerror(errno) : "larger than 4 MiB: not a scenario");
-        fclose(f);
-        free(text);
-        return NULL;
+                 why == FILE_READ_TOO_LARGE ? "larger than 4 MiB: not a scenario" : file_read_reason(why, 0));
     }
-    fclose(f);
-    text[n] = '\0';
-    *len = n;
     return text;
 }
 

@@ -3,9 +3,9 @@
 FakeServers listens on `count` consecutive ports of 127.0.0.1 or ::1 (device i on port + i), or on one
 port of a list of addresses (device i on the i-th), and runs one thread per connection. Each connection
 follows a script (the Script fields): which hello to send (or none), how many requests to answer, what
-to do afterwards (close politely or go silent),
-a delay per reply, or "settle" mode, where requests pile up unanswered until the client has
-sent nothing more for a while; that shows exactly how many requests the client keeps in flight.
+to do afterwards (close politely or go silent), a delay per reply, or "settle" mode, where requests pile
+up unanswered until the client has sent nothing more for a while; that shows exactly how many requests
+the client keeps in flight.
 
 With ssh=(user, password) each connection is SSH first (paramiko, password login, the "netconf"
 subsystem) and the script runs on the subsystem's channel.
@@ -13,6 +13,9 @@ subsystem) and the script runs on the subsystem's channel.
 Everything a connection received is recorded (preamble bytes, the client hello, every request
 with its framing), so tests can assert what the client sent and not only what it reported.
 Every socket operation is bounded; close() ends all threads within a bounded time.
+
+With `tls` (a server-side ssl.SSLContext) every connection is NETCONF over TLS (RFC 7589): the
+handshake runs in the connection's thread, and a refused one is recorded in Connection.tls_error.
 """
 
 import random
@@ -96,14 +99,17 @@ class Connection:
         self.hello_sent_at = None
         self.closed_by_client_at = None  # when the client's EOF arrived
         self.done = False         # the connection's thread has ended
+        self.tls_error = None     # with tls: why the handshake failed (ssl's text), else None
+        self.peer_cert = None     # with tls: the client certificate's subject, when one was sent
 
 
 class FakeServers:
     """`count` scripted NETCONF servers on ports port..port+count-1 of `host` (127.0.0.1 or ::1)."""
 
-    def __init__(self, script=None, count=1, host="127.0.0.1", ssh=None, hosts=None):
+    def __init__(self, script=None, count=1, tls=None, host="127.0.0.1", ssh=None, hosts=None):
         self.script = script or Script()
         self.count = len(hosts) if hosts else count
+        self.tls = tls              # ssl.SSLContext (server side), or None for plain TCP
         self.host = host
         self.hosts = hosts          # an address per device, all on one port (as --ip-per-device); None: host
         self.ssh = ssh              # (user, password): speak SSH with the netconf subsystem; None: TCP
@@ -223,10 +229,16 @@ class FakeServers:
     def _serve(self, sock, conn):
         transport = None
         try:
+            if self.tls is not None:
+                tls = self._tls_accept(sock, conn)
+                if tls is None:
+                    return
+                sock = tls
             if self.ssh:
                 transport, channel = self._ssh_channel(sock)
                 if channel is None:
                     conn.errors.append("SSH: no netconf subsystem")
+                    self.setup_done()
                     return
                 _Session(self, channel, conn).run()
             else:
@@ -275,6 +287,21 @@ class FakeServers:
         if channel is None or not subsystem.wait(h.scaled(10)):
             return transport, None
         return transport, channel
+
+    def _tls_accept(self, sock, conn):
+        """The TLS handshake, bounded; the TLS socket, or None (closed) when it failed."""
+        sock.settimeout(h.scaled(10))
+        try:
+            tls = self.tls.wrap_socket(sock, server_side=True)
+        except (OSError, ValueError) as e:
+            conn.tls_error = str(e)
+            sock.close()
+            self.setup_done()
+            return None
+        cert = tls.getpeercert()
+        if cert:
+            conn.peer_cert = dict(x[0] for x in cert.get("subject", ()))
+        return tls
 
     def setup_done(self):
         with self.lock:
@@ -415,6 +442,8 @@ class _Session:
         if self.stopped():
             return
         if s.after == "close":
+            if self.servers.tls is not None:
+                return  # ssl's shutdown() would drop TLS and leave raw records to drain: just close
             # FIN, not RST: read on until the client closes, so its unread requests never reset it.
             self.sock.shutdown(socket.SHUT_WR)
         self.drain()

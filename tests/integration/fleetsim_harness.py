@@ -277,6 +277,58 @@ def run_stress(stress, argv, manifest_path, limit_s):
     return StressRun(argv, proc, data, time.monotonic() - started)
 
 
+# ---------------------------------------------------------------- small helpers of many tests
+
+def free_port(host="127.0.0.1"):
+    """A port of the harness's range (below the ephemeral range, so no client socket takes it before the
+    test binds it) that nothing has bound on @host now."""
+    rng = random.Random()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    for _ in range(50):
+        port = rng.randrange(PORT_LOW, PORT_HIGH)
+        with socket.socket(family) as s:
+            try:
+                s.bind((host, port))
+                return port
+            except OSError:
+                continue
+    raise AssertionError("no free port")
+
+
+def wait_for(pred, limit_s, what=None):
+    """Poll @pred every 50 ms until it returns a true value or scaled(@limit_s) seconds pass; that value,
+    else the last false one, or, when @what names it, an AssertionError "timed out waiting for WHAT"."""
+    deadline = time.monotonic() + scaled(limit_s)
+    while time.monotonic() < deadline:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.05)
+    value = pred()
+    if not value and what:
+        raise AssertionError("timed out waiting for " + what)
+    return value
+
+
+def api_request(base, path, body=None, method=None, token=None):
+    """(HTTP status, parsed JSON body or None) of one request to a fleet's HTTP server; a body makes it a
+    POST unless @method says otherwise."""
+    import urllib.error
+    import urllib.request
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    req = urllib.request.Request(base + path, data=data, headers=headers,
+                                 method=method or ("POST" if data is not None else "GET"))
+    try:
+        with urllib.request.urlopen(req, timeout=scaled(10)) as r:
+            raw = r.read()
+            return r.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as e:
+        return e.code, None
+
+
 # ---------------------------------------------------------------- raw client
 
 def start_with_metrics(devices=1, extra=(), metrics=True, attempts=8, **kw):

@@ -9,7 +9,6 @@ bounded.
 
 import json
 import os
-import random
 import shutil
 import socket
 import subprocess
@@ -24,20 +23,6 @@ from ncclient import manager
 import fleetsim_harness as h
 
 CH_CLIENT = None
-
-
-def free_port():
-    """A port below the ephemeral range that nothing listens on now."""
-    rng = random.Random()
-    for _ in range(50):
-        port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-    raise AssertionError("no free port")
 
 
 class Listener:
@@ -108,7 +93,7 @@ class CallHomeTests(unittest.TestCase):
                           + list(extra))
 
     def test_libnetconf2_accepts_100_devices(self):
-        port = free_port()
+        port = h.free_port()
         # libnetconf2 listens with a backlog of 5: a burst of 100 SYNs would wait for the kernel's
         # retransmissions (1 s, 3 s, 7 s, ...); --call-home-rate paces the devices to what it takes.
         client = subprocess.Popen([CH_CLIENT, str(port), "100", "admin", "admin", str(h.scaled(40))],
@@ -123,7 +108,7 @@ class CallHomeTests(unittest.TestCase):
         self.assertEqual(sum(1 for line in out.splitlines() if line.startswith("session ")), 100, out)
 
     def test_ncclient_call_home_get_config(self):
-        port = free_port()
+        port = h.free_port()
         result = {}
 
         def manage():
@@ -147,7 +132,7 @@ class CallHomeTests(unittest.TestCase):
         self.assertTrue(int(result["session_id"]) > 0)
 
     def test_plain_tcp_hello_and_no_netconf_listener(self):
-        port = free_port()
+        port = h.free_port()
         lst = Listener(port)
         self.addCleanup(lst.close)
         f = self.fleet(3, ["--call-home", "127.0.0.1:%d" % port])
@@ -158,7 +143,7 @@ class CallHomeTests(unittest.TestCase):
             socket.create_connection(f.addr(0), timeout=2).close()
 
     def test_ip_per_device_dials_from_own_address(self):
-        port = free_port()
+        port = h.free_port()
         lst = Listener(port)
         self.addCleanup(lst.close)
         f = h.Fleet(devices=5, threads=2, ip_per_device=True, ip="127.0.3.1",
@@ -169,7 +154,7 @@ class CallHomeTests(unittest.TestCase):
                          ["127.0.3.%d" % i for i in range(1, 6)])
 
     def test_devices_a_scenario_grows_dial_in_as_they_join_and_absent_ones_never_dial(self):
-        port = free_port()
+        port = h.free_port()
         lst = Listener(port)
         self.addCleanup(lst.close)
         fd, path = tempfile.mkstemp(suffix=".json")
@@ -190,7 +175,7 @@ class CallHomeTests(unittest.TestCase):
         self.assertEqual(sorted(peer[0] for _, peer, _ in lst.accepted), ["127.0.4.%d" % i for i in range(1, 5)])
 
     def test_manager_goes_away_devices_dial_again_with_backoff(self):
-        port = free_port()
+        port = h.free_port()
         lst = Listener(port)
         self.fleet(20, ["--call-home", "127.0.0.1:%d" % port])
         self.assertEqual(lst.wait_for(20, 10), 20)
@@ -211,7 +196,7 @@ class CallHomeTests(unittest.TestCase):
         self.assertEqual(len({peer for _, peer, _ in lst2.accepted}), 20)
 
     def test_rate_spreads_a_storm(self):
-        port = free_port()
+        port = h.free_port()
         lst = Listener(port)
         self.addCleanup(lst.close)
         self.fleet(100, ["--call-home", "127.0.0.1:%d" % port, "--call-home-rate", "20"])
@@ -239,7 +224,7 @@ class CallHomeTests(unittest.TestCase):
                                                              "17832-sim-device"])
         self.assertEqual(len({d["ssh-host-key"] for d in devices}), 3)
         # The devices calling home present exactly those keys (paramiko as the manager's SSH client).
-        port = free_port()
+        port = h.free_port()
         srv = socket.socket()
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         srv.bind(("127.0.0.1", port))

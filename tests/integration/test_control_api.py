@@ -105,15 +105,6 @@ def read_text(path):
         return f.read()
 
 
-def wait_for(pred, limit_s):
-    deadline = time.monotonic() + h.scaled(limit_s)
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
-
-
 class ControlApiTests(unittest.TestCase):
     def fleet(self, extra=(), devices=4):
         f, base = h.start_with_metrics(devices, list(extra), True, 8)
@@ -151,7 +142,7 @@ class ControlApiTests(unittest.TestCase):
         other = self.ncc(f, 0)
         code, r = api(base, "/api/v1/devices/1/kill-sessions", "POST")
         self.assertEqual((code, r["devices"], r["ranges"]), (200, 1, [[1, 1]]))
-        self.assertTrue(wait_for(lambda: not m.connected, 5), "the session of device 1 ended")
+        self.assertTrue(h.wait_for(lambda: not m.connected, 5), "the session of device 1 ended")
         self.assertTrue(other.connected)
         other.get_config(source="running")  # device 0 untouched
 
@@ -214,10 +205,10 @@ class ControlApiTests(unittest.TestCase):
         boot_before = api(base, "/api/v1/devices/1")[1]["boot_time"]
         code, r = api(base, "/api/v1/devices/1/reboot", "POST", {"for": "1s"})
         self.assertEqual((code, r["devices"]), (200, 1))
-        self.assertTrue(wait_for(lambda: not m.connected, 5), "the session ended")
+        self.assertTrue(h.wait_for(lambda: not m.connected, 5), "the session ended")
         self.assertEqual(api(base, "/api/v1/devices/1")[1]["state"], "rebooting")
         self.assertEqual(connect_outcome(f.addr(1)), "refused")
-        self.assertTrue(wait_for(lambda: connect_outcome(f.addr(1)) == "ok", 5), "up again by itself")
+        self.assertTrue(h.wait_for(lambda: connect_outcome(f.addr(1)) == "ok", 5), "up again by itself")
         self.assertEqual(api(base, "/api/v1/devices/1")[1]["state"], "up")
         self.assertNotEqual(api(base, "/api/v1/devices/1")[1]["boot_time"], boot_before)
         fresh = self.ncc(f, 1)
@@ -226,7 +217,7 @@ class ControlApiTests(unittest.TestCase):
         code, after = snmpget(f.port + 1)
         self.assertEqual(code, 0, after)
         self.assertLess(ticks(after), 1000, "sysUpTime restarted")
-        self.assertTrue(wait_for(lambda: COLD_START in read_text(out_path), 5), "coldStart reached snmptrapd")
+        self.assertTrue(h.wait_for(lambda: COLD_START in read_text(out_path), 5), "coldStart reached snmptrapd")
 
     def test_snmpv3_resynchronizes_after_a_reboot_and_boots_go_up_by_one(self):
         f, base = self.fleet(["--snmp-v3-user", V3_USER], devices=2)
@@ -238,7 +229,7 @@ class ControlApiTests(unittest.TestCase):
         time.sleep(1.1)  # engineTime moves past 0 again after the reboot
         code, r = api(base, "/api/v1/devices/1/reboot", "POST", {"for": "0s"})
         self.assertEqual((code, r["devices"]), (200, 1))
-        self.assertTrue(wait_for(lambda: api(base, "/api/v1/devices/1")[1]["state"] == "up", 5))
+        self.assertTrue(h.wait_for(lambda: api(base, "/api/v1/devices/1")[1]["state"] == "up", 5))
         # A manager that kept the engine's old boots and time (net-snmp told them with -e and -Z, so no
         # discovery): the agent answers with an authenticated notInTimeWindow report carrying the new
         # boots and time, net-snmp takes them and sends again, and the get succeeds. -d shows both packets.
@@ -273,7 +264,7 @@ class ControlApiTests(unittest.TestCase):
         ended = time.time()
 
         os.kill(f.proc.pid, signal.SIGUSR1)
-        self.assertTrue(wait_for(lambda: os.path.exists(report), 5), "SIGUSR1 wrote the report")
+        self.assertTrue(h.wait_for(lambda: os.path.exists(report), 5), "SIGUSR1 wrote the report")
         with open(report) as r:
             doc = json.load(r)
         acts = doc["actions"]

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleetsim_harness as h  # noqa: E402
-from test_control_api import api, snmpget, wait_for  # noqa: E402
+from test_control_api import api, snmpget  # noqa: E402
 
 from ncclient import manager  # noqa: E402
 
@@ -111,7 +111,7 @@ class ActionTests(unittest.TestCase):
         self.assertEqual([x for x in notifications(m, 0.5) if "netconf-config-change" in x], [])
         # Reboot: running is startup again.
         self.assertEqual(api(base, "/api/v1/devices/1/reboot", "POST", {"for": "0s"})[0], 200)
-        self.assertTrue(wait_for(lambda: api(base, "/api/v1/devices/1")[1]["state"] == "up", 5))
+        self.assertTrue(h.wait_for(lambda: api(base, "/api/v1/devices/1")[1]["state"] == "up", 5))
         self.assertNotIn("capi-set-x", self.ncc(f, 1).get_config(source="running").xml)
 
     def test_set_replace_and_a_remove_attribute_in_the_fragment(self):
@@ -292,7 +292,7 @@ class ActionTests(unittest.TestCase):
         self.assertEqual(api(base, "/api/v1/devices/2/flap", "POST", {"interface": PORT1})[0], 200)
         self.assertEqual(api(base, "/api/v1/devices/2/flap", "POST", {"for": "1s", "count": 2})[0], 200)
         os.kill(f.proc.pid, signal.SIGUSR1)
-        self.assertTrue(wait_for(lambda: os.path.exists(report), 5), "SIGUSR1 wrote the report")
+        self.assertTrue(h.wait_for(lambda: os.path.exists(report), 5), "SIGUSR1 wrote the report")
         with open(report) as r:
             acts = json.load(r)["actions"]
         self.assertEqual([a["action"] for a in acts], ["set", "set", "notification-rate", "notification-rate",

@@ -142,23 +142,6 @@ def assert_serves(testcase, fleet, device=0):
         testcase.assertTrue(c.session_id)
 
 
-def free_port():
-    """A TCP port on 127.0.0.1 nobody listens on (connections to it are refused), below the ephemeral
-    range so that no client socket takes it before a stand-in controller binds it."""
-    rng = random.Random()
-    for _ in range(50):
-        port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", port))
-            return port
-        except OSError:
-            continue
-        finally:
-            s.close()
-    raise AssertionError("no free port for a controller that is down")
-
-
 UNREACHABLE_LINE = ("controller 127.0.0.1:%d unreachable (connection refused); retrying with backoff up to 30 s, "
                     "the fleet keeps serving")
 
@@ -347,7 +330,7 @@ class RegistrationTests(unittest.TestCase):
         # Before: 3 attempts per batch, each logged with `the controller answered: ""`, 4.5 s for 3
         # devices and about 2 hours for 5,000. Now the outage is one line, the same batch is retried with
         # a backoff of 0.5 s, 1 s, 2 s... (attempts at 0, 0.5 and 1.5 s), and --time-out 3 ends it all.
-        port = free_port()
+        port = h.free_port()
         f = self.fleet(3, ["--controller-ip", "127.0.0.1", "--controller-port", str(port),
                            "--generate-configs-batch-size", "1", "--time-out", "3", "--log-level", "debug"])
         started = time.monotonic()
@@ -373,7 +356,7 @@ class RegistrationTests(unittest.TestCase):
         f.stop()
 
     def test_controller_coming_up_late_gets_every_device(self):
-        port = free_port()
+        port = h.free_port()
         f = self.fleet(3, ["--controller-ip", "127.0.0.1", "--controller-port", str(port),
                            "--generate-configs-batch-size", "1"])
         wait_log(f, re.escape(UNREACHABLE_LINE % port))
@@ -423,7 +406,7 @@ class RegistrationTests(unittest.TestCase):
         self.assertLess(took, h.scaled(2.0), "fleetsim took %.2f s to exit" % took)
 
     def test_sigterm_during_a_retry_pause_exits_promptly(self):
-        port = free_port()
+        port = h.free_port()
         f = self.fleet(1, ["--controller-ip", "127.0.0.1", "--controller-port", str(port)])
         wait_log(f, re.escape(UNREACHABLE_LINE % port))
         started = time.monotonic()

@@ -23,8 +23,6 @@ import tempfile
 import threading
 import time
 import unittest
-import urllib.error
-import urllib.request
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,27 +38,6 @@ SHA = "ab" * 32
 REBOOT_FOR_S = 2.0
 # fake_controller's backoff here: 0.2 s, then x1.5, at most 1 s: a 2 s reboot is back within ~2.7 s.
 BACKOFF = dict(reconnect_delay=0.2, reconnect_factor=1.5, reconnect_max_delay=1.0, max_attempts=100)
-
-
-def api(base, path, body=None):
-    """(status, parsed JSON) of one request to the fleet's control API."""
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method="POST" if data is not None else "GET",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=h.scaled(10)) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, None
-
-
-def wait_for(pred, limit_s):
-    deadline = time.monotonic() + h.scaled(limit_s)
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
 
 
 class EventsServer:
@@ -127,7 +104,7 @@ class ControllerMountEventsTests(unittest.TestCase):
         self.fleet, self.base = h.start_with_metrics(
             DEVICES, ["--controller-ip", "127.0.0.1", "--controller-port", str(port)], True, 8)
         self.addCleanup(self.fleet.stop)
-        self.assertTrue(wait_for(lambda: self.controller.counts()["connected"] == DEVICES, 10),
+        self.assertTrue(h.wait_for(lambda: self.controller.counts()["connected"] == DEVICES, 10),
                         "the fake controller mounted the fleet: %r" % self.controller.counts())
         self.ctl_url = "http://127.0.0.1:%d/restconf" % port
 
@@ -173,11 +150,11 @@ class ControllerMountEventsTests(unittest.TestCase):
 
     # -- the fleet's own endpoint
     def test_fleet_endpoint_reboot_heals_and_down_does_not(self):
-        code, _ = api(self.base, "/api/v1/events?since=0")
+        code, _ = h.api_request(self.base, "/api/v1/events?since=0")
         self.assertEqual(code, 200)
         self.start_stress(self.base)
-        self.assertEqual(api(self.base, "/api/v1/devices/0-1/reboot", {"for": "2s"})[0], 200)
-        self.assertEqual(api(self.base, "/api/v1/devices/3/down", {})[0], 200)
+        self.assertEqual(h.api_request(self.base, "/api/v1/devices/0-1/reboot", {"for": "2s"})[0], 200)
+        self.assertEqual(h.api_request(self.base, "/api/v1/devices/3/down", {})[0], 200)
         code, manifest, rows = self.finish_stress()
         self.assertEqual(code, 1, self.out)  # device 3 never came back
         events = {e["action"]: e for e in manifest["events"]}
@@ -194,10 +171,10 @@ class ControllerMountEventsTests(unittest.TestCase):
         self.addCleanup(ev.stop)
         self.start_stress(ev.url, token=True)
         t_ms = int(time.time() * 1000)
-        self.assertEqual(api(self.base, "/api/v1/devices/0-1/reboot", {"for": "2s"})[0], 200)
+        self.assertEqual(h.api_request(self.base, "/api/v1/devices/0-1/reboot", {"for": "2s"})[0], 200)
         reboot_seq = ev.add("reboot", [self.node(0), self.node(1)], t_ms, {"for": "2000ms"})
         t_ms = int(time.time() * 1000)
-        self.assertEqual(api(self.base, "/api/v1/devices/2/latency", {"netconf": "5ms"})[0], 200)
+        self.assertEqual(h.api_request(self.base, "/api/v1/devices/2/latency", {"netconf": "5ms"})[0], 200)
         mark_seq = ev.add("latency", [self.node(2)], t_ms, {"netconf": "5ms"})
         code, manifest, rows = self.finish_stress()
         self.assertEqual(code, 0, self.out)
@@ -231,7 +208,7 @@ class ControllerMountEventsTests(unittest.TestCase):
         self.addCleanup(ev.stop)
         self.start_stress(ev.url, token=True, timeout_s=6.0)
         t_ms = int(time.time() * 1000)
-        self.assertEqual(api(self.base, "/api/v1/devices/3/down", {})[0], 200)
+        self.assertEqual(h.api_request(self.base, "/api/v1/devices/3/down", {})[0], 200)
         seq = ev.add("down", [self.node(3)], t_ms, {"mode": "refuse"})
         code, manifest, rows = self.finish_stress()
         self.assertEqual(code, 1, self.out)

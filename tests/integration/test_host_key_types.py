@@ -14,9 +14,7 @@ import hmac
 import json
 import os
 import struct
-import random
 import shutil
-import socket
 import subprocess
 import tempfile
 import unittest
@@ -27,20 +25,6 @@ import fleetsim_harness as h
 
 CH_CLIENT = None
 WIRE_NAME = {"ed25519": "ssh-ed25519", "ecdsa": "ecdsa-sha2-nistp256", "rsa": "ssh-rsa"}
-
-
-def free_port():
-    """A port below the ephemeral range that nothing listens on now."""
-    rng = random.Random()
-    for _ in range(50):
-        port = rng.randrange(h.PORT_LOW, h.PORT_HIGH)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-    raise AssertionError("no free port")
 
 
 def derive_rsa_n(secret, index, bits=2048):
@@ -205,7 +189,7 @@ class HostKeyTypeTests(unittest.TestCase):
 
     def test_libnetconf2_call_home_with_rsa_keys(self):
         state = self.state_dir()
-        port = free_port()
+        port = h.free_port()
         client = subprocess.Popen([CH_CLIENT, str(port), "4", "admin", "admin", str(h.scaled(30))],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: client.poll() is None and client.kill())

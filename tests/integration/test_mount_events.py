@@ -15,8 +15,6 @@ import sys
 import tempfile
 import time
 import unittest
-import urllib.error
-import urllib.request
 
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,17 +27,6 @@ DEVICES = 4
 def hold(seconds):
     """--hold's value: @seconds, longer where the build is slower (sanitizers)."""
     return str(int(h.scaled(seconds) + 0.999))
-
-
-def api(base, path, body):
-    """The HTTP status of one POST to the fleet's control API."""
-    req = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=h.scaled(10)) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
 
 
 class MountEvents(unittest.TestCase):
@@ -67,7 +54,7 @@ class MountEvents(unittest.TestCase):
         self.addCleanup(fleet.stop)
         proc = self.mount(fleet, base, 9)
         time.sleep(h.scaled(1.5))  # every device mounted
-        self.assertEqual(api(base, "/api/v1/devices/0-1/reboot", {"for": "2s"}), 200)
+        self.assertEqual(h.api_request(base, "/api/v1/devices/0-1/reboot", {"for": "2s"})[0], 200)
         code, out, err, m = self.finish(proc)
         self.assertEqual(code, 0, out + err)
         self.assertEqual(len(m["events"]), 1, out)
@@ -114,7 +101,7 @@ class MountEvents(unittest.TestCase):
         self.addCleanup(fleet.stop)
         proc = self.mount(fleet, base, 5)
         time.sleep(h.scaled(1.5))
-        self.assertEqual(api(base, "/api/v1/devices/3/down", {}), 200)
+        self.assertEqual(h.api_request(base, "/api/v1/devices/3/down", {})[0], 200)
         code, out, err, m = self.finish(proc)
         self.assertEqual(code, 1, out + err)
         ev = m["events"][0]

@@ -45,17 +45,6 @@ def scenario_file(events, seed=None, start=None):
     return path
 
 
-def wait_for(what, check, timeout=10):
-    deadline = time.monotonic() + h.scaled(timeout)
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.05)
-
-
 def events(base, since=0):
     code, doc = api(base, "/api/v1/events?since=%d" % since)
     assert code == 200, doc
@@ -117,7 +106,7 @@ class ScenarioTests(unittest.TestCase):
             self.assertEqual(connect_outcome(fleet.addr(1)), "refused")
             self.assertNotEqual(snmpget(fleet.port + 1)[0], 0)
             self.assertEqual(snmpget(fleet.port)[0], 0)
-            wait_for("the scenario's grow", lambda: api(base, "/api/v1/fleet")[1]["present"] == 3)
+            h.wait_for(lambda: api(base, "/api/v1/fleet")[1]["present"] == 3, 10, what="the scenario's grow")
             for i in (0, 1, 2):
                 self.assertEqual(connect_outcome(fleet.addr(i)), "ok", i)
             self.assertEqual(connect_outcome(fleet.addr(3)), "refused")
@@ -171,7 +160,7 @@ class ScenarioTests(unittest.TestCase):
         self.paths.append(report)
         fleet, base = h.start_with_metrics(devices=devices, extra=["--scenario", path, "--report", report])
         try:
-            doc = wait_for("the scenario's reboot", lambda: events(base)["events"] or None)
+            doc = h.wait_for(lambda: events(base)["events"] or None, 10, what="the scenario's reboot")
             touched = [n.split("-", 1)[0] for n in doc[0]["node_ids"]]
             offsets = sorted(int(p) - fleet.port for p in touched)
         finally:
@@ -202,11 +191,11 @@ class ScenarioTests(unittest.TestCase):
                            "devices": "1", "revert-after": ms(0.6), "down": {"mode": "refuse"}}])
         fleet, base = h.start_with_metrics(devices=3, extra=["--scenario", path])
         try:
-            wait_for("the outage", lambda: connect_outcome(fleet.addr(1), 0.5) == "refused", 5)
+            h.wait_for(lambda: connect_outcome(fleet.addr(1), 0.5) == "refused", 5, what="the outage")
             self.assertEqual(connect_outcome(fleet.addr(0)), "ok")
-            wait_for("the revert", lambda: connect_outcome(fleet.addr(1), 0.5) == "ok", 5)
-            doc = wait_for("both outages and reverts",
-                           lambda: (lambda d: d if len(d["events"]) == 4 else None)(events(base)), 10)
+            h.wait_for(lambda: connect_outcome(fleet.addr(1), 0.5) == "ok", 5, what="the revert")
+            doc = h.wait_for(lambda: (lambda d: d if len(d["events"]) == 4 else None)(events(base)), 10,
+                             what="both outages and reverts")
             self.assertEqual([e["action"] for e in doc["events"]], ["down", "up", "down", "up"])
             self.assertTrue(all(e.get("event") == "outage" for e in doc["events"]))
             gap = doc["events"][1]["time_ms"] - doc["events"][0]["time_ms"]
@@ -248,7 +237,7 @@ class ScenarioTests(unittest.TestCase):
             {"name": "back", "at": ms(0.9), "grow": {}}])
         fleet, base = h.start_with_metrics(devices=2, extra=["--scenario", path])
         try:
-            doc = wait_for("every event", lambda: (lambda d: d if len(d["events"]) == 8 else None)(events(base)))
+            doc = h.wait_for(lambda: (lambda d: d if len(d["events"]) == 8 else None)(events(base)), 10, what="every event")
             self.assertEqual([(e["event"], e["action"]) for e in doc["events"]],
                              [("cli", "set"), ("quiet", "notification-rate"), ("flap", "flap"), ("slow", "latency"),
                               ("lossy", "drop-rate"), ("kick", "kill-sessions"), ("bye", "shrink"),

@@ -704,7 +704,7 @@ class MountTests(StressCase):
         self.assert_mounted(res, (40, 40))
         self.assertEqual(res.manifest["results"]["failures"],
                          {k: 0 for k in ("refused", "timeout", "bad-hello", "closed-by-server", "reset",
-                                         "framing", "resources", "auth", "ssh", "wrong-transport")})
+                                         "framing", "resources", "auth", "ssh", "wrong-transport", "tls")})
         f.stop()
 
     def test_mount_hold_1_keeps_sessions_open_1_s(self):

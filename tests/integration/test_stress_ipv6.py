@@ -1,6 +1,6 @@
 """fleetsim-stress on IPv6 (issue 19): every mode with --ip ::1 against peers that speak IPv6.
 
-The peers: fake_netconf's scripted servers on [::1] over TCP and over SSH (paramiko), net-snmp's snmpd on
+The peers: fake_netconf's scripted servers on [::1] over TCP, SSH (paramiko) and TLS, net-snmp's snmpd on
 udp6:[::1], and small http.server stand-ins on [::1] for a RESTCONF controller (restconf, controller-mount).
 Each run checks what the peer saw (the client's address is ::1, the requests arrived, the URL's host is
 bracketed), not only what the client reports. reconcile joins a report whose addresses are IPv6 texts
@@ -34,6 +34,7 @@ import fake_netconf as fake  # noqa: E402
 import test_stress_controller as tsc  # noqa: E402
 import test_stress_notify as tsn  # noqa: E402
 import test_stress_snmp as tss  # noqa: E402
+import test_stress_tls as tst  # noqa: E402
 
 STRESS = None
 RUN_LIMIT_S = 30.0
@@ -311,6 +312,38 @@ class FakePeersTest(Ipv6Case):
                 self.assertIn("an IPv6 HOST in brackets", p.stderr)
 
 
+class TlsIpv6Test(Ipv6Case):
+    """NETCONF over TLS to [::1]; --tls-verify-host matches ::1 against the certificate's IP SANs."""
+
+    @classmethod
+    def setUpClass(cls):
+        tst.setUpModule()  # its CA, client and server (IP:127.0.0.2) certificates
+        tst.make_leaf("server6", "ca", "subjectAltName=IP:::1\nextendedKeyUsage=serverAuth")
+
+    @classmethod
+    def tearDownClass(cls):
+        tst.tearDownModule()
+
+    def edit(self, server, *extra):
+        with fake.FakeServers(host="::1", tls=tst.server_context(server=server)) as srv:
+            r = run(["edit", "--ip", "::1", "--port", srv.port, "--edits", 10, "--candidate-datastore", "false",
+                     "--tls", "true", "--tls-cert", tst.cert("client"), "--tls-key", tst.key("client"),
+                     "--tls-ca", tst.cert("ca")] + list(extra))
+            srv.finished()
+        return r, srv
+
+    def test_edit_over_tls_verifies_the_ipv6_address_when_asked(self):
+        r, srv = self.edit("server6", "--tls-verify-host", "true")
+        self.ok(r)
+        self.assert_edits_arrived(srv, 10)
+        r, _ = self.edit("server", "--tls-verify-host", "true")  # names 127.0.0.2, not ::1
+        self.assertNotEqual(r.code, 0, str(r))
+        self.assertIn("IP address mismatch", r.out + r.err, str(r))
+        r, srv = self.edit("server")  # the address is not checked unless asked
+        self.ok(r)
+        self.assert_edits_arrived(srv, 10)
+
+
 # A prefix of the tests' own, routed to lo (issue 19's `ip -6 route add local PREFIX/64 dev lo`).
 LOCAL_PREFIX = "fd00:f1ee:5757:1::"
 
@@ -428,4 +461,5 @@ if __name__ == "__main__":
     STRESS = h.take_binaries_arguments()
     tsn.STRESS = STRESS
     tss.STRESS = STRESS
+    tst.STRESS = STRESS
     unittest.main(verbosity=2)

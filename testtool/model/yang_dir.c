@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_read.h"
+
 /* Past whitespace and comments. */
 static const char *
 skip_space(const char *p)
@@ -179,31 +181,15 @@ cmp_files(const void *a, const void *b)
 static enum fleet_err
 read_text(const char *path, char **text, size_t *len, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long size;
+    enum file_read_failure why = file_read_all(path, 0, text, len);
 
-    if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-        snprintf(err, err_len, "cannot read \"%s\": %s", path, strerror(errno));
-        if (f) {
-            fclose(f);
-        }
-        return FLEET_ERR_INVAL;
-    }
-    if (!(buf = malloc((size_t)size + 1))) {
-        fclose(f);
+    if (why == FILE_READ_NOMEM) {
         return FLEET_ERR_NOMEM;
     }
-    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        snprintf(err, err_len, "cannot read \"%s\"", path);
-        free(buf);
-        fclose(f);
+    if (why != FILE_READ_OK) {
+        snprintf(err, err_len, "cannot read \"%s\": %s", path, file_read_reason(why, 0));
         return FLEET_ERR_INVAL;
     }
-    fclose(f);
-    buf[size] = '\0';
-    *text = buf;
-    *len = (size_t)size;
     return FLEET_OK;
 }
 

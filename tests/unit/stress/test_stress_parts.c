@@ -289,6 +289,57 @@ test_ssh_left_out_means_detected(void **state)
     assert_string_equal(err, "--ssh-key is for SSH; it cannot be combined with --ssh false");
 }
 
+/* Issue 19: --tls true with its files; it excludes SSH and the plain-TCP preambles, and its files need it. */
+static void
+test_tls_options_exclude_ssh_and_need_tls(void **state)
+{
+    const char *tls[] = {"fleetsim-stress", "edit",      "--tls", "true",     "--tls-cert",
+                         "c.pem",           "--tls-key", "c.key", "--tls-ca", "ca.pem"};
+    const char *host[] = {"fleetsim-stress", "mount", "--tls", "true", "--tls-verify-host", "true"};
+    const char *with_ssh[] = {"fleetsim-stress", "mount", "--tls", "true", "--ssh", "true"};
+    const char *ssh_false[] = {"fleetsim-stress", "notify", "--tls", "true", "--ssh", "false"};
+    const char *cert_only[] = {"fleetsim-stress", "edit", "--tls", "true", "--tls-cert", "c.pem"};
+    const char *no_tls[] = {"fleetsim-stress", "mount", "--tls-ca", "ca.pem"};
+    const char *snmp[] = {"fleetsim-stress", "snmp", "--tls", "true"};
+    const char *restconf[] = {"fleetsim-stress", "restconf", "--tls", "true"};
+    const char *preamble[] = {"fleetsim-stress", "mount", "--tls", "true", "--tcp-preamble", "p"};
+    const char *key[] = {"fleetsim-stress", "mount", "--tls", "true", "--ssh-key", "k"};
+    struct stress_options o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, err, sizeof err, 2, tls), STRESS_PARSE_RUN); /* the defaults */
+    assert_int_equal(o.tls, 0);
+    assert_null(o.tls_cert);
+    assert_null(o.tls_ca);
+    assert_int_equal(o.tls_verify_host, 0);
+    assert_int_equal(parse(&o, err, sizeof err, 10, tls), STRESS_PARSE_RUN);
+    assert_int_equal(o.tls, 1);
+    assert_int_equal(o.ssh, 0); /* no SSH set-up, no detection */
+    assert_string_equal(o.tls_cert, "c.pem");
+    assert_string_equal(o.tls_key, "c.key");
+    assert_string_equal(o.tls_ca, "ca.pem");
+    assert_int_equal(parse(&o, err, sizeof err, 6, host), STRESS_PARSE_RUN);
+    assert_int_equal(o.tls_verify_host, 1);
+    assert_int_equal(parse(&o, err, sizeof err, 6, ssh_false), STRESS_PARSE_RUN);
+    assert_int_equal(parse(&o, err, sizeof err, 6, with_ssh), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--tls true and --ssh true exclude each other: NETCONF runs over one of them");
+    assert_int_equal(parse(&o, err, sizeof err, 6, cert_only), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--tls-cert and --tls-key go together: the certificate and its key");
+    assert_int_equal(parse(&o, err, sizeof err, 4, no_tls), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--tls-ca is for TLS: give --tls true too");
+    assert_int_equal(parse(&o, err, sizeof err, 4, snmp), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--tls is for edit, mount, notify and record (NETCONF)");
+    assert_int_equal(parse(&o, err, sizeof err, 4, restconf), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--tls and its options are for edit, mount, notify and record (NETCONF)");
+    assert_int_equal(parse(&o, err, sizeof err, 6, preamble), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--tcp-preamble is for plain TCP; it cannot be combined with --tls true");
+    assert_int_equal(parse(&o, err, sizeof err, 6, key), STRESS_PARSE_ERROR);
+    assert_string_equal(err,
+                        "--ssh-key is for SSH; it cannot be combined with --tls true (use --tls-cert and "
+                        "--tls-key)");
+}
+
 static void
 test_first_bytes_tell_ssh_from_netconf_over_tcp(void **state)
 {
@@ -504,6 +555,7 @@ main(void)
         cmocka_unit_test(test_bad_usage_is_refused_with_a_message),
         cmocka_unit_test(test_single_dash_words_and_flag_values_are_read),
         cmocka_unit_test(test_ssh_left_out_means_detected),
+        cmocka_unit_test(test_tls_options_exclude_ssh_and_need_tls),
         cmocka_unit_test(test_first_bytes_tell_ssh_from_netconf_over_tcp),
         cmocka_unit_test(test_restconf_fill_as_opendaylight),
         cmocka_unit_test(test_restconf_defaults_and_auth_follow_opendaylight),
