@@ -55,9 +55,9 @@ def run(argv, limit_s=RUN_LIMIT_S):
             os.unlink(path)
 
 
-class Http6:
+class Http6(tsc.Controller):
     """http.server on a random port of ::1; answer(method, path, body) -> (status, body bytes or JSON-able).
-    Records (method, path, Host header) of every request."""
+    Records (method, path, Host header, client address) of every request. Stops as the controller stand-in."""
 
     def __init__(self, answer):
         self.requests = []
@@ -99,11 +99,6 @@ class Http6:
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05})
         self.thread.start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join()
 
 
 class Ipv6Case(unittest.TestCase):
