@@ -48,6 +48,7 @@ enum opt_kind {
 #define M_RECORD   MODE(STRESS_RECORD)
 #define M_RESTCONF MODE(STRESS_RESTCONF)
 #define M_REPORT   MODE(STRESS_REPORT)
+#define M_MERGE    MODE(STRESS_MERGE)
 
 /* Column at which --help's descriptions start, and the width it keeps to. */
 #define HELP_INDENT 29
@@ -1174,6 +1175,25 @@ static const struct stress_opt opts[] = {
      .section = "report: one self-contained HTML page of one or more --json manifests (RUN.json ...)",
      .help = "the HTML file to write (required); several manifests are overlaid and their differing "
              "parameters tabled"},
+
+    {.name = "out",
+     .alias = "o",
+     .kind = OPT_TEXT,
+     .modes = M_MERGE,
+     .field = FIELD(json_path),
+     .noun = "a file",
+     .metavar = "FILE",
+     .section = "merge: one manifest of the --json manifests of runs made at once (RUN.json ...), same tool "
+                "and mode",
+     .help = "the merged manifest to write (required): counts and histograms added, percentiles and rates "
+             "recomputed over the common window, per-second counts aligned, differing parameters listed"},
+    {.name = "json",
+     .kind = OPT_TEXT,
+     .modes = M_MERGE,
+     .field = FIELD(json_path),
+     .noun = "a file",
+     .metavar = "FILE",
+     .help = "the same as -o"},
 };
 
 #define OPT_COUNT (sizeof opts / sizeof opts[0])
@@ -1185,7 +1205,8 @@ static const char usage_head[] =
     "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
     "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
-    "       fleetsim-stress report RUN.json [RUN.json ...] -o REPORT.html\n";
+    "       fleetsim-stress report RUN.json [RUN.json ...] -o REPORT.html\n"
+    "       fleetsim-stress merge RUN.json [RUN.json ...] -o MERGED.json\n";
 
 /* ------------------------------------------------------------------ lookup, defaults */
 
@@ -1345,7 +1366,8 @@ usage(FILE *out)
 
 /* The subcommands, in enum stress_mode's order. */
 static const char *const mode_names[] = {
-    "edit", "mount", "snmp", "notify", "reconcile", "controller-mount", "record", "restconf", "report"};
+    "edit",   "mount",    "snmp",   "notify", "reconcile", "controller-mount",
+    "record", "restconf", "report", "merge"};
 
 /* getopt's array, made from the table: each name and alias once, val = 256 + its first row's index. */
 static void
@@ -1392,7 +1414,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         usage(argc < 2 ? stderr : stdout);
         if (argc < 2) {
             BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount, record, "
-                "restconf or report");
+                "restconf, report or merge");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -1405,7 +1427,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (mode == sizeof mode_names / sizeof mode_names[0]) {
         BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount, record, "
-            "restconf or report (see --help)",
+            "restconf, report or merge (see --help)",
             argv[1]);
     }
     opt_defaults(o, mode);
@@ -1449,6 +1471,17 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         }
         if (!o->out_dir) {
             BAD("report needs -o FILE (--out), the HTML file to write");
+        }
+        o->report_inputs = argv + optind;
+        o->report_count = argc - optind;
+        return STRESS_PARSE_RUN;
+    }
+    if (o->mode == STRESS_MERGE) {
+        if (optind >= argc) {
+            BAD("merge needs one or more manifests: fleetsim-stress merge RUN.json [RUN.json ...] -o FILE");
+        }
+        if (!o->json_path) {
+            BAD("merge needs -o FILE (--out or --json), the merged manifest to write");
         }
         o->report_inputs = argv + optind;
         o->report_count = argc - optind;

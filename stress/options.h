@@ -22,6 +22,7 @@ enum stress_mode {
     STRESS_RECORD,           /* write one server as a recorded device type folder */
     STRESS_RESTCONF,         /* RESTCONF edits through a controller (OpenDaylight's REST perf client) */
     STRESS_REPORT,           /* one HTML report of one or more manifests */
+    STRESS_MERGE,            /* one manifest of several runs' manifests */
 };
 
 /* Default first agent port of "snmp" (fleetsim's first device); NETCONF's is 17830. */
@@ -133,7 +134,8 @@ struct stress_options {
     int same_device;            /* 1: every stream edits the first port's device; 0: stream n port+n */
     uint32_t device_port_start; /* --device-port-range-start: the first device's port */
     int content_xml;            /* 1: --content-type xml (application/xml), 0: application/json */
-    /* report (out_dir: --out FILE, the HTML written) */
+    /* report (out_dir: --out FILE, the HTML written); merge (json_path: -o or --json, the manifest written)
+     */
     char **report_inputs; /* the manifests, argv's words after the options */
     int report_count;     /* how many */
 };
