@@ -394,6 +394,26 @@ opt_tolerance(const struct stress_opt *t, const char *value, struct opt_ctx *c)
     return 0;
 }
 
+/* reconcile's files: each of --sent, --received, --report may repeat (a report per shard); the first one
+ * also fills the single path the checks read. */
+static int
+opt_recon_file(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    struct stress_options *o = c->o;
+    int sent = !strcmp(t->name, "sent"), received = !strcmp(t->name, "received");
+    struct stress_files *f = sent ? &o->sent_files : received ? &o->received_files : &o->report_files;
+
+    if (f->count == STRESS_FILES_MAX) {
+        snprintf(c->err, c->err_len, "--%s may be given at most %d times", c->given, STRESS_FILES_MAX);
+        return -1;
+    }
+    f->paths[f->count++] = value;
+    if (f->count == 1) {
+        *(sent ? &o->sent_path : received ? &o->received_path : &o->report_path) = value;
+    }
+    return 0;
+}
+
 /* OpenDaylight's -1 means one batch of everything, as does 0 here. */
 static int
 opt_edit_batch_size(const struct stress_opt *t, const char *value, struct opt_ctx *c)
@@ -886,23 +906,25 @@ static const struct stress_opt opts[] = {
     {.name = "sent",
      .kind = OPT_TEXT,
      .modes = M_RECON,
-     .field = FIELD(sent_path),
+     .custom = opt_recon_file,
      .metavar = "FILE",
      .section = "reconcile: join fleetsim's --report with notify's --json, device by device",
-     .help = "the simulator's report (with --report: restconf's --json manifest)"},
+     .help =
+         "the simulator's report (with --report: restconf's --json manifest); repeat it for one per shard: "
+         "their devices are joined"},
     {.name = "received",
      .kind = OPT_TEXT,
      .modes = M_RECON,
-     .field = FIELD(received_path),
+     .custom = opt_recon_file,
      .metavar = "FILE",
-     .help = "notify's manifest"},
+     .help = "notify's manifest (repeatable, as --sent)"},
     {.name = "report",
      .kind = OPT_TEXT,
      .modes = M_RECON,
-     .field = FIELD(report_path),
+     .custom = opt_recon_file,
      .metavar = "FILE",
      .help = "the simulator's report: edits the controller accepted (restconf's manifest, --sent) against "
-             "edit-configs each device received"},
+             "edit-configs each device received (repeatable, as --sent)"},
     {.name = "tolerance",
      .kind = OPT_TEXT,
      .modes = M_RECON,

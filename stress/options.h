@@ -12,6 +12,15 @@
 
 #include "susm.h"
 
+/* reconcile's --sent, --received and --report may each be given this many times (one file per shard). */
+#define STRESS_FILES_MAX 256
+
+/* The files of one repeatable option. */
+struct stress_files {
+    const char *paths[STRESS_FILES_MAX]; /* as given, in order */
+    uint32_t count;                      /* entries used */
+};
+
 enum stress_mode {
     STRESS_EDIT,             /* edit-config throughput */
     STRESS_MOUNT,            /* mount storm */
@@ -108,10 +117,13 @@ struct stress_options {
     uint32_t idle_timeout_s;    /* stop when nothing arrived this long; 0: never */
     const char *seq_element;    /* local name of the per-device sequence number element, or NULL */
     /* reconcile */
-    const char *sent_path;     /* the simulator's --report file */
-    const char *received_path; /* notify's --json file (NULL with report_path) */
-    const char *report_path;   /* --report: the simulator's report, sent_path then restconf's manifest */
-    double tolerance;          /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
+    const char *sent_path;          /* the simulator's --report file (the first --sent) */
+    const char *received_path;      /* notify's --json file (NULL with report_path; the first --received) */
+    const char *report_path;        /* --report: the simulator's report, sent_path then restconf's manifest */
+    struct stress_files sent_files; /* every --sent, in order: their devices are joined */
+    struct stress_files received_files; /* every --received */
+    struct stress_files report_files;   /* every --report */
+    double tolerance;                   /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
     /* controller-mount (device_count: nodes expected; username, password: HTTP basic auth; msg_timeout_s:
      * limit of one poll, 0 for the interval plus a margin) */
     const char *url;               /* RESTCONF base, "http://host:port/restconf" */
