@@ -1486,24 +1486,18 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         }
         given[t - opts] = 1;
     }
-    if (o->mode == STRESS_REPORT) {
+    if (o->mode == STRESS_REPORT || o->mode == STRESS_MERGE) {
         /* getopt permuted the manifests' names behind the options. */
+        const char *name = mode_names[o->mode];
         if (optind >= argc) {
-            BAD("report needs one or more manifests: fleetsim-stress report RUN.json [RUN.json ...] -o FILE");
+            BAD("%s needs one or more manifests: fleetsim-stress %s RUN.json [RUN.json ...] -o FILE", name,
+                name);
         }
-        if (!o->out_dir) {
-            BAD("report needs -o FILE (--out), the HTML file to write");
-        }
-        o->report_inputs = argv + optind;
-        o->report_count = argc - optind;
-        return STRESS_PARSE_RUN;
-    }
-    if (o->mode == STRESS_MERGE) {
-        if (optind >= argc) {
-            BAD("merge needs one or more manifests: fleetsim-stress merge RUN.json [RUN.json ...] -o FILE");
-        }
-        if (!o->json_path) {
-            BAD("merge needs -o FILE (--out or --json), the merged manifest to write");
+        if (!(o->mode == STRESS_REPORT ? o->out_dir : o->json_path)) {
+            BAD("%s", o->mode == STRESS_REPORT
+                          ? "report needs -o FILE (--out), the HTML file to write"
+                          : "merge needs -o FILE (--out or --json), the merged manifest to "
+                            "write");
         }
         o->report_inputs = argv + optind;
         o->report_count = argc - optind;
