@@ -56,7 +56,8 @@ struct merge_rule_row {
     enum merge_rule rule; /* its rule */
     const char *count;    /* MR_RATE, MR_PER_REQUEST: the count (alternatives split by '|'); MR_PCT: the
                              histogram sibling, NULL when there is none */
-    const char *per;      /* MR_RATE: the duration sibling; MR_PER_REQUEST: the CPU seconds sibling */
+    const char *per;      /* MR_RATE: the duration sibling; MR_PER_REQUEST: the CPU seconds sibling; MR_PCT:
+                             "ms" when the block is in milliseconds (its histogram in microseconds) */
 };
 
 /* Every member of every mode's manifest that the type alone would merge wrongly. */
@@ -97,8 +98,8 @@ static const struct merge_rule_row merge_rules[] = {
     {"time_to_hello_us", MR_PCT, "time_to_hello_histogram", NULL},
     {"time_to_mounted_us", MR_PCT, "time_to_mounted_histogram", NULL},
     {"time_to_reconnect_us", MR_PCT, NULL, NULL},
-    {"collection_time_ms", MR_PCT, NULL, NULL},
-    {"response_time_ms", MR_PCT, NULL, NULL},
+    {"collection_time_ms", MR_PCT, "collection_time_histogram", "ms"},
+    {"response_time_ms", MR_PCT, "response_time_histogram", "ms"},
     {"latency_histogram", MR_HIST, NULL, NULL},
     {"time_to_hello_histogram", MR_HIST, NULL, NULL},
     {"time_to_mounted_histogram", MR_HIST, NULL, NULL},
@@ -380,7 +381,7 @@ hist_sum(struct merge *m, const struct jsonr_value *const *hists, uint64_t *coun
 /* A block of percentiles ("p50", ..., "max"): max and min exact, the others from the merged histogram. */
 static void
 put_percentiles(struct merge *m, const struct jsonr_value *const *parents,
-                const struct jsonr_value *const *vals, const char *hist_name)
+                const struct jsonr_value *const *vals, const char *hist_name, int in_ms)
 {
     uint64_t counts[STATS_HIST_BUCKETS];
     const struct jsonr_value **hists = calloc(m->n, sizeof *hists);
@@ -427,14 +428,14 @@ put_percentiles(struct merge *m, const struct jsonr_value *const *parents,
         if (k->key[0] == 'p' && used > 0 && measured > 1) {
             double pct = strtod(k->key + 1, NULL);
             double hi = INFINITY;
-            uint64_t v = stats_hist_percentile(counts, (size_t)used, pct);
+            double v = (double)stats_hist_percentile(counts, (size_t)used, pct) / (in_ms ? 1e3 : 1);
             for (size_t j = 0; j < m->n; j++) {
                 double x;
                 if (!get_num(vals[j], "max", &x) && (hi == INFINITY || x > hi)) {
                     hi = x;
                 }
             }
-            sbuf_printf(m->out, "%" PRIu64, hi != INFINITY && (double)v > hi ? (uint64_t)hi : v);
+            sbuf_printf(m->out, "%.*f", in_ms ? 3 : 0, hi != INFINITY && v > hi ? hi : v);
         } else {
             sbuf_adds(m->out, "null"); /* nothing to recompute it from */
         }
@@ -673,7 +674,7 @@ merge_value(struct merge *m, const char *name, const struct jsonr_value *const *
     }
     case MR_PCT:
         if (type == JSONR_OBJECT) {
-            put_percentiles(m, parents, vals, r ? r->count : NULL);
+            put_percentiles(m, parents, vals, r ? r->count : NULL, r && r->per && !strcmp(r->per, "ms"));
         } else {
             put_kept(m, vals);
         }
