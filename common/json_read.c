@@ -6,6 +6,7 @@
 #include "json_read.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -467,4 +468,59 @@ jsonr_get_str(const struct jsonr_value *obj, const char *key)
     const struct jsonr_value *m = jsonr_get(obj, key);
 
     return m && m->type == JSONR_STRING ? m->str : NULL;
+}
+
+void
+jsonr_print_number(struct sbuf *b, double num)
+{
+    char text[40];
+
+    /* The shortest text that reads back as the same double, and a fraction kept as one: "2.0" stays a
+     * number that is not an integer (is_u64) when it is read again. */
+    snprintf(text, sizeof text, "%.15g", num);
+    if (strtod(text, NULL) != num) {
+        snprintf(text, sizeof text, "%.17g", num);
+    }
+    sbuf_adds(b, text);
+    if (!strpbrk(text, ".eEni")) {
+        sbuf_adds(b, ".0");
+    }
+}
+
+void
+jsonr_print(struct sbuf *b, const struct jsonr_value *v)
+{
+    switch (v->type) {
+    case JSONR_NULL:
+        sbuf_adds(b, "null");
+        break;
+    case JSONR_BOOL:
+        sbuf_adds(b, v->boolean ? "true" : "false");
+        break;
+    case JSONR_NUMBER:
+        if (v->is_u64) {
+            sbuf_printf(b, "%" PRIu64, v->u64);
+        } else {
+            jsonr_print_number(b, v->num);
+        }
+        break;
+    case JSONR_STRING:
+        sbuf_add_json(b, v->str);
+        break;
+    case JSONR_ARRAY:
+    case JSONR_OBJECT:
+        sbuf_adds(b, v->type == JSONR_ARRAY ? "[" : "{");
+        for (const struct jsonr_value *m = v->child; m; m = m->next) {
+            if (m != v->child) {
+                sbuf_adds(b, ",");
+            }
+            if (v->type == JSONR_OBJECT) {
+                sbuf_add_json(b, m->key);
+                sbuf_adds(b, ":");
+            }
+            jsonr_print(b, m);
+        }
+        sbuf_adds(b, v->type == JSONR_ARRAY ? "]" : "}");
+        break;
+    }
 }

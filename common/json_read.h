@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sbuf.h"
+
 /* Deepest nesting of arrays and objects accepted; both formats need 4. */
 #define JSONR_MAX_DEPTH 64
 /* Largest input accepted: a report of a million devices fits. */
@@ -59,5 +61,14 @@ int jsonr_get_u64(const struct jsonr_value *obj, const char *key, uint64_t *out)
 
 /** @return Member @p key's text when it is a string, else NULL. */
 const char *jsonr_get_str(const struct jsonr_value *obj, const char *key);
+
+/**
+ * @brief Append @p v as compact JSON (member order kept; integers exact; other numbers as the shortest text
+ * that reads back as the same double, with a fraction or exponent, so they stay non-integers).
+ */
+void jsonr_print(struct sbuf *b, const struct jsonr_value *v);
+
+/** @brief Append @p num as jsonr_print() writes a number that is not an integer. */
+void jsonr_print_number(struct sbuf *b, double num);
 
 #endif

@@ -98,6 +98,8 @@ struct cm_run {
     double first_seen_s;              /* first poll listing a matching node, < 0 until then */
     double first_connected_s;         /* first poll with a connected node, < 0 until then */
     double elapsed_s;                 /* the run's length, set when it ends */
+    monotime_us start_us;             /* when the run's clock started (the first poll) */
+    monotime_us end_us;               /* when it stopped: elapsed_s after start_us */
     int tty;                          /* 1 when stderr is a terminal: a progress line there */
     struct cm_sample printed;         /* the last sample printed as a line (no terminal) */
     int have_printed;                 /* 1 once a line was printed */
@@ -396,7 +398,9 @@ poll_loop(struct cm_run *run)
             break;
         }
     }
-    run->elapsed_s = since_start_s(start_us);
+    run->end_us = loop_clock_monotonic();
+    run->start_us = start_us;
+    run->elapsed_s = (double)(run->end_us - start_us) / 1e6;
     evr_finish(&run->evl.tr);
     return 0;
 }
@@ -556,7 +560,7 @@ write_manifest(const struct cm_run *run)
         sbuf_printf(&b, "\"http_status\":%ld,\"result\":\"%s\"}", s->http_status, result_names[s->result]);
     }
     sbuf_adds(&b, "]}");
-    rc = b.failed ? -1 : json_write_file(o->json_path, &b);
+    rc = b.failed ? -1 : run_manifest_write(o->json_path, &b, run->start_us, run->end_us);
     sbuf_free(&b);
     return rc;
 }

@@ -525,7 +525,7 @@ write_manifest(struct edit_run *run, struct latency *all, struct tag_counts *tag
     persec_requests_json(&b, &run->ok_per_s, &run->errors_per_s, &run->tags_per_s);
     sbuf_adds(&b, "}}");
     run_manifest_scenario(&b);
-    rc = b.failed ? -1 : json_write_file(o->json_path, &b);
+    rc = b.failed ? -1 : run_manifest_write(o->json_path, &b, run->start_us, run->end_us);
     sbuf_free(&b);
     return rc;
 }

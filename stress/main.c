@@ -5,15 +5,15 @@
  * notifications, "reconcile" joins what the simulator sent with what notify received, and
  * "controller-mount" watches a RESTCONF controller connect to a fleet, "record" writes one
  * server as a recorded device type folder, "restconf" POSTs edits to a RESTCONF controller's mount
- * points (OpenDaylight's REST perf client), "report" writes one HTML page of their --json manifests.
- * Exit codes: 0
- * complete, 1 the run failed, 2 bad usage, 130 and 143 ended by SIGINT and SIGTERM (summary and
- * manifest written as at a normal end).
+ * points (OpenDaylight's REST perf client), "report" writes one HTML page of their --json manifests, "merge"
+ * joins the manifests of runs made at once into one. Exit codes: 0 complete, 1 the run failed, 2 bad usage,
+ * 130 and 143 ended by SIGINT and SIGTERM (summary and manifest written as at a normal end).
  */
 #include <signal.h>
 #include <stdio.h>
 
 #include "conn.h"
+#include "merge.h"
 #include "options.h"
 #include "record.h"
 #include "report.h"
@@ -38,6 +38,9 @@ main(int argc, char **argv)
     }
     if (opts.mode == STRESS_REPORT) {
         return report_run(&opts); /* reads files only: no scenario, no transport */
+    }
+    if (opts.mode == STRESS_MERGE) {
+        return merge_run(&opts);
     }
     stress_options_notes(&opts, stderr);
     if (run_scenario_read(&opts)) {
@@ -87,6 +90,7 @@ main(int argc, char **argv)
         rc = restconf_run(&opts);
         break;
     case STRESS_REPORT:
+    case STRESS_MERGE:
         break; /* handled above */
     }
     if (netconf && rc == 0) { /* a failed run ends with its reason; the manifest has the transport */

@@ -538,7 +538,7 @@ write_manifest(struct mount_run *run)
     if (!run->events) {
         run_manifest_scenario(&b);
     }
-    rc = b.failed ? -1 : json_write_file(o->json_path, &b);
+    rc = b.failed ? -1 : run_manifest_write(o->json_path, &b, run->start_us, run->all_done_us);
     sbuf_free(&b);
     return rc;
 }

@@ -47,6 +47,7 @@ enum opt_kind {
 #define M_RECORD   MODE(STRESS_RECORD)
 #define M_RESTCONF MODE(STRESS_RESTCONF)
 #define M_REPORT   MODE(STRESS_REPORT)
+#define M_MERGE    MODE(STRESS_MERGE)
 
 /* Column at which --help's descriptions start, and the width it keeps to. */
 #define HELP_INDENT 29
@@ -386,6 +387,26 @@ opt_tolerance(const struct stress_opt *t, const char *value, struct opt_ctx *c)
                  "--%s takes a share of sent like 0.5%% or 0.005 (at most 100%%), not \"%s\"", c->given,
                  value);
         return -1;
+    }
+    return 0;
+}
+
+/* reconcile's files: each of --sent, --received, --report may repeat (a report per shard); the first one
+ * also fills the single path the checks read. */
+static int
+opt_recon_file(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    struct stress_options *o = c->o;
+    int sent = !strcmp(t->name, "sent"), received = !strcmp(t->name, "received");
+    struct stress_files *f = sent ? &o->sent_files : received ? &o->received_files : &o->report_files;
+
+    if (f->count == STRESS_FILES_MAX) {
+        snprintf(c->err, c->err_len, "--%s may be given at most %d times", c->given, STRESS_FILES_MAX);
+        return -1;
+    }
+    f->paths[f->count++] = value;
+    if (f->count == 1) {
+        *(sent ? &o->sent_path : received ? &o->received_path : &o->report_path) = value;
     }
     return 0;
 }
@@ -910,23 +931,25 @@ static const struct stress_opt opts[] = {
     {.name = "sent",
      .kind = OPT_TEXT,
      .modes = M_RECON,
-     .field = FIELD(sent_path),
+     .custom = opt_recon_file,
      .metavar = "FILE",
      .section = "reconcile: join fleetsim's --report with notify's --json, device by device",
-     .help = "the simulator's report (with --report: restconf's --json manifest)"},
+     .help =
+         "the simulator's report (with --report: restconf's --json manifest); repeat it for one per shard: "
+         "their devices are joined"},
     {.name = "received",
      .kind = OPT_TEXT,
      .modes = M_RECON,
-     .field = FIELD(received_path),
+     .custom = opt_recon_file,
      .metavar = "FILE",
-     .help = "notify's manifest"},
+     .help = "notify's manifest (repeatable, as --sent)"},
     {.name = "report",
      .kind = OPT_TEXT,
      .modes = M_RECON,
-     .field = FIELD(report_path),
+     .custom = opt_recon_file,
      .metavar = "FILE",
      .help = "the simulator's report: edits the controller accepted (restconf's manifest, --sent) against "
-             "edit-configs each device received"},
+             "edit-configs each device received (repeatable, as --sent)"},
     {.name = "tolerance",
      .kind = OPT_TEXT,
      .modes = M_RECON,
@@ -1199,6 +1222,25 @@ static const struct stress_opt opts[] = {
      .section = "report: one self-contained HTML page of one or more --json manifests (RUN.json ...)",
      .help = "the HTML file to write (required); several manifests are overlaid and their differing "
              "parameters tabled"},
+
+    {.name = "out",
+     .alias = "o",
+     .kind = OPT_TEXT,
+     .modes = M_MERGE,
+     .field = FIELD(json_path),
+     .noun = "a file",
+     .metavar = "FILE",
+     .section = "merge: one manifest of the --json manifests of runs made at once (RUN.json ...), same tool "
+                "and mode",
+     .help = "the merged manifest to write (required): counts and histograms added, percentiles and rates "
+             "recomputed over the common window, per-second counts aligned, differing parameters listed"},
+    {.name = "json",
+     .kind = OPT_TEXT,
+     .modes = M_MERGE,
+     .field = FIELD(json_path),
+     .noun = "a file",
+     .metavar = "FILE",
+     .help = "the same as -o"},
 };
 
 #define OPT_COUNT (sizeof opts / sizeof opts[0])
@@ -1210,7 +1252,8 @@ static const char usage_head[] =
     "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
     "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
-    "       fleetsim-stress report RUN.json [RUN.json ...] -o REPORT.html\n";
+    "       fleetsim-stress report RUN.json [RUN.json ...] -o REPORT.html\n"
+    "       fleetsim-stress merge RUN.json [RUN.json ...] -o MERGED.json\n";
 
 /* ------------------------------------------------------------------ lookup, defaults */
 
@@ -1391,7 +1434,8 @@ url_unusable(const char *url)
 
 /* The subcommands, in enum stress_mode's order. */
 static const char *const mode_names[] = {
-    "edit", "mount", "snmp", "notify", "reconcile", "controller-mount", "record", "restconf", "report"};
+    "edit",   "mount",    "snmp",   "notify", "reconcile", "controller-mount",
+    "record", "restconf", "report", "merge"};
 
 /* getopt's array, made from the table: each name and alias once, val = 256 + its first row's index. */
 static void
@@ -1445,7 +1489,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         usage(argc < 2 ? stderr : stdout);
         if (argc < 2) {
             BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount, record, "
-                "restconf or report");
+                "restconf, report or merge");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -1458,7 +1502,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (mode == sizeof mode_names / sizeof mode_names[0]) {
         BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount, record, "
-            "restconf or report (see --help)",
+            "restconf, report or merge (see --help)",
             argv[1]);
     }
     opt_defaults(o, mode);
@@ -1495,13 +1539,18 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         }
         given[t - opts] = 1;
     }
-    if (o->mode == STRESS_REPORT) {
+    if (o->mode == STRESS_REPORT || o->mode == STRESS_MERGE) {
         /* getopt permuted the manifests' names behind the options. */
+        const char *name = mode_names[o->mode];
         if (optind >= argc) {
-            BAD("report needs one or more manifests: fleetsim-stress report RUN.json [RUN.json ...] -o FILE");
+            BAD("%s needs one or more manifests: fleetsim-stress %s RUN.json [RUN.json ...] -o FILE", name,
+                name);
         }
-        if (!o->out_dir) {
-            BAD("report needs -o FILE (--out), the HTML file to write");
+        if (!(o->mode == STRESS_REPORT ? o->out_dir : o->json_path)) {
+            BAD("%s", o->mode == STRESS_REPORT
+                          ? "report needs -o FILE (--out), the HTML file to write"
+                          : "merge needs -o FILE (--out or --json), the merged manifest to "
+                            "write");
         }
         o->report_inputs = argv + optind;
         o->report_count = argc - optind;

@@ -13,6 +13,15 @@
 #include "netaddr.h"
 #include "susm.h"
 
+/* reconcile's --sent, --received and --report may each be given this many times (one file per shard). */
+#define STRESS_FILES_MAX 256
+
+/* The files of one repeatable option. */
+struct stress_files {
+    const char *paths[STRESS_FILES_MAX]; /* as given, in order */
+    uint32_t count;                      /* entries used */
+};
+
 enum stress_mode {
     STRESS_EDIT,             /* edit-config throughput */
     STRESS_MOUNT,            /* mount storm */
@@ -23,6 +32,7 @@ enum stress_mode {
     STRESS_RECORD,           /* write one server as a recorded device type folder */
     STRESS_RESTCONF,         /* RESTCONF edits through a controller (OpenDaylight's REST perf client) */
     STRESS_REPORT,           /* one HTML report of one or more manifests */
+    STRESS_MERGE,            /* one manifest of several runs' manifests */
 };
 
 /* Default first agent port of "snmp" (fleetsim's first device); NETCONF's is 17830. */
@@ -114,10 +124,13 @@ struct stress_options {
     uint32_t idle_timeout_s;    /* stop when nothing arrived this long; 0: never */
     const char *seq_element;    /* local name of the per-device sequence number element, or NULL */
     /* reconcile */
-    const char *sent_path;     /* the simulator's --report file */
-    const char *received_path; /* notify's --json file (NULL with report_path) */
-    const char *report_path;   /* --report: the simulator's report, sent_path then restconf's manifest */
-    double tolerance;          /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
+    const char *sent_path;          /* the simulator's --report file (the first --sent) */
+    const char *received_path;      /* notify's --json file (NULL with report_path; the first --received) */
+    const char *report_path;        /* --report: the simulator's report, sent_path then restconf's manifest */
+    struct stress_files sent_files; /* every --sent, in order: their devices are joined */
+    struct stress_files received_files; /* every --received */
+    struct stress_files report_files;   /* every --report */
+    double tolerance;                   /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
     /* controller-mount (device_count: nodes expected; username, password: HTTP basic auth; msg_timeout_s:
      * limit of one poll, 0 for the interval plus a margin) */
     const char *url;               /* RESTCONF base, "http://host:port/restconf" */
@@ -140,7 +153,8 @@ struct stress_options {
     int same_device;            /* 1: every stream edits the first port's device; 0: stream n port+n */
     uint32_t device_port_start; /* --device-port-range-start: the first device's port */
     int content_xml;            /* 1: --content-type xml (application/xml), 0: application/json */
-    /* report (out_dir: --out FILE, the HTML written) */
+    /* report (out_dir: --out FILE, the HTML written); merge (json_path: -o or --json, the manifest written)
+     */
     char **report_inputs; /* the manifests, argv's words after the options */
     int report_count;     /* how many */
 };

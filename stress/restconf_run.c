@@ -811,7 +811,7 @@ write_manifest(struct rc_run *run, const struct latency *all)
     }
     sbuf_adds(&b, "]}\n");
     run_manifest_scenario(&b);
-    rc = b.failed ? -1 : json_write_file(o->json_path, &b);
+    rc = b.failed ? -1 : run_manifest_write(o->json_path, &b, run->start_us, run->end_us);
     sbuf_free(&b);
     return rc;
 }

@@ -98,6 +98,15 @@ int run_scenario_read(const struct stress_options *opts);
  */
 void run_manifest_scenario(struct sbuf *b);
 
+/**
+ * @brief Write the manifest @p b (a complete JSON object) to @p path, with the run's wall-clock window
+ * added at its top level: `"started_unix_s"` and `"ended_unix_s"`, seconds since the epoch of the
+ * monotonic instants @p start_us and @p end_us that bound its elapsed_s, so that the manifests of runs
+ * made at once on several hosts line up (fleetsim-stress merge).
+ * @return 0, or -1 with errno set.
+ */
+int run_manifest_write(const char *path, struct sbuf *b, monotime_us start_us, monotime_us end_us);
+
 /** @brief Write the `"scenario":...` member alone (no comma), for a manifest that places it itself. */
 void run_manifest_scenario_member(struct sbuf *b);
 

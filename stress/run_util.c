@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "run.h"
@@ -25,6 +26,7 @@
 #include "digest.h"
 #include "file_read.h"
 #include "json_read.h"
+#include "stats.h"
 
 /* The first SIGINT or SIGTERM of the run, 0 before; atomic: helper threads (the events fetch) read it. */
 static atomic_int run_signal;
@@ -243,6 +245,28 @@ run_manifest_scenario_member(struct sbuf *b)
     } else {
         sbuf_adds(b, "null}");
     }
+}
+
+int
+run_manifest_write(const char *path, struct sbuf *b, monotime_us start_us, monotime_us end_us)
+{
+    struct timespec wall;
+    monotime_us now_us = loop_clock_monotonic();
+    double wall_s;
+
+    /* Both instants are placed on the wall clock from one reading of each clock, so that
+     * ended - started is elapsed_s exactly whatever the clock did meanwhile (a step, a slew). */
+    clock_gettime(CLOCK_REALTIME, &wall);
+    wall_s = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
+    while (b->len && b->buf[b->len - 1] != '}') {
+        b->len--; /* a trailing newline */
+    }
+    if (b->len && !b->failed) {
+        b->buf[--b->len] = '\0';
+        sbuf_printf(b, ",\"started_unix_s\":%.6f,\"ended_unix_s\":%.6f}",
+                    wall_s - (double)(now_us - start_us) / 1e6, wall_s - (double)(now_us - end_us) / 1e6);
+    }
+    return b->failed ? -1 : json_write_file(path, b);
 }
 
 int

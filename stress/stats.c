@@ -71,23 +71,22 @@ latency_sort(struct latency *l)
     l->sorted = 1;
 }
 
+uint64_t
+stats_nearest_rank(uint64_t count, double pct)
+{
+    /* Nearest rank: the smallest value with at least pct % of the set at or below it. */
+    uint64_t rank = (uint64_t)((pct / 100.0) * (double)count + 0.999999);
+
+    return rank < 1 ? 1 : rank > count ? count : rank;
+}
+
 uint32_t
 latency_percentile(const struct latency *l, double pct)
 {
-    size_t rank;
-
     if (!l->count) {
         return 0;
     }
-    /* Nearest rank: the smallest value with at least pct % of the set at or below it. */
-    rank = (size_t)((pct / 100.0) * (double)l->count + 0.999999);
-    if (rank < 1) {
-        rank = 1;
-    }
-    if (rank > l->count) {
-        rank = l->count;
-    }
-    return l->us[rank - 1];
+    return l->us[stats_nearest_rank(l->count, pct) - 1];
 }
 
 const char *
@@ -224,6 +223,46 @@ stats_hist_bucket(uint64_t us)
     return k;
 }
 
+uint64_t
+stats_hist_upper(unsigned bucket)
+{
+    return hist_bound(bucket < STATS_HIST_BUCKETS ? bucket : STATS_HIST_BUCKETS - 1) - 1;
+}
+
+uint64_t
+stats_hist_percentile(const uint64_t *counts, size_t used, double pct)
+{
+    uint64_t total = 0;
+    uint64_t rank;
+    uint64_t seen = 0;
+
+    for (size_t i = 0; i < used; i++) {
+        total += counts[i];
+    }
+    if (!total) {
+        return 0;
+    }
+    rank = stats_nearest_rank(total, pct);
+    for (size_t i = 0; i < used; i++) {
+        seen += counts[i];
+        if (seen >= rank) {
+            return stats_hist_upper((unsigned)i);
+        }
+    }
+    return stats_hist_upper((unsigned)(used - 1));
+}
+
+void
+stats_hist_counts_json(struct sbuf *b, const char *name, const uint64_t *counts, size_t used)
+{
+    sbuf_printf(b, "\"%s\":{\"unit\":\"us\",\"buckets_per_decade\":%d,\"first_upper\":1,\"counts\":[", name,
+                STATS_HIST_PER_DECADE);
+    for (size_t i = 0; i < used; i++) {
+        sbuf_printf(b, "%s%" PRIu64, i ? "," : "", counts[i]);
+    }
+    sbuf_adds(b, "]}");
+}
+
 void
 latency_histogram_json(struct sbuf *b, const char *name, const struct latency *l)
 {
@@ -237,12 +276,7 @@ latency_histogram_json(struct sbuf *b, const char *name, const struct latency *l
             used = k + 1;
         }
     }
-    sbuf_printf(b, "\"%s\":{\"unit\":\"us\",\"buckets_per_decade\":%d,\"first_upper\":1,\"counts\":[", name,
-                STATS_HIST_PER_DECADE);
-    for (size_t i = 0; i < used; i++) {
-        sbuf_printf(b, "%s%" PRIu64, i ? "," : "", counts[i]);
-    }
-    sbuf_adds(b, "]}");
+    stats_hist_counts_json(b, name, counts, used);
 }
 
 int

@@ -41,6 +41,9 @@ int latency_merge(struct latency *into, const struct latency *from);
 /** @brief Sort, for percentiles. */
 void latency_sort(struct latency *l);
 
+/** @return The nearest rank (1..@p count) of percentile @p pct (0-100] in a set of @p count > 0 values. */
+uint64_t stats_nearest_rank(uint64_t count, double pct);
+
 /** @return The nearest-rank percentile @p pct (0-100] of a sorted set, 0 when empty. */
 uint32_t latency_percentile(const struct latency *l, double pct);
 
@@ -88,6 +91,20 @@ unsigned stats_hist_bucket(uint64_t us);
  * entry of @p l (sorted or not); counts end at the last bucket that is not empty ([] for an empty set).
  */
 void latency_histogram_json(struct sbuf *b, const char *name, const struct latency *l);
+
+/** @return The largest whole number of microseconds histogram bucket @p bucket holds. */
+uint64_t stats_hist_upper(unsigned bucket);
+
+/**
+ * @brief The nearest-rank percentile @p pct of a histogram's @p used buckets @p counts, to the bucket: the
+ * largest value of the bucket that holds that rank (stats_hist_upper()), 0 when the counts are all 0. It is
+ * at most one bucket (a factor of 10^(1/STATS_HIST_PER_DECADE), 26 %) above the exact percentile.
+ */
+uint64_t stats_hist_percentile(const uint64_t *counts, size_t used, double pct);
+
+/** @brief Append `"NAME":{"unit":"us",...,"counts":[...]}` of @p used buckets @p counts, as the manifests do.
+ */
+void stats_hist_counts_json(struct sbuf *b, const char *name, const uint64_t *counts, size_t used);
 
 /* Counts per second of a run: v[s] is what happened in second s since the run's origin. */
 struct persec {

@@ -238,7 +238,7 @@ test_bad_usage_is_refused_with_a_message(void **state)
     assert_string_equal(err, "2 devices from port 65535 need ports past 65535");
     assert_int_equal(parse(&o, err, sizeof err, 2, sub), STRESS_PARSE_ERROR);
     assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile, "
-                             "controller-mount, record, restconf or report (see --help)");
+                             "controller-mount, record, restconf, report or merge (see --help)");
 }
 
 /* Issue 13: "-ip" named argv[0] in its error, and "--legacy-framing true" left "true" as a stray argument. */
