@@ -74,17 +74,9 @@ put_value(struct sbuf *b, const struct jsonr_value *v, size_t cut)
 
     switch (v->type) {
     case JSONR_NULL:
-        sbuf_adds(b, "null");
-        break;
     case JSONR_BOOL:
-        sbuf_adds(b, v->boolean ? "true" : "false");
-        break;
     case JSONR_NUMBER:
-        if (v->is_u64) {
-            sbuf_printf(b, "%" PRIu64, v->u64);
-        } else {
-            sbuf_printf(b, "%.17g", v->num);
-        }
+        jsonr_print(b, v); /* only strings need the page's escaping */
         break;
     case JSONR_STRING:
         put_string(b, v->str);
