@@ -39,7 +39,7 @@ READY_TEXT = "devices listening on"
 PORT_LOW = 20000
 PORT_HIGH = 32000
 START_ATTEMPTS = 8
-READY_TIMEOUT_S = 10.0
+READY_TIMEOUT_S = 30.0  # a first start creates an RSA host key: seconds on a loaded machine
 STOP_TIMEOUT_S = 10.0
 IO_TIMEOUT_S = 5.0
 
