@@ -114,32 +114,19 @@ write_cert(const char *path, X509 *x)
     return fclose(f) || !ok ? -1 : 0;
 }
 
-static X509 *
-read_cert(const char *path)
+/* The certificate (@p key 0) or private key (1) of the PEM file at @p path, or NULL. */
+static void *
+read_pem(const char *path, int key)
 {
     FILE *f = fopen(path, "r");
-    X509 *x;
+    void *v;
 
     if (!f) {
         return NULL;
     }
-    x = PEM_read_X509(f, NULL, NULL, NULL);
+    v = key ? (void *)PEM_read_PrivateKey(f, NULL, NULL, NULL) : (void *)PEM_read_X509(f, NULL, NULL, NULL);
     fclose(f);
-    return x;
-}
-
-static EVP_PKEY *
-read_key(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    EVP_PKEY *k;
-
-    if (!f) {
-        return NULL;
-    }
-    k = PEM_read_PrivateKey(f, NULL, NULL, NULL);
-    fclose(f);
-    return k;
+    return v;
 }
 
 /* The state folder's tls/, created. */
@@ -173,7 +160,7 @@ load_ca(const char *dir, X509 **ca, EVP_PKEY **ca_key, char *err, size_t err_len
     snprintf(cert, sizeof cert, "%s/ca.pem", dir);
     snprintf(key, sizeof key, "%s/ca.key", dir);
     if (!access(cert, F_OK) || !access(key, F_OK)) {
-        if (!(*ca = read_cert(cert)) || !(*ca_key = read_key(key))) {
+        if (!(*ca = read_pem(cert, 0)) || !(*ca_key = read_pem(key, 1))) {
             snprintf(err, err_len, "cannot read the fleet's CA %s and %s: %s", cert, key, ssl_reason());
             X509_free(*ca);
             *ca = NULL;
@@ -244,7 +231,7 @@ tls_ca_server_paths(const struct fleet_config *cfg, struct tls_ca_paths *out, ch
     }
     inet_ntop(AF_INET, &a, ip, sizeof ip);
     /* Reused while it names --ip; a start on another address gets a new one. */
-    have = cfg->tls_cert ? NULL : read_cert(out->cert);
+    have = cfg->tls_cert ? NULL : read_pem(out->cert, 0);
     if (!cfg->tls_cert && !(have && !access(out->key, R_OK) && X509_check_ip_asc(have, ip, 0) == 1)) {
         const char *exts[][2] = {
             {"basicConstraints", "critical,CA:FALSE"},  {"keyUsage", "critical,digitalSignature"},
