@@ -50,6 +50,7 @@ struct cli_ctx {
     int took_next;    /* set by a parse that used next as a second value (--auth USER PASS) */
     int ssh_given;    /* --ssh's value on this command line, -1: not given */
     const char *transport_given; /* --transport's value on this command line, or NULL */
+    int call_home_port_default;  /* --call-home named no port: TLS's is 4335 (RFC 8071) */
     char *err;                   /* where a refused value is described */
     size_t err_len;              /* bytes of err */
 };
@@ -239,6 +240,10 @@ static enum fleet_err
 cli_call_home(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     (void)o;
+    /* No port: no colon, or a bare IPv6 address (several, without "]:"). */
+    c->call_home_port_default = strstr(value, "]:")                         ? 0
+                                : strchr(value, ':') == strrchr(value, ':') ? !strchr(value, ':')
+                                                                            : 1;
     return callhome_parse(value, &c->cfg->call_home_addr, &c->cfg->call_home_port, c->err, c->err_len)
                ? FLEET_ERR_INVAL
                : FLEET_OK;
@@ -652,7 +657,8 @@ static const struct cli_opt cli_opts[] = {
      .metavar = "HOST[:PORT]",
      .help =
          "NETCONF call home (RFC 8071): devices dial out to the manager at HOST (numeric IPv4, port 4334 by "
-         "default) from their own address instead of listening, and are the SSH server on that connection; "
+         "default, 4335 with --transport tls) from their own address instead of listening, and are the SSH "
+         "(or TLS) server on that connection; "
          "a lost or refused connection is dialled again after 1 s, 2 s, ... up to 60 s (with jitter). "
          "--ssh false: plain TCP, the hello at once (a fleetsim extension for tests)"},
     {.name = "call-home-rate",
@@ -1320,6 +1326,9 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
         return CLI_ERROR;
     }
     cfg->ssh = !cfg->tls && cfg->ssh;
+    if (cfg->tls && c.call_home_port_default && cfg->call_home_port == CALLHOME_DEFAULT_PORT) {
+        cfg->call_home_port = CALLHOME_DEFAULT_TLS_PORT;
+    }
     if (!cfg->issue_client_cert != !cfg->issue_out) {
         snprintf(err, err_len, "--issue-client-cert NAME and --out PREFIX go together");
         return CLI_ERROR;

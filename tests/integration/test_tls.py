@@ -240,6 +240,41 @@ class TlsConfigTest(unittest.TestCase):
             self.assertTrue(refused(fleet.port, "dave"))  # no entry matches
             h.wait_for(lambda: "no cert-to-name entry" in fleet.log(), h.scaled(10), "the refusal logged")
 
+    def test_call_home_over_tls(self):
+        manager = socket.socket()
+        manager.bind(("127.0.0.1", 0))
+        manager.listen(4)
+        manager.settimeout(h.scaled(20))
+        port = manager.getsockname()[1]
+        ctx = ssl.create_default_context(cafile=fleet_ca())
+        ctx.load_cert_chain(path("alice.pem"), path("alice.key"))
+        try:
+            with tls_fleet(["--call-home", "127.0.0.1:%d" % port]) as fleet:
+                sock, _ = manager.accept()
+                with ctx.wrap_socket(sock, server_hostname="127.0.0.1") as conn:  # the device is the server
+                    self.assertIn("<hello", read_msg(conn))
+                    conn.sendall(HELLO10)
+                    h.assert_data(rpc(conn, "<get-config><source><running/></source></get-config>", "1"))
+                self.assertIsNotNone(fleet.proc)
+        finally:
+            manager.close()
+
+    def test_call_home_over_tls_defaults_to_port_4335(self):
+        manager = socket.socket()
+        manager.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            manager.bind(("127.0.0.1", 4335))
+        except OSError as e:
+            manager.close()
+            self.skipTest("port 4335 is taken: %s" % e)
+        manager.listen(4)
+        manager.settimeout(h.scaled(20))
+        try:
+            with tls_fleet(["--call-home", "127.0.0.1"]):
+                sock, _ = manager.accept()  # the dial arrives on RFC 8071's TLS port
+                sock.close()
+        finally:
+            manager.close()
 
 if __name__ == "__main__":
     h.BINARY = h.take_binary_argument()
