@@ -102,6 +102,14 @@ banner_netconf(const struct fleet *fleet, const struct device_group *g, const ch
              cfg->ssh && !cfg->ssh_auth_any && strcmp(cfg->username, "admin") ? " --username " : "",
              cfg->ssh && !cfg->ssh_auth_any && strcmp(cfg->username, "admin") ? user : "",
              cfg->ssh && !cfg->ssh_auth_any && !default_password ? " --password '<password>'" : "");
+    if (cfg->tls) {
+        log_info("NETCONF over TLS on %s (a client certificate of the fleet's CA: fleetsim "
+                 "--issue-client-cert NAME --out PREFIX):",
+                 span);
+        log_info("  openssl s_client -connect %s:%u -cert PREFIX.pem -key PREFIX.key -CAfile CA", dial,
+                 (unsigned)dev0->port);
+        return;
+    }
     if (!cfg->ssh) {
         log_info("NETCONF over TCP on %s (no login):", span);
         log_info("  nc %s %u      (or: %s)", dial, (unsigned)dev0->port, stress);

@@ -17,6 +17,8 @@
 
 /* The manager's port when --call-home names none (RFC 8071's netconf-ch-ssh; netconf-ch-tls is 4335). */
 #define CALLHOME_DEFAULT_PORT 4334
+/* RFC 8071's port for NETCONF over TLS. */
+#define CALLHOME_DEFAULT_TLS_PORT 4335
 /* First retry delay; each further failure doubles it, up to CALLHOME_BACKOFF_MAX_MS. */
 #define CALLHOME_BACKOFF_START_MS 1000u
 /* Longest retry delay. */

@@ -48,8 +48,11 @@ struct cli_ctx {
     struct fleet_config *cfg; /* the plan being filled */
     const char *next; /* the command line's word after the value, NULL at the end or in a fleet file */
     int took_next;    /* set by a parse that used next as a second value (--auth USER PASS) */
-    char *err;        /* where a refused value is described */
-    size_t err_len;   /* bytes of err */
+    int ssh_given;    /* --ssh's value on this command line, -1: not given */
+    const char *transport_given; /* --transport's value on this command line, or NULL */
+    int call_home_port_default;  /* --call-home named no port: TLS's is 4335 (RFC 8071) */
+    char *err;                   /* where a refused value is described */
+    size_t err_len;              /* bytes of err */
 };
 
 struct cli_opt;
@@ -211,9 +214,36 @@ cli_ip(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 }
 
 static enum fleet_err
+cli_ssh(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (cli_value(o, value, &c->cfg->ssh, c)) {
+        return FLEET_ERR_INVAL;
+    }
+    c->cfg->tls = 0;
+    c->ssh_given = c->cfg->ssh;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_transport(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (!cli_word_in(value, o->choices)) {
+        return cli_refuse(o, value, c);
+    }
+    c->cfg->ssh = !strcmp(value, "ssh");
+    c->cfg->tls = !strcmp(value, "tls");
+    c->transport_given = value;
+    return FLEET_OK;
+}
+
+static enum fleet_err
 cli_call_home(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     (void)o;
+    /* No port: no colon, or a bare IPv6 address (several, without "]:"). */
+    c->call_home_port_default = strstr(value, "]:")                         ? 0
+                                : strchr(value, ':') == strrchr(value, ':') ? !strchr(value, ':')
+                                                                            : 1;
     return callhome_parse(value, &c->cfg->call_home_addr, &c->cfg->call_home_port, c->err, c->err_len)
                ? FLEET_ERR_INVAL
                : FLEET_OK;
@@ -535,9 +565,51 @@ static const struct cli_opt cli_opts[] = {
      .help = "device i listens on ADDR+i, all on port P"},
     {.name = "ssh",
      .kind = CLI_BOOL,
-     .field = CFG_FIELD(ssh),
+     .custom = cli_ssh,
      .dflt = "true",
-     .help = "NETCONF over SSH (the netconf subsystem) or plain TCP"},
+     .help = "NETCONF over SSH (the netconf subsystem) or plain TCP (--transport ssh or tcp)"},
+    {.name = "transport",
+     .kind = CLI_CHOICE,
+     .choices = "tcp|ssh|tls",
+     .custom = cli_transport,
+     .dflt_shown = "ssh",
+     .help = "NETCONF over plain TCP, SSH (RFC 6242) or TLS (RFC 7589, client certificates required); "
+             "contradicting --ssh is an error"},
+    {.name = "tls-cert",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(tls_cert),
+     .metavar = "FILE",
+     .dflt_shown = "tls/server.pem of the state folder, signed by its tls/ca.pem, created once",
+     .help = "TLS server certificate (PEM, may hold its chain)"},
+    {.name = "tls-key",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(tls_key),
+     .metavar = "FILE",
+     .help = "private key of --tls-cert"},
+    {.name = "tls-ca",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(tls_ca),
+     .metavar = "FILE",
+     .dflt_shown = "tls/ca.pem of the state folder",
+     .help = "CA certificates that TLS clients' certificates must chain to"},
+    {.name = "tls-cert-to-name",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(tls_cert_to_name),
+     .metavar = "FILE",
+     .help = "cert-to-name (RFC 7407): lines ID FINGERPRINT MAP-TYPE [NAME] (04:hex... for sha256; "
+             "specified, san-rfc822-name, san-dns-name, san-ip-address, san-any, common-name), tried in ID "
+             "order; no match refuses the session (default: the common name is the username)"},
+    {.name = "issue-client-cert",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(issue_client_cert),
+     .metavar = "NAME",
+     .help = "write a TLS client certificate for NAME (CN, 1 year) and its key, signed by the fleet's CA "
+             "(created when missing), to --out PREFIX.pem and PREFIX.key, and exit"},
+    {.name = "out",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(issue_out),
+     .metavar = "PREFIX",
+     .help = "where --issue-client-cert writes"},
     {.name = "username",
      .kind = CLI_STRING,
      .field = CFG_FIELD(username),
@@ -585,7 +657,8 @@ static const struct cli_opt cli_opts[] = {
      .metavar = "HOST[:PORT]",
      .help =
          "NETCONF call home (RFC 8071): devices dial out to the manager at HOST (numeric IPv4, port 4334 by "
-         "default) from their own address instead of listening, and are the SSH server on that connection; "
+         "default, 4335 with --transport tls) from their own address instead of listening, and are the SSH "
+         "(or TLS) server on that connection; "
          "a lost or refused connection is dialled again after 1 s, 2 s, ... up to 60 s (with jitter). "
          "--ssh false: plain TCP, the hello at once (a fleetsim extension for tests)"},
     {.name = "call-home-rate",
@@ -1192,7 +1265,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
 {
     /* getopt's array, made from the table: each name and alias, val = 256 + the entry's index. */
     static struct option longopts[CLI_OPT_COUNT * (1 + CLI_MAX_ALIASES) + 1];
-    struct cli_ctx c = {.cfg = cfg, .err = err, .err_len = err_len};
+    struct cli_ctx c = {.cfg = cfg, .err = err, .err_len = err_len, .ssh_given = -1};
     const struct cli_opt *o;
     const char *value;
     size_t i, a, n = 0;
@@ -1245,6 +1318,19 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     }
     if (optind < argc) {
         snprintf(err, err_len, "unexpected argument \"%s\" (see --help)", argv[optind]);
+        return CLI_ERROR;
+    }
+    if (c.transport_given && c.ssh_given >= 0 && c.ssh_given != !strcmp(c.transport_given, "ssh")) {
+        snprintf(err, err_len, "--ssh %s contradicts --transport %s", c.ssh_given ? "true" : "false",
+                 c.transport_given);
+        return CLI_ERROR;
+    }
+    cfg->ssh = !cfg->tls && cfg->ssh;
+    if (cfg->tls && c.call_home_port_default && cfg->call_home_port == CALLHOME_DEFAULT_PORT) {
+        cfg->call_home_port = CALLHOME_DEFAULT_TLS_PORT;
+    }
+    if (!cfg->issue_client_cert != !cfg->issue_out) {
+        snprintf(err, err_len, "--issue-client-cert NAME and --out PREFIX go together");
         return CLI_ERROR;
     }
     return CLI_RUN;

@@ -41,6 +41,8 @@ struct identity_rules;
 struct state_movers;
 struct state_text;
 struct ssh_bind_struct;
+struct ssl_ctx_st;
+struct ctn_list;
 struct ssh_key_struct;
 struct device_ctl;
 struct action_log;
@@ -275,6 +277,8 @@ struct fleet {
     int null_fd;                          /* /dev/null: the workers' spare descriptors are copies */
     int ssh_started;                      /* 1 once libssh was initialised (some group speaks SSH) */
     uint8_t ssh_secret[32];               /* --host-key-per-device: what devices' keys derive from */
+    struct ssl_ctx_st *tls_ctx;           /* TLS: the context every worker's sessions share, or NULL */
+    struct ctn_list *tls_names;           /* TLS: --tls-cert-to-name's entries, or NULL (common name) */
     atomic_int streams_paused;      /* 1 while SIGUSR2 holds every stream (toggled by the main thread) */
     uint64_t start_ms;              /* fleet clock when it started (ms since the epoch) */
     uint64_t clock_base_ms;         /* wall clock at clock_base_us */

@@ -32,6 +32,7 @@
 #include "session.h"
 #include "ssh_link.h"
 #include "stream.h"
+#include "transport_tls.h"
 
 /* Raise the soft descriptor limit to the hard one and check that the plan fits in it. */
 static enum fleet_err
@@ -341,8 +342,8 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, const struct fle
             dev->flap_down_pos = -1;
         }
     }
-    if ((rc = ssh_link_fleet_init(fleet, err, err_len)) || (rc = listen_open_all(fleet, err, err_len)) ||
-        (rc = callhome_init(fleet, err, err_len))) {
+    if ((rc = ssh_link_fleet_init(fleet, err, err_len)) || (rc = tls_fleet_init(fleet, err, err_len)) ||
+        (rc = listen_open_all(fleet, err, err_len)) || (rc = callhome_init(fleet, err, err_len))) {
         return rc;
     }
     return agent_open_all(fleet, err, err_len);
@@ -413,6 +414,7 @@ fleet_close(struct fleet *fleet)
     }
     listen_close_all(fleet);
     ssh_link_fleet_close(fleet);
+    tls_fleet_close(fleet);
     /* Traps first: queued ones and inform retransmissions may leave from the agents' sockets. */
     flap_close_all(fleet);
     agent_close_all(fleet);

@@ -25,6 +25,7 @@
 #include "scenario.h"
 #include "snmprec_export.h"
 #include "status.h"
+#include "tls_ca.h"
 
 /*
  * The readiness line (tests and scripts wait for "devices listening on"), then the first-run banner: for
@@ -79,9 +80,12 @@ report_ready(const struct fleet *fleet, monotime_us started_us)
         group_span(fleet, g, &b);
         if (fleet->group_count > 1) {
             sbuf_printf(&b, " (%s: %u %s, NETCONF over %s)", g->name, (unsigned)g->cfg.device_count,
-                        g->type->name, g->cfg.ssh ? "SSH" : "TCP");
+                        g->type->name,
+                        g->cfg.tls   ? "TLS"
+                        : g->cfg.ssh ? "SSH"
+                                     : "TCP");
         } else {
-            sbuf_printf(&b, " (NETCONF over %s,", g->cfg.ssh ? "SSH" : "TCP");
+            sbuf_printf(&b, " (NETCONF over %s,", g->cfg.tls ? "TLS" : g->cfg.ssh ? "SSH" : "TCP");
         }
     }
     log_info("%u devices listening on %s%s%u workers), start-up took %.3f s; stop with Ctrl-C",
@@ -141,6 +145,16 @@ main(int argc, char **argv)
         break;
     }
     log_set_level(cfg.log_level);
+    if (cfg.issue_client_cert) {
+        char ca[600];
+        if (tls_ca_issue_client(&cfg, cfg.issue_client_cert, cfg.issue_out, ca, sizeof ca, err, sizeof err)) {
+            fprintf(stderr, "fleetsim: %s\n", err);
+            return 2;
+        }
+        printf("wrote %s.pem and %s.key (client certificate for \"%s\"), signed by the CA %s\n",
+               cfg.issue_out, cfg.issue_out, cfg.issue_client_cert, ca);
+        return 0;
+    }
     /*
      * Each request allocates and frees many small libyang nodes; with glibc's
      * defaults a worker's arena grows and shrinks with mprotect around every

@@ -129,6 +129,13 @@ struct fleet_config {
     uint32_t call_home_port;      /* the manager's call-home port; 0: devices listen instead of dialling */
     double call_home_rate;        /* --call-home-rate: dial-outs per second across the fleet, 0: unbounded */
     const char *host_key_type;    /* --host-key-type: ed25519, ecdsa or rsa, the per-device keys' type */
+    int tls;                      /* 1: NETCONF over TLS (--transport tls; ssh is 0 then) */
+    const char *tls_cert;         /* --tls-cert: server certificate, or NULL: the state folder's */
+    const char *tls_key;          /* --tls-key: its key */
+    const char *tls_ca;           /* --tls-ca: CA of client certificates, or NULL: the fleet's */
+    const char *tls_cert_to_name; /* --tls-cert-to-name: cert-to-name file, or NULL: the common name */
+    const char *issue_client_cert; /* --issue-client-cert NAME: write a client certificate and exit */
+    const char *issue_out;         /* --out PREFIX: where it goes */
 };
 
 /* One group of a fleet: its name and its plan (the command line with the group's settings applied). */

@@ -165,7 +165,8 @@ def move_command(cmd, port):
 
 def is_fleet(cmd):
     words = cmd.split()
-    return words[0] == "build/fleetsim" and not {"--emit-inventory", "--export-snmprec", "--help"} & set(words)
+    exits = {"--emit-inventory", "--export-snmprec", "--issue-client-cert", "--help"}
+    return words[0] == "build/fleetsim" and not exits & set(words)
 
 
 class StandInController:

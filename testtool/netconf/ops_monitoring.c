@@ -177,7 +177,7 @@ monitoring_state(struct rpc_call *call, struct lyd_node **tree)
 #define SESSION_LEAF(leaf, value)                                                                            \
     bad |= put(root, ctx, value, NS_ROOT "/sessions/session[session-id='%u']/" leaf, (unsigned)s->id)
         SESSION_LEAF("transport", "fleetsim-netconf-transport:netconf-tcp");
-        SESSION_LEAF("username", "anonymous");
+        SESSION_LEAF("username", s->username ? s->username : "anonymous");
         snprintf(buf, sizeof buf, "%u.%u.%u.%u", s->peer_addr >> 24, (s->peer_addr >> 16) & 255,
                  (s->peer_addr >> 8) & 255, s->peer_addr & 255);
         SESSION_LEAF("source-host", buf);

@@ -60,6 +60,7 @@ struct session {
     struct notif_sub *sub;                 /* the session's subscription (RFC 5277), or NULL */
     const struct transport_ops *transport; /* what carries the bytes: TCP or SSH (transport.h) */
     void *link;                            /* the transport's own state (SSH: struct ssh_link), or NULL */
+    const char *username;                  /* NETCONF username the transport found (TLS), or NULL */
     uint64_t sub_replay_start_ms;          /* startTime of a replay subscription */
     uint8_t sub_replay;                    /* 1 when the subscription asked for a replay */
     uint32_t replies_delayed;              /* replies given a latency draw; drives the next draw */

@@ -597,9 +597,8 @@ make_dirs(char *path)
     return mkdir(path, 0700) && errno != EEXIST ? -1 : 0;
 }
 
-/* Where the host keys and the device key secret live (--state-dir, else XDG's state folder), created. */
-static enum fleet_err
-open_state_dir(const struct fleet_config *cfg, char *buf, size_t len, char *err, size_t err_len)
+enum fleet_err
+ssh_link_state_dir(const struct fleet_config *cfg, char *buf, size_t len, char *err, size_t err_len)
 {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 
@@ -689,7 +688,7 @@ ssh_link_load_secret(const struct fleet_config *cfg, uint8_t secret[32], char *e
     enum fleet_err rc;
     FILE *f;
 
-    if ((rc = open_state_dir(cfg, dir, sizeof dir, err, err_len))) {
+    if ((rc = ssh_link_state_dir(cfg, dir, sizeof dir, err, err_len))) {
         return rc;
     }
     snprintf(path, sizeof path, "%s/ssh_device_key_secret", dir);
@@ -738,7 +737,7 @@ ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
         snprintf(ed, sizeof ed, "%s", cfg->host_key);
         rsa[0] = '\0';
     } else {
-        if ((rc = open_state_dir(cfg, dir, sizeof dir, err, err_len))) {
+        if ((rc = ssh_link_state_dir(cfg, dir, sizeof dir, err, err_len))) {
             return rc;
         }
         snprintf(ed, sizeof ed, "%s/ssh_host_ed25519_key", dir);

@@ -1,5 +1,5 @@
 /*
- * Which transport a device's sessions run on: its group's --ssh says, for
+ * Which transport a device's sessions run on: its group's --transport says, for
  * an accepted connection as for one the device dialled (call home, which
  * is a property of the device, not of the transport).
  */
@@ -10,5 +10,5 @@
 const struct transport_ops *
 transport_for(const struct device *dev)
 {
-    return dev->group->cfg.ssh ? &transport_ssh : &transport_tcp;
+    return dev->group->cfg.tls ? &transport_tls : dev->group->cfg.ssh ? &transport_ssh : &transport_tcp;
 }

@@ -1,6 +1,6 @@
 /*
- * The byte stream under a NETCONF session: plain TCP (transport_tcp.c) or
- * SSH (ssh_link.c), each an ops table (as the stress client's
+ * The byte stream under a NETCONF session: plain TCP (transport_tcp.c),
+ * SSH (ssh_link.c) or TLS (transport_tls.c), each an ops table (as the stress client's
  * stress/conn_internal.h, after Redis's src/connection.h). session.c owns
  * the socket's watch, the timers, the hello, the framing and the output
  * queue; a transport moves bytes between the socket and the session, and
@@ -43,7 +43,10 @@ extern const struct transport_ops transport_tcp;
 /* NETCONF over SSH, RFC 6242 (ssh_link.c). */
 extern const struct transport_ops transport_ssh;
 
-/** @return The transport @p dev's sessions run on: its group's --ssh picks SSH or TCP. */
+/* NETCONF over TLS, RFC 7589 (transport_tls.c). */
+extern const struct transport_ops transport_tls;
+
+/** @return The transport @p dev's sessions run on: its group's --transport (or --ssh). */
 const struct transport_ops *transport_for(const struct device *dev);
 
 #endif

@@ -17,15 +17,19 @@
 #include "metrics.h"
 #include "trap.h"
 
-/* "ssh", "tcp", or both when the groups differ. */
+/* "ssh", "tcp", "tls", or a mix when the groups differ. */
 static const char *
 transports(const struct fleet *fleet)
 {
-    int ssh = 0, tcp = 0;
+    int ssh = 0, tcp = 0, tls = 0;
 
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         ssh |= fleet->groups[i].cfg.ssh;
-        tcp |= !fleet->groups[i].cfg.ssh;
+        tls |= fleet->groups[i].cfg.tls;
+        tcp |= !fleet->groups[i].cfg.ssh && !fleet->groups[i].cfg.tls;
+    }
+    if (tls) {
+        return ssh || tcp ? "tls and others" : "tls";
     }
     return ssh && tcp ? "ssh and tcp" : ssh ? "ssh" : "tcp";
 }

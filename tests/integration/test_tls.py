@@ -1,0 +1,282 @@
+"""NETCONF over TLS (RFC 7589) in fleetsim (--transport tls; issue 19), against independent clients.
+
+The fleet's CA and server certificate are created in a temporary state folder; client certificates come
+from `fleetsim --issue-client-cert` or, for refusals, from the openssl command line (another CA, and a
+certificate of the fleet's CA whose validity ended in 2020). `openssl s_client` and Python's ssl module
+receive the hello and make a get-config round trip; the stress client's edits are all answered. Without
+a client certificate, with one of another CA and with an expired one the session is refused, and the
+server serves a good client afterwards. cert-to-name maps a fingerprint to the session's username
+(ietf-netconf-monitoring), and no matching entry refuses. Bad --tls-cert and cert-to-name files exit 2.
+
+Run: /usr/bin/python3 test_tls.py <path to fleetsim> <path to fleetsim-stress> [unittest options]
+Loopback only, random ports, every wait bounded.
+"""
+
+import hashlib
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fleetsim_harness as h  # noqa: E402
+
+STRESS = None
+WORK = None   # temporary folder: state folder, certificates
+STATE = None  # the fleet's state folder
+EOM = b"]]>]]>"
+HELLO10 = (b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities>'
+           b'<capability>urn:ietf:params:netconf:base:1.0</capability></capabilities></hello>' + EOM)
+CLOSE = b'<rpc message-id="9" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><close-session/></rpc>' + EOM
+
+
+def run(args, timeout=20):
+    return subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=h.scaled(timeout), text=True)
+
+
+def openssl(*args):
+    r = run(["openssl"] + list(args))
+    if r.returncode:
+        raise AssertionError("openssl %s: %s" % (" ".join(args), r.stderr))
+
+
+def path(name):
+    return os.path.join(WORK, name)
+
+
+def issue(name):
+    r = run([h.BINARY, "--issue-client-cert", name, "--out", path(name), "--state-dir", STATE])
+    if r.returncode:
+        raise AssertionError("--issue-client-cert %s: %s%s" % (name, r.stdout, r.stderr))
+    return r
+
+
+def fleet_ca():
+    return os.path.join(STATE, "tls", "ca.pem")
+
+
+def setUpModule():
+    global WORK, STATE
+    WORK = tempfile.mkdtemp(prefix="fleetsim-tls-")
+    STATE = path("state")
+    issue("alice")
+    # Another CA and a client of it.
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            path("other-ca.key"), "-out", path("other-ca.pem"), "-days", "2", "-subj", "/CN=other")
+    csr("other")
+    openssl("x509", "-req", "-in", path("other.csr"), "-CA", path("other-ca.pem"), "-CAkey", path("other-ca.key"),
+            "-CAcreateserial", "-out", path("other.pem"), "-days", "2")
+    # A client of the fleet's CA that expired in 2020 (openssl ca takes a start and an end date).
+    csr("expired")
+    with open(path("index.txt"), "w"):
+        pass
+    with open(path("serial"), "w") as f:
+        f.write("1000\n")
+    with open(path("ca.cnf"), "w") as f:
+        f.write("[ca]\ndefault_ca = d\n[d]\ndatabase = %s\nnew_certs_dir = %s\nserial = %s\ndefault_md = sha256\n"
+                "policy = p\n[p]\ncommonName = supplied\n[ext]\nextendedKeyUsage = clientAuth\n"
+                % (path("index.txt"), WORK, path("serial")))
+    openssl("ca", "-batch", "-config", path("ca.cnf"), "-cert", fleet_ca(), "-keyfile",
+            os.path.join(STATE, "tls", "ca.key"), "-in", path("expired.csr"), "-out", path("expired.pem"),
+            "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-extensions", "ext", "-notext")
+
+
+def csr(name):
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            path(name + ".key"), "-out", path(name + ".csr"), "-subj", "/CN=" + name)
+
+
+def tearDownModule():
+    shutil.rmtree(WORK, True)
+
+
+def tls_fleet(extra=()):
+    return h.Fleet(devices=2, default_transport=True,
+                   extra=["--transport", "tls", "--state-dir", STATE] + list(extra))
+
+
+def connect(port, name=None):
+    """A TLS connection to the device at @port with client certificate @name (None: none)."""
+    ctx = ssl.create_default_context(cafile=fleet_ca())
+    if name:
+        ctx.load_cert_chain(path(name + ".pem"), path(name + ".key"))
+    sock = socket.create_connection(("127.0.0.1", port), timeout=h.scaled(10))
+    return ctx.wrap_socket(sock, server_hostname="127.0.0.1")
+
+
+def read_msg(conn):
+    data = b""
+    while EOM not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise h.ConnectionClosed("closed after %r" % data[-200:])
+        data += chunk
+    return data[:data.index(EOM)].decode()
+
+
+def refused(port, name):
+    """True when the session with @name's certificate ends without a hello."""
+    try:
+        with connect(port, name) as conn:
+            read_msg(conn)
+    except (ssl.SSLError, h.ConnectionClosed, ConnectionResetError, BrokenPipeError):
+        return True
+    return False
+
+
+def rpc(conn, body, msg_id):
+    conn.sendall(('<rpc message-id="%s" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">%s</rpc>'
+                  % (msg_id, body)).encode() + EOM)
+    return read_msg(conn)
+
+
+class TlsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.fleet = tls_fleet()
+        cls.fleet.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fleet.stop()
+
+    def test_issue_client_cert_writes_a_certificate_of_the_fleet_ca(self):
+        r = issue("carol")
+        self.assertIn(path("carol") + ".pem", r.stdout)
+        self.assertIn(fleet_ca(), r.stdout)
+        self.assertEqual(os.stat(path("carol.key")).st_mode & 0o777, 0o600)
+        self.assertEqual(os.stat(os.path.join(STATE, "tls", "server.key")).st_mode & 0o777, 0o600)
+        text = run(["openssl", "x509", "-in", path("carol.pem"), "-noout", "-subject", "-ext",
+                    "extendedKeyUsage"]).stdout
+        self.assertIn("CN = carol", text)
+        self.assertIn("TLS Web Client Authentication", text)
+        self.assertEqual(run(["openssl", "verify", "-CAfile", fleet_ca(), path("carol.pem")]).returncode, 0)
+
+    def test_openssl_s_client_receives_the_hello(self):
+        r = subprocess.run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % self.fleet.port, "-cert",
+                            path("alice.pem"), "-key", path("alice.key"), "-CAfile", fleet_ca(),
+                            "-verify_return_error", "-quiet"],
+                           input=HELLO10 + CLOSE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=h.scaled(20))
+        self.assertIn(b"<hello", r.stdout, r.stderr)
+        self.assertIn(b"<session-id>", r.stdout)
+        self.assertIn(b"<ok/>", r.stdout)  # close-session answered; the server then closes
+
+    def test_python_ssl_hello_and_get_config(self):
+        with connect(self.fleet.port + 1, "alice") as conn:
+            self.assertIn("urn:ietf:params:netconf:base:1.0", read_msg(conn))
+            conn.sendall(HELLO10)
+            reply = rpc(conn, "<get-config><source><running/></source></get-config>", "7")
+            h.assert_data(reply, "get-config over TLS")
+            self.assertIn('message-id="7"', reply)
+            state = rpc(conn, '<get><filter type="subtree"><netconf-state xmlns="urn:ietf:params:xml:ns:yang:'
+                        'ietf-netconf-monitoring"><sessions/></netconf-state></filter></get>', "8")
+            self.assertIn("<username>alice</username>", state)  # the common name, without cert-to-name
+
+    def test_stress_edits_over_tls_are_all_answered(self):
+        manifest = path("stress.json")
+        r = h.run_stress(STRESS, ["edit", "--ip", "127.0.0.1", "--port", self.fleet.port, "--device-count", 1,
+                                  "--tls", "true", "--tls-cert", path("alice.pem"), "--tls-key",
+                                  path("alice.key"), "--tls-ca", fleet_ca(), "--edits", 200,
+                                  "--thread-amount", 1, "--msg-timeout", 20, "--json", manifest],
+                         manifest, 60)
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("200 sent, 200 answered: 200 ok, 0 rpc-error", r.out, r)
+
+    def test_refused_without_a_cert_with_another_ca_or_expired_then_serves(self):
+        port = self.fleet.port
+        self.assertTrue(refused(port, None))
+        self.assertTrue(refused(port, "other"))
+        self.assertTrue(refused(port, "expired"))
+        h.wait_for(lambda: self.fleet.log().count("TLS handshake failed") >= 3, h.scaled(10),
+                   "three failed handshakes logged")
+        log = self.fleet.log()
+        self.assertIn("peer did not return a certificate", log)
+        self.assertIn("certificate has expired", log)
+        with connect(port, "alice") as conn:
+            self.assertIn("<hello", read_msg(conn))
+
+
+class TlsConfigTest(unittest.TestCase):
+    def test_a_wrong_tls_cert_exits_2_naming_it(self):
+        r = run([h.BINARY, "--transport", "tls", "--state-dir", STATE, "--tls-cert", path("missing.pem"),
+                 "--tls-key", path("alice.key"), "--starting-port", str(h.free_port()), "--device-count", "1"])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--tls-cert " + path("missing.pem"), r.stderr)
+
+    def test_contradicting_ssh_exits_2(self):
+        r = run([h.BINARY, "--transport", "tls", "--ssh", "true"])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("contradicts", r.stderr)
+
+    def test_a_malformed_cert_to_name_file_exits_2_naming_the_line(self):
+        with open(path("bad-ctn"), "w") as f:
+            f.write("# ok\n1 04:00 common-name\n")
+        r = run([h.BINARY, "--transport", "tls", "--state-dir", STATE, "--tls-cert-to-name", path("bad-ctn"),
+                 "--starting-port", str(h.free_port()), "--device-count", "1"])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("bad-ctn:2: the fingerprint's length", r.stderr)
+
+    def test_cert_to_name_maps_the_fingerprint_and_refuses_others(self):
+        with open(path("alice.pem")) as f:
+            der = ssl.PEM_cert_to_DER_cert(f.read())
+        fp = "04:" + ":".join("%02X" % b for b in hashlib.sha256(der).digest())
+        with open(path("ctn"), "w") as f:
+            f.write("20 %s common-name\n10 %s specified bob\n" % (fp, fp))
+        issue("dave")
+        with tls_fleet(["--tls-cert-to-name", path("ctn")]) as fleet:
+            with connect(fleet.port, "alice") as conn:
+                read_msg(conn)
+                conn.sendall(HELLO10)
+                state = rpc(conn, '<get><filter type="subtree"><netconf-state xmlns="urn:ietf:params:xml:ns:'
+                            'yang:ietf-netconf-monitoring"><sessions/></netconf-state></filter></get>', "1")
+                self.assertIn("<username>bob</username>", state)  # ID 10 before 20
+            self.assertTrue(refused(fleet.port, "dave"))  # no entry matches
+            h.wait_for(lambda: "no cert-to-name entry" in fleet.log(), h.scaled(10), "the refusal logged")
+
+    def test_call_home_over_tls(self):
+        manager = socket.socket()
+        manager.bind(("127.0.0.1", 0))
+        manager.listen(4)
+        manager.settimeout(h.scaled(20))
+        port = manager.getsockname()[1]
+        ctx = ssl.create_default_context(cafile=fleet_ca())
+        ctx.load_cert_chain(path("alice.pem"), path("alice.key"))
+        try:
+            with tls_fleet(["--call-home", "127.0.0.1:%d" % port]) as fleet:
+                sock, _ = manager.accept()
+                with ctx.wrap_socket(sock, server_hostname="127.0.0.1") as conn:  # the device is the server
+                    self.assertIn("<hello", read_msg(conn))
+                    conn.sendall(HELLO10)
+                    h.assert_data(rpc(conn, "<get-config><source><running/></source></get-config>", "1"))
+                self.assertIsNotNone(fleet.proc)
+        finally:
+            manager.close()
+
+    def test_call_home_over_tls_defaults_to_port_4335(self):
+        manager = socket.socket()
+        manager.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            manager.bind(("127.0.0.1", 4335))
+        except OSError as e:
+            manager.close()
+            self.skipTest("port 4335 is taken: %s" % e)
+        manager.listen(4)
+        manager.settimeout(h.scaled(20))
+        try:
+            with tls_fleet(["--call-home", "127.0.0.1"]):
+                sock, _ = manager.accept()  # the dial arrives on RFC 8071's TLS port
+                sock.close()
+        finally:
+            manager.close()
+
+if __name__ == "__main__":
+    h.BINARY = h.take_binary_argument()
+    STRESS = sys.argv.pop(1)
+    unittest.main(verbosity=2)

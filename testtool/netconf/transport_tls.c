@@ -1,0 +1,309 @@
+/*
+ * NETCONF over TLS: a non-blocking SSL on the session's socket. The
+ * handshake runs on readiness; once it and cert-to-name succeed the hello
+ * goes out (sess_transport_ready()). Buffers are released while idle
+ * (SSL_MODE_RELEASE_BUFFERS) so that a quiet session costs little. Without
+ * read-ahead OpenSSL takes one record per read, which fits the worker's
+ * buffer, so nothing decrypted is left behind the socket's readiness.
+ */
+#include "transport_tls.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include "cert_to_name.h"
+#include "device.h"
+#include "frame.h"
+#include "log.h"
+#include "outq.h"
+#include "session.h"
+#include "tls_ca.h"
+#include "transport.h"
+
+struct tls_link {
+    SSL *ssl;
+    uint8_t handshake_done;   /* 1 once the handshake and cert-to-name succeeded */
+    uint8_t handshake_writes; /* 1 while the handshake waits for room to write */
+    char username[CTN_MAX_NAME];
+};
+
+/* OpenSSL's reason for the last failure of @p ssl's call that returned @p rc. */
+static const char *
+tls_reason(SSL *ssl, int rc, char *buf, size_t len)
+{
+    int e = SSL_get_error(ssl, rc);
+    unsigned long q = ERR_get_error();
+
+    if (q) {
+        ERR_error_string_n(q, buf, len);
+    } else if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN) {
+        snprintf(buf, len, "the peer closed the connection");
+    } else {
+        snprintf(buf, len, "SSL error %d", e);
+    }
+    if (SSL_get_verify_result(ssl) != X509_V_OK) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, " (client certificate: %s)",
+                 X509_verify_cert_error_string(SSL_get_verify_result(ssl)));
+    }
+    ERR_clear_error();
+    return buf;
+}
+
+/* The handshake's next step; the hello once it is done. 0: continue, -1: the session was closed. */
+static int
+tls_handshake(struct session *s)
+{
+    struct tls_link *l = s->link;
+    STACK_OF(X509) * chain;
+    char why[320];
+    int rc = SSL_do_handshake(l->ssl);
+
+    l->handshake_writes = 0;
+    if (rc != 1) {
+        switch (SSL_get_error(l->ssl, rc)) {
+        case SSL_ERROR_WANT_READ:
+            return 0;
+        case SSL_ERROR_WANT_WRITE:
+            l->handshake_writes = 1;
+            sess_mark_pending(s);
+            return 0;
+        default:
+            log_info("device %u session %u: TLS handshake failed: %s", s->dev->index, s->id,
+                     tls_reason(l->ssl, rc, why, sizeof why));
+            s->dev->stats.in_bad_hellos++;
+            sess_close(s, 0);
+            return -1;
+        }
+    }
+    chain = SSL_get0_verified_chain(l->ssl);
+    if (!chain || ctn_map_chain(s->worker->fleet->tls_names, chain, l->username, sizeof l->username)) {
+        log_info("device %u session %u: TLS client refused: no cert-to-name entry maps its certificate",
+                 s->dev->index, s->id);
+        s->dev->stats.in_bad_hellos++;
+        sess_close(s, 0);
+        return -1;
+    }
+    l->handshake_done = 1;
+    s->username = l->username;
+    log_debug("device %u session %u: TLS as \"%s\"", s->dev->index, s->id, l->username);
+    sess_transport_ready(s);
+    return 0;
+}
+
+static int
+tls_start(struct session *s)
+{
+    struct tls_link *l = calloc(1, sizeof *l);
+
+    if (!l || !(l->ssl = SSL_new(s->worker->fleet->tls_ctx)) || !SSL_set_fd(l->ssl, s->fd)) {
+        if (l) {
+            SSL_free(l->ssl);
+        }
+        free(l);
+        return -1;
+    }
+    SSL_set_accept_state(l->ssl);
+    s->link = l;
+    tls_handshake(s); /* the client spoke first: its ClientHello may be here */
+    return 0;
+}
+
+static void
+tls_on_io(struct session *s, uint32_t events)
+{
+    struct tls_link *l = s->link;
+    char *buf = s->worker->read_buf;
+    char why[320];
+
+    if (!(events & LOOP_READ) && !l->handshake_writes) {
+        return;
+    }
+    if (!l->handshake_done) {
+        if (tls_handshake(s) || !l->handshake_done) {
+            return;
+        }
+    }
+    for (int i = 0; s->state < SESS_CLOSING; i++) {
+        size_t n = 0;
+        int rc = SSL_read_ex(l->ssl, buf, SESSION_READ_BUF_BYTES, &n);
+        if (rc == 1) {
+            if (sess_consume(s, buf, n)) {
+                return;
+            }
+            /* A bounded turn, unless decrypted bytes wait in OpenSSL (the socket would not say so). */
+            if (i + 1 >= SESSION_MAX_READS_PER_EVENT && !SSL_pending(l->ssl)) {
+                return;
+            }
+            continue;
+        }
+        switch (SSL_get_error(l->ssl, rc)) {
+        case SSL_ERROR_WANT_READ:
+        case SSL_ERROR_WANT_WRITE:
+            ERR_clear_error();
+            return;
+        case SSL_ERROR_ZERO_RETURN:
+            if (frame_decoder_partial(&s->dec)) {
+                log_debug("device %u session %u: peer left mid-message", s->dev->index, s->id);
+            }
+            ERR_clear_error();
+            sess_close(s, 1); /* close_notify: the replies asked for still go out */
+            return;
+        default:
+            log_debug("device %u session %u: TLS read failed: %s", s->dev->index, s->id,
+                      tls_reason(l->ssl, rc, why, sizeof why));
+            sess_close(s, 0);
+            return;
+        }
+    }
+}
+
+static int
+tls_flush(struct session *s)
+{
+    struct tls_link *l = s->link;
+    const char *data;
+    size_t n;
+
+    if (!l->handshake_done) {
+        if (l->handshake_writes && (tls_handshake(s) || s->state >= SESS_CLOSING)) {
+            return s->state >= SESS_CLOSING ? -1 : 0;
+        }
+        if (!l->handshake_done) {
+            return l->handshake_writes;
+        }
+    }
+    while ((n = outq_peek(&s->out, &data)) > 0) {
+        size_t written = 0;
+        int rc = SSL_write_ex(l->ssl, data, n, &written);
+        if (rc == 1) {
+            outq_consume(&s->out, written);
+            continue;
+        }
+        switch (SSL_get_error(l->ssl, rc)) {
+        case SSL_ERROR_WANT_WRITE:
+        case SSL_ERROR_WANT_READ:
+            ERR_clear_error();
+            return 1;
+        default:
+            ERR_clear_error();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void
+tls_close(struct session *s)
+{
+    struct tls_link *l = s->link;
+
+    if (l && l->handshake_done) {
+        SSL_shutdown(l->ssl); /* close_notify, without waiting for the peer's */
+        ERR_clear_error();
+    }
+    close(s->fd);
+}
+
+static void
+tls_free(struct session *s)
+{
+    struct tls_link *l = s->link;
+
+    if (l) {
+        SSL_free(l->ssl);
+        free(l);
+        s->link = NULL;
+        s->username = NULL;
+    }
+}
+
+const struct transport_ops transport_tls = {
+    .start = tls_start,
+    .on_io = tls_on_io,
+    .flush = tls_flush,
+    .close = tls_close,
+    .free = tls_free,
+    .reads_to_write = 0,
+};
+
+enum fleet_err
+tls_fleet_init(struct fleet *fleet, char *err, size_t err_len)
+{
+    struct tls_ca_paths paths;
+    const struct fleet_config *cfg = &fleet->cfg;
+    STACK_OF(X509_NAME) * cas;
+    SSL_CTX *ctx;
+    enum fleet_err rc;
+    int any_tls = 0;
+
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        any_tls |= fleet->groups[i].cfg.tls;
+    }
+    if (!any_tls) {
+        return FLEET_OK;
+    }
+    if (cfg->tls_cert_to_name) {
+        if (!(fleet->tls_names = calloc(1, sizeof *fleet->tls_names))) {
+            return FLEET_ERR_NOMEM;
+        }
+        if ((rc = ctn_load(cfg->tls_cert_to_name, fleet->tls_names, err, err_len))) {
+            return rc;
+        }
+    }
+    if ((rc = tls_ca_server_paths(cfg, &paths, err, err_len))) {
+        return rc;
+    }
+    if (!(ctx = SSL_CTX_new(TLS_server_method()))) {
+        snprintf(err, err_len, "cannot make the TLS context: out of memory");
+        return FLEET_ERR_NOMEM;
+    }
+    fleet->tls_ctx = ctx;
+    if (SSL_CTX_use_certificate_chain_file(ctx, paths.cert) != 1) {
+        snprintf(err, err_len, "--tls-cert %s: cannot load the certificate: %s", paths.cert,
+                 ERR_reason_error_string(ERR_get_error()));
+        ERR_clear_error();
+        return FLEET_ERR_INVAL;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx, paths.key, SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(ctx) != 1) {
+        snprintf(err, err_len, "--tls-key %s: cannot load the key for %s: %s", paths.key, paths.cert,
+                 ERR_reason_error_string(ERR_get_error()));
+        ERR_clear_error();
+        return FLEET_ERR_INVAL;
+    }
+    if (SSL_CTX_load_verify_locations(ctx, paths.ca, NULL) != 1 ||
+        !(cas = SSL_load_client_CA_file(paths.ca))) {
+        snprintf(err, err_len, "--tls-ca %s: cannot load the CA: %s", paths.ca,
+                 ERR_reason_error_string(ERR_get_error()));
+        ERR_clear_error();
+        return FLEET_ERR_INVAL;
+    }
+    SSL_CTX_set_client_CA_list(ctx, cas);
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
+                              SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    /* No server-side session cache: thousands of sessions would keep its entries; tickets resume. */
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_num_tickets(ctx, 1);
+    log_info("NETCONF over TLS: certificate %s, clients of %s", paths.cert, paths.ca);
+    return FLEET_OK;
+}
+
+void
+tls_fleet_close(struct fleet *fleet)
+{
+    SSL_CTX_free(fleet->tls_ctx);
+    fleet->tls_ctx = NULL;
+    if (fleet->tls_names) {
+        ctn_free(fleet->tls_names);
+        free(fleet->tls_names);
+        fleet->tls_names = NULL;
+    }
+}
