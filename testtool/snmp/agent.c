@@ -123,20 +123,19 @@ address_msg(struct msghdr *mh, union agent_ctl *ctl, const union agent_addr *pee
     mh->msg_control = ctl->buf;
     c = (struct cmsghdr *)ctl->buf;
     if (src->sa.sa_family == AF_INET6) {
-        struct in6_pktinfo pi = {.ipi6_addr = src->v6.sin6_addr};
-        mh->msg_controllen = CMSG_SPACE(sizeof pi);
+        struct in6_pktinfo pi6 = {.ipi6_addr = src->v6.sin6_addr};
         c->cmsg_level = IPPROTO_IPV6;
         c->cmsg_type = IPV6_PKTINFO;
-        c->cmsg_len = CMSG_LEN(sizeof pi);
-        memcpy(CMSG_DATA(c), &pi, sizeof pi);
+        c->cmsg_len = CMSG_LEN(sizeof pi6);
+        memcpy(CMSG_DATA(c), &pi6, sizeof pi6);
     } else {
         struct in_pktinfo pi = {.ipi_spec_dst = src->v4.sin_addr};
-        mh->msg_controllen = CMSG_SPACE(sizeof pi);
         c->cmsg_level = IPPROTO_IP;
         c->cmsg_type = IP_PKTINFO;
         c->cmsg_len = CMSG_LEN(sizeof pi);
         memcpy(CMSG_DATA(c), &pi, sizeof pi);
     }
+    mh->msg_controllen = CMSG_ALIGN(c->cmsg_len); /* CMSG_SPACE of the info */
 }
 
 static void
