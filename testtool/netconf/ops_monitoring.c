@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "ops.h"
+#include "transport.h"
 
 #define NCM_NS OPS_NCM_NS
 
@@ -176,7 +177,7 @@ monitoring_state(struct rpc_call *call, struct lyd_node **tree)
         }
 #define SESSION_LEAF(leaf, value)                                                                            \
     bad |= put(root, ctx, value, NS_ROOT "/sessions/session[session-id='%u']/" leaf, (unsigned)s->id)
-        SESSION_LEAF("transport", "fleetsim-netconf-transport:netconf-tcp");
+        SESSION_LEAF("transport", s->transport->monitoring_identity);
         SESSION_LEAF("username", s->username ? s->username : "anonymous");
         sess_peer_text(s, 0, buf, sizeof buf);
         SESSION_LEAF("source-host", buf);

@@ -579,6 +579,7 @@ const struct transport_ops transport_ssh = {
     .close = link_close,
     .free = link_free,
     .reads_to_write = 1,
+    .monitoring_identity = "ietf-netconf-monitoring:netconf-ssh",
 };
 
 static int

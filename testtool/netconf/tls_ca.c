@@ -4,7 +4,6 @@
  */
 #include "tls_ca.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include <openssl/x509v3.h>
 
 #include "log.h"
+#include "netaddr.h"
 #include "plan.h"
 #include "ssh_link.h"
 
@@ -199,8 +199,7 @@ issue(X509 *ca, EVP_PKEY *ca_key, const char *cn, long days, const char *const e
 enum fleet_err
 tls_ca_server_paths(const struct fleet_config *cfg, struct tls_ca_paths *out, char *err, size_t err_len)
 {
-    char dir[560], ip[INET_ADDRSTRLEN], san[160];
-    struct in_addr a = {.s_addr = htonl(cfg->ip)};
+    char dir[560], ip[NETADDR_TEXT_BYTES], san[200];
     X509 *ca = NULL, *have;
     EVP_PKEY *ca_key = NULL;
     enum fleet_err rc;
@@ -229,7 +228,7 @@ tls_ca_server_paths(const struct fleet_config *cfg, struct tls_ca_paths *out, ch
         snprintf(out->cert, sizeof out->cert, "%s/server.pem", dir);
         snprintf(out->key, sizeof out->key, "%s/server.key", dir);
     }
-    inet_ntop(AF_INET, &a, ip, sizeof ip);
+    netaddr_text(&cfg->ip_family, cfg->ip, ip, sizeof ip);
     /* Reused while it names --ip; a start on another address gets a new one. */
     have = cfg->tls_cert ? NULL : read_pem(out->cert, 0);
     if (!cfg->tls_cert && !(have && !access(out->key, R_OK) && X509_check_ip_asc(have, ip, 0) == 1)) {
@@ -237,8 +236,10 @@ tls_ca_server_paths(const struct fleet_config *cfg, struct tls_ca_paths *out, ch
             {"basicConstraints", "critical,CA:FALSE"},  {"keyUsage", "critical,digitalSignature"},
             {"extendedKeyUsage", "serverAuth"},         {"subjectAltName", san},
             {"authorityKeyIdentifier", "keyid:always"}, {NULL, NULL}};
+        int listed = !strcmp(ip, "127.0.0.1") || !strcmp(ip, "::1");
+
         snprintf(san, sizeof san, "DNS:localhost,IP:127.0.0.1,IP:::1%s%s",
-                 strcmp(ip, "127.0.0.1") ? ",IP:" : "", strcmp(ip, "127.0.0.1") ? ip : "");
+                 listed ? "" : ",IP:", listed ? "" : ip);
         if (!(rc = load_ca(dir, &ca, &ca_key, err, err_len)) &&
             !(rc = issue(ca, ca_key, "fleetsim", TLS_SERVER_DAYS, exts, out->cert, out->key, err, err_len))) {
             log_info("created the TLS server certificate %s", out->cert);

@@ -35,6 +35,8 @@ struct transport_ops {
     /* 1: while output waits the transport must keep reading for its writes to progress (SSH's window
      * adjusts arrive as packets), so a large backlog does not pause reading. 0: back-pressure pauses it. */
     uint8_t reads_to_write;
+    /* ietf-netconf-monitoring's transport identity of its sessions (RFC 6022; TCP's is fleetsim's own). */
+    const char *monitoring_identity;
 };
 
 /* NETCONF over plain TCP (transport_tcp.c). */

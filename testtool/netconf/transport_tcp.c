@@ -84,4 +84,5 @@ const struct transport_ops transport_tcp = {
     .close = tcp_close,
     .free = NULL,
     .reads_to_write = 0,
+    .monitoring_identity = "fleetsim-netconf-transport:netconf-tcp",
 };

@@ -229,6 +229,7 @@ const struct transport_ops transport_tls = {
     .close = tls_close,
     .free = tls_free,
     .reads_to_write = 0,
+    .monitoring_identity = "ietf-netconf-monitoring:netconf-tls",
 };
 
 enum fleet_err
