@@ -38,20 +38,6 @@ netaddr_af(const struct net_family *fam)
 }
 
 int
-netaddr_is_any(const struct net_family *fam, uint32_t low)
-{
-    static const uint8_t zero[sizeof fam->prefix];
-
-    return low == 0 && (!fam->v6 || !memcmp(fam->prefix, zero, sizeof zero));
-}
-
-int
-netaddr_family_equal(const struct net_family *a, const struct net_family *b)
-{
-    return a->v6 == b->v6 && !memcmp(a->prefix, b->prefix, sizeof a->prefix);
-}
-
-int
 netaddr_range_fits(const struct net_family *fam, uint32_t low, uint64_t count)
 {
     (void)fam;

@@ -43,12 +43,6 @@ int netaddr_parse(const char *text, struct net_family *fam, uint32_t *low);
 /** @return AF_INET or AF_INET6. */
 int netaddr_af(const struct net_family *fam);
 
-/** @return 1 when @p low in @p fam is the unspecified address (0.0.0.0 or ::). */
-int netaddr_is_any(const struct net_family *fam, uint32_t low);
-
-/** @return 1 when @p a and @p b are the same family and prefix. */
-int netaddr_family_equal(const struct net_family *a, const struct net_family *b);
-
 /** @return 1 when @p count consecutive addresses from @p low stay in @p fam's prefix (IPv4: below 2^32). */
 int netaddr_range_fits(const struct net_family *fam, uint32_t low, uint64_t count);
 

@@ -10,12 +10,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "group.h"
 #include "log.h"
 #include "susm.h"
 
 /* Longest line of the first-run banner. */
 #define BANNER_LINE_MAX 640
+
+/* @p a (IPv4, host byte order) in dotted decimal. */
+static void
+addr_text(uint32_t a, char *out, size_t out_len)
+{
+    snprintf(out, out_len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+}
 
 /* @p s as one word of a POSIX shell command: as it is when it is plain, else in single quotes. */
 static void
@@ -60,11 +66,11 @@ span_text(const struct fleet *fleet, const struct device_group *g, uint32_t firs
 {
     const struct fleet_config *cfg = &g->cfg;
     uint32_t n = cfg->device_count;
-    char first[NETADDR_TEXT_BYTES];
-    char last[NETADDR_TEXT_BYTES];
+    char first[16];
+    char last[16];
 
-    group_addr_text(&fleet->devices[g->first], first, sizeof first);
-    group_addr_text(&fleet->devices[g->first + n - 1], last, sizeof last);
+    addr_text(fleet->devices[g->first].addr, first, sizeof first);
+    addr_text(fleet->devices[g->first + n - 1].addr, last, sizeof last);
     if (n == 1) {
         snprintf(out, out_len, "%s port %u", first, (unsigned)first_port);
     } else if (cfg->ip_per_device) {
@@ -81,7 +87,7 @@ banner_netconf(const struct fleet *fleet, const struct device_group *g, const ch
     const struct fleet_config *cfg = &g->cfg;
     const struct device *dev0 = &fleet->devices[g->first];
     int default_password = !strcmp(cfg->password, "admin");
-    char span[160];
+    char span[96];
     char user[160];
     char login[BANNER_LINE_MAX];
     char stress[BANNER_LINE_MAX];
@@ -128,11 +134,10 @@ static void
 banner_snmp(const struct fleet *fleet, const struct device_group *g, const char *dial)
 {
     const struct fleet_config *cfg = &g->cfg;
-    char span[160];
+    char span[96];
     char names[BANNER_LINE_MAX] = "";
     char users[BANNER_LINE_MAX + 32] = "";
     char word[200];
-    char agent[NETADDR_TEXT_BYTES + 8];
     size_t n = 0;
 
     if (!cfg->snmp) {
@@ -150,9 +155,7 @@ banner_snmp(const struct fleet *fleet, const struct device_group *g, const char 
     log_info("SNMP v2c%s on UDP %s, community %s (write: %s):", users, span, cfg->snmp_community,
              cfg->snmp_write_community);
     shell_word(cfg->snmp_community, strlen(cfg->snmp_community), word, sizeof word);
-    /* net-snmp reads an IPv6 agent as udp6:[ADDR]:PORT. */
-    snprintf(agent, sizeof agent, g->cfg.ip_family.v6 ? "udp6:[%s]" : "%s", dial);
-    log_info("  snmpwalk -v2c -c %s %s:%u 1.3.6.1.2.1.1", word, agent, (unsigned)cfg->snmp_starting_port);
+    log_info("  snmpwalk -v2c -c %s %s:%u 1.3.6.1.2.1.1", word, dial, (unsigned)cfg->snmp_starting_port);
     if (cfg->snmp_v3_user_count) {
         const struct respond_v3_user *u = &cfg->snmp_v3_users[0];
         char auth[96] = "";
@@ -170,7 +173,7 @@ banner_snmp(const struct fleet *fleet, const struct device_group *g, const char 
                  u->priv != SUSM_PRIV_NONE   ? "authPriv"
                  : u->auth != SUSM_AUTH_NONE ? "authNoPriv"
                                              : "noAuthNoPriv",
-                 word, auth, priv, agent, (unsigned)cfg->snmp_starting_port);
+                 word, auth, priv, dial, (unsigned)cfg->snmp_starting_port);
     }
 }
 
@@ -199,20 +202,15 @@ banner_log(const struct fleet *fleet)
 {
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         const struct device_group *g = &fleet->groups[i];
-        char dial[NETADDR_TEXT_BYTES];
-        const struct net_family *fam = &g->cfg.ip_family;
+        char dial[16];
         uint32_t first = fleet->devices[g->first].addr;
 
         if (fleet->group_count > 1) {
             log_info("group %s: %u devices of type %s", g->name, (unsigned)g->cfg.device_count,
                      g->type->name);
         }
-        /* A fleet on 0.0.0.0 (or ::) is dialled on loopback. */
-        if (netaddr_is_any(fam, first)) {
-            snprintf(dial, sizeof dial, fam->v6 ? "::1" : "127.0.0.1");
-        } else {
-            netaddr_text(fam, first, dial, sizeof dial);
-        }
+        /* A fleet on 0.0.0.0 is dialled on loopback. */
+        addr_text(first ? first : 0x7f000001u, dial, sizeof dial);
         banner_netconf(fleet, g, dial);
         banner_snmp(fleet, g, dial);
     }

@@ -203,10 +203,13 @@ cli_value(const struct cli_opt *o, const char *value, void *dst, struct cli_ctx 
 static enum fleet_err
 cli_ip(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
-    if (netaddr_parse(value, &c->cfg->ip_family, &c->cfg->ip)) {
-        snprintf(c->err, c->err_len, "--%s must be an IPv4 or IPv6 address, not \"%s\"", o->name, value);
+    struct in_addr addr;
+
+    if (inet_pton(AF_INET, value, &addr) != 1) {
+        snprintf(c->err, c->err_len, "--%s must be an IPv4 address, not \"%s\"", o->name, value);
         return FLEET_ERR_INVAL;
     }
+    c->cfg->ip = ntohl(addr.s_addr);
     return FLEET_OK;
 }
 
@@ -555,7 +558,7 @@ static const struct cli_opt cli_opts[] = {
      .custom = cli_ip,
      .metavar = "ADDR",
      .dflt = "127.0.0.1",
-     .help = "listening address, IPv4 or IPv6 (all of a fleet's in one family and /96)"},
+     .help = "listening IPv4 address"},
     {.name = "ip-per-device",
      .kind = CLI_FLAG,
      .field = CFG_FIELD(ip_per_device),

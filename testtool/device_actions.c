@@ -98,37 +98,23 @@ static void
 plug_listener(struct device *dev)
 {
     struct device_ctl *ctl = dev->ctl;
-    const struct net_family *fam = &dev->group->cfg.ip_family;
-    struct sockaddr_storage sa;
-    socklen_t sa_len;
-    struct sockaddr_storage local;
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons(dev->port),
+                             .sin_addr.s_addr = htonl(dev->addr ? dev->addr : INADDR_LOOPBACK)};
+    struct sockaddr_in local;
     socklen_t len = sizeof local;
-    struct net_endpoint e;
 
-    if (netaddr_is_any(fam, dev->addr)) { /* a wildcard listener: reached on loopback */
-        struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT;
-        struct net_family lo = {.v6 = fam->v6};
-        uint32_t low = fam->v6 ? 0 : INADDR_LOOPBACK;
-        if (fam->v6) {
-            memcpy(lo.prefix, lo6.s6_addr, sizeof lo.prefix);
-            low = 1;
-        }
-        sa_len = netaddr_sockaddr(&lo, low, dev->port, &sa);
-    } else {
-        sa_len = netaddr_sockaddr(fam, dev->addr, dev->port, &sa);
-    }
-    ctl->plug_fd = socket(netaddr_af(fam), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    ctl->plug_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (ctl->plug_fd < 0) {
         return;
     }
-    if (connect(ctl->plug_fd, (struct sockaddr *)&sa, sa_len) < 0 && errno != EINPROGRESS) {
+    if (connect(ctl->plug_fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
         close(ctl->plug_fd);
         ctl->plug_fd = -1;
         return;
     }
     if (!getsockname(ctl->plug_fd, (struct sockaddr *)&local, &len)) {
-        netaddr_endpoint_set(&e, (struct sockaddr *)&local, len);
-        ctl->plug_port = netaddr_endpoint_port(&e);
+        ctl->plug_port = ntohs(local.sin_port);
     }
 }
 
@@ -158,19 +144,17 @@ static void
 drain_plugged(struct device *dev)
 {
     for (int i = 0; i < LISTEN_BACKLOG; i++) {
-        struct sockaddr_storage peer;
+        struct sockaddr_in peer;
         socklen_t len = sizeof peer;
-        struct net_endpoint e;
         int fd = accept4(dev->listen_fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             return;
         }
-        netaddr_endpoint_set(&e, (struct sockaddr *)&peer, len);
-        if (netaddr_endpoint_port(&e) == dev->ctl->plug_port) {
+        if (ntohs(peer.sin_port) == dev->ctl->plug_port) {
             close(fd);
             continue;
         }
-        sess_start(dev, fd, 0); /* the client's address: sess_start reads it from the socket */
+        sess_start(dev, fd, ntohl(peer.sin_addr.s_addr));
     }
 }
 
@@ -196,7 +180,13 @@ restore_listener(struct device *dev)
     ctl->throttled = 0;
     /* Connections held silent behind a shared port are served now, as if the network healed. */
     for (uint32_t i = 0; i < ctl->held_count; i++) {
-        sess_start(dev, ctl->held[i], 0); /* the client's address: read from the socket */
+        struct sockaddr_in peer;
+        socklen_t len = sizeof peer;
+        uint32_t addr = 0;
+        if (!getpeername(ctl->held[i], (struct sockaddr *)&peer, &len)) {
+            addr = ntohl(peer.sin_addr.s_addr);
+        }
+        sess_start(dev, ctl->held[i], addr);
     }
     ctl->held_count = 0;
 }

@@ -95,16 +95,7 @@ check_plan(const struct fleet_config *cfg, char *err, size_t err_len)
                  (unsigned long long)cfg->snmp_starting_port + cfg->device_count - 1);
         return FLEET_ERR_INVAL;
     }
-    if (cfg->ip_per_device && cfg->ip_family.v6 &&
-        !netaddr_range_fits(&cfg->ip_family, cfg->ip, cfg->device_count)) {
-        char first[NETADDR_TEXT_BYTES];
-        snprintf(err, err_len,
-                 "%u addresses from --ip %s cross a 32-bit boundary (a fleet's IPv6 addresses share their "
-                 "first 96 bits): lower --device-count or start lower in the prefix",
-                 (unsigned)cfg->device_count, netaddr_text(&cfg->ip_family, cfg->ip, first, sizeof first));
-        return FLEET_ERR_INVAL;
-    }
-    if (cfg->ip_per_device && !cfg->ip_family.v6) {
+    if (cfg->ip_per_device) {
         uint64_t last = (uint64_t)cfg->ip + cfg->device_count - 1;
         if (last > UINT32_MAX || ((cfg->ip >> 24) == 127 && (last >> 24) != 127)) {
             snprintf(err, err_len, "%u addresses from --ip do not fit in %s", (unsigned)cfg->device_count,
@@ -211,14 +202,6 @@ make_groups(struct fleet *fleet, const struct fleet_group_spec *specs, uint32_t 
             return FLEET_ERR_NOMEM;
         }
         if ((rc = check_plan(&g->cfg, msg, sizeof msg))) {
-            goto group_error;
-        }
-        /* Devices keep 32 bits of their address: one family and prefix for the whole fleet. */
-        if (!netaddr_family_equal(&g->cfg.ip_family, &fleet->groups[0].cfg.ip_family)) {
-            snprintf(msg, sizeof msg,
-                     "its --ip is of another family or IPv6 /96 than the first group's: a fleet's addresses "
-                     "share one");
-            rc = FLEET_ERR_INVAL;
             goto group_error;
         }
         if (g->cfg.ip_per_device && !g->cfg.call_home_port &&

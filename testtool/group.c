@@ -22,12 +22,6 @@ group_device_at(const struct fleet *fleet, uint32_t addr, uint16_t port, int snm
     return NULL;
 }
 
-char *
-group_addr_text(const struct device *dev, char *buf, size_t len)
-{
-    return netaddr_text(&dev->group->cfg.ip_family, dev->addr, buf, len);
-}
-
 int
 group_port_slot(const uint16_t *ports, uint32_t count, uint16_t port)
 {

@@ -5,7 +5,6 @@
 #ifndef FLEET_GROUP_H
 #define FLEET_GROUP_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "device.h"
@@ -16,9 +15,6 @@
  * @return The device, or NULL when no group of the fleet claims that address on that port.
  */
 struct device *group_device_at(const struct fleet *fleet, uint32_t addr, uint16_t port, int snmp);
-
-/** @brief @p dev's address ("127.0.0.1", "fd5e:f1ee::1") into @p buf, NETADDR_TEXT_BYTES. @return @p buf. */
-char *group_addr_text(const struct device *dev, char *buf, size_t len);
 
 /** @return Slot of @p port in @p ports (count entries), or -1. */
 int group_port_slot(const uint16_t *ports, uint32_t count, uint16_t port);

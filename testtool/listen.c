@@ -34,30 +34,12 @@ struct handoff {
     uint16_t peer_port; /* client port, host order */
 };
 
-/* A client's text (either family) for a log line. */
 static void
-peer_text(const struct sockaddr_storage *peer, socklen_t len, char *buf, size_t buf_len)
+addr_text(uint32_t addr, char *buf, size_t len)
 {
-    struct net_endpoint e;
+    struct in_addr a = {.s_addr = htonl(addr)};
 
-    netaddr_endpoint_set(&e, (const struct sockaddr *)peer, len);
-    netaddr_endpoint_text(&e, 0, buf, buf_len);
-}
-
-/* A session keeps an IPv4 client's address (host order); IPv6 clients' text comes from getpeername. */
-static uint32_t
-peer_v4(const struct sockaddr_storage *peer)
-{
-    return peer->ss_family == AF_INET ? ntohl(((const struct sockaddr_in *)peer)->sin_addr.s_addr) : 0;
-}
-
-static uint16_t
-peer_port(const struct sockaddr_storage *peer, socklen_t len)
-{
-    struct net_endpoint e;
-
-    netaddr_endpoint_set(&e, (const struct sockaddr *)peer, len);
-    return netaddr_endpoint_port(&e);
+    inet_ntop(AF_INET, &a, buf, (socklen_t)len);
 }
 
 static void
@@ -129,7 +111,7 @@ pause_accepting(struct worker *w)
 static int
 refuse_at_limit(struct worker *w, int lfd)
 {
-    struct sockaddr_storage peer;
+    struct sockaddr_in peer;
     socklen_t len = sizeof peer;
     struct pollfd waiting = {.fd = lfd, .events = POLLIN};
     monotime_us now;
@@ -162,8 +144,8 @@ refuse_at_limit(struct worker *w, int lfd)
     w->refused[LISTEN_REFUSED_NO_FD]++;
     now = loop_now_us(w->loop);
     if (!w->refused_logged_us || now - w->refused_logged_us >= 1000000) {
-        char text[NETADDR_TEXT_BYTES];
-        peer_text(&peer, len, text, sizeof text);
+        char text[INET_ADDRSTRLEN];
+        addr_text(ntohl(peer.sin_addr.s_addr), text, sizeof text);
         log_warn("worker %u: out of file descriptors (limit %d); connection from %s refused (%llu refused "
                  "so far)",
                  w->index, w->fleet->max_fds, text, (unsigned long long)w->refused[LISTEN_REFUSED_NO_FD]);
@@ -176,16 +158,13 @@ refuse_at_limit(struct worker *w, int lfd)
 static struct device *
 device_by_local_addr(struct fleet *fleet, int fd)
 {
-    struct sockaddr_storage local;
+    struct sockaddr_in local;
     socklen_t len = sizeof local;
-    uint32_t low;
-    uint16_t port;
 
-    if (getsockname(fd, (struct sockaddr *)&local, &len) < 0 ||
-        netaddr_from_sockaddr(&fleet->groups[0].cfg.ip_family, (struct sockaddr *)&local, &low, &port)) {
+    if (getsockname(fd, (struct sockaddr *)&local, &len) < 0 || local.sin_family != AF_INET) {
         return NULL;
     }
-    return group_device_at(fleet, low, port, 0);
+    return group_device_at(fleet, ntohl(local.sin_addr.s_addr), ntohs(local.sin_port), 0);
 }
 
 /* Accept what is waiting on @p lfd; @p port_dev is the listener's device, NULL for a shared-port listener. */
@@ -195,7 +174,7 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
     struct fleet *fleet = w->fleet;
 
     for (int i = 0; i < LISTEN_MAX_ACCEPTS_PER_EVENT; i++) {
-        struct sockaddr_storage peer;
+        struct sockaddr_in peer;
         socklen_t len = sizeof peer;
         struct device *dev;
         int one = 1;
@@ -224,26 +203,28 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         dev = port_dev ? port_dev : device_by_local_addr(fleet, fd);
         if (!dev) {
-            char text[NETADDR_TEXT_BYTES];
-            peer_text(&peer, len, text, sizeof text);
+            char text[INET_ADDRSTRLEN];
+            addr_text(ntohl(peer.sin_addr.s_addr), text, sizeof text);
             log_warn("connection from %s to an address outside the fleet, refused", text);
             w->refused[LISTEN_REFUSED_NOT_FLEET]++;
             close(fd);
             continue;
         }
         if (dev->worker == w) {
-            if (devact_on_accept(dev, fd, peer_port(&peer, len))) {
+            if (devact_on_accept(dev, fd, ntohs(peer.sin_port))) {
                 continue;
             }
-            sess_start(dev, fd, peer_v4(&peer));
+            sess_start(dev, fd, ntohl(peer.sin_addr.s_addr));
             continue;
         }
         {
             struct handoff *h = malloc(sizeof *h);
             if (h) {
                 /* Filled before posting: the other worker may run it at once. */
-                *h = (struct handoff){
-                    .dev = dev, .fd = fd, .peer = peer_v4(&peer), .peer_port = peer_port(&peer, len)};
+                *h = (struct handoff){.dev = dev,
+                                      .fd = fd,
+                                      .peer = ntohl(peer.sin_addr.s_addr),
+                                      .peer_port = ntohs(peer.sin_port)};
             }
             if (!h || loop_post(dev->worker->loop, adopt, h)) {
                 free(h);
@@ -271,16 +252,13 @@ on_accept_shared(struct loop *loop, int lfd, uint32_t events, void *data)
     accept_ready(data, lfd, NULL);
 }
 
-/* A TCP listener on @p low of @p fam; IPv6 ones take IPv6 only, so that [::] leaves IPv4 to IPv4 fleets. */
 static int
-open_listener(const struct net_family *fam, uint32_t low, uint16_t port, int reuseport, char *err,
-              size_t err_len)
+open_listener(uint32_t addr, uint16_t port, int reuseport, char *err, size_t err_len)
 {
-    struct sockaddr_storage sa;
-    socklen_t sa_len = netaddr_sockaddr(fam, low, port, &sa);
-    char text[NETADDR_TEXT_BYTES];
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
+    char text[INET_ADDRSTRLEN];
     int one = 1;
-    int fd = socket(netaddr_af(fam), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
     if (fd < 0) {
         snprintf(err, err_len, "cannot create a socket: %m");
@@ -290,17 +268,9 @@ open_listener(const struct net_family *fam, uint32_t low, uint16_t port, int reu
     if (reuseport) {
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     }
-    if (fam->v6) {
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-        /* An address of a prefix made local with a route is no interface's: bind() needs IP_FREEBIND. */
-        setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof one);
-    }
-    if (bind(fd, (struct sockaddr *)&sa, sa_len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
-        snprintf(err, err_len, "cannot listen on %s port %u: %m%s", netaddr_text(fam, low, text, sizeof text),
-                 (unsigned)port,
-                 fam->v6 && errno == EADDRNOTAVAIL
-                     ? " (make the prefix local: ip -6 route add local PREFIX/64 dev lo)"
-                     : "");
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
+        addr_text(addr, text, sizeof text);
+        snprintf(err, err_len, "cannot listen on %s port %u: %m", text, (unsigned)port);
         close(fd);
         return -1;
     }
@@ -315,15 +285,12 @@ open_listener(const struct net_family *fam, uint32_t low, uint16_t port, int reu
 static int
 open_shared_listener(struct fleet *fleet, uint16_t port, char *err, size_t err_len)
 {
-    const struct net_family *fam = &fleet->groups[0].cfg.ip_family;
-    struct net_family any = {.v6 = fam->v6};
-    int fd = open_listener(&any, 0, port, 1, err, err_len);
+    int fd = open_listener(0, port, 1, err, err_len);
     int loopback = 1;
 
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         const struct fleet_config *c = &fleet->groups[i].cfg;
-        /* An IPv6 prefix made local on lo may also be a real network elsewhere: never restricted. */
-        if (c->ip_per_device && c->starting_port == port && (fam->v6 || (c->ip >> 24) != 127)) {
+        if (c->ip_per_device && c->starting_port == port && (c->ip >> 24) != 127) {
             loopback = 0;
         }
     }
@@ -365,7 +332,7 @@ listen_open_all(struct fleet *fleet, char *err, size_t err_len)
         if (dev->group->cfg.ip_per_device || dev->group->cfg.call_home_port) {
             continue; /* a shared listener, or none: the device dials out (callhome.c) */
         }
-        dev->listen_fd = open_listener(&dev->group->cfg.ip_family, dev->addr, dev->port, 0, err, err_len);
+        dev->listen_fd = open_listener(dev->addr, dev->port, 0, err, err_len);
         if (dev->listen_fd < 0) {
             return FLEET_ERR_SYS;
         }

@@ -16,7 +16,6 @@
 #include "fleet.h"
 #include "fleet_action.h"
 #include "fleet_file.h"
-#include "group.h"
 #include "inventory.h"
 #include "log.h"
 #include "metrics.h"
@@ -51,14 +50,13 @@ group_span(const struct fleet *fleet, const struct device_group *g, struct sbuf 
     const struct device *first = &fleet->devices[g->first];
     const struct device *last = &fleet->devices[g->first + g->cfg.device_count - 1];
 
-    char a[NETADDR_TEXT_BYTES], z[NETADDR_TEXT_BYTES];
-
-    group_addr_text(first, a, sizeof a);
-    group_addr_text(last, z, sizeof z);
     if (g->cfg.ip_per_device) {
-        sbuf_printf(b, "%s-%s port %u", a, z, (unsigned)g->cfg.starting_port);
+        sbuf_printf(b, "%u.%u.%u.%u-%u.%u.%u.%u port %u", first->addr >> 24, (first->addr >> 16) & 255,
+                    (first->addr >> 8) & 255, first->addr & 255, last->addr >> 24, (last->addr >> 16) & 255,
+                    (last->addr >> 8) & 255, last->addr & 255, (unsigned)g->cfg.starting_port);
     } else {
-        sbuf_printf(b, "%s ports %u-%u", a, (unsigned)first->port, (unsigned)last->port);
+        sbuf_printf(b, "%u.%u.%u.%u ports %u-%u", first->addr >> 24, (first->addr >> 16) & 255,
+                    (first->addr >> 8) & 255, first->addr & 255, (unsigned)first->port, (unsigned)last->port);
     }
 }
 

@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "log.h"
-#include "netaddr.h"
 #include "schema.h"
 
 /* Most injected faults (--snmp-fault) one fleet takes. */
@@ -60,8 +59,7 @@ struct trap_sink {
 struct fleet_config {
     uint32_t device_count;             /* devices to simulate, >= 1 */
     uint32_t starting_port;            /* first device's port (all devices' with ip_per_device) */
-    uint32_t ip;                       /* first device's address: its low 32 bits, host byte order */
-    struct net_family ip_family;       /* --ip's family and, for IPv6, the 96 bits above ip */
+    uint32_t ip;                       /* first device's IPv4 address, host byte order */
     int ip_per_device;                 /* 1: device i on ip+i, one shared port */
     int ssh;                           /* 1 when NETCONF over SSH was asked for */
     const char *username;              /* SSH: the user clients log in as */

@@ -61,6 +61,12 @@ inventory_host_valid(const char *s)
     return 1;
 }
 
+static void
+ipv4_text(uint32_t addr, char *out, size_t out_len)
+{
+    snprintf(out, out_len, "%u.%u.%u.%u", addr >> 24, (addr >> 16) & 255, (addr >> 8) & 255, addr & 255);
+}
+
 /* First device's address with --ip-per-device (host byte order). The plan passed inventory_check(). */
 static uint32_t
 ip_per_device_base(const struct fleet_config *cfg)
@@ -173,13 +179,7 @@ inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count
     out->group = groups[g].name ? groups[g].name : "default";
     device_type_label(cfg, out->type, sizeof out->type);
     if (cfg->ip_per_device) {
-        struct in_addr given;
-        /* A given IPv4 --generate-config-address counts from itself; else the fleet's family counts. */
-        const struct net_family v4 = {0};
-        const struct net_family *fam =
-            cfg->config_address && inet_pton(AF_INET, cfg->config_address, &given) == 1 ? &v4
-                                                                                        : &cfg->ip_family;
-        netaddr_text(fam, ip_per_device_base(cfg) + index, out->host, sizeof out->host);
+        ipv4_text(ip_per_device_base(cfg) + index, out->host, sizeof out->host);
         out->netconf_port = (uint16_t)cfg->starting_port;
         out->snmp_port = cfg->snmp ? (uint16_t)cfg->snmp_starting_port : 0;
         snprintf(out->node_id, sizeof out->node_id, "%s" INVENTORY_NODE_SUFFIX, out->host);
@@ -188,11 +188,10 @@ inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count
     }
     if (cfg->config_address) {
         snprintf(out->host, sizeof out->host, "%s", cfg->config_address);
-    } else if (netaddr_is_any(&cfg->ip_family, cfg->ip)) {
-        snprintf(out->host, sizeof out->host, "%s",
-                 cfg->ip_family.v6 ? "::1" : INVENTORY_ANY_ADDRESS_STAND_IN);
+    } else if (cfg->ip == 0) {
+        snprintf(out->host, sizeof out->host, "%s", INVENTORY_ANY_ADDRESS_STAND_IN);
     } else {
-        netaddr_text(&cfg->ip_family, cfg->ip, out->host, sizeof out->host);
+        ipv4_text(cfg->ip, out->host, sizeof out->host);
     }
     out->netconf_port = (uint16_t)(cfg->starting_port + index);
     out->snmp_port = cfg->snmp ? (uint16_t)(cfg->snmp_starting_port + index) : 0;

@@ -69,22 +69,6 @@ send_hello(struct session *s)
     sbuf_free(&b);
 }
 
-char *
-sess_peer_text(const struct session *s, int with_port, char *buf, size_t len)
-{
-    struct sockaddr_storage sa;
-    socklen_t sa_len = sizeof sa;
-    struct net_endpoint e;
-
-    /* An IPv6 client is read back from the socket rather than kept: a session stays small. */
-    if (getpeername(s->fd, (struct sockaddr *)&sa, &sa_len) || sa.ss_family != AF_INET6) {
-        struct net_family v4 = {0};
-        sa_len = netaddr_sockaddr(&v4, s->peer_addr, s->peer_port, &sa);
-    }
-    netaddr_endpoint_set(&e, (struct sockaddr *)&sa, sa_len);
-    return netaddr_endpoint_text(&e, with_port, buf, len);
-}
-
 struct session *
 sess_start(struct device *dev, int fd, uint32_t peer_addr)
 {
@@ -106,13 +90,10 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     s->peer_addr = peer_addr;
     s->transport = transport_for(dev);
     {
-        struct sockaddr_storage sa;
+        struct sockaddr_in sa;
         socklen_t sa_len = sizeof sa;
-        if (!getpeername(fd, (struct sockaddr *)&sa, &sa_len)) {
-            struct net_endpoint e;
-            netaddr_endpoint_set(&e, (struct sockaddr *)&sa, sa_len);
-            s->peer_port = netaddr_endpoint_port(&e);
-            s->peer_addr = sa.ss_family == AF_INET ? ntohl(((struct sockaddr_in *)&sa)->sin_addr.s_addr) : 0;
+        if (!getpeername(fd, (struct sockaddr *)&sa, &sa_len) && sa.sin_family == AF_INET) {
+            s->peer_port = ntohs(sa.sin_port);
         }
     }
     /* Until the hello is done the peer is unknown: it gets a small message limit. */

@@ -48,7 +48,7 @@ struct session {
     struct session *closing_next;  /* worker's free list; valid when SESS_DEAD */
     struct loop_timer hello_timer; /* hello deadline; armed in SESS_HELLO */
     time_t login_time;             /* when the connection was accepted */
-    uint32_t peer_addr;            /* client IPv4, host order (from the socket when it has one); 0 for IPv6 */
+    uint32_t peer_addr;            /* client IPv4, host order */
     uint16_t peer_port;            /* client port */
     uint32_t in_rpcs;              /* per-session monitoring counters */
     uint32_t in_bad_rpcs;
@@ -77,10 +77,6 @@ struct session {
  * @return The session, or NULL when it could not start (the descriptor is then closed).
  */
 struct session *sess_start(struct device *dev, int fd, uint32_t peer_addr);
-
-/** @brief The client's address (with_port: and port, "[v6]:port") into @p buf, IPv4 or IPv6. @return @p buf.
- */
-char *sess_peer_text(const struct session *s, int with_port, char *buf, size_t len);
 
 /** @brief The transport is ready for NETCONF (SSH: the netconf subsystem runs): send our hello. */
 void sess_transport_ready(struct session *s);

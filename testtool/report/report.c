@@ -16,7 +16,6 @@
 
 #include "action_log.h"
 #include "device.h"
-#include "group.h"
 #include "sbuf.h"
 #include "scenario.h"
 #include "session.h"
@@ -52,9 +51,8 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         sbuf_add_json(b, dev->group->name);
         sbuf_adds(b, ",\"type\":");
         sbuf_add_json(b, dev->type->name);
-        char addr[NETADDR_TEXT_BYTES];
-        sbuf_printf(b, ",\"address\":\"%s\",\"port\":%u,\"notifications\":{",
-                    group_addr_text(dev, addr, sizeof addr), (unsigned)dev->port);
+        sbuf_printf(b, ",\"address\":\"%u.%u.%u.%u\",\"port\":%u,\"notifications\":{", dev->addr >> 24,
+                    (dev->addr >> 16) & 255, (dev->addr >> 8) & 255, dev->addr & 255, (unsigned)dev->port);
         counts_json(b, &total);
         sbuf_printf(b,
                     "},\"generated\":%" PRIu64 ",\"behind\":%" PRIu64 ",\"ssh_auth_failures\":%" PRIu32
@@ -67,9 +65,9 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
             if (!s->sub) {
                 continue;
             }
-            char peer[NETADDR_TEXT_BYTES];
-            sbuf_printf(b, "%s{\"session\":%" PRIu32 ",\"peer\":\"%s\",", first ? "" : ",", s->id,
-                        sess_peer_text(s, 1, peer, sizeof peer));
+            sbuf_printf(b, "%s{\"session\":%" PRIu32 ",\"peer\":\"%u.%u.%u.%u:%u\",", first ? "" : ",", s->id,
+                        s->peer_addr >> 24, (s->peer_addr >> 16) & 255, (s->peer_addr >> 8) & 255,
+                        s->peer_addr & 255, (unsigned)s->peer_port);
             counts_json(b, &s->sub->counts);
             sbuf_adds(b, "}");
             first = 0;

@@ -28,46 +28,33 @@
 #include "textarg.h"
 #include "trap.h"
 
-/* A UDP address of either family; sa_family 0: none (answer from the socket's own address). */
-union agent_addr {
-    struct sockaddr sa;
-    struct sockaddr_in v4;
-    struct sockaddr_in6 v6;
-};
-
-/* Room for either family's packet info. */
-union agent_ctl {
-    char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-    struct cmsghdr align;
-};
-
 /* An answer held back by injected latency. */
 struct agent_delayed {
     struct loop_timer timer;           /* fires when the answer is due */
     struct agent_delayed *prev, *next; /* the worker's list, so close can free what never fired */
     struct worker *worker;             /* owner */
     int fd;                            /* socket to answer from */
-    union agent_addr peer;             /* who asked */
-    union agent_addr src;              /* address to answer from, or none: the socket's */
+    struct sockaddr_in peer;           /* who asked */
+    uint32_t src_addr;                 /* address to answer from (network order), 0: the socket's */
     size_t len;                        /* bytes in data */
     uint8_t data[];                    /* the answer */
 };
 
 /* A datagram that reached another worker's socket, handed to its device's worker. */
 struct agent_handoff {
-    struct device *dev;    /* the device asked */
-    int slot;              /* which shared port it came in on (fleet->snmp_shared_ports) */
-    union agent_addr peer; /* who asked */
-    union agent_addr dst;  /* address it was sent to */
-    size_t len;            /* bytes in data */
-    uint8_t data[];        /* the request */
+    struct device *dev;      /* the device asked */
+    int slot;                /* which shared port it came in on (fleet->snmp_shared_ports) */
+    struct sockaddr_in peer; /* who asked */
+    uint32_t dst_addr;       /* address it was sent to (network order) */
+    size_t len;              /* bytes in data */
+    uint8_t data[];          /* the request */
 };
 
 /* An answer ready to go out in this batch. */
 struct agent_out {
     int fd;
-    union agent_addr peer;
-    union agent_addr src;
+    struct sockaddr_in peer;
+    uint32_t src_addr;
     uint8_t *data;
     size_t len;
 };
@@ -101,51 +88,29 @@ device_fault(const struct device *dev)
     return NULL;
 }
 
-static socklen_t
-addr_len(const union agent_addr *a)
-{
-    return a->sa.sa_family == AF_INET6 ? sizeof a->v6 : sizeof a->v4;
-}
-
-/* Address @p mh to @p peer and, when @p src is set, send it from @p src (IP_PKTINFO or IPV6_PKTINFO). */
 static void
-address_msg(struct msghdr *mh, union agent_ctl *ctl, const union agent_addr *peer,
-            const union agent_addr *src)
+send_one(int fd, const struct sockaddr_in *peer, uint32_t src_addr, const uint8_t *data, size_t len)
 {
-    struct cmsghdr *c;
+    struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+    union {
+        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr mh = {
+        .msg_name = (void *)peer, .msg_namelen = sizeof *peer, .msg_iov = &iov, .msg_iovlen = 1};
 
-    mh->msg_name = (void *)peer;
-    mh->msg_namelen = addr_len(peer);
-    if (!src->sa.sa_family) {
-        return;
-    }
-    memset(ctl, 0, sizeof *ctl);
-    mh->msg_control = ctl->buf;
-    c = (struct cmsghdr *)ctl->buf;
-    if (src->sa.sa_family == AF_INET6) {
-        struct in6_pktinfo pi6 = {.ipi6_addr = src->v6.sin6_addr};
-        c->cmsg_level = IPPROTO_IPV6;
-        c->cmsg_type = IPV6_PKTINFO;
-        c->cmsg_len = CMSG_LEN(sizeof pi6);
-        memcpy(CMSG_DATA(c), &pi6, sizeof pi6);
-    } else {
-        struct in_pktinfo pi = {.ipi_spec_dst = src->v4.sin_addr};
+    if (src_addr) {
+        struct cmsghdr *c;
+        struct in_pktinfo pi = {.ipi_spec_dst.s_addr = src_addr};
+        memset(&ctl, 0, sizeof ctl);
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = sizeof ctl.buf;
+        c = CMSG_FIRSTHDR(&mh);
         c->cmsg_level = IPPROTO_IP;
         c->cmsg_type = IP_PKTINFO;
         c->cmsg_len = CMSG_LEN(sizeof pi);
         memcpy(CMSG_DATA(c), &pi, sizeof pi);
     }
-    mh->msg_controllen = CMSG_ALIGN(c->cmsg_len); /* CMSG_SPACE of the info */
-}
-
-static void
-send_one(int fd, const union agent_addr *peer, const union agent_addr *src, const uint8_t *data, size_t len)
-{
-    struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
-    union agent_ctl ctl;
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-    address_msg(&mh, &ctl, peer, src);
     /* UDP: a full socket buffer drops the answer, as a busy agent would; the client retries. */
     (void)sendmsg(fd, &mh, MSG_DONTWAIT);
 }
@@ -155,7 +120,10 @@ flush_batch(struct agent_batch *b)
 {
     struct mmsghdr msgs[AGENT_BATCH];
     struct iovec iov[AGENT_BATCH];
-    union agent_ctl ctl[AGENT_BATCH];
+    union {
+        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } ctl[AGENT_BATCH];
     uint32_t i = 0;
 
     while (i < b->count) {
@@ -166,9 +134,22 @@ flush_batch(struct agent_batch *b)
         for (; i < b->count && b->out[i].fd == fd; i++, n++) {
             struct agent_out *o = &b->out[i];
             iov[n] = (struct iovec){.iov_base = o->data, .iov_len = o->len};
+            msgs[n].msg_hdr.msg_name = &o->peer;
+            msgs[n].msg_hdr.msg_namelen = sizeof o->peer;
             msgs[n].msg_hdr.msg_iov = &iov[n];
             msgs[n].msg_hdr.msg_iovlen = 1;
-            address_msg(&msgs[n].msg_hdr, &ctl[n], &o->peer, &o->src);
+            if (o->src_addr) {
+                struct in_pktinfo pi = {.ipi_spec_dst.s_addr = o->src_addr};
+                struct cmsghdr *c;
+                memset(&ctl[n], 0, sizeof ctl[n]);
+                msgs[n].msg_hdr.msg_control = ctl[n].buf;
+                msgs[n].msg_hdr.msg_controllen = sizeof ctl[n].buf;
+                c = CMSG_FIRSTHDR(&msgs[n].msg_hdr);
+                c->cmsg_level = IPPROTO_IP;
+                c->cmsg_type = IP_PKTINFO;
+                c->cmsg_len = CMSG_LEN(sizeof pi);
+                memcpy(CMSG_DATA(c), &pi, sizeof pi);
+            }
         }
         for (uint32_t sent = 0; sent < n;) {
             int r = sendmmsg(fd, msgs + sent, n - sent, MSG_DONTWAIT);
@@ -188,7 +169,7 @@ on_delayed(struct loop *loop, struct loop_timer *timer)
     struct agent_worker *aw = &d->worker->snmp;
 
     (void)loop;
-    send_one(d->fd, &d->peer, &d->src, d->data, d->len);
+    send_one(d->fd, &d->peer, d->src_addr, d->data, d->len);
     if (d->prev) {
         d->prev->next = d->next;
     } else {
@@ -202,8 +183,8 @@ on_delayed(struct loop *loop, struct loop_timer *timer)
 
 /* Hold an answer for @p delay_ms; when memory runs out it goes now instead. */
 static int
-delay_answer(struct worker *w, int fd, const union agent_addr *peer, const union agent_addr *src,
-             const uint8_t *data, size_t len, uint32_t delay_ms)
+delay_answer(struct worker *w, int fd, const struct sockaddr_in *peer, uint32_t src_addr, const uint8_t *data,
+             size_t len, uint32_t delay_ms)
 {
     struct agent_delayed *d = malloc(sizeof *d + len);
 
@@ -214,7 +195,7 @@ delay_answer(struct worker *w, int fd, const union agent_addr *peer, const union
     d->worker = w;
     d->fd = fd;
     d->peer = *peer;
-    d->src = *src;
+    d->src_addr = src_addr;
     d->len = len;
     memcpy(d->data, data, len);
     d->prev = NULL;
@@ -229,8 +210,8 @@ delay_answer(struct worker *w, int fd, const union agent_addr *peer, const union
 
 /* Answer one request for @p dev; the answer joins @p batch or waits on a timer. */
 static void
-handle_request(struct worker *w, struct device *dev, int fd, const union agent_addr *peer,
-               const union agent_addr *dst, uint8_t *req, size_t len, struct agent_batch *batch)
+handle_request(struct worker *w, struct device *dev, int fd, const struct sockaddr_in *peer,
+               uint32_t dst_addr, uint8_t *req, size_t len, struct agent_batch *batch)
 {
     const struct fleet_config *cfg = &dev->group->cfg;
     struct agent_worker *aw = &w->snmp;
@@ -276,11 +257,11 @@ handle_request(struct worker *w, struct device *dev, int fd, const union agent_a
     if (fault && fault->kind == AGENT_FAULT_DELAY) {
         delay_ms += fault->delay_ms;
     }
-    if (delay_ms && !delay_answer(w, fd, peer, dst, reply, reply_len, delay_ms)) {
+    if (delay_ms && !delay_answer(w, fd, peer, dst_addr, reply, reply_len, delay_ms)) {
         return;
     }
     batch->out[batch->count++] =
-        (struct agent_out){.fd = fd, .peer = *peer, .src = *dst, .data = reply, .len = reply_len};
+        (struct agent_out){.fd = fd, .peer = *peer, .src_addr = dst_addr, .data = reply, .len = reply_len};
 }
 
 /* Read up to a batch from @p fd; with @p shared, learn each datagram's destination address. */
@@ -291,8 +272,11 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
     struct fleet *fleet = w->fleet;
     struct mmsghdr msgs[AGENT_BATCH];
     struct iovec iov[AGENT_BATCH];
-    union agent_addr peers[AGENT_BATCH];
-    union agent_ctl ctl[AGENT_BATCH];
+    struct sockaddr_in peers[AGENT_BATCH];
+    union {
+        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } ctl[AGENT_BATCH];
     struct agent_batch batch;
     int n;
 
@@ -313,28 +297,19 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
     n = recvmmsg(fd, msgs, AGENT_BATCH, MSG_DONTWAIT, NULL);
     for (int i = 0; i < n; i++) {
         struct device *dev = own_dev;
-        union agent_addr dst = {.sa.sa_family = 0};
+        uint32_t dst = 0;
         uint8_t *data = iov[i].iov_base;
         size_t len = msgs[i].msg_len;
         if (!own_dev) {
             struct cmsghdr *c;
-            uint32_t low;
-            uint16_t port;
             for (c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
                 if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
                     struct in_pktinfo pi;
                     memcpy(&pi, CMSG_DATA(c), sizeof pi);
-                    dst.v4 = (struct sockaddr_in){.sin_family = AF_INET, .sin_addr = pi.ipi_addr};
-                } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-                    struct in6_pktinfo pi;
-                    memcpy(&pi, CMSG_DATA(c), sizeof pi);
-                    dst.v6 = (struct sockaddr_in6){.sin6_family = AF_INET6, .sin6_addr = pi.ipi6_addr};
+                    dst = pi.ipi_addr.s_addr;
                 }
             }
-            dev = dst.sa.sa_family &&
-                          !netaddr_from_sockaddr(&fleet->groups[0].cfg.ip_family, &dst.sa, &low, &port)
-                      ? group_device_at(fleet, low, fleet->snmp_shared_ports[slot], 1)
-                      : NULL;
+            dev = dst ? group_device_at(fleet, ntohl(dst), fleet->snmp_shared_ports[slot], 1) : NULL;
             if (!dev) {
                 continue; /* not one of ours (the socket is bound to the wildcard address) */
             }
@@ -345,7 +320,7 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
                     h->dev = dev;
                     h->slot = slot;
                     h->peer = peers[i];
-                    h->dst = dst;
+                    h->dst_addr = dst;
                     h->len = len;
                     memcpy(h->data, data, len);
                     if (loop_post(dev->worker->loop, agent_adopt, h)) {
@@ -355,8 +330,7 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
                 continue;
             }
         }
-        if (own_dev && w->traps && peers[i].sa.sa_family == AF_INET &&
-            trap_sender_take_response(w->traps, data, len, &peers[i].v4)) {
+        if (own_dev && w->traps && trap_sender_take_response(w->traps, data, len, &peers[i])) {
             continue; /* a collector's Response to an inform this device sent from its agent socket */
         }
         if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
@@ -364,7 +338,7 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
             dev->snmp_stats.in_asn_parse_errs++;
             continue;
         }
-        handle_request(w, dev, fd, &peers[i], &dst, data, len, &batch);
+        handle_request(w, dev, fd, &peers[i], dst, data, len, &batch);
     }
     flush_batch(&batch);
 }
@@ -378,7 +352,7 @@ agent_adopt(struct loop *loop, void *arg)
 
     (void)loop;
     if (w->snmp.fds[h->slot] >= 0) {
-        handle_request(w, h->dev, w->snmp.fds[h->slot], &h->peer, &h->dst, h->data, h->len, &batch);
+        handle_request(w, h->dev, w->snmp.fds[h->slot], &h->peer, h->dst_addr, h->data, h->len, &batch);
         flush_batch(&batch);
     }
     free(h);
@@ -414,30 +388,19 @@ on_shared_readable(struct loop *loop, int fd, uint32_t events, void *data)
  * rehashes the socket out of its SO_REUSEPORT group, and the steering program is then refused (EINVAL).
  */
 static int
-open_udp(const struct net_family *fam, uint32_t addr, uint16_t port, int shared, int loopback_only, char *err,
-         size_t err_len)
+open_udp(uint32_t addr, uint16_t port, int shared, int loopback_only, char *err, size_t err_len)
 {
-    struct sockaddr_storage sa;
-    socklen_t sa_len = netaddr_sockaddr(fam, addr, port, &sa);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
     int one = 1;
-    int fd = socket(netaddr_af(fam), SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
     if (fd < 0) {
         snprintf(err, err_len, "cannot create a UDP socket: %m");
         return -1;
     }
-    if (fam->v6) { /* [::] on the shared port leaves IPv4 to IPv4 agents */
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-        /* A prefix made local with a route (not an address on an interface) is a valid IPV6_PKTINFO
-         * source only for a free-binding socket; IP_FREEBIND is the one flag of both families. */
-        setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof one);
-    }
     if (shared) {
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
         setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
-        if (fam->v6) {
-            setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
-        }
     }
     if (loopback_only && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0) {
         log_warn("cannot restrict SNMP to the loopback interface (%m); datagrams to addresses outside "
@@ -452,9 +415,10 @@ open_udp(const struct net_family *fam, uint32_t addr, uint16_t port, int shared,
         int bytes = shared ? AGENT_SHARED_RCVBUF_BYTES : AGENT_DEVICE_RCVBUF_BYTES;
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
     }
-    if (bind(fd, (struct sockaddr *)&sa, sa_len) < 0) {
-        char text[NETADDR_TEXT_BYTES];
-        netaddr_text(fam, addr, text, sizeof text);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        char text[INET_ADDRSTRLEN];
+        struct in_addr a = {.s_addr = htonl(addr)};
+        inet_ntop(AF_INET, &a, text, sizeof text);
         snprintf(err, err_len, "cannot bind SNMP to %s port %u (UDP): %m", text, (unsigned)port);
         close(fd);
         return -1;
@@ -483,9 +447,7 @@ attach_steering(const struct fleet *fleet, uint16_t port, int fd)
         if (!c->ip_per_device || !c->snmp || c->snmp_starting_port != port || n + 7 > AGENT_STEER_MAX_INSNS) {
             continue;
         }
-        /* The destination's low 32 bits: IPv4's at 16, the last word of IPv6's (at 24) at 36. */
-        code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                                                 (uint32_t)SKF_NET_OFF + (c->ip_family.v6 ? 36 : 16));
+        code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)SKF_NET_OFF + 16);
         code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, c->ip, 0, 4);
         code[n++] =
             (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, c->ip + c->device_count - 1, 3, 0);
@@ -524,20 +486,17 @@ worker_buffers(struct worker *w, uint32_t max_msg_bytes)
 static enum fleet_err
 open_shared(struct fleet *fleet, uint32_t slot, uint16_t port, char *err, size_t err_len)
 {
-    const struct net_family *fam = &fleet->groups[0].cfg.ip_family;
-    struct net_family any = {.v6 = fam->v6};
     int loopback = 1;
 
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         const struct fleet_config *c = &fleet->groups[i].cfg;
-        if (c->ip_per_device && c->snmp && c->snmp_starting_port == port &&
-            (fam->v6 || (c->ip >> 24) != 127)) {
+        if (c->ip_per_device && c->snmp && c->snmp_starting_port == port && (c->ip >> 24) != 127) {
             loopback = 0;
         }
     }
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
-        if ((w->snmp.fds[slot] = open_udp(&any, 0, port, 1, loopback, err, err_len)) < 0) {
+        if ((w->snmp.fds[slot] = open_udp(0, port, 1, loopback, err, err_len)) < 0) {
             return FLEET_ERR_SYS;
         }
         if (loop_watch(w->loop, w->snmp.fds[slot], LOOP_READ, on_shared_readable, w)) {
@@ -594,8 +553,8 @@ agent_open_all(struct fleet *fleet, char *err, size_t err_len)
         }
         for (uint32_t k = 0; k < c->device_count; k++) {
             struct device *dev = &fleet->devices[g->first + k];
-            if ((dev->snmp_fd = open_udp(&c->ip_family, dev->addr, (uint16_t)(c->snmp_starting_port + k), 0,
-                                         0, err, err_len)) < 0) {
+            if ((dev->snmp_fd =
+                     open_udp(dev->addr, (uint16_t)(c->snmp_starting_port + k), 0, 0, err, err_len)) < 0) {
                 return FLEET_ERR_SYS;
             }
             if (loop_watch(dev->worker->loop, dev->snmp_fd, LOOP_READ, on_device_readable, dev)) {
