@@ -469,8 +469,8 @@ metrics_start(struct fleet *fleet, char *err, size_t err_len)
     }
     if (parse_addr(text, &sa)) {
         snprintf(err, err_len,
-                 "--metrics \"%s\": expected PORT, :PORT, ADDR:PORT or [IPV6-ADDR]:PORT, with PORT from 1 "
-                 "to 65535",
+                 "--metrics \"%s\": expected PORT, :PORT or ADDR:PORT (an IPv6 ADDR in brackets: "
+                 "[::1]:9464), with PORT from 1 to 65535",
                  text);
         return -1;
     }
