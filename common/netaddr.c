@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,8 @@ netaddr_endpoint_parse(const char *text, uint16_t default_port, struct net_endpo
         char *end;
 
         port = strtoul(port_text, &end, 10);
-        if (!*port_text || *end || port < 1 || port > 65535) {
+        /* strtoul alone would take blanks and signs */
+        if (*port_text < '0' || *port_text > '9' || *end || port < 1 || port > 65535) {
             snprintf(err, err_len, "\"%s\" is not a port (1-65535)", port_text);
             return -1;
         }
@@ -195,6 +197,16 @@ netaddr_endpoint_set(struct net_endpoint *out, const struct sockaddr *sa, sockle
     }
     memcpy(&out->sa, sa, len);
     out->len = len;
+}
+
+void
+netaddr_endpoint_set_port(struct net_endpoint *e, uint16_t port)
+{
+    if (e->sa.ss_family == AF_INET6) {
+        ((struct sockaddr_in6 *)&e->sa)->sin6_port = htons(port);
+    } else if (e->sa.ss_family == AF_INET) {
+        ((struct sockaddr_in *)&e->sa)->sin_port = htons(port);
+    }
 }
 
 uint16_t
@@ -245,4 +257,131 @@ netaddr_endpoint_equal(const struct net_endpoint *a, const struct net_endpoint *
     const struct sockaddr_in *x = (const struct sockaddr_in *)&a->sa, *y = (const struct sockaddr_in *)&b->sa;
 
     return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+}
+
+void
+netaddr_socket_prepare(int fd, const struct net_family *fam, uint32_t low)
+{
+    int one = 1;
+
+    (void)low;
+    if (!fam->v6) {
+        return;
+    }
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    /* Also on the wildcard: a source address given with IPV6_PKTINFO must be free-binding too. */
+    setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof one);
+}
+
+/* RTF_LOCAL of the kernel's route flags (linux/ipv6_route.h). */
+#define NETADDR_RTF_LOCAL 0x80000000u
+
+int
+netaddr_is_local(const struct net_family *fam, uint32_t low)
+{
+    struct sockaddr_storage ss;
+    const uint8_t *want;
+    char line[256];
+    int found = 0;
+    FILE *f;
+
+    if (!fam->v6) {
+        return 1;
+    }
+    netaddr_sockaddr(fam, low, 0, &ss);
+    want = ((const struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr;
+    if (IN6_IS_ADDR_UNSPECIFIED((const struct in6_addr *)want)) {
+        return 1;
+    }
+    if (!(f = fopen("/proc/net/ipv6_route", "r"))) {
+        return -1;
+    }
+    /* "DEST PLEN SRC SPLEN NEXTHOP METRIC REFCNT USE FLAGS DEV", addresses as 32 hex digits */
+    while (!found && fgets(line, sizeof line, f)) {
+        char dest_hex[33];
+        unsigned plen, flags;
+        uint8_t dest[16];
+        unsigned full;
+
+        if (sscanf(line, "%32s %x %*s %*s %*s %*s %*s %*s %x", dest_hex, &plen, &flags) != 3 ||
+            !(flags & NETADDR_RTF_LOCAL) || plen > 128 || strlen(dest_hex) != 32) {
+            continue;
+        }
+        for (int i = 0; i < 16; i++) {
+            unsigned byte;
+            sscanf(dest_hex + 2 * i, "%2x", &byte);
+            dest[i] = (uint8_t)byte;
+        }
+        full = plen / 8;
+        found = !memcmp(dest, want, full) &&
+                (plen % 8 == 0 || !((dest[full] ^ want[full]) & (uint8_t)(0xff00u >> (plen % 8))));
+    }
+    fclose(f);
+    return found;
+}
+
+void
+netaddr_socket_pktinfo(int fd, const struct net_family *fam)
+{
+    int one = 1;
+
+    if (fam->v6) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
+    } else {
+        setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+    }
+}
+
+int
+netaddr_msg_destination(const struct msghdr *mh, const struct net_family *fam, uint32_t *low)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+        union netaddr_sa dst = {.sa.sa_family = AF_UNSPEC};
+        uint16_t port;
+
+        if (!fam->v6 && c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+            struct in_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(c), sizeof pi);
+            dst.v4.sin_family = AF_INET;
+            dst.v4.sin_addr = pi.ipi_addr;
+        } else if (fam->v6 && c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+            struct in6_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(c), sizeof pi);
+            dst.v6.sin6_family = AF_INET6;
+            dst.v6.sin6_addr = pi.ipi6_addr;
+        } else {
+            continue;
+        }
+        return netaddr_from_sockaddr(fam, &dst.sa, low, &port);
+    }
+    return -1;
+}
+
+void
+netaddr_msg_source(struct msghdr *mh, void *ctl, const struct net_family *fam, uint32_t low)
+{
+    struct sockaddr_storage ss;
+    struct cmsghdr *c;
+
+    netaddr_sockaddr(fam, low, 0, &ss);
+    memset(ctl, 0, NETADDR_PKTINFO_BYTES);
+    mh->msg_control = ctl;
+    c = (struct cmsghdr *)ctl;
+    if (fam->v6) {
+        /* ipi6_ifindex 0: routing picks the interface; the address picks the source. */
+        struct in6_pktinfo pi = {.ipi6_addr = ((struct sockaddr_in6 *)&ss)->sin6_addr};
+        mh->msg_controllen = CMSG_SPACE(sizeof pi);
+        c->cmsg_level = IPPROTO_IPV6;
+        c->cmsg_type = IPV6_PKTINFO;
+        c->cmsg_len = CMSG_LEN(sizeof pi);
+        memcpy(CMSG_DATA(c), &pi, sizeof pi);
+    } else {
+        /* ipi_spec_dst picks the source address; ipi_ifindex 0 lets routing pick the interface. */
+        struct in_pktinfo pi = {.ipi_spec_dst = ((struct sockaddr_in *)&ss)->sin_addr};
+        mh->msg_controllen = CMSG_SPACE(sizeof pi);
+        c->cmsg_level = IPPROTO_IP;
+        c->cmsg_type = IP_PKTINFO;
+        c->cmsg_len = CMSG_LEN(sizeof pi);
+        memcpy(CMSG_DATA(c), &pi, sizeof pi);
+    }
 }

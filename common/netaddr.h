@@ -15,6 +15,7 @@
 #ifndef FLEET_NETADDR_H
 #define FLEET_NETADDR_H
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -27,6 +28,16 @@ struct net_family {
     uint8_t v6;         /* 0: IPv4; 1: IPv6 */
     uint8_t prefix[12]; /* IPv6: the first 12 bytes of every address; zero for IPv4 */
 };
+
+/* A socket address of either family, no bigger than it needs to be (28 bytes), for tables of peers. */
+union netaddr_sa {
+    struct sockaddr sa;     /* sa_family tells which */
+    struct sockaddr_in v4;  /* AF_INET */
+    struct sockaddr_in6 v6; /* AF_INET6 */
+};
+
+/* Room for the control message netaddr_msg_source() writes (an IPv6 one is the larger). */
+#define NETADDR_PKTINFO_BYTES CMSG_SPACE(sizeof(struct in6_pktinfo))
 
 /* An endpoint of either family, with its port. */
 struct net_endpoint {
@@ -79,6 +90,9 @@ int netaddr_endpoint_parse(const char *text, uint16_t default_port, struct net_e
 /** @brief An endpoint from a sockaddr (of either family). */
 void netaddr_endpoint_set(struct net_endpoint *out, const struct sockaddr *sa, socklen_t len);
 
+/** @brief Change the endpoint's port (a default that depends on other options). */
+void netaddr_endpoint_set_port(struct net_endpoint *e, uint16_t port);
+
 /** @return The endpoint's port, or 0 when unset. */
 uint16_t netaddr_endpoint_port(const struct net_endpoint *e);
 
@@ -87,5 +101,42 @@ char *netaddr_endpoint_text(const struct net_endpoint *e, int with_port, char *b
 
 /** @return 1 when @p a and @p b are the same address and port. */
 int netaddr_endpoint_equal(const struct net_endpoint *a, const struct net_endpoint *b);
+
+/** @return The length of @p sa by its family (sockaddr_in or sockaddr_in6). */
+static inline socklen_t
+netaddr_sa_len(const struct sockaddr *sa)
+{
+    return sa->sa_family == AF_INET6 ? (socklen_t)sizeof(struct sockaddr_in6)
+                                     : (socklen_t)sizeof(struct sockaddr_in);
+}
+
+/** @brief Ask for each datagram's destination on UDP socket @p fd (IP_PKTINFO, IPV6_RECVPKTINFO). */
+void netaddr_socket_pktinfo(int fd, const struct net_family *fam);
+
+/**
+ * @brief The destination of a datagram received on a socket set up by netaddr_socket_pktinfo().
+ * @return 0 with its low 32 bits in @p low, -1 when the message tells none or it is outside @p fam.
+ */
+int netaddr_msg_destination(const struct msghdr *mh, const struct net_family *fam, uint32_t *low);
+
+/**
+ * @brief Make @p low of @p fam the source address of the datagram @p mh sends (IP_PKTINFO,
+ * IPV6_PKTINFO), using @p ctl (NETADDR_PKTINFO_BYTES, aligned for a cmsghdr) as its control buffer.
+ */
+void netaddr_msg_source(struct msghdr *mh, void *ctl, const struct net_family *fam, uint32_t low);
+
+/**
+ * @brief Prepare socket @p fd of netaddr_af(@p fam) before it binds @p low: an IPv6 socket is IPv6 only
+ * (IPV6_V6ONLY, so the wildcard leaves IPv4's alone) and free-binding (IP_FREEBIND: an address of a
+ * prefix made local by a route is no interface's, to bind or to send from with IPV6_PKTINFO).
+ */
+void netaddr_socket_prepare(int fd, const struct net_family *fam, uint32_t low);
+
+/**
+ * @brief Whether this host takes @p low of the IPv6 family @p fam as its own: a local route covers it
+ * (/proc/net/ipv6_route, RTF_LOCAL), as `ip -6 route add local PREFIX/64 dev lo` makes one.
+ * @return 1 yes (always for IPv4 and the wildcard), 0 no, -1 unknown (no /proc).
+ */
+int netaddr_is_local(const struct net_family *fam, uint32_t low);
 
 #endif

@@ -16,13 +16,6 @@
 /* Longest line of the first-run banner. */
 #define BANNER_LINE_MAX 640
 
-/* @p a (IPv4, host byte order) in dotted decimal. */
-static void
-addr_text(uint32_t a, char *out, size_t out_len)
-{
-    snprintf(out, out_len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
-}
-
 /* @p s as one word of a POSIX shell command: as it is when it is plain, else in single quotes. */
 static void
 shell_word(const char *s, size_t len, char *out, size_t out_len)
@@ -66,11 +59,11 @@ span_text(const struct fleet *fleet, const struct device_group *g, uint32_t firs
 {
     const struct fleet_config *cfg = &g->cfg;
     uint32_t n = cfg->device_count;
-    char first[16];
-    char last[16];
+    char first[NETADDR_TEXT_BYTES];
+    char last[NETADDR_TEXT_BYTES];
 
-    addr_text(fleet->devices[g->first].addr, first, sizeof first);
-    addr_text(fleet->devices[g->first + n - 1].addr, last, sizeof last);
+    netaddr_text(&cfg->ip_fam, fleet->devices[g->first].addr, first, sizeof first);
+    netaddr_text(&cfg->ip_fam, fleet->devices[g->first + n - 1].addr, last, sizeof last);
     if (n == 1) {
         snprintf(out, out_len, "%s port %u", first, (unsigned)first_port);
     } else if (cfg->ip_per_device) {
@@ -87,7 +80,7 @@ banner_netconf(const struct fleet *fleet, const struct device_group *g, const ch
     const struct fleet_config *cfg = &g->cfg;
     const struct device *dev0 = &fleet->devices[g->first];
     int default_password = !strcmp(cfg->password, "admin");
-    char span[96];
+    char span[160];
     char user[160];
     char login[BANNER_LINE_MAX];
     char stress[BANNER_LINE_MAX];
@@ -134,7 +127,8 @@ static void
 banner_snmp(const struct fleet *fleet, const struct device_group *g, const char *dial)
 {
     const struct fleet_config *cfg = &g->cfg;
-    char span[96];
+    char span[160];
+    char target[NETADDR_TEXT_BYTES + 8];
     char names[BANNER_LINE_MAX] = "";
     char users[BANNER_LINE_MAX + 32] = "";
     char word[200];
@@ -144,6 +138,8 @@ banner_snmp(const struct fleet *fleet, const struct device_group *g, const char 
         return;
     }
     span_text(fleet, g, cfg->snmp_starting_port, span, sizeof span);
+    /* net-snmp's tools take an IPv6 agent as udp6:[ADDR]:PORT */
+    snprintf(target, sizeof target, cfg->ip_fam.v6 ? "udp6:[%s]" : "%s", dial);
     for (uint32_t i = 0; i < cfg->snmp_v3_user_count && n < sizeof names; i++) {
         const struct respond_v3_user *u = &cfg->snmp_v3_users[i];
         n += (size_t)snprintf(names + n, sizeof names - n, "%s%.*s", i ? ", " : "", (int)u->name_len,
@@ -155,7 +151,7 @@ banner_snmp(const struct fleet *fleet, const struct device_group *g, const char 
     log_info("SNMP v2c%s on UDP %s, community %s (write: %s):", users, span, cfg->snmp_community,
              cfg->snmp_write_community);
     shell_word(cfg->snmp_community, strlen(cfg->snmp_community), word, sizeof word);
-    log_info("  snmpwalk -v2c -c %s %s:%u 1.3.6.1.2.1.1", word, dial, (unsigned)cfg->snmp_starting_port);
+    log_info("  snmpwalk -v2c -c %s %s:%u 1.3.6.1.2.1.1", word, target, (unsigned)cfg->snmp_starting_port);
     if (cfg->snmp_v3_user_count) {
         const struct respond_v3_user *u = &cfg->snmp_v3_users[0];
         char auth[96] = "";
@@ -173,7 +169,7 @@ banner_snmp(const struct fleet *fleet, const struct device_group *g, const char 
                  u->priv != SUSM_PRIV_NONE   ? "authPriv"
                  : u->auth != SUSM_AUTH_NONE ? "authNoPriv"
                                              : "noAuthNoPriv",
-                 word, auth, priv, dial, (unsigned)cfg->snmp_starting_port);
+                 word, auth, priv, target, (unsigned)cfg->snmp_starting_port);
     }
 }
 
@@ -202,15 +198,18 @@ banner_log(const struct fleet *fleet)
 {
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         const struct device_group *g = &fleet->groups[i];
-        char dial[16];
+        char dial[NETADDR_TEXT_BYTES];
         uint32_t first = fleet->devices[g->first].addr;
 
         if (fleet->group_count > 1) {
             log_info("group %s: %u devices of type %s", g->name, (unsigned)g->cfg.device_count,
                      g->type->name);
         }
-        /* A fleet on 0.0.0.0 is dialled on loopback. */
-        addr_text(first ? first : 0x7f000001u, dial, sizeof dial);
+        /* A fleet on 0.0.0.0 (or ::) is dialled on loopback. */
+        netaddr_text(&g->cfg.ip_fam, first, dial, sizeof dial);
+        if (!strcmp(dial, "0.0.0.0") || !strcmp(dial, "::")) {
+            snprintf(dial, sizeof dial, "%s", g->cfg.ip_fam.v6 ? "::1" : "127.0.0.1");
+        }
         banner_netconf(fleet, g, dial);
         banner_snmp(fleet, g, dial);
     }

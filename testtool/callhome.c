@@ -66,39 +66,23 @@ struct callhome {
 static void dial(struct ch_dev *d);
 
 int
-callhome_parse(const char *text, uint32_t *addr, uint32_t *port, char *err, size_t err_len)
+callhome_parse(const char *text, struct net_endpoint *addr, uint32_t *port, char *err, size_t err_len)
 {
-    char host[INET_ADDRSTRLEN];
-    const char *colon = strchr(text, ':');
-    size_t hlen = colon ? (size_t)(colon - text) : strlen(text);
-    struct in_addr a;
+    static const struct in6_addr any6 = IN6ADDR_ANY_INIT;
+    char why[160];
 
-    *port = CALLHOME_DEFAULT_PORT;
-    if (hlen >= sizeof host) {
-        goto bad;
+    if (netaddr_endpoint_parse(text, CALLHOME_DEFAULT_PORT, addr, why, sizeof why) ||
+        (addr->sa.ss_family == AF_INET
+             ? !((struct sockaddr_in *)&addr->sa)->sin_addr.s_addr
+             : !memcmp(&((struct sockaddr_in6 *)&addr->sa)->sin6_addr, &any6, sizeof any6))) {
+        snprintf(err, err_len,
+                 "--call-home must be ADDRESS[:PORT] or [IPV6-ADDRESS]:PORT with a numeric host (not the "
+                 "wildcard) and a port from 1 to 65535, not \"%s\"",
+                 text);
+        return -1;
     }
-    memcpy(host, text, hlen);
-    host[hlen] = '\0';
-    if (inet_pton(AF_INET, host, &a) != 1 || !a.s_addr) {
-        goto bad;
-    }
-    if (colon) {
-        char *end;
-        unsigned long p = strtoul(colon + 1, &end, 10);
-        if (!colon[1] || *end || colon[1] == '-' || colon[1] == '+' || p < 1 || p > 65535) {
-            goto bad;
-        }
-        *port = (uint32_t)p;
-    }
-    *addr = ntohl(a.s_addr);
+    *port = netaddr_endpoint_port(addr);
     return 0;
-
-bad:
-    snprintf(err, err_len,
-             "--call-home must be HOST[:PORT] with a numeric IPv4 host (not 0.0.0.0) and a port "
-             "from 1 to 65535, not \"%s\"",
-             text);
-    return -1;
 }
 
 uint32_t
@@ -239,7 +223,6 @@ on_session_closed(struct session *s)
 static void
 connected(struct ch_dev *d, int fd)
 {
-    const struct fleet_config *cfg = &d->dev->group->cfg;
     struct session *s;
     int one = 1;
 
@@ -248,7 +231,7 @@ connected(struct ch_dev *d, int fd)
     d->state = CH_CONNECTED;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     log_debug("device %u: called home", d->dev->index);
-    if (!(s = sess_start(d->dev, fd, cfg->call_home_addr))) {
+    if (!(s = sess_start(d->dev, fd))) {
         retry_later(d, "session could not start");
         return;
     }
@@ -286,12 +269,15 @@ dial(struct ch_dev *d)
     }
 
     const struct fleet_config *cfg = &d->dev->group->cfg;
-    struct sockaddr_in local = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(d->dev->addr)};
-    struct sockaddr_in mgr = {.sin_family = AF_INET,
-                              .sin_port = htons((uint16_t)cfg->call_home_port),
-                              .sin_addr.s_addr = htonl(cfg->call_home_addr)};
+    const struct net_endpoint *mgr = &cfg->call_home_addr;
+    struct sockaddr_storage local;
+    socklen_t local_len = netaddr_sockaddr(&cfg->ip_fam, d->dev->addr, 0, &local);
+    /* From the device's address; a manager of the other family is dialled from that family's wildcard. */
+    int from_dev = mgr->sa.ss_family == netaddr_af(&cfg->ip_fam) &&
+                   (cfg->ip_fam.v6 ? !IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&local)->sin6_addr)
+                                   : d->dev->addr != 0);
     int one = 1;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(mgr->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
     if (fd < 0) {
         retry_later(d, strerror(errno));
@@ -301,16 +287,19 @@ dial(struct ch_dev *d)
     /* The port is chosen at connect(), per destination: thousands of devices' sockets do not exhaust it. */
     setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
 #endif
-    if (d->dev->addr && bind(fd, (struct sockaddr *)&local, sizeof local) < 0) {
-        char text[INET_ADDRSTRLEN];
+    if (from_dev) {
+        netaddr_socket_prepare(fd, &cfg->ip_fam, d->dev->addr);
+    }
+    if (from_dev && bind(fd, (struct sockaddr *)&local, local_len) < 0) {
+        char text[NETADDR_TEXT_BYTES];
         int e = errno;
-        inet_ntop(AF_INET, &local.sin_addr, text, sizeof text);
+        netaddr_text(&cfg->ip_fam, d->dev->addr, text, sizeof text);
         log_warn("device %u: cannot call home from %s: %s", d->dev->index, text, strerror(e));
         close(fd);
         retry_later(d, strerror(e));
         return;
     }
-    if (connect(fd, (struct sockaddr *)&mgr, sizeof mgr) == 0) {
+    if (connect(fd, (const struct sockaddr *)&mgr->sa, mgr->len) == 0) {
         connected(d, fd);
         return;
     }

@@ -27,11 +27,11 @@
 #define CALLHOME_DIALS_PER_PASS 256u
 
 /**
- * @brief Parse "A.B.C.D[:PORT]" (a numeric IPv4 address, CALLHOME_DEFAULT_PORT without a port).
- * @param[out] addr Host order. @param[out] port Never 0.
+ * @brief Parse "A.B.C.D[:PORT]", "IPV6" or "[IPV6]:PORT" (CALLHOME_DEFAULT_PORT without a port).
+ * @param[out] addr The manager's address and port. @param[out] port Its port, never 0.
  * @return 0, or -1 with a one-line message in @p err.
  */
-int callhome_parse(const char *text, uint32_t *addr, uint32_t *port, char *err, size_t err_len);
+int callhome_parse(const char *text, struct net_endpoint *addr, uint32_t *port, char *err, size_t err_len);
 
 /**
  * @brief The retry delay after @p failures failed dials or lost connections in a row (1 or more): a draw

@@ -203,13 +203,12 @@ cli_value(const struct cli_opt *o, const char *value, void *dst, struct cli_ctx 
 static enum fleet_err
 cli_ip(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
-    struct in_addr addr;
-
-    if (inet_pton(AF_INET, value, &addr) != 1) {
-        snprintf(c->err, c->err_len, "--%s must be an IPv4 address, not \"%s\"", o->name, value);
+    if (netaddr_parse(value, &c->cfg->ip_fam, &c->cfg->ip)) {
+        snprintf(c->err, c->err_len,
+                 "--%s must be an IPv4 or IPv6 address (192.0.2.1, fd5e:f1ee::1), not \"%s\"", o->name,
+                 value);
         return FLEET_ERR_INVAL;
     }
-    c->cfg->ip = ntohl(addr.s_addr);
     return FLEET_OK;
 }
 
@@ -424,14 +423,18 @@ cli_controller_destination(const struct cli_opt *o, const char *value, struct cl
 {
     static char ip[INET6_ADDRSTRLEN];
     const char *colon = strrchr(value, ':');
+    /* "[IPV6]:PORT": the host is what the brackets hold */
+    int bracket = value[0] == '[' && colon && colon > value && colon[-1] == ']';
+    const char *host = value + bracket;
+    size_t host_len = colon ? (size_t)(colon - host) - (size_t)bracket : 0;
 
-    if (!colon || colon == value || (size_t)(colon - value) >= sizeof ip ||
+    if (!colon || host_len == 0 || host_len >= sizeof ip || (!bracket && memchr(host, ':', host_len)) ||
         textarg_u32(colon + 1, 1, 65535, &c->cfg->controller_port)) {
-        snprintf(c->err, c->err_len, "--%s must be IP:PORT, not \"%s\"", o->name, value);
+        snprintf(c->err, c->err_len, "--%s must be IP:PORT or [IPV6]:PORT, not \"%s\"", o->name, value);
         return FLEET_ERR_INVAL;
     }
-    memcpy(ip, value, (size_t)(colon - value));
-    ip[colon - value] = '\0';
+    memcpy(ip, host, host_len);
+    ip[host_len] = '\0';
     c->cfg->controller_ip = ip;
     return FLEET_OK;
 }
@@ -558,7 +561,7 @@ static const struct cli_opt cli_opts[] = {
      .custom = cli_ip,
      .metavar = "ADDR",
      .dflt = "127.0.0.1",
-     .help = "listening IPv4 address"},
+     .help = "listening IPv4 or IPv6 address (::1; with --ip-per-device all of a fleet in one /96)"},
     {.name = "ip-per-device",
      .kind = CLI_FLAG,
      .field = CFG_FIELD(ip_per_device),
@@ -656,7 +659,8 @@ static const struct cli_opt cli_opts[] = {
      .custom = cli_call_home,
      .metavar = "HOST[:PORT]",
      .help =
-         "NETCONF call home (RFC 8071): devices dial out to the manager at HOST (numeric IPv4, port 4334 by "
+         "NETCONF call home (RFC 8071): devices dial out to the manager at HOST (numeric IPv4 or IPv6, "
+         "[IPV6]:PORT with a port; port 4334 by "
          "default, 4335 with --transport tls) from their own address instead of listening, and are the SSH "
          "(or TLS) server on that connection; "
          "a lost or refused connection is dialled again after 1 s, 2 s, ... up to 60 s (with jitter). "
@@ -1328,6 +1332,7 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     cfg->ssh = !cfg->tls && cfg->ssh;
     if (cfg->tls && c.call_home_port_default && cfg->call_home_port == CALLHOME_DEFAULT_PORT) {
         cfg->call_home_port = CALLHOME_DEFAULT_TLS_PORT;
+        netaddr_endpoint_set_port(&cfg->call_home_addr, CALLHOME_DEFAULT_TLS_PORT);
     }
     if (!cfg->issue_client_cert != !cfg->issue_out) {
         snprintf(err, err_len, "--issue-client-cert NAME and --out PREFIX go together");

@@ -98,23 +98,29 @@ static void
 plug_listener(struct device *dev)
 {
     struct device_ctl *ctl = dev->ctl;
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_port = htons(dev->port),
-                             .sin_addr.s_addr = htonl(dev->addr ? dev->addr : INADDR_LOOPBACK)};
-    struct sockaddr_in local;
+    const struct net_family *fam = &dev->group->cfg.ip_fam;
+    struct sockaddr_storage sa, local;
+    socklen_t sa_len = netaddr_sockaddr(fam, dev->addr, dev->port, &sa);
     socklen_t len = sizeof local;
+    struct net_endpoint e;
 
-    ctl->plug_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fam->v6 ? IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&sa)->sin6_addr) : !dev->addr) {
+        /* listening on the wildcard: the loopback address reaches it */
+        sa_len = fam->v6 ? netaddr_sockaddr(&(struct net_family){.v6 = 1}, 1, dev->port, &sa)
+                         : netaddr_sockaddr(fam, INADDR_LOOPBACK, dev->port, &sa);
+    }
+    ctl->plug_fd = socket(netaddr_af(fam), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (ctl->plug_fd < 0) {
         return;
     }
-    if (connect(ctl->plug_fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
+    if (connect(ctl->plug_fd, (struct sockaddr *)&sa, sa_len) < 0 && errno != EINPROGRESS) {
         close(ctl->plug_fd);
         ctl->plug_fd = -1;
         return;
     }
     if (!getsockname(ctl->plug_fd, (struct sockaddr *)&local, &len)) {
-        ctl->plug_port = ntohs(local.sin_port);
+        netaddr_endpoint_set(&e, (struct sockaddr *)&local, len);
+        ctl->plug_port = netaddr_endpoint_port(&e);
     }
 }
 
@@ -144,17 +150,19 @@ static void
 drain_plugged(struct device *dev)
 {
     for (int i = 0; i < LISTEN_BACKLOG; i++) {
-        struct sockaddr_in peer;
+        struct sockaddr_storage peer;
         socklen_t len = sizeof peer;
+        struct net_endpoint e;
         int fd = accept4(dev->listen_fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             return;
         }
-        if (ntohs(peer.sin_port) == dev->ctl->plug_port) {
+        netaddr_endpoint_set(&e, (struct sockaddr *)&peer, len);
+        if (netaddr_endpoint_port(&e) == dev->ctl->plug_port) {
             close(fd);
             continue;
         }
-        sess_start(dev, fd, ntohl(peer.sin_addr.s_addr));
+        sess_start(dev, fd);
     }
 }
 
@@ -180,13 +188,7 @@ restore_listener(struct device *dev)
     ctl->throttled = 0;
     /* Connections held silent behind a shared port are served now, as if the network healed. */
     for (uint32_t i = 0; i < ctl->held_count; i++) {
-        struct sockaddr_in peer;
-        socklen_t len = sizeof peer;
-        uint32_t addr = 0;
-        if (!getpeername(ctl->held[i], (struct sockaddr *)&peer, &len)) {
-            addr = ntohl(peer.sin_addr.s_addr);
-        }
-        sess_start(dev, ctl->held[i], addr);
+        sess_start(dev, ctl->held[i]);
     }
     ctl->held_count = 0;
 }

@@ -95,7 +95,16 @@ check_plan(const struct fleet_config *cfg, char *err, size_t err_len)
                  (unsigned long long)cfg->snmp_starting_port + cfg->device_count - 1);
         return FLEET_ERR_INVAL;
     }
-    if (cfg->ip_per_device) {
+    if (cfg->ip_per_device && cfg->ip_fam.v6 &&
+        !netaddr_range_fits(&cfg->ip_fam, cfg->ip, cfg->device_count)) {
+        char text[NETADDR_TEXT_BYTES];
+        snprintf(err, err_len,
+                 "%u addresses from --ip %s cross the last 32 bits of the address (a fleet's IPv6 addresses "
+                 "share their first 96 bits): start lower",
+                 (unsigned)cfg->device_count, netaddr_text(&cfg->ip_fam, cfg->ip, text, sizeof text));
+        return FLEET_ERR_INVAL;
+    }
+    if (cfg->ip_per_device && !cfg->ip_fam.v6) {
         uint64_t last = (uint64_t)cfg->ip + cfg->device_count - 1;
         if (last > UINT32_MAX || ((cfg->ip >> 24) == 127 && (last >> 24) != 127)) {
             snprintf(err, err_len, "%u addresses from --ip do not fit in %s", (unsigned)cfg->device_count,
@@ -204,6 +213,17 @@ make_groups(struct fleet *fleet, const struct fleet_group_spec *specs, uint32_t 
         if ((rc = check_plan(&g->cfg, msg, sizeof msg))) {
             goto group_error;
         }
+        if (i && memcmp(&g->cfg.ip_fam, &fleet->groups[0].cfg.ip_fam, sizeof g->cfg.ip_fam)) {
+            char here[NETADDR_TEXT_BYTES], there[NETADDR_TEXT_BYTES];
+            snprintf(msg, sizeof msg,
+                     "its address %s and group \"%s\"'s %s differ in %s: all addresses of a fleet share one "
+                     "family and, for IPv6, their first 96 bits",
+                     netaddr_text(&g->cfg.ip_fam, g->cfg.ip, here, sizeof here), fleet->groups[0].name,
+                     netaddr_text(&fleet->groups[0].cfg.ip_fam, fleet->groups[0].cfg.ip, there, sizeof there),
+                     g->cfg.ip_fam.v6 == fleet->groups[0].cfg.ip_fam.v6 ? "their first 96 bits" : "family");
+            rc = FLEET_ERR_INVAL;
+            goto group_error;
+        }
         if (g->cfg.ip_per_device && !g->cfg.call_home_port &&
             add_shared_port(fleet->shared_ports, &fleet->shared_port_count, g->cfg.starting_port)) {
             snprintf(msg, sizeof msg, "more than %d ports shared by address-per-device groups",
@@ -289,6 +309,7 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, const struct fle
     if ((rc = make_groups(fleet, groups, group_count, err, err_len))) {
         return rc;
     }
+    fleet->cfg.ip_fam = fleet->groups[0].cfg.ip_fam; /* one for the fleet (make_groups checked) */
     if (ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY, &fleet->bare_ctx)) {
         snprintf(err, err_len, "cannot create a YANG context");
         return FLEET_ERR_NOMEM;

@@ -682,8 +682,9 @@ ffl_span_of(const struct fleet_config *c, uint32_t port)
     } else {
         s.port_hi = (uint64_t)port + n - 1;
     }
-    if (c->ip == 0) {
-        /* 0.0.0.0 listens on every address of the host. */
+    if (c->ip == 0 &&
+        !memcmp(c->ip_fam.prefix, (uint8_t[sizeof c->ip_fam.prefix]){0}, sizeof c->ip_fam.prefix)) {
+        /* 0.0.0.0 (or ::) listens on every address of the host. */
         s.ip_lo = 0;
         s.ip_hi = UINT32_MAX;
     }
@@ -727,10 +728,12 @@ fleet_file_check_overlap(const struct fleet_group_spec *groups, uint32_t n, cons
             const struct fleet_config *a = &groups[i].cfg, *b = &groups[j].cfg;
             const char *proto = NULL;
             uint32_t ip = 0, port = 0;
-            struct in_addr addr;
-            char text[INET_ADDRSTRLEN] = "?";
+            char text[NETADDR_TEXT_BYTES] = "?";
             char la[32], lb[32];
 
+            if (memcmp(&a->ip_fam, &b->ip_fam, sizeof a->ip_fam)) {
+                continue; /* apart; a fleet of mixed families is refused when it starts (fleet_init) */
+            }
             if (ffl_spans_meet(ffl_span_of(a, a->starting_port), ffl_span_of(b, b->starting_port), &ip,
                                &port)) {
                 proto = "NETCONF (TCP)";
@@ -742,8 +745,7 @@ fleet_file_check_overlap(const struct fleet_group_spec *groups, uint32_t n, cons
             if (!proto) {
                 continue;
             }
-            addr.s_addr = htonl(ip);
-            inet_ntop(AF_INET, &addr, text, sizeof text);
+            netaddr_host(&a->ip_fam, ip, text, sizeof text);
             snprintf(err, err_len, "%s: groups \"%s\"%s and \"%s\"%s both claim %s %s:%" PRIu32, path,
                      groups[i].name, ffl_line_note(groups[i].line, la, sizeof la), groups[j].name,
                      ffl_line_note(groups[j].line, lb, sizeof lb), proto, text, port);

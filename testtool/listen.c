@@ -30,16 +30,17 @@
 struct handoff {
     struct device *dev; /* target device, owned by the receiving worker */
     int fd;             /* accepted connection */
-    uint32_t peer;      /* client address, host order */
     uint16_t peer_port; /* client port, host order */
 };
 
-static void
-addr_text(uint32_t addr, char *buf, size_t len)
+/* A client's address as text, for logs. */
+static char *
+peer_text(const struct sockaddr_storage *peer, socklen_t len, char *buf, size_t buf_len)
 {
-    struct in_addr a = {.s_addr = htonl(addr)};
+    struct net_endpoint e;
 
-    inet_ntop(AF_INET, &a, buf, (socklen_t)len);
+    netaddr_endpoint_set(&e, (const struct sockaddr *)peer, len);
+    return netaddr_endpoint_text(&e, 0, buf, buf_len);
 }
 
 static void
@@ -49,7 +50,7 @@ adopt(struct loop *loop, void *arg)
 
     (void)loop;
     if (!devact_on_accept(h->dev, h->fd, h->peer_port)) {
-        sess_start(h->dev, h->fd, h->peer);
+        sess_start(h->dev, h->fd);
     }
     free(h);
 }
@@ -111,7 +112,7 @@ pause_accepting(struct worker *w)
 static int
 refuse_at_limit(struct worker *w, int lfd)
 {
-    struct sockaddr_in peer;
+    struct sockaddr_storage peer;
     socklen_t len = sizeof peer;
     struct pollfd waiting = {.fd = lfd, .events = POLLIN};
     monotime_us now;
@@ -144,8 +145,8 @@ refuse_at_limit(struct worker *w, int lfd)
     w->refused[LISTEN_REFUSED_NO_FD]++;
     now = loop_now_us(w->loop);
     if (!w->refused_logged_us || now - w->refused_logged_us >= 1000000) {
-        char text[INET_ADDRSTRLEN];
-        addr_text(ntohl(peer.sin_addr.s_addr), text, sizeof text);
+        char text[NETADDR_TEXT_BYTES];
+        peer_text(&peer, len, text, sizeof text);
         log_warn("worker %u: out of file descriptors (limit %d); connection from %s refused (%llu refused "
                  "so far)",
                  w->index, w->fleet->max_fds, text, (unsigned long long)w->refused[LISTEN_REFUSED_NO_FD]);
@@ -158,13 +159,16 @@ refuse_at_limit(struct worker *w, int lfd)
 static struct device *
 device_by_local_addr(struct fleet *fleet, int fd)
 {
-    struct sockaddr_in local;
+    struct sockaddr_storage local;
     socklen_t len = sizeof local;
+    uint32_t low;
+    uint16_t port;
 
-    if (getsockname(fd, (struct sockaddr *)&local, &len) < 0 || local.sin_family != AF_INET) {
+    if (getsockname(fd, (struct sockaddr *)&local, &len) < 0 ||
+        netaddr_from_sockaddr(&fleet->cfg.ip_fam, (struct sockaddr *)&local, &low, &port)) {
         return NULL;
     }
-    return group_device_at(fleet, ntohl(local.sin_addr.s_addr), ntohs(local.sin_port), 0);
+    return group_device_at(fleet, low, port, 0);
 }
 
 /* Accept what is waiting on @p lfd; @p port_dev is the listener's device, NULL for a shared-port listener. */
@@ -174,7 +178,7 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
     struct fleet *fleet = w->fleet;
 
     for (int i = 0; i < LISTEN_MAX_ACCEPTS_PER_EVENT; i++) {
-        struct sockaddr_in peer;
+        struct sockaddr_storage peer;
         socklen_t len = sizeof peer;
         struct device *dev;
         int one = 1;
@@ -203,28 +207,27 @@ accept_ready(struct worker *w, int lfd, struct device *port_dev)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         dev = port_dev ? port_dev : device_by_local_addr(fleet, fd);
         if (!dev) {
-            char text[INET_ADDRSTRLEN];
-            addr_text(ntohl(peer.sin_addr.s_addr), text, sizeof text);
+            char text[NETADDR_TEXT_BYTES];
+            peer_text(&peer, len, text, sizeof text);
             log_warn("connection from %s to an address outside the fleet, refused", text);
             w->refused[LISTEN_REFUSED_NOT_FLEET]++;
             close(fd);
             continue;
         }
+        struct net_endpoint from;
+        netaddr_endpoint_set(&from, (const struct sockaddr *)&peer, len);
         if (dev->worker == w) {
-            if (devact_on_accept(dev, fd, ntohs(peer.sin_port))) {
+            if (devact_on_accept(dev, fd, netaddr_endpoint_port(&from))) {
                 continue;
             }
-            sess_start(dev, fd, ntohl(peer.sin_addr.s_addr));
+            sess_start(dev, fd);
             continue;
         }
         {
             struct handoff *h = malloc(sizeof *h);
             if (h) {
                 /* Filled before posting: the other worker may run it at once. */
-                *h = (struct handoff){.dev = dev,
-                                      .fd = fd,
-                                      .peer = ntohl(peer.sin_addr.s_addr),
-                                      .peer_port = ntohs(peer.sin_port)};
+                *h = (struct handoff){.dev = dev, .fd = fd, .peer_port = netaddr_endpoint_port(&from)};
             }
             if (!h || loop_post(dev->worker->loop, adopt, h)) {
                 free(h);
@@ -252,13 +255,17 @@ on_accept_shared(struct loop *loop, int lfd, uint32_t events, void *data)
     accept_ready(data, lfd, NULL);
 }
 
+/* A listening socket on address @p low of @p fam (the family's wildcard: a family without prefix and low 0).
+ */
 static int
-open_listener(uint32_t addr, uint16_t port, int reuseport, char *err, size_t err_len)
+open_listener(const struct net_family *fam, uint32_t low, uint16_t port, int reuseport, char *err,
+              size_t err_len)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
-    char text[INET_ADDRSTRLEN];
+    struct sockaddr_storage sa;
+    socklen_t sa_len = netaddr_sockaddr(fam, low, port, &sa);
+    char text[NETADDR_TEXT_BYTES];
     int one = 1;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(netaddr_af(fam), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
     if (fd < 0) {
         snprintf(err, err_len, "cannot create a socket: %m");
@@ -268,8 +275,9 @@ open_listener(uint32_t addr, uint16_t port, int reuseport, char *err, size_t err
     if (reuseport) {
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     }
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
-        addr_text(addr, text, sizeof text);
+    netaddr_socket_prepare(fd, fam, low);
+    if (bind(fd, (struct sockaddr *)&sa, sa_len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
+        netaddr_text(fam, low, text, sizeof text);
         snprintf(err, err_len, "cannot listen on %s port %u: %m", text, (unsigned)port);
         close(fd);
         return -1;
@@ -285,8 +293,9 @@ open_listener(uint32_t addr, uint16_t port, int reuseport, char *err, size_t err
 static int
 open_shared_listener(struct fleet *fleet, uint16_t port, char *err, size_t err_len)
 {
-    int fd = open_listener(0, port, 1, err, err_len);
-    int loopback = 1;
+    const struct net_family any = {.v6 = fleet->cfg.ip_fam.v6};
+    int fd = open_listener(&any, 0, port, 1, err, err_len);
+    int loopback = !any.v6; /* an IPv6 prefix made local on lo is reached from elsewhere too */
 
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         const struct fleet_config *c = &fleet->groups[i].cfg;
@@ -303,9 +312,46 @@ open_shared_listener(struct fleet *fleet, uint16_t port, char *err, size_t err_l
     return fd;
 }
 
+/*
+ * An IPv6 fleet's addresses must be this host's before anything listens: a client dialling one would
+ * otherwise leave for the network. The first and last address of each group stand for its range.
+ */
+static enum fleet_err
+check_local_addresses(const struct fleet *fleet, char *err, size_t err_len)
+{
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        const struct fleet_config *c = &fleet->groups[i].cfg;
+        uint32_t last = c->ip_per_device ? c->ip + (c->device_count - 1) : c->ip;
+
+        for (int k = 0; k < 2; k++) {
+            uint32_t low = k ? last : c->ip;
+            struct sockaddr_storage ss;
+            char text[NETADDR_TEXT_BYTES], prefix[INET6_ADDRSTRLEN];
+
+            if (netaddr_is_local(&c->ip_fam, low) != 0) {
+                continue;
+            }
+            netaddr_sockaddr(&c->ip_fam, low, 0, &ss);
+            memset(((struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr + 8, 0, 8);
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, prefix, sizeof prefix);
+            snprintf(err, err_len,
+                     "%s is not an address of this host, so clients dialling it would not reach the fleet: "
+                     "make the prefix local with `ip -6 route add local %s/64 dev lo` (as root)",
+                     netaddr_text(&c->ip_fam, low, text, sizeof text), prefix);
+            return FLEET_ERR_INVAL;
+        }
+    }
+    return FLEET_OK;
+}
+
 enum fleet_err
 listen_open_all(struct fleet *fleet, char *err, size_t err_len)
 {
+    enum fleet_err rc = check_local_addresses(fleet, err, err_len);
+
+    if (rc) {
+        return rc;
+    }
     fleet->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
         take_spare(&fleet->workers[i]);
@@ -332,7 +378,7 @@ listen_open_all(struct fleet *fleet, char *err, size_t err_len)
         if (dev->group->cfg.ip_per_device || dev->group->cfg.call_home_port) {
             continue; /* a shared listener, or none: the device dials out (callhome.c) */
         }
-        dev->listen_fd = open_listener(dev->addr, dev->port, 0, err, err_len);
+        dev->listen_fd = open_listener(&dev->group->cfg.ip_fam, dev->addr, dev->port, 0, err, err_len);
         if (dev->listen_fd < 0) {
             return FLEET_ERR_SYS;
         }

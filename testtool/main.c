@@ -50,13 +50,14 @@ group_span(const struct fleet *fleet, const struct device_group *g, struct sbuf 
     const struct device *first = &fleet->devices[g->first];
     const struct device *last = &fleet->devices[g->first + g->cfg.device_count - 1];
 
+    char a[NETADDR_TEXT_BYTES], z[NETADDR_TEXT_BYTES];
+
+    netaddr_text(&g->cfg.ip_fam, first->addr, a, sizeof a);
+    netaddr_text(&g->cfg.ip_fam, last->addr, z, sizeof z);
     if (g->cfg.ip_per_device) {
-        sbuf_printf(b, "%u.%u.%u.%u-%u.%u.%u.%u port %u", first->addr >> 24, (first->addr >> 16) & 255,
-                    (first->addr >> 8) & 255, first->addr & 255, last->addr >> 24, (last->addr >> 16) & 255,
-                    (last->addr >> 8) & 255, last->addr & 255, (unsigned)g->cfg.starting_port);
+        sbuf_printf(b, "%s-%s port %u", a, z, (unsigned)g->cfg.starting_port);
     } else {
-        sbuf_printf(b, "%u.%u.%u.%u ports %u-%u", first->addr >> 24, (first->addr >> 16) & 255,
-                    (first->addr >> 8) & 255, first->addr & 255, (unsigned)first->port, (unsigned)last->port);
+        sbuf_printf(b, "%s ports %u-%u", a, (unsigned)first->port, (unsigned)last->port);
     }
 }
 

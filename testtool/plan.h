@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "log.h"
+#include "netaddr.h"
 #include "schema.h"
 
 /* Most injected faults (--snmp-fault) one fleet takes. */
@@ -41,10 +42,9 @@ struct respond_v3_user {
     uint8_t priv_ku[64]; /* Ku of the privacy password, with the auth hash */
 };
 
-/* Where notifications go: a collector's IPv4 address and UDP port. */
+/* Where notifications go: a collector's address (IPv4 or IPv6) and UDP port. */
 struct trap_sink {
-    uint32_t addr; /* IPv4 address, host order */
-    uint16_t port; /* UDP port, host order, never 0 */
+    struct net_endpoint ep; /* address and port, never port 0 */
 };
 
 /* Descriptors kept free for sessions and internals beyond the listening sockets. */
@@ -59,7 +59,8 @@ struct trap_sink {
 struct fleet_config {
     uint32_t device_count;             /* devices to simulate, >= 1 */
     uint32_t starting_port;            /* first device's port (all devices' with ip_per_device) */
-    uint32_t ip;                       /* first device's IPv4 address, host byte order */
+    uint32_t ip;                       /* first device's address: its low 32 bits, host byte order */
+    struct net_family ip_fam;          /* the family of ip and, for IPv6, the 96 bits above (the fleet's) */
     int ip_per_device;                 /* 1: device i on ip+i, one shared port */
     int ssh;                           /* 1 when NETCONF over SSH was asked for */
     const char *username;              /* SSH: the user clients log in as */
@@ -114,26 +115,26 @@ struct fleet_config {
     const char *controller_password;
     uint32_t configs_batch_size; /* devices per registration request */
     uint32_t devices_per_port; /* --devices-per-port: nodes registered and listed per device (mounts of it) */
-    uint32_t register_timeout_s;  /* --time-out: bound on the whole registration, 0: none */
-    const char *config_address;   /* address the controller connects to, NULL: the listening one */
-    const char *emit_inventory;   /* write the inventory here and exit, or NULL */
-    const char *inventory_format; /* odl-json, opennms-requisition, prometheus-sd or csv */
-    const char *rpc_config;       /* custom RPC replies (OpenDaylight's format), or NULL */
-    const char *metrics_addr;     /* --metrics ADDR:PORT, or NULL */
-    int metrics_per_device;       /* 1: per-device series too */
-    const char *api_token_file;   /* --api-token-file: the control API's bearer token, or NULL: none */
-    uint32_t status_interval_s;   /* one-line status on stderr this often, 0: never */
-    const char *fleet_file;       /* --fleet FILE: groups of devices, or NULL */
-    const char *scenario_file;    /* --scenario FILE: a timeline of actions, or NULL */
-    uint32_t call_home_addr;      /* --call-home: the manager's IPv4 address, host order; valid with a port */
-    uint32_t call_home_port;      /* the manager's call-home port; 0: devices listen instead of dialling */
-    double call_home_rate;        /* --call-home-rate: dial-outs per second across the fleet, 0: unbounded */
-    const char *host_key_type;    /* --host-key-type: ed25519, ecdsa or rsa, the per-device keys' type */
-    int tls;                      /* 1: NETCONF over TLS (--transport tls; ssh is 0 then) */
-    const char *tls_cert;         /* --tls-cert: server certificate, or NULL: the state folder's */
-    const char *tls_key;          /* --tls-key: its key */
-    const char *tls_ca;           /* --tls-ca: CA of client certificates, or NULL: the fleet's */
-    const char *tls_cert_to_name; /* --tls-cert-to-name: cert-to-name file, or NULL: the common name */
+    uint32_t register_timeout_s;        /* --time-out: bound on the whole registration, 0: none */
+    const char *config_address;         /* address the controller connects to, NULL: the listening one */
+    const char *emit_inventory;         /* write the inventory here and exit, or NULL */
+    const char *inventory_format;       /* odl-json, opennms-requisition, prometheus-sd or csv */
+    const char *rpc_config;             /* custom RPC replies (OpenDaylight's format), or NULL */
+    const char *metrics_addr;           /* --metrics ADDR:PORT, or NULL */
+    int metrics_per_device;             /* 1: per-device series too */
+    const char *api_token_file;         /* --api-token-file: the control API's bearer token, or NULL: none */
+    uint32_t status_interval_s;         /* one-line status on stderr this often, 0: never */
+    const char *fleet_file;             /* --fleet FILE: groups of devices, or NULL */
+    const char *scenario_file;          /* --scenario FILE: a timeline of actions, or NULL */
+    struct net_endpoint call_home_addr; /* --call-home: the manager's address and port; valid with a port */
+    uint32_t call_home_port;       /* the manager's call-home port; 0: devices listen instead of dialling */
+    double call_home_rate;         /* --call-home-rate: dial-outs per second across the fleet, 0: unbounded */
+    const char *host_key_type;     /* --host-key-type: ed25519, ecdsa or rsa, the per-device keys' type */
+    int tls;                       /* 1: NETCONF over TLS (--transport tls; ssh is 0 then) */
+    const char *tls_cert;          /* --tls-cert: server certificate, or NULL: the state folder's */
+    const char *tls_key;           /* --tls-key: its key */
+    const char *tls_ca;            /* --tls-ca: CA of client certificates, or NULL: the fleet's */
+    const char *tls_cert_to_name;  /* --tls-cert-to-name: cert-to-name file, or NULL: the common name */
     const char *issue_client_cert; /* --issue-client-cert NAME: write a client certificate and exit */
     const char *issue_out;         /* --out PREFIX: where it goes */
 };

@@ -79,7 +79,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds)) {
         abort();
     }
-    sess_start(fz_device(), fds[0], 0x7f000001u);
+    sess_start(fz_device(), fds[0]);
     s = fz_device()->sessions;
     if (!s || sess_consume(s, fz_hello, sizeof fz_hello - 1) || s->state != SESS_ACTIVE) {
         abort(); /* the harness's own setup failed: nothing would be tested */

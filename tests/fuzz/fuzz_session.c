@@ -96,7 +96,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds)) {
         abort();
     }
-    sess_start(fz_device(), fds[0], 0x7f000001u);
+    sess_start(fz_device(), fds[0]);
     if (!(s = fz_device()->sessions)) {
         abort();
     }

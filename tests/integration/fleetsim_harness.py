@@ -13,6 +13,7 @@ from the command line: `python3 test_x.py <path to fleetsim> [unittest options]`
 """
 
 import ctypes
+import ipaddress
 import json
 import os
 import random
@@ -126,8 +127,7 @@ class Fleet:
     def addr(self, i):
         """(host, port) of device i."""
         if self.ip_per_device:
-            a = int.from_bytes(socket.inet_aton(self.ip), "big") + i
-            return socket.inet_ntoa(a.to_bytes(4, "big")), self.port
+            return str(ipaddress.ip_address(self.ip) + i), self.port
         return self.ip, self.port + i
 
     # -- life

@@ -504,7 +504,11 @@ test_cli_apply_named_checks_as_the_command_line(void **state)
     assert_int_equal(cli_apply_named("ip", "10.1.2.3", c, st->err, sizeof st->err), FLEET_OK);
     assert_int_equal(c->ip, 0x0a010203u);
     assert_int_equal(cli_apply_named("ip", "10.1.2", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
-    assert_string_equal(st->err, "--ip must be an IPv4 address, not \"10.1.2\"");
+    assert_string_equal(st->err,
+                        "--ip must be an IPv4 or IPv6 address (192.0.2.1, fd5e:f1ee::1), not \"10.1.2\"");
+    assert_int_equal(cli_apply_named("ip", "fd5e:f1ee::7", c, st->err, sizeof st->err), FLEET_OK);
+    assert_int_equal(c->ip, 7);
+    assert_int_equal(c->ip_fam.v6, 1);
     /* A flag without value is true, as on the command line; a fleet file writes true or false. */
     assert_int_equal(cli_apply_named("ip-per-device", NULL, c, st->err, sizeof st->err), FLEET_OK);
     assert_int_equal(c->ip_per_device, 1);

@@ -61,29 +61,25 @@ inventory_host_valid(const char *s)
     return 1;
 }
 
-static void
-ipv4_text(uint32_t addr, char *out, size_t out_len)
-{
-    snprintf(out, out_len, "%u.%u.%u.%u", addr >> 24, (addr >> 16) & 255, (addr >> 8) & 255, addr & 255);
-}
-
-/* First device's address with --ip-per-device (host byte order). The plan passed inventory_check(). */
+/* First device's address with --ip-per-device: its family and low 32 bits. The plan passed inventory_check().
+ */
 static uint32_t
-ip_per_device_base(const struct fleet_config *cfg)
+ip_per_device_base(const struct fleet_config *cfg, struct net_family *fam)
 {
-    struct in_addr a;
+    uint32_t low;
 
-    if (cfg->config_address && inet_pton(AF_INET, cfg->config_address, &a) == 1) {
-        return ntohl(a.s_addr);
+    if (cfg->config_address && !netaddr_parse(cfg->config_address, fam, &low)) {
+        return low;
     }
+    *fam = cfg->ip_fam;
     return cfg->ip;
 }
 
 int
 inventory_check(const struct fleet_config *cfg, char *err, size_t err_len)
 {
-    struct in_addr a;
-    uint64_t last;
+    struct net_family fam;
+    uint32_t low;
 
     if (cfg->config_address && !inventory_host_valid(cfg->config_address)) {
         snprintf(err, err_len, "--generate-config-address must be a host name or an address, not \"%s\"",
@@ -91,17 +87,18 @@ inventory_check(const struct fleet_config *cfg, char *err, size_t err_len)
         return -1;
     }
     if (cfg->ip_per_device) {
-        if (cfg->config_address && inet_pton(AF_INET, cfg->config_address, &a) != 1) {
-            snprintf(err, err_len,
-                     "--generate-config-address must be an IPv4 address with --ip-per-device (device i is "
-                     "reached at that address + i), not \"%s\"",
-                     cfg->config_address);
+        if (cfg->config_address && netaddr_parse(cfg->config_address, &fam, &low)) {
+            snprintf(
+                err, err_len,
+                "--generate-config-address must be an IPv4 address with --ip-per-device (or IPv6; device i "
+                "is reached at that address + i), not \"%s\"",
+                cfg->config_address);
             return -1;
         }
-        last = (uint64_t)ip_per_device_base(cfg) + cfg->device_count - 1;
-        if (last > UINT32_MAX) {
-            snprintf(err, err_len, "%u devices from that address run past 255.255.255.255",
-                     (unsigned)cfg->device_count);
+        low = ip_per_device_base(cfg, &fam);
+        if (!netaddr_range_fits(&fam, low, cfg->device_count)) {
+            snprintf(err, err_len, "%u devices from that address run past %s", (unsigned)cfg->device_count,
+                     fam.v6 ? "its last 32 bits (ffff:ffff)" : "255.255.255.255");
             return -1;
         }
         return 0;
@@ -179,7 +176,9 @@ inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count
     out->group = groups[g].name ? groups[g].name : "default";
     device_type_label(cfg, out->type, sizeof out->type);
     if (cfg->ip_per_device) {
-        ipv4_text(ip_per_device_base(cfg) + index, out->host, sizeof out->host);
+        struct net_family fam;
+        uint32_t low = ip_per_device_base(cfg, &fam);
+        netaddr_text(&fam, low + index, out->host, sizeof out->host);
         out->netconf_port = (uint16_t)cfg->starting_port;
         out->snmp_port = cfg->snmp ? (uint16_t)cfg->snmp_starting_port : 0;
         snprintf(out->node_id, sizeof out->node_id, "%s" INVENTORY_NODE_SUFFIX, out->host);
@@ -188,10 +187,13 @@ inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count
     }
     if (cfg->config_address) {
         snprintf(out->host, sizeof out->host, "%s", cfg->config_address);
-    } else if (cfg->ip == 0) {
+    } else if (cfg->ip == 0 && !cfg->ip_fam.v6) {
         snprintf(out->host, sizeof out->host, "%s", INVENTORY_ANY_ADDRESS_STAND_IN);
     } else {
-        ipv4_text(cfg->ip, out->host, sizeof out->host);
+        netaddr_text(&cfg->ip_fam, cfg->ip, out->host, sizeof out->host);
+        if (!strcmp(out->host, "::")) {
+            snprintf(out->host, sizeof out->host, "::1"); /* the wildcard is reached on loopback */
+        }
     }
     out->netconf_port = (uint16_t)(cfg->starting_port + index);
     out->snmp_port = cfg->snmp ? (uint16_t)(cfg->snmp_starting_port + index) : 0;

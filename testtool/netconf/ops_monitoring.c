@@ -179,9 +179,7 @@ monitoring_state(struct rpc_call *call, struct lyd_node **tree)
     bad |= put(root, ctx, value, NS_ROOT "/sessions/session[session-id='%u']/" leaf, (unsigned)s->id)
         SESSION_LEAF("transport", s->transport->monitoring_identity);
         SESSION_LEAF("username", s->username ? s->username : "anonymous");
-        snprintf(buf, sizeof buf, "%u.%u.%u.%u", s->peer_addr >> 24, (s->peer_addr >> 16) & 255,
-                 (s->peer_addr >> 8) & 255, s->peer_addr & 255);
-        SESSION_LEAF("source-host", buf);
+        SESSION_LEAF("source-host", sess_peer_text(s, 0, buf, sizeof buf));
         format_time(s->login_time, buf, sizeof buf);
         SESSION_LEAF("login-time", buf);
         snprintf(buf, sizeof buf, "%u", (unsigned)s->in_rpcs);

@@ -516,7 +516,7 @@ note_running_write(struct session *s, uint32_t gen_before)
     now_ms = devview_now_ms(dev->worker->fleet);
     devview_running_changed(dev, now_ms);
     if (stream_has_subscribers(dev)) {
-        char time_text[40], xml[512];
+        char time_text[40], xml[512], peer[NETADDR_TEXT_BYTES];
         int n;
         notif_format_time(now_ms, time_text, sizeof time_text);
         n = snprintf(
@@ -525,10 +525,9 @@ note_running_write(struct session *s, uint32_t gen_before)
             "xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"><eventTime>%s</eventTime>"
             "<netconf-config-change xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-notifications\">"
             "<changed-by><username>anonymous</username><session-id>%u</session-id>"
-            "<source-host>%u.%u.%u.%u</source-host></changed-by><datastore>running</datastore>"
+            "<source-host>%s</source-host></changed-by><datastore>running</datastore>"
             "</netconf-config-change></notification>",
-            time_text, (unsigned)s->id, s->peer_addr >> 24, (s->peer_addr >> 16) & 255,
-            (s->peer_addr >> 8) & 255, s->peer_addr & 255);
+            time_text, (unsigned)s->id, sess_peer_text(s, 0, peer, sizeof peer));
         stream_emit(dev, xml, (size_t)n, now_ms);
     }
 }

@@ -69,8 +69,21 @@ send_hello(struct session *s)
     sbuf_free(&b);
 }
 
+char *
+sess_peer_text(const struct session *s, int with_port, char *buf, size_t len)
+{
+    struct sockaddr_storage sa;
+    socklen_t sa_len = sizeof sa;
+    struct net_endpoint e = {.len = 0};
+
+    if (!getpeername(s->fd, (struct sockaddr *)&sa, &sa_len)) {
+        netaddr_endpoint_set(&e, (struct sockaddr *)&sa, sa_len);
+    }
+    return netaddr_endpoint_text(&e, with_port, buf, len);
+}
+
 struct session *
-sess_start(struct device *dev, int fd, uint32_t peer_addr)
+sess_start(struct device *dev, int fd)
 {
     struct worker *w = dev->worker;
     struct session *s = calloc(1, sizeof *s);
@@ -87,15 +100,7 @@ sess_start(struct device *dev, int fd, uint32_t peer_addr)
     s->worker = w;
     s->out_mode = FRAME_EOM;
     s->login_time = time(NULL);
-    s->peer_addr = peer_addr;
     s->transport = transport_for(dev);
-    {
-        struct sockaddr_in sa;
-        socklen_t sa_len = sizeof sa;
-        if (!getpeername(fd, (struct sockaddr *)&sa, &sa_len) && sa.sin_family == AF_INET) {
-            s->peer_port = ntohs(sa.sin_port);
-        }
-    }
     /* Until the hello is done the peer is unknown: it gets a small message limit. */
     frame_decoder_init(&s->dec, w->fleet->cfg.max_msg_bytes < SESSION_HELLO_MAX_BYTES
                                     ? w->fleet->cfg.max_msg_bytes

@@ -48,8 +48,6 @@ struct session {
     struct session *closing_next;  /* worker's free list; valid when SESS_DEAD */
     struct loop_timer hello_timer; /* hello deadline; armed in SESS_HELLO */
     time_t login_time;             /* when the connection was accepted */
-    uint32_t peer_addr;            /* client IPv4, host order */
-    uint16_t peer_port;            /* client port */
     uint32_t in_rpcs;              /* per-session monitoring counters */
     uint32_t in_bad_rpcs;
     uint32_t out_rpc_errors;
@@ -76,7 +74,13 @@ struct session {
  * worker's thread. Sends our hello (over SSH, once the netconf subsystem runs).
  * @return The session, or NULL when it could not start (the descriptor is then closed).
  */
-struct session *sess_start(struct device *dev, int fd, uint32_t peer_addr);
+struct session *sess_start(struct device *dev, int fd);
+
+/**
+ * @brief The client's address ("192.0.2.7", "fd5e::7"; with_port: "[fd5e::7]:50123") into @p buf, asked
+ * of the socket (the session keeps no copy). @return @p buf; "(none)" once the connection is gone.
+ */
+char *sess_peer_text(const struct session *s, int with_port, char *buf, size_t len);
 
 /** @brief The transport is ready for NETCONF (SSH: the netconf subsystem runs): send our hello. */
 void sess_transport_ready(struct session *s);

@@ -228,7 +228,7 @@ tls_ca_server_paths(const struct fleet_config *cfg, struct tls_ca_paths *out, ch
         snprintf(out->cert, sizeof out->cert, "%s/server.pem", dir);
         snprintf(out->key, sizeof out->key, "%s/server.key", dir);
     }
-    netaddr_text(&cfg->ip_family, cfg->ip, ip, sizeof ip);
+    netaddr_text(&cfg->ip_fam, cfg->ip, ip, sizeof ip);
     /* Reused while it names --ip; a start on another address gets a new one. */
     have = cfg->tls_cert ? NULL : read_pem(out->cert, 0);
     if (!cfg->tls_cert && !(have && !access(out->key, R_OK) && X509_check_ip_asc(have, ip, 0) == 1)) {

@@ -129,14 +129,20 @@ enum fleet_err
 flap_start_all(struct fleet *fleet, char *err, size_t err_len)
 {
     const struct fleet_config *cfg = &fleet->cfg;
+    int other_family = 0;
 
+    for (uint32_t k = 0; k < cfg->trap_sink_count; k++) {
+        other_family |= cfg->trap_sinks[k].ep.sa.ss_family != netaddr_af(&cfg->ip_fam);
+    }
     for (uint32_t i = 0; cfg->trap_sink_count && i < cfg->threads; i++) {
         struct trap_sender_config tc = {.inform = cfg->trap_inform,
                                         .timeout_ms = TRAP_DEFAULT_INFORM_TIMEOUT_MS,
                                         .retries = TRAP_DEFAULT_INFORM_RETRIES,
                                         .max_pending = TRAP_DEFAULT_MAX_PENDING,
                                         .community = cfg->trap_community,
+                                        .fam = cfg->ip_fam,
                                         .bind_addr = 0,
+                                        .other_family = other_family,
                                         .request_id_seed = 0x5eed0000u + i};
         if (trap_sender_new(fleet->workers[i].loop, &tc, &fleet->workers[i].traps, err, err_len)) {
             return FLEET_ERR_SYS;

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "device.h"
 #include "device_ctl.h"
@@ -426,8 +427,11 @@ stream_unsubscribed(struct session *s)
         return;
     }
     if (s->dev->stream && s->dev->stream->ended_count < STREAM_ENDED_ROWS) {
-        s->dev->stream->ended[s->dev->stream->ended_count++] = (struct notif_ended){
-            .session = s->id, .peer_addr = s->peer_addr, .peer_port = s->peer_port, .counts = sub->counts};
+        struct notif_ended *row = &s->dev->stream->ended[s->dev->stream->ended_count++];
+        socklen_t len = sizeof row->peer;
+
+        *row = (struct notif_ended){.session = s->id, .counts = sub->counts};
+        getpeername(s->fd, (struct sockaddr *)&row->peer, &len);
     }
     c->emitted += sub->counts.emitted;
     c->sent += sub->counts.sent;

@@ -10,6 +10,7 @@
 #ifndef FLEET_STREAM_H
 #define FLEET_STREAM_H
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,8 +44,7 @@ struct session;
 /* The report row of a subscription that ended. */
 struct notif_ended {
     uint32_t session;           /* its session-id */
-    uint32_t peer_addr;         /* client address, host order */
-    uint16_t peer_port;         /* client port */
+    struct sockaddr_in6 peer;   /* client address and port (an IPv4 one as a sockaddr_in at its start) */
     struct notif_counts counts; /* its counts when it ended */
 };
 

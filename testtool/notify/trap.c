@@ -61,8 +61,9 @@ struct trap_pending {
     struct trap_counters *row;  /* QUEUED, WAITING: the caller's row */
     uint8_t *msg;               /* QUEUED, WAITING: the encoded message (heap, msg_len bytes) */
     size_t msg_len;             /* bytes at msg */
-    struct sockaddr_in peer;    /* QUEUED, WAITING: the sink */
-    uint32_t src_addr;          /* QUEUED, WAITING: source address, network order; 0: the socket's */
+    union netaddr_sa peer;      /* QUEUED, WAITING: the sink */
+    uint32_t src_low;           /* QUEUED, WAITING: source address (low 32 bits of cfg.fam), when has_src */
+    uint8_t has_src;            /* QUEUED, WAITING: 0: the socket's address */
     int fd;                     /* QUEUED, WAITING: the socket every copy leaves from */
     int32_t request_id;         /* QUEUED, WAITING: the message's request-id; request_id % cap is the slot */
     uint32_t generation;        /* uses of this slot so far; makes the next request-id differ */
@@ -77,18 +78,20 @@ struct trap_out {
     uint32_t slot;      /* INFORM, RETRY: the pending slot */
     int32_t request_id; /* INFORM, RETRY: checked at flush, the slot may have been answered and reused */
     struct trap_counters *row; /* TRAP: the caller's row */
-    struct sockaddr_in peer;   /* TRAP: the sink */
-    uint32_t src_addr;         /* TRAP: source address, network order; 0: the socket's */
+    union netaddr_sa peer;     /* TRAP: the sink */
+    uint32_t src_low;          /* TRAP: source address (low 32 bits of cfg.fam), when has_src */
+    uint8_t has_src;           /* TRAP: 0: the socket's address */
     int fd;                    /* TRAP: the socket it leaves from */
     const uint8_t *data;       /* TRAP: the message, inside the batch buffer */
     size_t len;                /* TRAP: bytes at data */
 };
 
 struct trap_sender {
-    struct loop *loop;                            /* the worker loop; the sender is used on its thread only */
-    int fd;                                       /* the UDP socket, non-blocking, watched for Responses */
-    uint16_t port;                                /* its local port, host order */
-    struct trap_sender_config cfg;                /* configuration; cfg.community points at community */
+    struct loop *loop;             /* the worker loop; the sender is used on its thread only */
+    int fd;                        /* the UDP socket of cfg.fam, non-blocking, watched for Responses */
+    int fd_other;                  /* cfg.other_family: the other family's, on its wildcard; else -1 */
+    uint16_t port;                 /* its local port, host order */
+    struct trap_sender_config cfg; /* configuration; cfg.community points at community */
     char community[TRAP_MAX_COMMUNITY_BYTES + 1]; /* the community, NUL-terminated copy */
     size_t community_len;                         /* its bytes */
     struct loop_timer flush_timer;                /* armed for "now" while out_count > 0 */
@@ -127,54 +130,24 @@ static void trap_on_inform_timeout(struct loop *loop, struct loop_timer *timer);
 enum fleet_err
 trap_sink_parse(const char *text, struct trap_sink *sink, char *err, size_t err_len)
 {
-    char host[64];
-    const char *colon = strrchr(text, ':');
-    size_t host_len = colon ? (size_t)(colon - text) : strlen(text);
-    unsigned long port = TRAP_DEFAULT_PORT;
-    struct in_addr a;
-    enum fleet_err rc = FLEET_OK;
+    struct net_endpoint ep;
+    char why[160];
 
-    if (host_len == 0 || host_len >= sizeof host) {
-        snprintf(err, err_len, "trap sink \"%s\": expected HOST:PORT with a numeric IPv4 HOST", text);
-        rc = FLEET_ERR_INVAL;
-        goto cleanup;
-    }
-    memcpy(host, text, host_len);
-    host[host_len] = '\0';
-    if (inet_pton(AF_INET, host, &a) != 1) {
+    if (netaddr_endpoint_parse(text, TRAP_DEFAULT_PORT, &ep, why, sizeof why)) {
         snprintf(err, err_len,
-                 "trap sink \"%s\": \"%s\" is not a numeric IPv4 address (names are not resolved; "
-                 "give an address such as 127.0.0.1:162)",
-                 text, host);
-        rc = FLEET_ERR_INVAL;
-        goto cleanup;
+                 "trap sink \"%s\": %s (names are not resolved; give an address such as 127.0.0.1:162 or "
+                 "[::1]:162)",
+                 text, why);
+        return FLEET_ERR_INVAL;
     }
-    if (colon) {
-        char *end;
-        errno = 0;
-        port = strtoul(colon + 1, &end, 10);
-        /* strtoul alone would take signs and leading blanks. */
-        if (colon[1] < '0' || colon[1] > '9' || *end || errno || port == 0 || port > 65535) {
-            snprintf(err, err_len, "trap sink \"%s\": the port must be a number from 1 to 65535", text);
-            rc = FLEET_ERR_INVAL;
-            goto cleanup;
-        }
-    }
-    sink->addr = ntohl(a.s_addr);
-    sink->port = (uint16_t)port;
-cleanup:
-    return rc;
+    sink->ep = ep;
+    return FLEET_OK;
 }
 
 char *
 trap_sink_format(const struct trap_sink *sink, char *buf, size_t buf_len)
 {
-    struct in_addr a = {.s_addr = htonl(sink->addr)};
-    char text[INET_ADDRSTRLEN];
-
-    inet_ntop(AF_INET, &a, text, sizeof text);
-    snprintf(buf, buf_len, "%s:%u", text, (unsigned)sink->port);
-    return buf;
+    return netaddr_endpoint_text(&sink->ep, 1, buf, buf_len);
 }
 
 void
@@ -233,28 +206,18 @@ trap_slot_take(struct trap_sender *s)
 }
 
 static void
-trap_fill_msghdr(struct msghdr *mh, struct iovec *iov, void *ctl, size_t ctl_len,
-                 const struct sockaddr_in *peer, uint32_t src_addr, const uint8_t *data, size_t len)
+trap_fill_msghdr(const struct trap_sender *s, struct msghdr *mh, struct iovec *iov, void *ctl,
+                 const union netaddr_sa *peer, const uint32_t *src_low, const uint8_t *data, size_t len)
 {
     iov->iov_base = (void *)data;
     iov->iov_len = len;
     memset(mh, 0, sizeof *mh);
     mh->msg_name = (void *)peer;
-    mh->msg_namelen = sizeof *peer;
+    mh->msg_namelen = netaddr_sa_len(&peer->sa);
     mh->msg_iov = iov;
     mh->msg_iovlen = 1;
-    if (src_addr) {
-        /* ipi_spec_dst picks the source address; ipi_ifindex 0 lets routing pick the interface. */
-        struct in_pktinfo pi = {.ipi_spec_dst.s_addr = src_addr};
-        struct cmsghdr *c;
-        memset(ctl, 0, ctl_len);
-        mh->msg_control = ctl;
-        mh->msg_controllen = ctl_len;
-        c = CMSG_FIRSTHDR(mh);
-        c->cmsg_level = IPPROTO_IP;
-        c->cmsg_type = IP_PKTINFO;
-        c->cmsg_len = CMSG_LEN(sizeof pi);
-        memcpy(CMSG_DATA(c), &pi, sizeof pi);
+    if (src_low) {
+        netaddr_msg_source(mh, ctl, &s->cfg.fam, *src_low);
     }
 }
 
@@ -322,7 +285,7 @@ trap_sender_flush(struct trap_sender *s)
     struct mmsghdr msgs[TRAP_BATCH];
     struct iovec iov[TRAP_BATCH];
     union {
-        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        char buf[NETADDR_PKTINFO_BYTES];
         struct cmsghdr align;
     } ctl[TRAP_BATCH];
     uint32_t which[TRAP_BATCH]; /* entry of s->out behind each message */
@@ -339,13 +302,13 @@ trap_sender_flush(struct trap_sender *s)
             continue;
         }
         if (o->kind == TRAP_OUT_TRAP) {
-            trap_fill_msghdr(&msgs[n].msg_hdr, &iov[n], ctl[n].buf, sizeof ctl[n].buf, &o->peer, o->src_addr,
-                             o->data, o->len);
+            trap_fill_msghdr(s, &msgs[n].msg_hdr, &iov[n], ctl[n].buf, &o->peer,
+                             o->has_src ? &o->src_low : NULL, o->data, o->len);
             fds[n] = o->fd;
         } else {
             p = &s->slots[o->slot];
-            trap_fill_msghdr(&msgs[n].msg_hdr, &iov[n], ctl[n].buf, sizeof ctl[n].buf, &p->peer, p->src_addr,
-                             p->msg, p->msg_len);
+            trap_fill_msghdr(s, &msgs[n].msg_hdr, &iov[n], ctl[n].buf, &p->peer,
+                             p->has_src ? &p->src_low : NULL, p->msg, p->msg_len);
             fds[n] = p->fd;
         }
         msgs[n].msg_len = 0;
@@ -431,9 +394,10 @@ trap_on_inform_timeout(struct loop *loop, struct loop_timer *timer)
 
 /* Settle the inform a well-formed v2c Response answers, if it answers one. */
 static void
-trap_settle(struct trap_sender *s, const struct spdu_message *msg, const struct sockaddr_in *from)
+trap_settle(struct trap_sender *s, const struct spdu_message *msg, const struct sockaddr *from)
 {
     struct trap_pending *p;
+    struct net_endpoint sink, sender;
     uint32_t index;
 
     if (!s->slots) {
@@ -442,8 +406,10 @@ trap_settle(struct trap_sender *s, const struct spdu_message *msg, const struct 
     }
     index = (uint32_t)msg->pdu.request_id % s->slot_cap;
     p = &s->slots[index];
+    netaddr_endpoint_set(&sink, &p->peer.sa, netaddr_sa_len(&p->peer.sa));
+    netaddr_endpoint_set(&sender, from, netaddr_sa_len(from));
     if (p->state != TRAP_SLOT_WAITING || p->request_id != msg->pdu.request_id ||
-        p->peer.sin_addr.s_addr != from->sin_addr.s_addr || p->peer.sin_port != from->sin_port) {
+        !netaddr_endpoint_equal(&sink, &sender)) {
         s->stats.responses_unmatched++;
         return;
     }
@@ -461,7 +427,7 @@ trap_on_readable(struct loop *loop, int fd, uint32_t events, void *data)
     (void)loop;
     (void)events;
     for (int i = 0; i < TRAP_MAX_READS_PER_EVENT; i++) {
-        struct sockaddr_in from;
+        union netaddr_sa from;
         socklen_t from_len = sizeof from;
         struct spdu_message msg;
         ssize_t n =
@@ -475,13 +441,12 @@ trap_on_readable(struct loop *loop, int fd, uint32_t events, void *data)
             s->stats.responses_malformed++;
             continue;
         }
-        trap_settle(s, &msg, &from);
+        trap_settle(s, &msg, &from.sa);
     }
 }
 
 int
-trap_sender_take_response(struct trap_sender *s, const uint8_t *data, size_t len,
-                          const struct sockaddr_in *from)
+trap_sender_take_response(struct trap_sender *s, const uint8_t *data, size_t len, const struct sockaddr *from)
 {
     struct spdu_message msg;
 
@@ -495,30 +460,37 @@ trap_sender_take_response(struct trap_sender *s, const uint8_t *data, size_t len
     return 1;
 }
 
+/* The socket of @p fam at @p low into @p *fd; @p port (may be NULL) gets its local port. */
 static enum fleet_err
-trap_open_socket(struct trap_sender *s, char *err, size_t err_len)
+trap_open_socket(struct trap_sender *s, const struct net_family *fam, uint32_t low, int *fd, uint16_t *port,
+                 char *err, size_t err_len)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(s->cfg.bind_addr)};
-    socklen_t sa_len = sizeof sa;
+    struct sockaddr_storage sa;
+    socklen_t sa_len = netaddr_sockaddr(fam, low, 0, &sa);
+    struct net_endpoint local;
     int bytes = TRAP_SNDBUF_BYTES;
     enum fleet_err rc = FLEET_OK;
 
-    s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (s->fd < 0) {
+    *fd = socket(netaddr_af(fam), SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (*fd < 0) {
         snprintf(err, err_len, "cannot create the trap socket: %m");
         rc = FLEET_ERR_SYS;
         goto cleanup;
     }
     /* Best effort: the kernel caps it at net.core.wmem_max, and a smaller buffer only means more failures. */
-    (void)setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
-    if (bind(s->fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-        getsockname(s->fd, (struct sockaddr *)&sa, &sa_len) < 0) {
+    (void)setsockopt(*fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+    netaddr_socket_prepare(*fd, fam, low);
+    if (bind(*fd, (struct sockaddr *)&sa, sa_len) < 0 ||
+        getsockname(*fd, (struct sockaddr *)&sa, &(socklen_t){sizeof sa}) < 0) {
         snprintf(err, err_len, "cannot bind the trap socket: %m");
         rc = FLEET_ERR_SYS;
         goto cleanup;
     }
-    s->port = ntohs(sa.sin_port);
-    if (loop_watch(s->loop, s->fd, LOOP_READ, trap_on_readable, s)) {
+    netaddr_endpoint_set(&local, (struct sockaddr *)&sa, sa_len);
+    if (port) {
+        *port = netaddr_endpoint_port(&local);
+    }
+    if (loop_watch(s->loop, *fd, LOOP_READ, trap_on_readable, s)) {
         snprintf(err, err_len, "cannot watch the trap socket: %m");
         rc = FLEET_ERR_SYS;
         goto cleanup;
@@ -555,6 +527,7 @@ trap_sender_new(struct loop *loop, const struct trap_sender_config *cfg, struct 
     }
     s->loop = loop;
     s->fd = -1;
+    s->fd_other = -1;
     s->cfg = *cfg;
     memcpy(s->community, community, community_len + 1);
     s->community_len = community_len;
@@ -583,7 +556,15 @@ trap_sender_new(struct loop *loop, const struct trap_sender_config *cfg, struct 
             s->free_head = i;
         }
     }
-    rc = trap_open_socket(s, err, err_len);
+    {
+        const struct net_family any = {.v6 = cfg->fam.v6};
+        rc = trap_open_socket(s, cfg->bind_addr ? &cfg->fam : &any, cfg->bind_addr, &s->fd, &s->port, err,
+                              err_len);
+    }
+    if (!rc && cfg->other_family) {
+        const struct net_family other = {.v6 = !cfg->fam.v6};
+        rc = trap_open_socket(s, &other, 0, &s->fd_other, NULL, err, err_len);
+    }
     if (rc) {
         goto cleanup;
     }
@@ -622,6 +603,10 @@ trap_sender_free(struct trap_sender *s)
         loop_unwatch(s->loop, s->fd);
         close(s->fd);
     }
+    if (s->fd_other >= 0) {
+        loop_unwatch(s->loop, s->fd_other);
+        close(s->fd_other);
+    }
     free(s->slots);
     free(s->bufs);
     free(s);
@@ -647,7 +632,7 @@ trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struc
     for (size_t i = 0; !rc && i < varbind_count; i++) {
         rc = spdu_enc_binding(&e, varbinds[i].name, &varbinds[i].value);
     }
-    if (!rc && from->name) {
+    if (!rc && from->name && !s->cfg.fam.v6) {
         /* Who sent it, whatever the datagram's source says (RFC 3416 4.2.6 allows further objects). */
         uint8_t addr[4] = {(uint8_t)(from->addr >> 24), (uint8_t)(from->addr >> 16),
                            (uint8_t)(from->addr >> 8), (uint8_t)from->addr};
@@ -658,6 +643,11 @@ trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struc
         if (!rc) {
             rc = spdu_enc_binding(&e, &trap_sysname_oid, &n);
         }
+    } else if (!rc && from->name) {
+        /* snmpTrapAddress is an IpAddress (RFC 3584): an IPv6 device names itself by sysName.0 alone */
+        struct spdu_value n = {.tag = BER_OCTET_STRING,
+                               .v.bytes = {(const uint8_t *)from->name, strlen(from->name)}};
+        rc = spdu_enc_binding(&e, &trap_sysname_oid, &n);
     }
     if (!rc) {
         spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)s->community, s->community_len,
@@ -671,16 +661,27 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
           uint32_t sysuptime_ticks, const struct ber_oid *trap_oid, const struct trap_varbind *varbinds,
           size_t varbind_count, struct trap_counters *row)
 {
-    struct sockaddr_in peer = {
-        .sin_family = AF_INET, .sin_port = htons(sink->port), .sin_addr.s_addr = htonl(sink->addr)};
+    union netaddr_sa peer;
     struct trap_out *o = trap_out_next(s);
     uint8_t *buf = s->bufs + (size_t)s->out_count * s->buf_cap;
     uint8_t *msg;
     size_t msg_len;
     uint32_t slot = TRAP_NO_SLOT;
-    /* A device's own socket is bound to its address: no IP_PKTINFO then. */
-    int fd = from->fd >= 0 ? from->fd : s->fd;
-    uint32_t src_addr = from->fd >= 0 ? 0 : htonl(from->addr);
+    /* A device's own socket is bound to its address: no IP_PKTINFO then. A sink of the other family is
+     * sent to from that family's wildcard. */
+    int same = sink->ep.sa.ss_family == netaddr_af(&s->cfg.fam);
+    int fd = !same ? s->fd_other : from->fd >= 0 ? from->fd : s->fd;
+    struct sockaddr_storage src;
+    uint8_t has_src = 0;
+
+    memset(&peer, 0, sizeof peer);
+    memcpy(&peer, &sink->ep.sa, netaddr_sa_len((const struct sockaddr *)&sink->ep.sa));
+    if (same && from->fd < 0) {
+        netaddr_sockaddr(&s->cfg.fam, from->addr, 0, &src);
+        has_src = src.ss_family == AF_INET6
+                      ? !IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&src)->sin6_addr)
+                      : ((struct sockaddr_in *)&src)->sin_addr.s_addr != 0;
+    }
     int32_t request_id;
     enum fleet_err rc;
 
@@ -724,7 +725,8 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
         p->msg_len = msg_len;
         p->row = row;
         p->peer = peer;
-        p->src_addr = src_addr;
+        p->src_low = from->addr;
+        p->has_src = has_src;
         p->fd = fd;
         o->kind = TRAP_OUT_INFORM;
         o->slot = slot;
@@ -734,7 +736,8 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
         o->kind = TRAP_OUT_TRAP;
         o->row = row;
         o->peer = peer;
-        o->src_addr = src_addr;
+        o->src_low = from->addr;
+        o->has_src = has_src;
         o->fd = fd;
         o->data = msg;
         o->len = msg_len;

@@ -97,15 +97,18 @@ struct trap_sender_config {
     uint32_t retries;         /* retransmissions before giving up (informs) */
     uint32_t max_pending;     /* informs waiting at most; 0: TRAP_DEFAULT_MAX_PENDING */
     const char *community;    /* community string, copied; NULL: "public" */
-    uint32_t bind_addr;       /* local address of the socket (host order); 0: the wildcard address. Responses
-                                 go to the device's address, so informs from other addresses need 0 */
+    struct net_family fam;    /* the family of the devices' addresses (trap_origin.addr's 96 bits above) */
+    uint32_t bind_addr;       /* local address of the socket of fam (low 32 bits); 0: the wildcard address.
+                                 Responses go to the device's address, so informs from other addresses need 0 */
+    int other_family;         /* 1: some sink is of the other family: a second socket, on its wildcard */
     uint32_t request_id_seed; /* start of the request-ids; one per worker keeps workers' ids apart */
 };
 
 /* Who a notification is from: where it leaves from and what names it. */
 struct trap_origin {
-    uint32_t addr;    /* the device's address (host order): the source with fd -1 (IP_PKTINFO; 0: the socket's
-                         choice) and the value of snmpTrapAddress.0 */
+    uint32_t addr;    /* the device's address (low 32 bits of the sender's fam): the source with fd -1
+                         (IP_PKTINFO, IPV6_PKTINFO; the wildcard: the socket's choice) and, for IPv4, the value
+                         of snmpTrapAddress.0 (an IpAddress: IPv6 devices leave it out) */
     int fd;           /* a UDP socket bound to the device's address and port (its SNMP agent's) to send from,
                          on the sender's loop; -1: the sender's own socket */
     const char *name; /* the device's sysName.0; not NULL: snmpTrapAddress.0 (addr) and sysName.0 (name)
@@ -120,7 +123,8 @@ struct trap_varbind {
 
 /**
  * @brief Parse "HOST:PORT" or "HOST" (port TRAP_DEFAULT_PORT) into @p sink.
- * @param[in] text A numeric IPv4 address, optionally ':' and a port 1-65535. Names are refused
+ * @param[in] text A numeric IPv4 address, optionally ':' and a port 1-65535; an IPv6 address, or one in
+ * brackets and ':' and a port ("[::1]:162"). Names are refused
  * (no resolver runs inside the simulator).
  * @param[out] sink Filled on success.
  * @param[out] err Why the text was refused, naming it.
@@ -128,7 +132,8 @@ struct trap_varbind {
  */
 enum fleet_err trap_sink_parse(const char *text, struct trap_sink *sink, char *err, size_t err_len);
 
-/** @brief Print @p sink as "A.B.C.D:PORT" into @p buf (always NUL-terminated); @return @p buf. */
+/** @brief Print @p sink as "A.B.C.D:PORT" or "[IPV6]:PORT" into @p buf (always NUL-terminated); @return @p
+ * buf. */
 char *trap_sink_format(const struct trap_sink *sink, char *buf, size_t buf_len);
 
 /**
@@ -191,7 +196,7 @@ enum fleet_err trap_send_link(struct trap_sender *sender, const struct trap_orig
  * is not one or the sender sends no informs: the agent answers it as a request.
  */
 int trap_sender_take_response(struct trap_sender *sender, const uint8_t *data, size_t len,
-                              const struct sockaddr_in *from);
+                              const struct sockaddr *from);
 
 /** @brief Count a notification the caller decided not to send (emitted and suppressed). */
 void trap_note_suppressed(struct trap_counters *row);

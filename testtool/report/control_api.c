@@ -97,14 +97,6 @@ send_error(struct MHD_Connection *conn, unsigned status, const char *fmt, ...)
     return send_json(conn, status, &out);
 }
 
-static void
-ipv4_text(uint32_t addr, char *buf, size_t len)
-{
-    struct in_addr a = {.s_addr = htonl(addr)};
-
-    inet_ntop(AF_INET, &a, buf, (socklen_t)len);
-}
-
 static const char *const state_names[4] = {"up", "down", "rebooting", "absent"};
 static const char *const mode_names[3] = {"", "refuse", "blackhole"};
 
@@ -118,7 +110,7 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
     struct fact_device_read *reads = malloc((n ? n : 1) * sizeof *reads);
     struct sbuf out = {0};
-    char addr[INET_ADDRSTRLEN];
+    char addr[NETADDR_TEXT_BYTES];
     int rc = idx && reads ? 0 : -2;
 
     for (uint32_t i = 0; !rc && i < n; i++) {
@@ -151,9 +143,9 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
                     ",\"first\":%" PRIu32 ",\"last\":%" PRIu32 ",\"count\":%" PRIu32 ",\"present\":%" PRIu32,
                     grp->first, grp->first + grp->cfg.device_count - 1, grp->cfg.device_count,
                     fact_group_present(fleet, g));
-        ipv4_text(d0->addr, addr, sizeof addr);
+        netaddr_text(&grp->cfg.ip_fam, d0->addr, addr, sizeof addr);
         sbuf_printf(&out, ",\"address_first\":\"%s\"", addr);
-        ipv4_text(dl->addr, addr, sizeof addr);
+        netaddr_text(&grp->cfg.ip_fam, dl->addr, addr, sizeof addr);
         sbuf_printf(&out, ",\"address_last\":\"%s\",\"netconf_port_first\":%u,\"netconf_port_last\":%u}",
                     addr, (unsigned)d0->port, (unsigned)dl->port);
     }
@@ -174,7 +166,7 @@ get_device(struct fleet *fleet, struct MHD_Connection *conn, const char *which)
     struct fact_device_read r;
     const struct device *dev;
     struct sbuf out = {0};
-    char addr[INET_ADDRSTRLEN], boot[40];
+    char addr[NETADDR_TEXT_BYTES], boot[40];
     int rc = capi_parse_range(which, fleet->cfg.device_count, &first, &last);
 
     if (rc == -2) {
@@ -189,7 +181,7 @@ get_device(struct fleet *fleet, struct MHD_Connection *conn, const char *which)
         return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the workers did not answer in time");
     }
     dev = &fleet->devices[first];
-    ipv4_text(dev->addr, addr, sizeof addr);
+    netaddr_text(&dev->group->cfg.ip_fam, dev->addr, addr, sizeof addr);
     ydata_datetime(r.boot_ms, boot, sizeof boot);
     sbuf_printf(&out, "{\"index\":%" PRIu32 ",\"group\":", first);
     json_str(&out, dev->group->name);

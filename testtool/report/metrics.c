@@ -439,33 +439,20 @@ on_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_Re
     *req_cls = NULL;
 }
 
-/* "PORT", ":PORT" or "ADDR:PORT" into @p sa; @return 0 or -1. */
+/* "PORT", ":PORT" (both on 127.0.0.1), "ADDR:PORT" or "[IPV6]:PORT" into @p ep; @return 0 or -1. */
 static int
-parse_addr(const char *text, struct sockaddr_in *sa)
+parse_addr(const char *text, struct net_endpoint *ep)
 {
-    const char *colon = strrchr(text, ':');
-    const char *port_text = colon ? colon + 1 : text;
-    char host[METRICS_ADDR_MAX] = "127.0.0.1";
-    unsigned long port = 0;
+    char full[METRICS_ADDR_MAX + 16], why[160];
 
-    if (colon && colon > text) {
-        if ((size_t)(colon - text) >= sizeof host) {
+    if (text[0] == ':' || !strchr(text, ':')) {
+        if (strlen(text) > 6) {
             return -1;
         }
-        memcpy(host, text, (size_t)(colon - text));
-        host[colon - text] = '\0';
+        snprintf(full, sizeof full, "127.0.0.1%s%s", text[0] == ':' ? "" : ":", text);
+        text = full;
     }
-    if (!*port_text || strlen(port_text) > 5 || strspn(port_text, "0123456789") != strlen(port_text)) {
-        return -1;
-    }
-    port = strtoul(port_text, NULL, 10);
-    memset(sa, 0, sizeof *sa);
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons((uint16_t)port);
-    if (port < 1 || port > 65535 || inet_pton(AF_INET, host, &sa->sin_addr) != 1) {
-        return -1;
-    }
-    return 0;
+    return netaddr_endpoint_parse(text, 0, ep, why, sizeof why);
 }
 
 int
@@ -473,28 +460,29 @@ metrics_start(struct fleet *fleet, char *err, size_t err_len)
 {
     const char *text = fleet->cfg.metrics_addr;
     struct metrics_server *srv = NULL;
-    struct sockaddr_in sa;
-    char shown[INET_ADDRSTRLEN];
+    struct net_endpoint sa;
+    char shown[NETADDR_TEXT_BYTES], host[NETADDR_TEXT_BYTES];
     int fd = -1, one = 1;
 
     if (!text) {
         return 0;
     }
     if (parse_addr(text, &sa)) {
-        snprintf(
-            err, err_len,
-            "--metrics \"%s\": expected PORT, :PORT or ADDR:PORT, with ADDR an IPv4 address and PORT from 1 "
-            "to 65535",
-            text);
+        snprintf(err, err_len,
+                 "--metrics \"%s\": expected PORT, :PORT or ADDR:PORT (an IPv6 ADDR in brackets: "
+                 "[::1]:9464), with PORT from 1 to 65535",
+                 text);
         return -1;
     }
-    inet_ntop(AF_INET, &sa.sin_addr, shown, sizeof shown);
+    netaddr_endpoint_text(&sa, 0, shown, sizeof shown);
+    snprintf(host, sizeof host, sa.sa.ss_family == AF_INET6 ? "[%s]" : "%s", shown);
     /* Our own socket, so that a port in use is reported as such (libmicrohttpd only says it failed). */
-    if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+    if ((fd = socket(sa.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
-        bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 64)) {
+        (sa.sa.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one)) ||
+        bind(fd, (struct sockaddr *)&sa.sa, sa.len) || listen(fd, 64)) {
         snprintf(err, err_len, "--metrics %s: cannot serve on %s port %u: %s", text, shown,
-                 (unsigned)ntohs(sa.sin_port), strerror(errno));
+                 (unsigned)netaddr_endpoint_port(&sa), strerror(errno));
         if (fd >= 0) {
             close(fd);
         }
@@ -533,8 +521,9 @@ metrics_start(struct fleet *fleet, char *err, size_t err_len)
         return -1;
     }
     fleet->metrics = srv;
-    log_info("metrics at http://%s:%u/metrics%s, live page at /, control API at /api/v1/%s", shown,
-             (unsigned)ntohs(sa.sin_port), fleet->cfg.metrics_per_device ? " (with per-device series)" : "",
+    log_info("metrics at http://%s:%u/metrics%s, live page at /, control API at /api/v1/%s", host,
+             (unsigned)netaddr_endpoint_port(&sa),
+             fleet->cfg.metrics_per_device ? " (with per-device series)" : "",
              srv->api_token ? " (bearer token)" : "");
     return 0;
 }

@@ -51,8 +51,9 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         sbuf_add_json(b, dev->group->name);
         sbuf_adds(b, ",\"type\":");
         sbuf_add_json(b, dev->type->name);
-        sbuf_printf(b, ",\"address\":\"%u.%u.%u.%u\",\"port\":%u,\"notifications\":{", dev->addr >> 24,
-                    (dev->addr >> 16) & 255, (dev->addr >> 8) & 255, dev->addr & 255, (unsigned)dev->port);
+        char addr[NETADDR_TEXT_BYTES];
+        sbuf_printf(b, ",\"address\":\"%s\",\"port\":%u,\"notifications\":{",
+                    netaddr_text(&dev->group->cfg.ip_fam, dev->addr, addr, sizeof addr), (unsigned)dev->port);
         counts_json(b, &total);
         sbuf_printf(b,
                     "},\"generated\":%" PRIu64 ",\"behind\":%" PRIu64 ",\"ssh_auth_failures\":%" PRIu32
@@ -65,18 +66,20 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
             if (!s->sub) {
                 continue;
             }
-            sbuf_printf(b, "%s{\"session\":%" PRIu32 ",\"peer\":\"%u.%u.%u.%u:%u\",", first ? "" : ",", s->id,
-                        s->peer_addr >> 24, (s->peer_addr >> 16) & 255, (s->peer_addr >> 8) & 255,
-                        s->peer_addr & 255, (unsigned)s->peer_port);
+            char peer[NETADDR_TEXT_BYTES];
+            sbuf_printf(b, "%s{\"session\":%" PRIu32 ",\"peer\":\"%s\",", first ? "" : ",", s->id,
+                        sess_peer_text(s, 1, peer, sizeof peer));
             counts_json(b, &s->sub->counts);
             sbuf_adds(b, "}");
             first = 0;
         }
         for (uint32_t e = 0; dev->stream && e < dev->stream->ended_count; e++) {
             const struct notif_ended *row = &dev->stream->ended[e];
-            sbuf_printf(b, "%s{\"session\":%" PRIu32 ",\"peer\":\"%u.%u.%u.%u:%u\",\"ended\":true,",
-                        first ? "" : ",", row->session, row->peer_addr >> 24, (row->peer_addr >> 16) & 255,
-                        (row->peer_addr >> 8) & 255, row->peer_addr & 255, (unsigned)row->peer_port);
+            char peer[NETADDR_TEXT_BYTES];
+            struct net_endpoint e;
+            netaddr_endpoint_set(&e, (const struct sockaddr *)&row->peer, sizeof row->peer);
+            sbuf_printf(b, "%s{\"session\":%" PRIu32 ",\"peer\":\"%s\",\"ended\":true,", first ? "" : ",",
+                        row->session, netaddr_endpoint_text(&e, 1, peer, sizeof peer));
             counts_json(b, &row->counts);
             sbuf_adds(b, "}");
             first = 0;
@@ -84,7 +87,7 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         sbuf_adds(b, "],\"trap_sinks\":[");
         for (uint32_t k = 0; dev->trap_rows && k < fleet->cfg.trap_sink_count; k++) {
             const struct trap_counters *t = &dev->trap_rows[k];
-            char sink[32];
+            char sink[NETADDR_TEXT_BYTES];
             trap_sink_format(&fleet->cfg.trap_sinks[k], sink, sizeof sink);
             sbuf_printf(b,
                         "%s{\"sink\":\"%s\",\"emitted\":%" PRIu64 ",\"sent\":%" PRIu64

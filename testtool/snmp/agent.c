@@ -34,34 +34,37 @@ struct agent_delayed {
     struct agent_delayed *prev, *next; /* the worker's list, so close can free what never fired */
     struct worker *worker;             /* owner */
     int fd;                            /* socket to answer from */
-    struct sockaddr_in peer;           /* who asked */
-    uint32_t src_addr;                 /* address to answer from (network order), 0: the socket's */
+    union netaddr_sa peer;             /* who asked */
+    uint32_t src_low;                  /* address to answer from (low 32 bits, the fleet's family) */
+    uint8_t has_src;                   /* 0: the socket's address, src_low unused */
     size_t len;                        /* bytes in data */
     uint8_t data[];                    /* the answer */
 };
 
 /* A datagram that reached another worker's socket, handed to its device's worker. */
 struct agent_handoff {
-    struct device *dev;      /* the device asked */
-    int slot;                /* which shared port it came in on (fleet->snmp_shared_ports) */
-    struct sockaddr_in peer; /* who asked */
-    uint32_t dst_addr;       /* address it was sent to (network order) */
-    size_t len;              /* bytes in data */
-    uint8_t data[];          /* the request */
+    struct device *dev;    /* the device asked */
+    int slot;              /* which shared port it came in on (fleet->snmp_shared_ports) */
+    union netaddr_sa peer; /* who asked */
+    uint32_t dst_low;      /* address it was sent to (low 32 bits, the fleet's family) */
+    size_t len;            /* bytes in data */
+    uint8_t data[];        /* the request */
 };
 
 /* An answer ready to go out in this batch. */
 struct agent_out {
-    int fd;
-    struct sockaddr_in peer;
-    uint32_t src_addr;
-    uint8_t *data;
-    size_t len;
+    int fd;                /* the socket it leaves from */
+    union netaddr_sa peer; /* to whom */
+    uint32_t src_low;      /* from which address (low 32 bits), when has_src */
+    uint8_t has_src;       /* 0: the socket's address */
+    uint8_t *data;         /* the answer, in the worker's out_bufs */
+    size_t len;            /* bytes at data */
 };
 
 struct agent_batch {
     struct agent_out out[AGENT_BATCH];
     uint32_t count;
+    const struct net_family *fam; /* the fleet's addresses: what src_low completes */
 };
 
 static void agent_adopt(struct loop *loop, void *arg);
@@ -89,27 +92,20 @@ device_fault(const struct device *dev)
 }
 
 static void
-send_one(int fd, const struct sockaddr_in *peer, uint32_t src_addr, const uint8_t *data, size_t len)
+send_one(int fd, const struct net_family *fam, const struct agent_delayed *d)
 {
-    struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+    struct iovec iov = {.iov_base = (void *)d->data, .iov_len = d->len};
     union {
-        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        char buf[NETADDR_PKTINFO_BYTES];
         struct cmsghdr align;
     } ctl;
-    struct msghdr mh = {
-        .msg_name = (void *)peer, .msg_namelen = sizeof *peer, .msg_iov = &iov, .msg_iovlen = 1};
+    struct msghdr mh = {.msg_name = (void *)&d->peer,
+                        .msg_namelen = netaddr_sa_len(&d->peer.sa),
+                        .msg_iov = &iov,
+                        .msg_iovlen = 1};
 
-    if (src_addr) {
-        struct cmsghdr *c;
-        struct in_pktinfo pi = {.ipi_spec_dst.s_addr = src_addr};
-        memset(&ctl, 0, sizeof ctl);
-        mh.msg_control = ctl.buf;
-        mh.msg_controllen = sizeof ctl.buf;
-        c = CMSG_FIRSTHDR(&mh);
-        c->cmsg_level = IPPROTO_IP;
-        c->cmsg_type = IP_PKTINFO;
-        c->cmsg_len = CMSG_LEN(sizeof pi);
-        memcpy(CMSG_DATA(c), &pi, sizeof pi);
+    if (d->has_src) {
+        netaddr_msg_source(&mh, ctl.buf, fam, d->src_low);
     }
     /* UDP: a full socket buffer drops the answer, as a busy agent would; the client retries. */
     (void)sendmsg(fd, &mh, MSG_DONTWAIT);
@@ -121,7 +117,7 @@ flush_batch(struct agent_batch *b)
     struct mmsghdr msgs[AGENT_BATCH];
     struct iovec iov[AGENT_BATCH];
     union {
-        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        char buf[NETADDR_PKTINFO_BYTES];
         struct cmsghdr align;
     } ctl[AGENT_BATCH];
     uint32_t i = 0;
@@ -135,20 +131,11 @@ flush_batch(struct agent_batch *b)
             struct agent_out *o = &b->out[i];
             iov[n] = (struct iovec){.iov_base = o->data, .iov_len = o->len};
             msgs[n].msg_hdr.msg_name = &o->peer;
-            msgs[n].msg_hdr.msg_namelen = sizeof o->peer;
+            msgs[n].msg_hdr.msg_namelen = netaddr_sa_len(&o->peer.sa);
             msgs[n].msg_hdr.msg_iov = &iov[n];
             msgs[n].msg_hdr.msg_iovlen = 1;
-            if (o->src_addr) {
-                struct in_pktinfo pi = {.ipi_spec_dst.s_addr = o->src_addr};
-                struct cmsghdr *c;
-                memset(&ctl[n], 0, sizeof ctl[n]);
-                msgs[n].msg_hdr.msg_control = ctl[n].buf;
-                msgs[n].msg_hdr.msg_controllen = sizeof ctl[n].buf;
-                c = CMSG_FIRSTHDR(&msgs[n].msg_hdr);
-                c->cmsg_level = IPPROTO_IP;
-                c->cmsg_type = IP_PKTINFO;
-                c->cmsg_len = CMSG_LEN(sizeof pi);
-                memcpy(CMSG_DATA(c), &pi, sizeof pi);
+            if (o->has_src) {
+                netaddr_msg_source(&msgs[n].msg_hdr, ctl[n].buf, b->fam, o->src_low);
             }
         }
         for (uint32_t sent = 0; sent < n;) {
@@ -169,7 +156,7 @@ on_delayed(struct loop *loop, struct loop_timer *timer)
     struct agent_worker *aw = &d->worker->snmp;
 
     (void)loop;
-    send_one(d->fd, &d->peer, d->src_addr, d->data, d->len);
+    send_one(d->fd, &d->worker->fleet->cfg.ip_fam, d);
     if (d->prev) {
         d->prev->next = d->next;
     } else {
@@ -183,8 +170,8 @@ on_delayed(struct loop *loop, struct loop_timer *timer)
 
 /* Hold an answer for @p delay_ms; when memory runs out it goes now instead. */
 static int
-delay_answer(struct worker *w, int fd, const struct sockaddr_in *peer, uint32_t src_addr, const uint8_t *data,
-             size_t len, uint32_t delay_ms)
+delay_answer(struct worker *w, int fd, const union netaddr_sa *peer, const uint32_t *src_low,
+             const uint8_t *data, size_t len, uint32_t delay_ms)
 {
     struct agent_delayed *d = malloc(sizeof *d + len);
 
@@ -195,7 +182,8 @@ delay_answer(struct worker *w, int fd, const struct sockaddr_in *peer, uint32_t 
     d->worker = w;
     d->fd = fd;
     d->peer = *peer;
-    d->src_addr = src_addr;
+    d->has_src = src_low != NULL;
+    d->src_low = src_low ? *src_low : 0;
     d->len = len;
     memcpy(d->data, data, len);
     d->prev = NULL;
@@ -210,8 +198,8 @@ delay_answer(struct worker *w, int fd, const struct sockaddr_in *peer, uint32_t 
 
 /* Answer one request for @p dev; the answer joins @p batch or waits on a timer. */
 static void
-handle_request(struct worker *w, struct device *dev, int fd, const struct sockaddr_in *peer,
-               uint32_t dst_addr, uint8_t *req, size_t len, struct agent_batch *batch)
+handle_request(struct worker *w, struct device *dev, int fd, const union netaddr_sa *peer,
+               const uint32_t *dst_low, uint8_t *req, size_t len, struct agent_batch *batch)
 {
     const struct fleet_config *cfg = &dev->group->cfg;
     struct agent_worker *aw = &w->snmp;
@@ -257,11 +245,15 @@ handle_request(struct worker *w, struct device *dev, int fd, const struct sockad
     if (fault && fault->kind == AGENT_FAULT_DELAY) {
         delay_ms += fault->delay_ms;
     }
-    if (delay_ms && !delay_answer(w, fd, peer, dst_addr, reply, reply_len, delay_ms)) {
+    if (delay_ms && !delay_answer(w, fd, peer, dst_low, reply, reply_len, delay_ms)) {
         return;
     }
-    batch->out[batch->count++] =
-        (struct agent_out){.fd = fd, .peer = *peer, .src_addr = dst_addr, .data = reply, .len = reply_len};
+    batch->out[batch->count++] = (struct agent_out){.fd = fd,
+                                                    .peer = *peer,
+                                                    .src_low = dst_low ? *dst_low : 0,
+                                                    .has_src = dst_low != NULL,
+                                                    .data = reply,
+                                                    .len = reply_len};
 }
 
 /* Read up to a batch from @p fd; with @p shared, learn each datagram's destination address. */
@@ -272,15 +264,16 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
     struct fleet *fleet = w->fleet;
     struct mmsghdr msgs[AGENT_BATCH];
     struct iovec iov[AGENT_BATCH];
-    struct sockaddr_in peers[AGENT_BATCH];
+    union netaddr_sa peers[AGENT_BATCH];
     union {
-        char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
         struct cmsghdr align;
     } ctl[AGENT_BATCH];
     struct agent_batch batch;
     int n;
 
     batch.count = 0;
+    batch.fam = &fleet->cfg.ip_fam;
     memset(msgs, 0, sizeof msgs);
     for (int i = 0; i < AGENT_BATCH; i++) {
         iov[i] = (struct iovec){.iov_base = aw->in_bufs + (size_t)i * AGENT_MAX_REQUEST_BYTES,
@@ -301,15 +294,9 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
         uint8_t *data = iov[i].iov_base;
         size_t len = msgs[i].msg_len;
         if (!own_dev) {
-            struct cmsghdr *c;
-            for (c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
-                if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
-                    struct in_pktinfo pi;
-                    memcpy(&pi, CMSG_DATA(c), sizeof pi);
-                    dst = pi.ipi_addr.s_addr;
-                }
-            }
-            dev = dst ? group_device_at(fleet, ntohl(dst), fleet->snmp_shared_ports[slot], 1) : NULL;
+            dev = !netaddr_msg_destination(&msgs[i].msg_hdr, &fleet->cfg.ip_fam, &dst)
+                      ? group_device_at(fleet, dst, fleet->snmp_shared_ports[slot], 1)
+                      : NULL;
             if (!dev) {
                 continue; /* not one of ours (the socket is bound to the wildcard address) */
             }
@@ -320,7 +307,7 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
                     h->dev = dev;
                     h->slot = slot;
                     h->peer = peers[i];
-                    h->dst_addr = dst;
+                    h->dst_low = dst;
                     h->len = len;
                     memcpy(h->data, data, len);
                     if (loop_post(dev->worker->loop, agent_adopt, h)) {
@@ -330,7 +317,7 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
                 continue;
             }
         }
-        if (own_dev && w->traps && trap_sender_take_response(w->traps, data, len, &peers[i])) {
+        if (own_dev && w->traps && trap_sender_take_response(w->traps, data, len, &peers[i].sa)) {
             continue; /* a collector's Response to an inform this device sent from its agent socket */
         }
         if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
@@ -338,7 +325,7 @@ read_batch(struct worker *w, int fd, int slot, struct device *own_dev)
             dev->snmp_stats.in_asn_parse_errs++;
             continue;
         }
-        handle_request(w, dev, fd, &peers[i], dst, data, len, &batch);
+        handle_request(w, dev, fd, &peers[i], own_dev ? NULL : &dst, data, len, &batch);
     }
     flush_batch(&batch);
 }
@@ -348,11 +335,11 @@ agent_adopt(struct loop *loop, void *arg)
 {
     struct agent_handoff *h = arg;
     struct worker *w = h->dev->worker;
-    struct agent_batch batch = {.count = 0};
+    struct agent_batch batch = {.count = 0, .fam = &w->fleet->cfg.ip_fam};
 
     (void)loop;
     if (w->snmp.fds[h->slot] >= 0) {
-        handle_request(w, h->dev, w->snmp.fds[h->slot], &h->peer, h->dst_addr, h->data, h->len, &batch);
+        handle_request(w, h->dev, w->snmp.fds[h->slot], &h->peer, &h->dst_low, h->data, h->len, &batch);
         flush_batch(&batch);
     }
     free(h);
@@ -388,19 +375,22 @@ on_shared_readable(struct loop *loop, int fd, uint32_t events, void *data)
  * rehashes the socket out of its SO_REUSEPORT group, and the steering program is then refused (EINVAL).
  */
 static int
-open_udp(uint32_t addr, uint16_t port, int shared, int loopback_only, char *err, size_t err_len)
+open_udp(const struct net_family *fam, uint32_t low, uint16_t port, int shared, int loopback_only, char *err,
+         size_t err_len)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)};
+    struct sockaddr_storage sa;
+    socklen_t sa_len = netaddr_sockaddr(fam, low, port, &sa);
     int one = 1;
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(netaddr_af(fam), SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
     if (fd < 0) {
         snprintf(err, err_len, "cannot create a UDP socket: %m");
         return -1;
     }
+    netaddr_socket_prepare(fd, fam, low);
     if (shared) {
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
-        setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+        netaddr_socket_pktinfo(fd, fam);
     }
     if (loopback_only && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0) {
         log_warn("cannot restrict SNMP to the loopback interface (%m); datagrams to addresses outside "
@@ -415,10 +405,9 @@ open_udp(uint32_t addr, uint16_t port, int shared, int loopback_only, char *err,
         int bytes = shared ? AGENT_SHARED_RCVBUF_BYTES : AGENT_DEVICE_RCVBUF_BYTES;
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
     }
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-        char text[INET_ADDRSTRLEN];
-        struct in_addr a = {.s_addr = htonl(addr)};
-        inet_ntop(AF_INET, &a, text, sizeof text);
+    if (bind(fd, (struct sockaddr *)&sa, sa_len) < 0) {
+        char text[NETADDR_TEXT_BYTES];
+        netaddr_text(fam, low, text, sizeof text);
         snprintf(err, err_len, "cannot bind SNMP to %s port %u (UDP): %m", text, (unsigned)port);
         close(fd);
         return -1;
@@ -447,7 +436,9 @@ attach_steering(const struct fleet *fleet, uint16_t port, int fd)
         if (!c->ip_per_device || !c->snmp || c->snmp_starting_port != port || n + 7 > AGENT_STEER_MAX_INSNS) {
             continue;
         }
-        code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)SKF_NET_OFF + 16);
+        /* the destination's last 32 bits: IPv4 header offset 16, IPv6 24 + 12 */
+        code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                                 (uint32_t)SKF_NET_OFF + (c->ip_fam.v6 ? 36u : 16u));
         code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, c->ip, 0, 4);
         code[n++] =
             (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, c->ip + c->device_count - 1, 3, 0);
@@ -486,7 +477,8 @@ worker_buffers(struct worker *w, uint32_t max_msg_bytes)
 static enum fleet_err
 open_shared(struct fleet *fleet, uint32_t slot, uint16_t port, char *err, size_t err_len)
 {
-    int loopback = 1;
+    const struct net_family any = {.v6 = fleet->cfg.ip_fam.v6};
+    int loopback = !any.v6; /* an IPv6 prefix made local on lo is reached from elsewhere too */
 
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         const struct fleet_config *c = &fleet->groups[i].cfg;
@@ -496,7 +488,7 @@ open_shared(struct fleet *fleet, uint32_t slot, uint16_t port, char *err, size_t
     }
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
-        if ((w->snmp.fds[slot] = open_udp(0, port, 1, loopback, err, err_len)) < 0) {
+        if ((w->snmp.fds[slot] = open_udp(&any, 0, port, 1, loopback, err, err_len)) < 0) {
             return FLEET_ERR_SYS;
         }
         if (loop_watch(w->loop, w->snmp.fds[slot], LOOP_READ, on_shared_readable, w)) {
@@ -553,8 +545,8 @@ agent_open_all(struct fleet *fleet, char *err, size_t err_len)
         }
         for (uint32_t k = 0; k < c->device_count; k++) {
             struct device *dev = &fleet->devices[g->first + k];
-            if ((dev->snmp_fd =
-                     open_udp(dev->addr, (uint16_t)(c->snmp_starting_port + k), 0, 0, err, err_len)) < 0) {
+            if ((dev->snmp_fd = open_udp(&c->ip_fam, dev->addr, (uint16_t)(c->snmp_starting_port + k), 0, 0,
+                                         err, err_len)) < 0) {
                 return FLEET_ERR_SYS;
             }
             if (loop_watch(dev->worker->loop, dev->snmp_fd, LOOP_READ, on_device_readable, dev)) {

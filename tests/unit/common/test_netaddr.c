@@ -164,13 +164,76 @@ test_split_any_sockaddr(void **state)
     assert_int_equal(netaddr_split(&unix_sa, &fam, &low, &port), -1);
 }
 
+static void
+test_port_text_is_digits_only(void **state)
+{
+    struct net_endpoint e;
+    char err[160];
+
+    (void)state;
+    assert_int_equal(netaddr_endpoint_parse("127.0.0.1: 162", 0, &e, err, sizeof err), -1);
+    assert_int_equal(netaddr_endpoint_parse("127.0.0.1:+162", 0, &e, err, sizeof err), -1);
+    assert_int_equal(netaddr_endpoint_parse("[::1]:-1", 0, &e, err, sizeof err), -1);
+    assert_int_equal(netaddr_endpoint_parse("[::1]:162", 0, &e, err, sizeof err), 0);
+}
+
+/* ::1 has a local route of its own on every Linux host; 2001:db8::/32 is documentation, never local. */
+static void
+test_is_local(void **state)
+{
+    struct net_family fam;
+    uint32_t low;
+
+    (void)state;
+    assert_int_equal(netaddr_parse("127.0.0.1", &fam, &low), 0);
+    assert_int_equal(netaddr_is_local(&fam, low), 1);
+    assert_int_equal(netaddr_parse("::", &fam, &low), 0);
+    assert_int_equal(netaddr_is_local(&fam, low), 1);
+    assert_int_equal(netaddr_parse("::1", &fam, &low), 0);
+    if (netaddr_is_local(&fam, low) < 0) {
+        skip(); /* no /proc/net/ipv6_route: no IPv6 in this kernel */
+    }
+    assert_int_equal(netaddr_is_local(&fam, low), 1);
+    assert_int_equal(netaddr_parse("2001:db8::1", &fam, &low), 0);
+    assert_int_equal(netaddr_is_local(&fam, low), 0);
+}
+
+/* IPV6_PKTINFO carries the same in6_pktinfo both ways: a source netaddr_msg_source() writes is read back by
+ * netaddr_msg_destination(), and refused for another prefix. */
+static void
+test_pktinfo_round_trip(void **state)
+{
+    union {
+        char buf[NETADDR_PKTINFO_BYTES];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr mh = {0};
+    struct net_family fam, other;
+    uint32_t low, back = 0;
+
+    (void)state;
+    assert_int_equal(netaddr_parse("fd5e:f1ee::7", &fam, &low), 0);
+    netaddr_msg_source(&mh, ctl.buf, &fam, low);
+    assert_int_equal(netaddr_msg_destination(&mh, &fam, &back), 0);
+    assert_int_equal(back, 7);
+    other = fam;
+    other.prefix[0] ^= 1;
+    assert_int_equal(netaddr_msg_destination(&mh, &other, &back), -1);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ipv4_round_trip),     cmocka_unit_test(test_ipv6_round_trip),
-        cmocka_unit_test(test_peer_outside_prefix), cmocka_unit_test(test_range_fits),
-        cmocka_unit_test(test_endpoint_parse),      cmocka_unit_test(test_split_any_sockaddr),
+        cmocka_unit_test(test_ipv4_round_trip),
+        cmocka_unit_test(test_ipv6_round_trip),
+        cmocka_unit_test(test_peer_outside_prefix),
+        cmocka_unit_test(test_range_fits),
+        cmocka_unit_test(test_endpoint_parse),
+        cmocka_unit_test(test_port_text_is_digits_only),
+        cmocka_unit_test(test_is_local),
+        cmocka_unit_test(test_pktinfo_round_trip),
+        cmocka_unit_test(test_split_any_sockaddr),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

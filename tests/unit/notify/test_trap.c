@@ -121,8 +121,7 @@ tt_bind_sink(struct trap_sink *sink)
         struct sockaddr_in sa = {
             .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
         if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
-            sink->addr = INADDR_LOOPBACK;
-            sink->port = port;
+            netaddr_endpoint_set(&sink->ep, (struct sockaddr *)&sa, sizeof sa);
             return fd;
         }
     }
@@ -384,7 +383,7 @@ tt_bind_agent(uint16_t *port)
     struct trap_sink where;
     int fd = tt_bind_sink(&where);
 
-    *port = where.port;
+    *port = netaddr_endpoint_port(&where.ep);
     return fd;
 }
 
@@ -445,12 +444,14 @@ test_sink_parse_accepts_address_and_port(void **state)
 
     (void)state;
     assert_int_equal(trap_sink_parse("127.0.0.1:16200", &sink, err, sizeof err), FLEET_OK);
-    assert_int_equal(sink.addr, 0x7f000001u);
-    assert_int_equal(sink.port, 16200);
+    assert_int_equal(netaddr_endpoint_port(&sink.ep), 16200);
     assert_string_equal(trap_sink_format(&sink, text, sizeof text), "127.0.0.1:16200");
     assert_int_equal(trap_sink_parse("10.1.2.3", &sink, err, sizeof err), FLEET_OK);
-    assert_int_equal(sink.addr, 0x0a010203u);
-    assert_int_equal(sink.port, TRAP_DEFAULT_PORT);
+    assert_string_equal(trap_sink_format(&sink, text, sizeof text), "10.1.2.3:162");
+    assert_int_equal(trap_sink_parse("[::1]:16200", &sink, err, sizeof err), FLEET_OK);
+    assert_string_equal(trap_sink_format(&sink, text, sizeof text), "[::1]:16200");
+    assert_int_equal(trap_sink_parse("fd5e:f1ee::9", &sink, err, sizeof err), FLEET_OK);
+    assert_string_equal(trap_sink_format(&sink, text, sizeof text), "[fd5e:f1ee::9]:162");
 }
 
 static void
@@ -461,13 +462,13 @@ test_sink_parse_refuses_names_and_bad_ports(void **state)
 
     (void)state;
     assert_int_equal(trap_sink_parse("collector.example:162", &sink, err, sizeof err), FLEET_ERR_INVAL);
-    assert_string_equal(err,
-                        "trap sink \"collector.example:162\": \"collector.example\" is not a numeric IPv4 "
-                        "address (names are not resolved; give an address such as 127.0.0.1:162)");
+    assert_string_equal(
+        err, "trap sink \"collector.example:162\": \"collector.example\" is not an IPv4 or IPv6 "
+             "address (names are not resolved; give an address such as 127.0.0.1:162 or [::1]:162)");
     assert_int_equal(trap_sink_parse("localhost", &sink, err, sizeof err), FLEET_ERR_INVAL);
-    assert_non_null(strstr(err, "is not a numeric IPv4 address"));
+    assert_non_null(strstr(err, "is not an IPv4 or IPv6 address"));
     assert_int_equal(trap_sink_parse("127.0.0.1:0", &sink, err, sizeof err), FLEET_ERR_INVAL);
-    assert_string_equal(err, "trap sink \"127.0.0.1:0\": the port must be a number from 1 to 65535");
+    assert_non_null(strstr(err, "is not a port (1-65535)"));
     assert_int_equal(trap_sink_parse("127.0.0.1:65536", &sink, err, sizeof err), FLEET_ERR_INVAL);
     assert_int_equal(trap_sink_parse("127.0.0.1:", &sink, err, sizeof err), FLEET_ERR_INVAL);
     assert_int_equal(trap_sink_parse("127.0.0.1:-5", &sink, err, sizeof err), FLEET_ERR_INVAL);
@@ -475,8 +476,9 @@ test_sink_parse_refuses_names_and_bad_ports(void **state)
     assert_int_equal(trap_sink_parse("127.0.0.1: 162", &sink, err, sizeof err), FLEET_ERR_INVAL);
     assert_int_equal(trap_sink_parse("127.0.0.1:+162", &sink, err, sizeof err), FLEET_ERR_INVAL);
     assert_int_equal(trap_sink_parse(":162", &sink, err, sizeof err), FLEET_ERR_INVAL);
-    assert_int_equal(trap_sink_parse("[::1]:162", &sink, err, sizeof err), FLEET_ERR_INVAL);
-    assert_int_equal(sink.port, 0); /* untouched on failure */
+    assert_int_equal(trap_sink_parse("[::1:162", &sink, err, sizeof err), FLEET_ERR_INVAL);
+    assert_int_equal(trap_sink_parse("fd5e::zz", &sink, err, sizeof err), FLEET_ERR_INVAL);
+    assert_int_equal(netaddr_endpoint_port(&sink.ep), 0); /* untouched on failure */
 }
 
 /* ---- traps ---- */
@@ -746,9 +748,9 @@ test_inform_from_agent_socket_is_settled_by_take_response(void **state)
         uint8_t get[] = {0x30, 0x1a, 0x02, 0x01, 0x01, 0x04, 0x06, 'p',  'u',  'b',  'l',  'i',  'c',  0xa0,
                          0x0d, 0x02, 0x01, 0x01, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00, 0x30, 0x02, 0x30, 0x00};
         get[1] = (uint8_t)(sizeof get - 2);
-        assert_int_equal(trap_sender_take_response(s, get, sizeof get, &peer), 0);
+        assert_int_equal(trap_sender_take_response(s, get, sizeof get, (struct sockaddr *)&peer), 0);
     }
-    assert_int_equal(trap_sender_take_response(s, buf, n, &peer), 1);
+    assert_int_equal(trap_sender_take_response(s, buf, n, (struct sockaddr *)&peer), 1);
     tt_assert_row(&row, 1, 1, 0, 0, 1, 0, 1, 0);
     assert_int_equal(trap_sender_stats(s)->responses, 1);
     assert_int_equal(trap_sender_pending(s), 0);
@@ -1176,7 +1178,8 @@ test_snmptrapd_logs_link_traps_and_acknowledges_informs(void **state)
         started = tt_trapd_start(&d, path);
     }
     assert_true(started);
-    sink = (struct trap_sink){.addr = INADDR_LOOPBACK, .port = d.port};
+    netaddr_sockaddr(&(struct net_family){0}, INADDR_LOOPBACK, d.port, &sink.ep.sa);
+    sink.ep.len = sizeof(struct sockaddr_in);
 
     assert_int_equal(trap_sender_new(st->loop, &cfg, &traps, err, sizeof err), FLEET_OK);
     cfg.inform = 1;
