@@ -140,11 +140,23 @@ loop_watch(struct loop *loop, int fd, uint32_t events, loop_io_cb cb, void *data
         return FLEET_ERR_LIMIT;
     }
     op = loop->fds[fd].cb ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-    if (epoll_ctl(loop->epfd, op, fd, &ev) < 0) {
+    /* The same events for a new owner need no system call (libcurl hands a connection from transfer to
+     * transfer this way). */
+    if ((op == EPOLL_CTL_ADD || loop->fds[fd].events != events) && epoll_ctl(loop->epfd, op, fd, &ev) < 0) {
         return FLEET_ERR_SYS;
     }
     loop->fds[fd] = (struct loop_fd){.cb = cb, .data = data, .events = events};
     return FLEET_OK;
+}
+
+int
+loop_watching(const struct loop *loop, int fd, uint32_t *events)
+{
+    if (fd < 0 || fd >= loop->max_fds || !loop->fds[fd].cb) {
+        return 0;
+    }
+    *events = loop->fds[fd].events;
+    return 1;
 }
 
 enum fleet_err

@@ -49,10 +49,14 @@ struct loop *loop_new(int max_fds);
 void loop_free(struct loop *loop);
 
 /**
- * @brief Watch @p fd for @p events, or change the events of a watched fd.
+ * @brief Watch @p fd for @p events, or change the events or the callback of a watched fd (no system
+ *        call when the events are unchanged).
  * @return FLEET_OK or FLEET_ERR_SYS / FLEET_ERR_LIMIT (fd beyond max_fds).
  */
 enum fleet_err loop_watch(struct loop *loop, int fd, uint32_t events, loop_io_cb cb, void *data);
+
+/** @return 1 if @p fd is watched (its events in @p events), else 0. */
+int loop_watching(const struct loop *loop, int fd, uint32_t *events);
 
 /** @brief Change only the event mask of a watched fd. */
 enum fleet_err loop_set_events(struct loop *loop, int fd, uint32_t events);

@@ -112,6 +112,7 @@ struct rc_stream {
     struct rc_pool *pools;  /* pool_count pools of RC_SLOTS_PER_POOL slots (the last one the rest) */
     uint32_t pool_count;    /* entries in pools */
     char *url;              /* its URL, malloc'd */
+    CURLU *url_parsed;      /* url parsed once: libcurl then only copies it per transfer */
     uint32_t device_port;   /* the device it edits */
     uint64_t first;         /* global number of its first request */
     uint64_t count;         /* its requests */
@@ -385,6 +386,26 @@ on_curl_timer(struct loop *loop, struct loop_timer *timer)
     drain(p);
 }
 
+/* A kept connection between transfers said something (the server closed it): libcurl will see that
+ * when it next checks the connection; until then, stop watching it. */
+static void
+on_idle(struct loop *loop, int fd, uint32_t events, void *data)
+{
+    (void)events;
+    (void)data;
+    loop_unwatch(loop, fd);
+}
+
+/* CURLOPT_CLOSESOCKETFUNCTION: the watch a closed connection may still have (on_idle) goes with it. */
+static int
+on_curl_close(void *user, curl_socket_t fd)
+{
+    struct rc_run *run = user;
+
+    loop_unwatch(run->loop, fd);
+    return close(fd);
+}
+
 /* CURLMOPT_SOCKETFUNCTION: watch what libcurl asks for. */
 static int
 on_curl_socket(CURL *easy, curl_socket_t fd, int what, void *user, void *socketp)
@@ -395,7 +416,12 @@ on_curl_socket(CURL *easy, curl_socket_t fd, int what, void *user, void *socketp
     (void)easy;
     (void)socketp;
     if (what == CURL_POLL_REMOVE) {
-        loop_unwatch(s->run->loop, fd);
+        /* Between two transfers of a kept connection libcurl drops its watch and asks again at once:
+         * the watch stays (on_idle) so that neither costs an epoll_ctl. */
+        uint32_t events;
+        if (loop_watching(s->run->loop, fd, &events)) {
+            loop_watch(s->run->loop, fd, events, on_idle, p);
+        }
         return 0;
     }
     if (loop_watch(s->run->loop, fd,
@@ -502,6 +528,9 @@ setup_stream(struct rc_run *run, struct rc_stream *s, uint32_t i)
     if (!s->url || !s->slots || !s->pools || latency_reserve(&s->latency, s->count)) {
         return -1;
     }
+    if (!(s->url_parsed = curl_url()) || curl_url_set(s->url_parsed, CURLUPART_URL, s->url, 0) != CURLUE_OK) {
+        return -1;
+    }
     for (uint32_t k = 0; k < s->pool_count; k++) {
         struct rc_pool *p = &s->pools[k];
         p->stream = s;
@@ -521,7 +550,7 @@ setup_stream(struct rc_run *run, struct rc_stream *s, uint32_t i)
         if (!(slot->easy = curl_easy_init())) {
             return -1;
         }
-        curl_easy_setopt(slot->easy, CURLOPT_URL, s->url);
+        curl_easy_setopt(slot->easy, CURLOPT_CURLU, s->url_parsed);
         curl_easy_setopt(slot->easy, CURLOPT_POST, 1L);
         curl_easy_setopt(slot->easy, CURLOPT_HTTPHEADER, run->headers);
         /* No proxy from the environment (a load test goes straight to the controller): libcurl then does
@@ -531,6 +560,8 @@ setup_stream(struct rc_run *run, struct rc_stream *s, uint32_t i)
         curl_easy_setopt(slot->easy, CURLOPT_WRITEDATA, slot);
         curl_easy_setopt(slot->easy, CURLOPT_ERRORBUFFER, slot->curl_err);
         curl_easy_setopt(slot->easy, CURLOPT_PRIVATE, slot);
+        curl_easy_setopt(slot->easy, CURLOPT_CLOSESOCKETFUNCTION, on_curl_close);
+        curl_easy_setopt(slot->easy, CURLOPT_CLOSESOCKETDATA, run);
         curl_easy_setopt(slot->easy, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(slot->easy, CURLOPT_TCP_NODELAY, 1L);
         curl_easy_setopt(slot->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
@@ -605,6 +636,7 @@ teardown(struct rc_run *run)
         }
         free(s->pools);
         free(s->slots);
+        curl_url_cleanup(s->url_parsed);
         free(s->url);
         latency_free(&s->latency);
     }

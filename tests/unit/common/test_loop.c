@@ -588,6 +588,37 @@ test_unwatch_stops_callbacks(void **state)
 }
 
 static void
+test_rewatch_with_same_events_moves_callbacks_to_new_owner(void **state)
+{
+    struct tl_state *st = *state;
+    struct tl_io first = {.other_fd = -1};
+    struct tl_io second = {.other_fd = -1};
+    uint32_t events = 0;
+    int p[2];
+    char byte = 'x';
+
+    tl_pipe(p);
+    assert_int_equal(loop_watching(st->loop, p[0], &events), 0);
+    assert_int_equal(loop_watch(st->loop, p[0], LOOP_READ, tl_io_cb, &first), FLEET_OK);
+    assert_int_equal(loop_watching(st->loop, p[0], &events), 1);
+    assert_int_equal(events, LOOP_READ);
+    /* Same events, new owner (no epoll_ctl): the next event goes to the new owner only. */
+    assert_int_equal(loop_watch(st->loop, p[0], LOOP_READ, tl_io_cb, &second), FLEET_OK);
+    assert_int_equal(write(p[1], &byte, 1), 1);
+    loop_run_once(st->loop, 0);
+    assert_int_equal(first.calls, 0);
+    assert_int_equal(second.calls, 1);
+    /* Other events still change the registration: the read end never becomes writable. */
+    assert_int_equal(loop_watch(st->loop, p[0], LOOP_WRITE, tl_io_cb, &second), FLEET_OK);
+    loop_run_once(st->loop, 0);
+    assert_int_equal(second.calls, 1);
+    loop_unwatch(st->loop, p[0]);
+    assert_int_equal(loop_watching(st->loop, p[0], &events), 0);
+    close(p[0]);
+    close(p[1]);
+}
+
+static void
 test_callback_unwatching_other_ready_fd_prevents_its_callback(void **state)
 {
     struct tl_state *st = *state;
@@ -814,6 +845,7 @@ main(void)
         TL_TEST(test_watched_eventfd_calls_back_with_read),
         TL_TEST(test_set_events_to_write_reports_writable),
         TL_TEST(test_unwatch_stops_callbacks),
+        TL_TEST(test_rewatch_with_same_events_moves_callbacks_to_new_owner),
         TL_TEST(test_callback_unwatching_other_ready_fd_prevents_its_callback),
         TL_TEST(test_watch_beyond_max_fds_is_limit),
         TL_TEST(test_before_sleep_runs_after_due_timers_every_iteration),
