@@ -279,6 +279,29 @@ def run_stress(stress, argv, manifest_path, limit_s):
 
 # ---------------------------------------------------------------- small helpers of many tests
 
+def start_snmptrapd(test, work, host="127.0.0.1"):
+    """net-snmp's snmptrapd on a free UDP port of @host (IPv4 or IPv6), accepting community public and
+    logging every trap and inform (numeric OIDs) to a file in @work; stopped at @test's cleanup.
+    Returns (port, path of its log)."""
+    conf = os.path.join(work, "snmptrapd.conf")
+    with open(conf, "w") as c:
+        c.write("authCommunity log,execute,net public\ndisableAuthorization yes\n")
+    log_path = os.path.join(work, "snmptrapd.log")
+    log = open(log_path, "w")
+    test.addCleanup(log.close)
+    transport = "udp6:[%s]" % host if ":" in host else "udp:%s" % host
+    for _ in range(8):
+        port = free_port(host)
+        trapd = subprocess.Popen(["snmptrapd", "-f", "-Lo", "-C", "-c", conf, "-On", "-n",
+                                  "%s:%d" % (transport, port)], stdout=log, stderr=subprocess.STDOUT,
+                                 env=dict(os.environ, MIBS=""))
+        time.sleep(0.3)
+        if trapd.poll() is None:  # else the port was taken meanwhile: another one
+            test.addCleanup(lambda: (trapd.terminate(), trapd.wait(timeout=10)))
+            return port, log_path
+    raise AssertionError("snmptrapd did not start on %s" % host)
+
+
 def free_port(host="127.0.0.1"):
     """A port of the harness's range (below the ephemeral range, so no client socket takes it before the
     test binds it) that nothing has bound on @host now."""

@@ -9,7 +9,6 @@ Run: /usr/bin/python3 test_control_api.py <path to fleetsim>. Loopback only, eve
 
 import json
 import os
-import random
 import re
 import signal
 import socket
@@ -180,21 +179,7 @@ class ControlApiTests(unittest.TestCase):
 
     def test_reboot_seen_by_ncclient_snmpget_and_snmptrapd(self):
         work = tempfile.mkdtemp(prefix="fleetsim-capi-")
-        conf = os.path.join(work, "snmptrapd.conf")
-        with open(conf, "w") as c:
-            c.write("authCommunity log,execute,net public\ndisableAuthorization yes\n")
-        out_path = os.path.join(work, "out.txt")
-        out = open(out_path, "w")
-        self.addCleanup(out.close)
-        for _ in range(8):
-            tport = random.randrange(20000, 32000)
-            trapd = subprocess.Popen(["snmptrapd", "-f", "-Lo", "-C", "-c", conf, "-On", "-n",
-                                      "udp:127.0.0.1:%d" % tport], stdout=out,
-                                     stderr=subprocess.STDOUT, env=dict(os.environ, MIBS=""))
-            time.sleep(0.3)
-            if trapd.poll() is None:
-                break
-        self.addCleanup(lambda: (trapd.terminate(), trapd.wait(timeout=10)))
+        tport, out_path = h.start_snmptrapd(self, work)
         f, base = self.fleet(["--ssh", "true", "--trap-sink", "127.0.0.1:%d" % tport], devices=2)
         code, before = snmpget(f.port + 1)
         self.assertEqual(code, 0, before)

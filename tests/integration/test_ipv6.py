@@ -12,7 +12,6 @@ import ipaddress
 import json
 import os
 import random
-import re
 import shutil
 import socket
 import subprocess
@@ -169,21 +168,7 @@ class TestIPv6(unittest.TestCase):
         self.assertIn("<ok/>", p.stdout, p.stderr)
 
     def test_snmptrapd_on_udp6_receives_a_trap(self):
-        conf = os.path.join(self.tmp, "snmptrapd.conf")
-        with open(conf, "w") as c:
-            c.write("authCommunity log,execute,net public\ndisableAuthorization yes\n")
-        out_path = os.path.join(self.tmp, "traps.txt")
-        out = open(out_path, "w")
-        self.addCleanup(out.close)
-        for _ in range(8):
-            tport = random.randrange(20000, 32000)
-            trapd = subprocess.Popen(["snmptrapd", "-f", "-Lo", "-C", "-c", conf, "-On", "-n",
-                                      "udp6:[::1]:%d" % tport], stdout=out, stderr=subprocess.STDOUT,
-                                     env=dict(os.environ, MIBS=""))
-            time.sleep(0.3)
-            if trapd.poll() is None:
-                break
-        self.addCleanup(lambda: (trapd.terminate(), trapd.wait(timeout=10)))
+        tport, out_path = h.start_snmptrapd(self, self.tmp, "::1")
         # A flap a device a second brings linkDown/linkUp traps from the device's own address.
         f = self.fleet(devices=2, ip="::1", extra=["--trap-sink", "[::1]:%d" % tport, "--flap-rate", "5"])
 

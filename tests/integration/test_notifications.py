@@ -178,20 +178,7 @@ class NotificationTests(unittest.TestCase):
     def test_flaps_reach_snmptrapd_subscribers_and_the_snmp_view(self):
         import subprocess
         work = tempfile.mkdtemp(prefix="fleetsim-traps-")
-        conf = os.path.join(work, "snmptrapd.conf")
-        with open(conf, "w") as c:
-            c.write("authCommunity log,execute,net public\ndisableAuthorization yes\n")
-        port = None
-        for _ in range(8):
-            port = __import__("random").randrange(20000, 32000)
-            out = open(os.path.join(work, "out.txt"), "w")
-            trapd = subprocess.Popen(["snmptrapd", "-f", "-Lo", "-C", "-c", conf, "-On", "-n",
-                                      "udp:127.0.0.1:%d" % port], stdout=out, stderr=subprocess.STDOUT,
-                                     env=dict(os.environ, MIBS=""))
-            time.sleep(0.3)
-            if trapd.poll() is None:
-                break
-        self.addCleanup(lambda: (trapd.terminate(), trapd.wait(timeout=10)))
+        port, trap_log_path = h.start_snmptrapd(self, work)
         f = self.fleet(["--flap-rate", "1", "--trap-sink", "127.0.0.1:%d" % port, "--trap-inform", "true"],
                        devices=4)
         with h.RawClient(f.addr(0)).hello() as c:
@@ -209,7 +196,7 @@ class NotificationTests(unittest.TestCase):
                 self.assertEqual(snmp_oper, "1" if oper == "up" else "2", "ifOperStatus follows the flap")
         time.sleep(2.0)
         report = self.read_report(f)
-        with open(os.path.join(work, "out.txt")) as o:
+        with open(trap_log_path) as o:
             trap_log = o.read()
         self.assertRegex(trap_log, r"\.1\.3\.6\.1\.6\.3\.1\.1\.5\.[34]")
         rows = [t for d in report["devices"] for t in d["trap_sinks"]]
