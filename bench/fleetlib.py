@@ -112,11 +112,16 @@ def stop_fleet(proc):
         raise RuntimeError("fleetsim exited with %d" % rc)
 
 
-def cpu_seconds(pid):
-    """User plus system CPU time of a process, in seconds."""
+def cpu_user_system(pid):
+    """User and system CPU time of a process, in seconds."""
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / HZ
+    return int(fields[11]) / HZ, int(fields[12]) / HZ
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of a process, in seconds."""
+    return sum(cpu_user_system(pid))
 
 
 def rss_kib(pid):
