@@ -271,6 +271,15 @@ class ControlApiTests(unittest.TestCase):
         self.assertFalse(any(a["ranges_truncated"] for a in acts))
         self.assertEqual(len(doc["devices"]), 40, "the device rows are still there")
 
+        # GET /api/v1/report is the same report, now (a shard's report where no folder is shared).
+        code, live = api(base, "/api/v1/report")
+        self.assertEqual(code, 200, live)
+        self.assertGreaterEqual(live.pop("generated_at"), doc.pop("generated_at"))
+        for d in live["devices"] + doc["devices"]:  # its live session's counts may have moved meanwhile
+            d.pop("sessions", None)
+        self.assertEqual(live, doc)
+        self.assertEqual(api(base, "/api/v1/report", "POST")[0], 405)
+
         metrics = subprocess.run(["curl", "-sS", "--max-time", str(h.scaled(10)), base + "/metrics"],
                                  stdout=subprocess.PIPE, timeout=h.scaled(20), check=True).stdout.decode()
         self.assertIn("# TYPE fleetsim_actions_total counter", metrics)

@@ -22,6 +22,7 @@
 #include "fleet_action.h"
 #include "inventory.h"
 #include "json_read.h"
+#include "report.h"
 #include "sbuf.h"
 #include "scenario.h"
 #include "ydata.h"
@@ -345,6 +346,24 @@ get_events(struct fleet *fleet, struct MHD_Connection *conn)
 /* ------------------------------------------------------------------ HTTP */
 
 /* Compare without an early exit, so the time does not tell how much of a token was right. */
+/* GET /api/v1/report: what --report writes at exit, now (each worker snapshots its own devices), so that
+ * the shards of a fleet on hosts without a shared folder can be merged (fleetsim-stress merge). */
+static enum MHD_Result
+get_report(struct fleet *fleet, struct MHD_Connection *conn)
+{
+    struct sbuf out = {0};
+    enum fleet_err rc = report_json(fleet, 1, &out);
+
+    if (rc) {
+        sbuf_free(&out);
+        return send_error(
+            conn, rc == FLEET_ERR_NOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_SERVICE_UNAVAILABLE,
+            rc == FLEET_ERR_NOMEM ? "out of memory" : "a worker did not take its snapshot in time");
+    }
+    out.len--; /* send_json ends the body with its own newline */
+    return send_json(conn, MHD_HTTP_OK, &out);
+}
+
 static int
 token_ok(const char *token, const char *given)
 {
@@ -425,6 +444,10 @@ capi_handle(struct fleet *fleet, const char *token, struct MHD_Connection *conn,
         return is_get ? get_fleet(fleet, conn)
                       : send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET", url);
     }
+    if (!strcmp(url, "/api/v1/report")) {
+        return is_get ? get_report(fleet, conn)
+                      : send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET", url);
+    }
     if (!strcmp(url, "/api/v1/events")) {
         return is_get ? get_events(fleet, conn)
                       : send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET", url);
@@ -437,10 +460,10 @@ capi_handle(struct fleet *fleet, const char *token, struct MHD_Connection *conn,
         return is_post ? post_action(fleet, conn, url, rq->body.buf, rq->body.len)
                        : send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only POST", url);
     }
-    return send_error(
-        conn, MHD_HTTP_NOT_FOUND,
-        "not found: /api/v1/fleet, /api/v1/devices/N, /api/v1/events, POST /api/v1/devices/N[-M]/ACTION or "
-        "/api/v1/groups/NAME/ACTION");
+    return send_error(conn, MHD_HTTP_NOT_FOUND,
+                      "not found: /api/v1/fleet, /api/v1/devices/N, /api/v1/events, /api/v1/report, POST "
+                      "/api/v1/devices/N[-M]/ACTION or "
+                      "/api/v1/groups/NAME/ACTION");
 }
 
 void

@@ -118,13 +118,9 @@ snapshot(struct loop *loop, void *arg)
 }
 
 enum fleet_err
-report_write(struct fleet *fleet, const char *path, int running)
+report_json(struct fleet *fleet, int running, struct sbuf *out)
 {
     struct report_job *job = calloc(1, sizeof *job);
-    struct sbuf out = {0};
-    char *tmp = NULL;
-    FILE *f = NULL;
-    enum fleet_err rc = FLEET_OK;
     uint32_t threads = fleet->cfg.threads;
     int first = 1;
 
@@ -148,29 +144,44 @@ report_write(struct fleet *fleet, const char *path, int running)
         }
         usleep(10000);
     }
-    sbuf_printf(&out, "{\"tool\":\"fleetsim\",\"version\":\"%s\",\"generated_at\":%lld,\"devices\":[",
+    sbuf_printf(out, "{\"tool\":\"fleetsim\",\"version\":\"%s\",\"generated_at\":%lld,\"devices\":[",
                 FLEETSIM_VERSION, (long long)time(NULL));
     for (uint32_t i = 0; i < threads; i++) {
         if (job->parts[i].len) {
             if (!first) {
-                sbuf_adds(&out, ",");
+                sbuf_adds(out, ",");
             }
-            sbuf_add(&out, job->parts[i].buf, job->parts[i].len);
+            sbuf_add(out, job->parts[i].buf, job->parts[i].len);
             first = 0;
         }
         sbuf_free(&job->parts[i]);
     }
-    sbuf_adds(&out, "]");
-    sbuf_adds(&out, ",");
-    scenario_json(fleet->scenario, fleet->cfg.seed, &out);
+    sbuf_adds(out, "]");
+    sbuf_adds(out, ",");
+    scenario_json(fleet->scenario, fleet->cfg.seed, out);
     if (fleet->actions) {
-        sbuf_adds(&out, ",");
-        action_log_json(fleet->actions, &out);
+        sbuf_adds(out, ",");
+        action_log_json(fleet->actions, out);
     }
-    sbuf_adds(&out, "}\n");
+    sbuf_adds(out, "}\n");
     free(job->parts);
     free(job);
-    if (out.failed || asprintf(&tmp, "%s.tmp", path) < 0) {
+    return out->failed ? FLEET_ERR_NOMEM : FLEET_OK;
+}
+
+enum fleet_err
+report_write(struct fleet *fleet, const char *path, int running)
+{
+    struct sbuf out = {0};
+    char *tmp = NULL;
+    FILE *f = NULL;
+    enum fleet_err rc = report_json(fleet, running, &out);
+
+    if (rc) {
+        sbuf_free(&out);
+        return rc;
+    }
+    if (asprintf(&tmp, "%s.tmp", path) < 0) {
         sbuf_free(&out);
         return FLEET_ERR_NOMEM;
     }

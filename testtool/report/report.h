@@ -17,6 +17,13 @@ struct sbuf;
 #define REPORT_SNAPSHOT_TIMEOUT_MS 5000
 
 /**
+ * @brief The report as JSON, appended to @p out (what report_write writes; GET /api/v1/report).
+ * @param[in] running As for report_write.
+ * @return FLEET_OK, FLEET_ERR_NOMEM, or FLEET_ERR_SYS when a worker did not take its snapshot in time.
+ */
+enum fleet_err report_json(struct fleet *fleet, int running, struct sbuf *out);
+
+/**
  * @brief Write the report to @p path atomically (a temporary file renamed over it, so a reader never
  * sees half a report).
  * @param[in] running 1 while the workers run (each takes a snapshot of its own devices on its thread),
