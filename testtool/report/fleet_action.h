@@ -44,6 +44,7 @@ struct fact_outcome {
     uint32_t count;  /* entries in idx */
     uint32_t failed; /* of them, how many could not be acted on */
     uint64_t seq;    /* its sequence number in the action log */
+    uint32_t elsewhere; /* devices of the target range other processes (shards) serve */
 };
 
 /* What a worker reads of one device. */
