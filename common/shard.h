@@ -1,8 +1,8 @@
 /*
  * One fleet served by N processes (--shard I/N): which contiguous part of
  * a count each part takes. Part I of N takes items floor(I*C/N) ..
- * floor((I+1)*C/N)-1 of C, so parts differ in size by at most one, the
- * larger ones last, and the parts of 0..N-1 cover 0..C-1 exactly once.
+ * floor((I+1)*C/N)-1 of C, so parts differ in size by at most one and
+ * the parts 0..N-1 cover 0..C-1 exactly once, in order.
  * The simulator splits its devices this way and the stress client its
  * targets and totals.
  */

@@ -175,6 +175,15 @@ class ShardTest(unittest.TestCase):
         out, err = self.stress(["notify", "--port", port, "--device-count",
                                 DEVICES, "--count", 3, "--seq-element", "sequence", "--json",
                                 self.path("n.json")])
+        # Four client hosts' worth of edits: each --shard k/4 client edits shard k's devices, 103 edits in all.
+        for k in range(SHARDS):
+            self.stress(["edit", "--shard", "%d/%d" % (k, SHARDS), "--port", port, "--device-count", DEVICES,
+                         "--thread-amount", 2, "--edits", 103, "--json", self.path("e%d.json" % k)])
+        self.stress(["merge"] + [self.path("e%d.json" % k) for k in range(SHARDS)] + ["-o", self.path("em.json")])
+        with open(self.path("em.json")) as fh:
+            edits = json.load(fh)
+        self.assertEqual(edits["results"]["edits_answered"], 103)
+        self.assertEqual(edits["parameters"]["port"], [port + 10 * k for k in range(SHARDS)])
         for f in self.fleets:
             f.stop()
         self.fleets.clear()
@@ -190,6 +199,8 @@ class ShardTest(unittest.TestCase):
         sent = sum(d["notifications"]["sent"] for d in merged["devices"])
         self.assertEqual(sent, sum(d["notifications"]["sent"] for p in parts for d in p["devices"]))
         self.assertEqual(sent, 3 * DEVICES)
+        self.assertEqual(sum(d["edits"]["edit_config"] for d in merged["devices"]), 103)
+        self.assertEqual(sum(d["edits"]["edit_config"] for d in merged["devices"] if d["device"] < 10), 25)
         with open(self.path("n.json")) as fh:
             self.assertEqual(json.load(fh)["results"]["total_received"], sent)
         sents = [a for r in reports for a in ("--sent", r)]
@@ -202,6 +213,8 @@ class ShardTest(unittest.TestCase):
             code, out = h.run_fleetsim(["--device-count", "4", "--shard", bad])
             self.assertEqual(code, 2, bad)
             self.assertIn("--shard takes I/N", out)
+            out, err = self.stress(["edit", "--device-count", 4, "--shard", bad], code=2)
+            self.assertIn("--shard takes I/N", err)
         code, out = h.run_fleetsim(["--device-count", "4", "--shard", "0/2", "--device-offset", "2"])
         self.assertEqual(code, 2, out)
         self.assertIn("--shard and --device-offset", out)
