@@ -11,8 +11,8 @@
  * first device (its NETCONF port, or its SNMP port for "snmp").
  */
 #include "options.h"
-#include "shard.h"
 #include "ber.h"
+#include "shard.h"
 #include "textarg.h"
 
 #include <assert.h>
@@ -384,8 +384,8 @@ opt_shard(const struct stress_opt *t, const char *value, struct opt_ctx *c)
 {
     (void)t;
     if (shard_parse(value, &c->o->shard_index, &c->o->shard_count)) {
-        snprintf(c->err, c->err_len, "--%s takes I/N, I from 0 to N-1 and N from 1 to %u, not \"%s\"", c->given,
-                 (unsigned)SHARD_MAX_PARTS, value);
+        snprintf(c->err, c->err_len, "--%s takes I/N, I from 0 to N-1 and N from 1 to %u, not \"%s\"",
+                 c->given, (unsigned)SHARD_MAX_PARTS, value);
         return -1;
     }
     return 0;

@@ -539,8 +539,8 @@ static enum fleet_err
 parse_shard(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     if (shard_parse(value, &c->cfg->shard_index, &c->cfg->shard_count)) {
-        snprintf(c->err, c->err_len, "--%s takes I/N, I from 0 to N-1 and N from 1 to %u, not \"%s\"", o->name,
-                 (unsigned)SHARD_MAX_PARTS, value);
+        snprintf(c->err, c->err_len, "--%s takes I/N, I from 0 to N-1 and N from 1 to %u, not \"%s\"",
+                 o->name, (unsigned)SHARD_MAX_PARTS, value);
         return FLEET_ERR_INVAL;
     }
     return FLEET_OK;

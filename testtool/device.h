@@ -271,9 +271,9 @@ struct fleet {
     uint32_t shared_port_count;                         /* entries in shared_ports */
     uint16_t snmp_shared_ports[FLEET_MAX_SHARED_PORTS]; /* SNMP ports of address-per-device groups */
     uint32_t snmp_shared_port_count;                    /* entries in snmp_shared_ports */
-    struct ly_ctx *bare_ctx;              /* context without modules: schema-free parses of peer XML */
-    struct device *devices;               /* cfg.device_count devices, global indices from cfg.device_offset */
-    struct worker *workers;               /* cfg.threads workers */
+    struct ly_ctx *bare_ctx; /* context without modules: schema-free parses of peer XML */
+    struct device *devices;  /* cfg.device_count devices, global indices from cfg.device_offset */
+    struct worker *workers;  /* cfg.threads workers */
     atomic_uint_fast32_t next_session_id; /* session-ids are unique across the process */
     time_t start_time;                    /* netconf-start-time */
     int max_fds;                          /* RLIMIT_NOFILE after raising it */

@@ -180,7 +180,8 @@ inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count
         struct net_family fam;
         uint32_t low = ip_per_device_base(cfg, &fam);
         /* cfg.ip of a shard's part starts at the part; a consumer address is the whole group's */
-        netaddr_text(&fam, low + index + (cfg->config_address ? groups[g].skip : 0), out->host, sizeof out->host);
+        netaddr_text(&fam, low + index + (cfg->config_address ? groups[g].skip : 0), out->host,
+                     sizeof out->host);
         out->netconf_port = (uint16_t)cfg->starting_port;
         out->snmp_port = cfg->snmp ? (uint16_t)cfg->snmp_starting_port : 0;
         snprintf(out->node_id, sizeof out->node_id, "%s" INVENTORY_NODE_SUFFIX, out->host);

@@ -30,8 +30,8 @@ int capi_parse_range(const char *text, uint32_t device_count, uint32_t *first, u
  * @param[out] elsewhere Devices of the range other processes (shards) serve.
  * @return As capi_parse_range().
  */
-int capi_range_here(const char *text, uint32_t fleet_devices, uint32_t offset, uint32_t count, uint32_t *first,
-                    uint32_t *last, uint32_t *elsewhere);
+int capi_range_here(const char *text, uint32_t fleet_devices, uint32_t offset, uint32_t count,
+                    uint32_t *first, uint32_t *last, uint32_t *elsewhere);
 
 int capi_parse_ms_range(const char *text, uint32_t *min_ms, uint32_t *max_ms);
 

@@ -144,8 +144,7 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
         json_str(&out, grp->type->name);
         sbuf_printf(&out,
                     ",\"first\":%" PRIu32 ",\"last\":%" PRIu32 ",\"count\":%" PRIu32 ",\"present\":%" PRIu32,
-                    d0->index, dl->index, grp->cfg.device_count,
-                    fact_group_present(fleet, g));
+                    d0->index, dl->index, grp->cfg.device_count, fact_group_present(fleet, g));
         netaddr_text(&grp->cfg.ip_fam, d0->addr, addr, sizeof addr);
         sbuf_printf(&out, ",\"address_first\":\"%s\"", addr);
         netaddr_text(&grp->cfg.ip_fam, dl->addr, addr, sizeof addr);
@@ -275,8 +274,8 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
     sbuf_adds(&out, "{\"action\":");
     json_str(&out, action_log_kind_name((enum devact_kind)kind));
     sbuf_printf(&out,
-                ",\"seq\":%" PRIu64 ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32
-                ",\"elsewhere\":%" PRIu32 ",\"ranges\":[",
+                ",\"seq\":%" PRIu64 ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"elsewhere\":%" PRIu32
+                ",\"ranges\":[",
                 done.seq, done.count - done.failed, done.failed, done.elsewhere);
     action_log_ranges(&out, done.idx, done.count, fleet->cfg.device_offset, CAPI_MAX_RANGES_SHOWN);
     sbuf_adds(&out, "}");

@@ -338,7 +338,8 @@ fact_run(struct fleet *fleet, const struct fact_request *rq, struct fact_outcome
     } else if ((idx = malloc((first <= last ? (size_t)last - first + 1 : 1) * sizeof *idx))) {
         for (uint32_t i = first; i <= last && first <= last; i++) {
             const struct device *dev = &fleet->devices[i];
-            if (i - dev->group->first < dev->group->present && capi_share_pick(rq->seed, dev->index, rq->share)) {
+            if (i - dev->group->first < dev->group->present &&
+                capi_share_pick(rq->seed, dev->index, rq->share)) {
                 idx[count++] = i; /* present devices only: the absent are not in the fleet */
             }
         }

@@ -1,7 +1,7 @@
 /*
  * Unit tests of common/shard.c: the parts of any count tile it exactly
- * (each item in one part, in order, sizes differing by at most one), the rule is floor(I*C/N) at the largest counts the
- * simulator takes, and "I/N" is read strictly.
+ * (each item in one part, in order, sizes differing by at most one), the rule is floor(I*C/N) at the largest
+ * counts the simulator takes, and "I/N" is read strictly.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,7 +59,8 @@ test_floor_rule(void **state)
 static void
 test_parse(void **state)
 {
-    static const char *const bad[] = {"0/0", "4/4", "5/4", "1/2/3", "text", "", "/4", "1/", "-1/4", "1/-4",
+    static const char *const bad[] = {"0/0",  "4/4",  "5/4", "1/2/3",    "text",
+                                      "",     "/4",   "1/",  "-1/4",     "1/-4",
                                       "1 /4", "1/4x", "a/4", "1/100001", "99999999999999999999/4"};
     uint32_t i, n;
 
