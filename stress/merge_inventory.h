@@ -11,8 +11,14 @@
 
 #include <stddef.h>
 
-#include "merge.h"
 #include "sbuf.h"
+
+/* One file to merge (a manifest, a report or an inventory). */
+struct merge_input {
+    const char *file; /* its name, for messages and "merged_from" */
+    const char *text; /* its JSON text, not owned */
+    size_t len;       /* bytes of text */
+};
 
 /** @return The inventory format @p text is written in (fleetsim's --inventory-format), or NULL. */
 const char *merge_inventory_format(const char *text, size_t len);
