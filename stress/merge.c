@@ -21,6 +21,7 @@
 
 #include "digest.h"
 #include "json_read.h"
+#include "merge_inventory.h"
 #include "run.h"
 #include "stats.h"
 
@@ -63,6 +64,8 @@ struct merge_rule_row {
 /* Every member of every mode's manifest that the type alone would merge wrongly. */
 static const struct merge_rule_row merge_rules[] = {
     {"tool", MR_KEPT, NULL, NULL},
+    {"generated_at", MR_MAX, NULL, NULL},
+    {"seed", MR_KEPT, NULL, NULL},
     {"mode", MR_KEPT, NULL, NULL},
     {"version", MR_KEPT, NULL, NULL},
     {"parameters", MR_KEPT_ALL, NULL, NULL},
@@ -811,9 +814,12 @@ merge_manifests(const struct merge_input *in, size_t n, struct sbuf *out, FILE *
         }
         t = jsonr_get_str(m.docs[i], "tool");
         md = jsonr_get_str(m.docs[i], "mode");
-        if (!t || !md || !jsonr_get(m.docs[i], "results")) {
+        if (t && !strcmp(t, "fleetsim") && !md && jsonr_get(m.docs[i], "devices")) {
+            md = "report"; /* a shard's --report: its devices are joined, its counts added */
+        } else if (!t || !md || !jsonr_get(m.docs[i], "results")) {
             snprintf(err, err_len,
-                     "%s is not a fleetsim-stress manifest (no \"tool\", \"mode\" and \"results\")",
+                     "%s is not a fleetsim-stress manifest (no \"tool\", \"mode\" and \"results\") nor a "
+                     "fleetsim report",
                      in[i].file);
             goto cleanup;
         }
@@ -902,6 +908,21 @@ merge_run(const struct stress_options *o)
             goto cleanup;
         }
         in[i].text = texts[i];
+    }
+    if (merge_inventory_format(in[0].text, in[0].len)) {
+        if (merge_inventories(in, (size_t)o->report_count, &out, err, sizeof err)) {
+            fprintf(stderr, "fleetsim-stress: merge: %s\n", err);
+            goto cleanup;
+        }
+        if (merge_inventory_write(o->json_path, &out)) {
+            fprintf(stderr, "fleetsim-stress: FAILED: cannot write %s: %m\n", o->json_path);
+            rc = 1;
+            goto cleanup;
+        }
+        printf("merged %d %s inventories: %s\n", o->report_count,
+               merge_inventory_format(in[0].text, in[0].len), o->json_path);
+        rc = 0;
+        goto cleanup;
     }
     if (merge_manifests(in, (size_t)o->report_count, &out, stderr, err, sizeof err)) {
         fprintf(stderr, "fleetsim-stress: merge: %s\n", err);

@@ -14,15 +14,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "merge_inventory.h"
 #include "options.h"
 #include "sbuf.h"
-
-/* One manifest to merge. */
-struct merge_input {
-    const char *file; /* its name, for messages and "merged_from" */
-    const char *text; /* its JSON text, not owned */
-    size_t len;       /* bytes of text */
-};
 
 /**
  * @brief Merge @p n manifests into one, written to @p out.

@@ -12,6 +12,7 @@
  */
 #include "options.h"
 #include "ber.h"
+#include "shard.h"
 #include "textarg.h"
 
 #include <assert.h>
@@ -379,6 +380,55 @@ opt_seq_element(const struct stress_opt *t, const char *value, struct opt_ctx *c
 }
 
 static int
+opt_shard(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    (void)t;
+    if (shard_parse(value, &c->o->shard_index, &c->o->shard_count)) {
+        snprintf(c->err, c->err_len, "--%s takes I/N, I from 0 to N-1 and N from 1 to %u, not \"%s\"",
+                 c->given, (unsigned)SHARD_MAX_PARTS, value);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * --shard I/N: this client's part of the devices (shard.h's split, as fleetsim --shard splits the fleet)
+ * and of the totals (edits; restconf's streams). @return 0, or -1 when the part is empty.
+ */
+static int
+take_shard(struct stress_options *o, char *err, size_t err_len)
+{
+    uint32_t first, count;
+
+    if (!o->shard_count) {
+        return 0;
+    }
+    first = (uint32_t)shard_first(o->device_count, o->shard_index, o->shard_count);
+    count = (uint32_t)shard_size(o->device_count, o->shard_index, o->shard_count);
+    if (o->mode == STRESS_RESTCONF) {
+        /* restconf's devices are its streams' ports, from --device-port-range-start */
+        first = (uint32_t)shard_first(o->threads, o->shard_index, o->shard_count);
+        count = (uint32_t)shard_size(o->threads, o->shard_index, o->shard_count);
+        o->device_port_start += o->same_device ? 0 : first;
+        o->threads = count;
+    } else if (o->ip_per_device) {
+        o->ip += first;
+    } else {
+        o->port += first;
+    }
+    if (o->mode != STRESS_RESTCONF) {
+        o->device_count = count;
+    }
+    o->edits = shard_size(o->edits, o->shard_index, o->shard_count);
+    if (!count || (o->edits == 0 && (o->mode == STRESS_EDIT || o->mode == STRESS_RESTCONF))) {
+        snprintf(err, err_len, "--shard %u/%u: part %u of the %s is empty", (unsigned)o->shard_index,
+                 (unsigned)o->shard_count, (unsigned)o->shard_index, !count ? "devices" : "edits");
+        return -1;
+    }
+    return 0;
+}
+
+static int
 opt_tolerance(const struct stress_opt *t, const char *value, struct opt_ctx *c)
 {
     (void)t;
@@ -525,6 +575,13 @@ static const struct stress_opt opts[] = {
      .kind = OPT_FLAG,
      .field = FIELD(ip_per_device),
      .help = "servers on addresses ADDR..ADDR+D-1, all on port P"},
+    {.name = "shard",
+     .kind = OPT_TEXT,
+     .modes = M_EDIT | M_MOUNT | M_SNMP | M_NOTIFY | M_RESTCONF,
+     .custom = opt_shard,
+     .metavar = "I/N",
+     .help = "take part I (0 to N-1) of N of the devices (as fleetsim --shard: floor(I*D/N) to "
+             "floor((I+1)*D/N)-1) and of --edits (restconf: of the streams), one client host of N"},
     {.name = "msg-timeout",
      .kind = OPT_U32,
      .field = FIELD(msg_timeout_s),
@@ -1558,6 +1615,9 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (optind < argc) {
         BAD("unexpected argument \"%s\" (see --help)", argv[optind]);
+    }
+    if (take_shard(o, err, err_len)) {
+        return STRESS_PARSE_ERROR;
     }
     if (o->mode == STRESS_RESTCONF) {
         if (o->threads > o->edits) {

@@ -70,6 +70,8 @@ struct stress_options {
     uint32_t port;             /* first server port */
     uint32_t device_count;     /* servers: port..port+D-1, or ip..ip+D-1 with ip_per_device */
     int ip_per_device;         /* 1: vary the address, not the port */
+    uint32_t shard_index;      /* --shard I/N: I; this client takes part I of the targets and totals */
+    uint32_t shard_count;      /* --shard I/N: N; 0: no --shard */
     int ssh;                   /* --ssh: 1 SSH, 0 plain TCP, -1 left out: detected per connection */
     const char *username;      /* SSH user (and the user of a preamble) */
     const char *password;      /* SSH password */

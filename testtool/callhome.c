@@ -173,11 +173,11 @@ enqueue(struct ch_dev *d)
     d->state = CH_QUEUED;
     d->queue_next = CH_NONE;
     if (cw->head == CH_NONE) {
-        cw->head = d->dev->index;
+        cw->head = device_slot(d->dev);
     } else {
-        ch->devs[cw->tail].queue_next = d->dev->index;
+        ch->devs[cw->tail].queue_next = device_slot(d->dev);
     }
-    cw->tail = d->dev->index;
+    cw->tail = device_slot(d->dev);
     if (!loop_timer_armed(&cw->pump)) {
         loop_timer_start(loop, &cw->pump, loop_now_us(loop), pump);
     }
@@ -214,7 +214,7 @@ on_session_closed(struct session *s)
     if (!ch) {
         return; /* shutting down */
     }
-    d = &ch->devs[s->dev->index];
+    d = &ch->devs[device_slot(s->dev)];
     if (d->state == CH_CONNECTED) {
         retry_later(d, "connection closed");
     }
@@ -390,7 +390,7 @@ callhome_device_up(struct device *dev)
     struct callhome *ch = dev->worker ? dev->worker->fleet->call_home : NULL;
     struct ch_dev *d;
 
-    if (!ch || (d = &ch->devs[dev->index])->state != CH_PARKED) {
+    if (!ch || (d = &ch->devs[device_slot(dev)])->state != CH_PARKED) {
         return;
     }
     d->failures = 0; /* a device that boots dials at once, not after its backoff */

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "register.h"
 #include "respond.h"
+#include "shard.h"
 #include "stream.h"
 #include "textarg.h"
 #include "trap.h"
@@ -533,6 +534,28 @@ cli_note_one_loop(const struct cli_opt *o, const char *value, struct cli_ctx *c)
     return FLEET_OK;
 }
 
+/* --shard I/N: part I of N of the fleet (shard.h's split). */
+static enum fleet_err
+parse_shard(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (shard_parse(value, &c->cfg->shard_index, &c->cfg->shard_count)) {
+        snprintf(c->err, c->err_len, "--%s takes I/N, I from 0 to N-1 and N from 1 to %u, not \"%s\"",
+                 o->name, (unsigned)SHARD_MAX_PARTS, value);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
+/* --device-offset K: the number, and that it was given (--shard excludes it). */
+static enum fleet_err
+parse_device_offset(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    enum fleet_err rc = cli_value(o, value, &c->cfg->device_offset, c);
+
+    c->cfg->device_offset_given = !rc;
+    return rc;
+}
+
 /* ------------------------------------------------------------------ the table */
 
 #define ODL_SECTION "OpenDaylight testtool's options, accepted as its scripts write them:"
@@ -546,7 +569,20 @@ static const struct cli_opt cli_opts[] = {
      .max = 1000000,
      .metavar = "N",
      .dflt = "1",
-     .help = "devices to simulate"},
+     .help = "devices to simulate (with --shard: of the whole fleet)"},
+    {.name = "shard",
+     .kind = CLI_STRING,
+     .metavar = "I/N",
+     .custom = parse_shard,
+     .help = "serve part I (0 to N-1) of N of one fleet: devices floor(I*C/N) to floor((I+1)*C/N)-1 of the "
+             "C of --device-count (or of --fleet's groups), with their whole-fleet names, addresses and "
+             "identity"},
+    {.name = "device-offset",
+     .kind = CLI_U32,
+     .max = 999999,
+     .metavar = "K",
+     .custom = parse_device_offset,
+     .help = "serve --device-count devices from the fleet's device K on (an uneven split; not with --shard)"},
     {.name = "starting-port",
      .kind = CLI_U32,
      .field = CFG_FIELD(starting_port),
@@ -1333,6 +1369,10 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     if (cfg->tls && c.call_home_port_default && cfg->call_home_port == CALLHOME_DEFAULT_PORT) {
         cfg->call_home_port = CALLHOME_DEFAULT_TLS_PORT;
         netaddr_endpoint_set_port(&cfg->call_home_addr, CALLHOME_DEFAULT_TLS_PORT);
+    }
+    if (cfg->shard_count && cfg->device_offset_given) {
+        snprintf(err, err_len, "--shard and --device-offset both say which devices to serve: give one");
+        return CLI_ERROR;
     }
     if (!cfg->issue_client_cert != !cfg->issue_out) {
         snprintf(err, err_len, "--issue-client-cert NAME and --out PREFIX go together");

@@ -157,12 +157,15 @@ struct device_type {
 
 /*
  * N devices of one type, with the addresses, credentials and behaviour of
- * their plan. Devices first .. first + cfg.device_count - 1 of the fleet.
+ * their plan. Devices first .. first + cfg.device_count - 1 of the process; with
+ * --shard the part of a whole group this process serves (shard_plan.h).
  */
 struct device_group {
     char *name;                    /* the group's name ("default" without a fleet file) */
     uint32_t index;                /* position in the fleet's groups */
-    uint32_t first;                /* fleet index of its first device */
+    uint32_t first;                /* position of its first device in this process's devices */
+    uint32_t skip;                 /* a shard's part of the group: the whole group's devices before it */
+    uint32_t whole_count;          /* devices of the whole group (over every shard) */
     uint32_t start_present;        /* its first devices present at start (a scenario's start; else all) */
     uint32_t present;              /* its first devices present now (grow, shrink); fleet_action.c's */
     struct fleet_config cfg;       /* its plan (cfg.device_count devices) */
@@ -203,7 +206,7 @@ struct device_edit_counts {
 };
 
 struct device {
-    uint32_t index;                   /* position in the fleet, 0-based */
+    uint32_t index;                   /* position in the whole fleet, 0-based (over every shard) */
     const struct device_type *type;   /* what the device is */
     const struct device_group *group; /* its group: addresses, credentials, behaviour */
     uint32_t addr;                    /* listening IPv4 address, host byte order */
@@ -268,9 +271,9 @@ struct fleet {
     uint32_t shared_port_count;                         /* entries in shared_ports */
     uint16_t snmp_shared_ports[FLEET_MAX_SHARED_PORTS]; /* SNMP ports of address-per-device groups */
     uint32_t snmp_shared_port_count;                    /* entries in snmp_shared_ports */
-    struct ly_ctx *bare_ctx;              /* context without modules: schema-free parses of peer XML */
-    struct device *devices;               /* cfg.device_count devices */
-    struct worker *workers;               /* cfg.threads workers */
+    struct ly_ctx *bare_ctx; /* context without modules: schema-free parses of peer XML */
+    struct device *devices;  /* cfg.device_count devices, global indices from cfg.device_offset */
+    struct worker *workers;  /* cfg.threads workers */
     atomic_uint_fast32_t next_session_id; /* session-ids are unique across the process */
     time_t start_time;                    /* netconf-start-time */
     int max_fds;                          /* RLIMIT_NOFILE after raising it */
@@ -288,6 +291,29 @@ struct fleet {
     struct callhome *call_home;     /* --call-home: dial-out state (callhome.c), or NULL */
     struct scenario *scenario;      /* --scenario: the timeline (scenario.h), or NULL */
 };
+
+/** @return Where @p dev is in its process's devices (its global index less the shard's offset). */
+static inline uint32_t
+device_slot(const struct device *dev)
+{
+    return (uint32_t)(dev - dev->worker->fleet->devices);
+}
+
+/** @return @p dev's position in its whole group (rpc-config replies, rates over the group). */
+static inline uint32_t
+device_group_pos(const struct device *dev)
+{
+    return device_slot(dev) - dev->group->first + dev->group->skip;
+}
+
+/** @return The device of global index @p index, or NULL when another process (shard) serves it. */
+static inline struct device *
+fleet_device_at(const struct fleet *fleet, uint32_t index)
+{
+    uint32_t slot = index - fleet->cfg.device_offset;
+
+    return index >= fleet->cfg.device_offset && slot < fleet->cfg.device_count ? &fleet->devices[slot] : NULL;
+}
 
 /** @return A new process-wide session-id (never 0). */
 static inline uint32_t

@@ -201,6 +201,8 @@ make_groups(struct fleet *fleet, const struct fleet_group_spec *specs, uint32_t 
         g->index = i;
         g->first = first;
         g->cfg = specs[i].cfg;
+        g->skip = specs[i].skip;
+        g->whole_count = specs[i].whole_count ? specs[i].whole_count : specs[i].cfg.device_count;
         g->start_present = g->cfg.device_count;
         g->present = g->start_present;
         if (specs[i].cfg.schema_opts.features == specs[i].cfg.feature_pins) {
@@ -316,8 +318,8 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, const struct fle
     }
     for (uint32_t i = 0; i < fleet->group_count; i++) {
         struct device_group *g = &fleet->groups[i];
-        if (g->cfg.rpc_config && (rc = rpc_custom_load(g->cfg.rpc_config, fleet->bare_ctx,
-                                                       g->cfg.device_count, &g->rpc_custom, err, err_len))) {
+        if (g->cfg.rpc_config && (rc = rpc_custom_load(g->cfg.rpc_config, fleet->bare_ctx, g->whole_count,
+                                                       &g->rpc_custom, err, err_len))) {
             return rc;
         }
     }
@@ -350,12 +352,12 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, const struct fle
         const struct device_group *g = &fleet->groups[gi];
         for (uint32_t k = 0; k < g->cfg.device_count; k++) {
             struct device *dev = &fleet->devices[g->first + k];
-            dev->index = g->first + k;
+            dev->index = cfg->device_offset + g->first + k; /* identity derives from the global index */
             dev->group = g;
             dev->type = g->type;
             dev->listen_fd = -1;
             dev->snmp_fd = -1;
-            dev->worker = &fleet->workers[dev->index % cfg->threads];
+            dev->worker = &fleet->workers[(g->first + k) % cfg->threads]; /* workers walk slots */
             dev->addr = g->cfg.ip_per_device ? g->cfg.ip + k : g->cfg.ip;
             dev->port = (uint16_t)(g->cfg.ip_per_device ? g->cfg.starting_port : g->cfg.starting_port + k);
             devview_device_init(dev, fleet);

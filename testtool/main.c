@@ -8,6 +8,7 @@
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "banner.h"
@@ -23,6 +24,7 @@
 #include "report.h"
 #include "sbuf.h"
 #include "scenario.h"
+#include "shard_plan.h"
 #include "snmprec_export.h"
 #include "status.h"
 #include "tls_ca.h"
@@ -100,19 +102,21 @@ report_ready(const struct fleet *fleet, monotime_us started_us)
 static int
 export_snmprec(struct fleet *fleet, const char *path, uint32_t device)
 {
+    struct device *dev = fleet_device_at(fleet, device);
     FILE *out;
     enum fleet_err rc;
 
-    if (device >= fleet->cfg.device_count) {
-        log_error("--export-device %u: the fleet has devices 0 to %u", (unsigned)device,
-                  (unsigned)fleet->cfg.device_count - 1);
+    if (!dev) {
+        log_error("--export-device %u: this process serves devices %u to %u", (unsigned)device,
+                  (unsigned)fleet->cfg.device_offset,
+                  (unsigned)(fleet->cfg.device_offset + fleet->cfg.device_count - 1));
         return 2;
     }
     if (!(out = fopen(path, "w"))) {
         log_error("%s: %s", path, strerror(errno));
         return 1;
     }
-    rc = snmprec_export(&fleet->devices[device], devview_now_ms(fleet), out);
+    rc = snmprec_export(dev, devview_now_ms(fleet), out);
     if (fclose(out) || rc) {
         log_error("%s: cannot write the export", path);
         return 1;
@@ -129,6 +133,7 @@ main(int argc, char **argv)
     struct fleet_file groups = {0};
     struct fleet_group_spec one;
     const struct fleet_group_spec *specs = &one;
+    struct fleet_group_spec *part = NULL; /* this process's part of the fleet's groups (shard_plan.h) */
     uint32_t spec_count = 1;
     struct fleet fleet;
     char err[1024] = "";
@@ -177,12 +182,20 @@ main(int argc, char **argv)
     if (cfg.fleet_file) {
         if (fleet_file_load(cfg.fleet_file, &cfg, &groups, err, sizeof err)) {
             log_error("%s", err);
+            free(part);
             fleet_file_free(&groups);
             return 2;
         }
         specs = groups.groups;
         spec_count = groups.group_count;
     }
+    if (shard_plan_slice(&cfg, specs, spec_count, &part, &spec_count, err, sizeof err)) {
+        log_error("%s", err);
+        free(part);
+        fleet_file_free(&groups);
+        return 2;
+    }
+    specs = part;
     if (cfg.emit_inventory) {
         int rc = inventory_emit(&cfg, specs, spec_count, err, sizeof err);
         if (rc) {
@@ -197,38 +210,43 @@ main(int argc, char **argv)
             log_info("wrote the inventory of %u devices%s to %s (%s)", (unsigned)devices, of_nodes,
                      cfg.emit_inventory, cfg.inventory_format);
         }
+        free(part);
         fleet_file_free(&groups);
         return rc ? 2 : 0;
     }
     for (uint32_t i = 0; i < spec_count; i++) {
         if (controller_register_check(&specs[i].cfg, err, sizeof err)) {
             log_error("%s", err);
+            free(part);
             fleet_file_free(&groups);
             return 2;
         }
     }
-    if (fleet_init(&fleet, &cfg, cfg.fleet_file ? specs : NULL, cfg.fleet_file ? spec_count : 0, err,
-                   sizeof err)) {
+    if (fleet_init(&fleet, &cfg, specs, spec_count, err, sizeof err)) {
         log_error("%s", err);
         fleet_close(&fleet);
+        free(part);
         fleet_file_free(&groups);
         return 2;
     }
     if (cfg.export_snmprec) {
         int rc = export_snmprec(&fleet, cfg.export_snmprec, cfg.export_device);
         fleet_close(&fleet);
+        free(part);
         fleet_file_free(&groups);
         return rc;
     }
     if (cfg.scenario_file && !(fleet.scenario = scenario_load(cfg.scenario_file, &fleet, err, sizeof err))) {
         log_error("%s", err);
         fleet_close(&fleet);
+        free(part);
         fleet_file_free(&groups);
         return 2;
     }
     if (fleet_start(&fleet)) {
         log_error("cannot start the worker threads");
         fleet_close(&fleet);
+        free(part);
         fleet_file_free(&groups);
         return 1;
     }
@@ -236,6 +254,7 @@ main(int argc, char **argv)
         log_error("cannot keep the devices a scenario starts without out of the fleet");
         fleet_stop(&fleet);
         fleet_close(&fleet);
+        free(part);
         fleet_file_free(&groups);
         return 1;
     }
@@ -243,6 +262,7 @@ main(int argc, char **argv)
         log_error("%s", err);
         fleet_stop(&fleet);
         fleet_close(&fleet);
+        free(part);
         fleet_file_free(&groups);
         return 2;
     }
@@ -281,10 +301,12 @@ main(int argc, char **argv)
     if (cfg.report_path && report_write(&fleet, cfg.report_path, 0)) {
         log_error("%s: cannot write the report", cfg.report_path);
         fleet_close(&fleet);
+        free(part);
         fleet_file_free(&groups);
         return 1;
     }
     fleet_close(&fleet);
+    free(part);
     fleet_file_free(&groups);
     return 0;
 }

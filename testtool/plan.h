@@ -57,7 +57,12 @@ struct trap_sink {
 #define FLEET_DEFAULT_MAX_MSG_BYTES (64u * 1024u * 1024u)
 
 struct fleet_config {
-    uint32_t device_count;             /* devices to simulate, >= 1 */
+    uint32_t device_count;             /* devices to simulate, >= 1 (the whole fleet's with --shard) */
+    uint32_t shard_index;              /* --shard I/N: I; this process serves part I of N */
+    uint32_t shard_count;              /* --shard I/N: N; 0: no --shard */
+    uint32_t device_offset;            /* global index of this process's first device (--device-offset) */
+    int device_offset_given;           /* 1: --device-offset was given */
+    uint32_t fleet_devices;            /* devices of the whole fleet over every shard (shard_plan.h) */
     uint32_t starting_port;            /* first device's port (all devices' with ip_per_device) */
     uint32_t ip;                       /* first device's address: its low 32 bits, host byte order */
     struct net_family ip_fam;          /* the family of ip and, for IPv6, the 96 bits above (the fleet's) */
@@ -142,8 +147,12 @@ struct fleet_config {
 /* One group of a fleet: its name and its plan (the command line with the group's settings applied). */
 struct fleet_group_spec {
     char *name;              /* the group's name */
-    struct fleet_config cfg; /* its plan; cfg.device_count devices */
+    struct fleet_config cfg; /* its plan; cfg.device_count devices (a shard's part: addresses shifted) */
     uint32_t line;           /* where the fleet file defines it, 0 when unknown or from the command line */
+    uint32_t skip;           /* a shard's part: devices of the whole group before it (shard.h) */
+    uint32_t whole_count;    /* devices of the whole group; 0: cfg.device_count (not cut) */
+    uint32_t first_index;    /* global index of its first device */
+    uint32_t first_node;     /* global number of its first inventory node (--devices-per-port) */
 };
 
 #endif

@@ -207,11 +207,11 @@ read_event(const char *path, struct fleet *fleet, const struct jsonr_value *obj,
         }
         ev->rq.target_kind = FACT_GROUP;
     } else if ((s = jsonr_get_str(obj, "devices"))) {
-        if (capi_parse_range(s, fleet->cfg.device_count, &first, &last)) {
+        if (capi_parse_range(s, fleet->cfg.fleet_devices, &first, &last)) {
             snprintf(err, err_len,
                      "--scenario %s: event \"%s\": devices %s: not within the fleet's %" PRIu32
                      " devices (0 to %" PRIu32 "), or M < N",
-                     path, ev->name, s, fleet->cfg.device_count, fleet->cfg.device_count - 1);
+                     path, ev->name, s, fleet->cfg.fleet_devices, fleet->cfg.fleet_devices - 1);
             return -1;
         }
         if (kind == DEVACT_GROW || kind == DEVACT_SHRINK) {

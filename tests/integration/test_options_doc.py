@@ -54,7 +54,8 @@ class OptionsDocTest(unittest.TestCase):
                   "--trap-sink": "127.0.0.1:162", "--clock-fixed": "1000", "--snmp-drop-rate": "0.5",
                   "--notification-rate": "1", "--flap-rate": "1", "--max-message-size": "65536",
                   "--snmp-max-message-size": "1472", "--profile": "minimal",
-                  "--call-home": "127.0.0.1:4334", "--host-key-type": "ecdsa", "--transport": "tls"}
+                  "--call-home": "127.0.0.1:4334", "--host-key-type": "ecdsa", "--transport": "tls",
+                  "--shard": "0/2"}
         for column in help_columns(self.help):
             names = OPTION.findall(column)
             if names[0] in ("--help", "--version"):

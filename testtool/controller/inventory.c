@@ -160,25 +160,28 @@ void
 inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t node,
                      struct inventory_device *out)
 {
-    uint32_t g = 0, first = 0, first_node = 0, index, copy;
+    uint32_t g = 0, first_node = 0, index, copy;
     const struct fleet_config *cfg;
 
     while (g + 1 < group_count &&
            node >= first_node + groups[g].cfg.device_count * node_copies(&groups[g].cfg)) {
         first_node += groups[g].cfg.device_count * node_copies(&groups[g].cfg);
-        first += groups[g++].cfg.device_count;
+        g++;
     }
     cfg = &groups[g].cfg;
     index = (node - first_node) / node_copies(cfg);
     copy = (node - first_node) % node_copies(cfg);
-    out->index = first + index;
+    out->index = groups[g].first_index + index;
+    out->node = groups[g].first_node + (node - first_node);
     out->cfg = cfg;
     out->group = groups[g].name ? groups[g].name : "default";
     device_type_label(cfg, out->type, sizeof out->type);
     if (cfg->ip_per_device) {
         struct net_family fam;
         uint32_t low = ip_per_device_base(cfg, &fam);
-        netaddr_text(&fam, low + index, out->host, sizeof out->host);
+        /* cfg.ip of a shard's part starts at the part; a consumer address is the whole group's */
+        netaddr_text(&fam, low + index + (cfg->config_address ? groups[g].skip : 0), out->host,
+                     sizeof out->host);
         out->netconf_port = (uint16_t)cfg->starting_port;
         out->snmp_port = cfg->snmp ? (uint16_t)cfg->snmp_starting_port : 0;
         snprintf(out->node_id, sizeof out->node_id, "%s" INVENTORY_NODE_SUFFIX, out->host);
@@ -266,7 +269,7 @@ write_prometheus_sd(const struct fleet_group_spec *groups, uint32_t group_count,
         sbuf_add_json(out, dev.group);
         sbuf_adds(out, ",\"fleetsim_type\":");
         sbuf_add_json(out, dev.type);
-        sbuf_printf(out, ",\"fleetsim_index\":\"%u\",\"fleetsim_netconf\":\"", (unsigned)i);
+        sbuf_printf(out, ",\"fleetsim_index\":\"%u\",\"fleetsim_netconf\":\"", (unsigned)dev.node);
         add_host_port(out, dev.host, dev.netconf_port);
         sbuf_adds(out, "\"}}");
     }
@@ -313,7 +316,7 @@ write_opennms(const struct fleet_group_spec *groups, uint32_t group_count, uint3
                     "    <meta-data context=\"requisition\" key=\"snmp-port\" value=\"%u\"/>\n"
                     "    <meta-data context=\"requisition\" key=\"netconf-port\" value=\"%u\"/>\n"
                     "  </node>\n",
-                    (unsigned)i, (unsigned)dev.snmp_port, (unsigned)dev.netconf_port);
+                    (unsigned)dev.node, (unsigned)dev.snmp_port, (unsigned)dev.netconf_port);
     }
     sbuf_adds(out, "</model-import>\n");
 }

@@ -25,7 +25,8 @@ struct sbuf;
 /* Where one device is reached, as written for a consumer: one node (one mount; with --devices-per-port N,
  * a device is N nodes). */
 struct inventory_device {
-    uint32_t index;                    /* the device's position in the fleet, 0-based */
+    uint32_t index;                    /* the device's position in the whole fleet, 0-based */
+    uint32_t node;                     /* the node's number in the whole fleet's inventory */
     char host[INVENTORY_HOST_MAX + 1]; /* address (or name) the consumer connects to */
     char node_id[INVENTORY_HOST_MAX + sizeof INVENTORY_NODE_SUFFIX + 8]; /* ODL node-id, also node label */
     uint16_t netconf_port;                                               /* NETCONF port at host */

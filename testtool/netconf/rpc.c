@@ -565,7 +565,7 @@ process_custom(struct session *s, const char *msg)
     if (!table || rpc_custom_match(table, msg, &envelope, &entry)) {
         return -1;
     }
-    out = rpc_custom_next(table, s->dev->index - s->dev->group->first, entry);
+    out = rpc_custom_next(table, device_group_pos(s->dev), entry);
     s->in_rpcs++;
     s->dev->stats.in_rpcs++;
     sbuf_reserve(&b, out->xml_len + 256);

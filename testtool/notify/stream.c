@@ -36,7 +36,7 @@ group_rate(const struct device_group *g)
         return g->cfg.notification_rate;
     }
     if (p && p->kind == NOTIF_PLAN_RATE) {
-        return p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / g->cfg.device_count;
+        return p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / g->whole_count;
     }
     return 0;
 }

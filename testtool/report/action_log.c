@@ -115,9 +115,27 @@ params_json(struct sbuf *b, const struct devact_params *p, double share, uint64_
     sbuf_adds(b, "}");
 }
 
+void
+action_log_ranges(struct sbuf *b, const uint32_t *idx, uint32_t count, uint32_t base, uint32_t most)
+{
+    uint32_t shown = 0, k = 0;
+
+    while (k < count && shown < most) {
+        uint32_t a = idx[k];
+        while (k + 1 < count && idx[k + 1] == idx[k] + 1) {
+            k++;
+        }
+        sbuf_printf(b, "%s[%" PRIu32 ",%" PRIu32 "]", shown ? "," : "", a + base, idx[k] + base);
+        shown++;
+        k++;
+    }
+    sbuf_printf(b, "],\"ranges_truncated\":%s", k < count ? "true" : "false");
+}
+
 uint64_t
 action_log_add(struct action_log *log, const struct devact_params *params, double share, uint64_t seed,
-               const uint32_t *idx, uint32_t count, uint32_t failed, uint64_t wall_ms, const char *event)
+               const uint32_t *idx, uint32_t count, uint32_t base, uint32_t failed, uint64_t wall_ms,
+               const char *event)
 {
     struct sbuf e = {0};
     struct action_recent *slot;
@@ -126,7 +144,6 @@ action_log_add(struct action_log *log, const struct devact_params *params, doubl
     time_t secs = (time_t)(wall_ms / 1000);
     struct tm tm;
     char when[40];
-    uint32_t shown = 0, k = 0;
 
     pthread_mutex_lock(&log->lock);
     seq = log->next_seq++;
@@ -146,16 +163,8 @@ action_log_add(struct action_log *log, const struct devact_params *params, doubl
     sbuf_adds(&e, ",\"parameters\":");
     params_json(&e, params, share, seed);
     sbuf_printf(&e, ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"ranges\":[", count - failed, failed);
-    while (k < count && shown < ACTION_LOG_MAX_RANGES) {
-        uint32_t a = idx[k];
-        while (k + 1 < count && idx[k + 1] == idx[k] + 1) {
-            k++;
-        }
-        sbuf_printf(&e, "%s[%" PRIu32 ",%" PRIu32 "]", shown ? "," : "", a, idx[k]);
-        shown++;
-        k++;
-    }
-    sbuf_printf(&e, "],\"ranges_truncated\":%s}", k < count ? "true" : "false");
+    action_log_ranges(&e, idx, count, base, ACTION_LOG_MAX_RANGES);
+    sbuf_adds(&e, "}");
 
     pthread_mutex_lock(&log->lock);
     slot = &log->recent[seq % ACTION_LOG_RECENT];

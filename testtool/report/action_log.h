@@ -58,15 +58,22 @@ void action_log_free(struct action_log *log);
  * @brief Record one action carried out on @p count devices.
  * @param params The action's parameters as the API understood them.
  * @param share The share asked for (1 when the whole target), @p seed its seed.
- * @param idx The devices acted on, sorted ascending.
+ * @param idx The devices acted on (slots of the process), sorted ascending.
+ * @param base The global index of slot 0 (a shard's offset): the log names global indices.
  * @param failed Of them, how many could not be acted on.
  * @param wall_ms When (wall clock, ms since the epoch).
  * @param event The scenario event that asked for it, or NULL (the control API).
  * @return Its sequence number.
  */
 uint64_t action_log_add(struct action_log *log, const struct devact_params *params, double share,
-                        uint64_t seed, const uint32_t *idx, uint32_t count, uint32_t failed, uint64_t wall_ms,
-                        const char *event);
+                        uint64_t seed, const uint32_t *idx, uint32_t count, uint32_t base, uint32_t failed,
+                        uint64_t wall_ms, const char *event);
+
+/**
+ * @brief Write the runs of @p idx[0..count) (ascending slots) as "[A,B],..." of global indices
+ * (slot + @p base), at most @p most runs, then "],\"ranges_truncated\":BOOL" closes the list.
+ */
+void action_log_ranges(struct sbuf *b, const uint32_t *idx, uint32_t count, uint32_t base, uint32_t most);
 
 /**
  * @brief Call @p fn for each recent action with a sequence number from @p since on, oldest first.

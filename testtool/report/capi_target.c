@@ -56,6 +56,31 @@ capi_parse_range(const char *text, uint32_t device_count, uint32_t *first, uint3
 }
 
 int
+capi_range_here(const char *text, uint32_t fleet_devices, uint32_t offset, uint32_t count, uint32_t *first,
+                uint32_t *last, uint32_t *elsewhere)
+{
+    uint32_t a, b;
+    uint64_t lo, hi;
+    int rc = capi_parse_range(text, fleet_devices, &a, &b);
+
+    if (rc) {
+        return rc;
+    }
+    lo = a > offset ? a : offset;
+    hi = (uint64_t)b < (uint64_t)offset + count - 1 ? b : (uint64_t)offset + count - 1;
+    if (lo > hi) {
+        *first = 1;
+        *last = 0;
+        *elsewhere = b - a + 1;
+        return 0;
+    }
+    *first = (uint32_t)(lo - offset);
+    *last = (uint32_t)(hi - offset);
+    *elsewhere = (b - a + 1) - (uint32_t)(hi - lo + 1);
+    return 0;
+}
+
+int
 capi_parse_ms_range(const char *text, uint32_t *min_ms, uint32_t *max_ms)
 {
     const char *p = text;

@@ -23,6 +23,16 @@ int capi_parse_range(const char *text, uint32_t device_count, uint32_t *first, u
  * @param[out] max_ms The upper end (equal to @p min_ms for one duration).
  * @return 0, or -1 when it is none of these, M < N, or it exceeds CAPI_MAX_DURATION_MS.
  */
+/**
+ * @brief Devices @p text (as capi_parse_range() reads it, global indices of a fleet of @p fleet_devices)
+ * that this process serves: its slots @p offset .. @p offset + @p count - 1 of the fleet (a shard's).
+ * @param[out] first,last The slots of the range served here (@p first > @p last when none is).
+ * @param[out] elsewhere Devices of the range other processes (shards) serve.
+ * @return As capi_parse_range().
+ */
+int capi_range_here(const char *text, uint32_t fleet_devices, uint32_t offset, uint32_t count,
+                    uint32_t *first, uint32_t *last, uint32_t *elsewhere);
+
 int capi_parse_ms_range(const char *text, uint32_t *min_ms, uint32_t *max_ms);
 
 /**

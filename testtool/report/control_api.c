@@ -131,7 +131,10 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
                    ? send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory")
                    : send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the workers did not answer in time");
     }
-    sbuf_printf(&out, "{\"devices\":%" PRIu32 ",\"present\":%" PRIu32 ",\"groups\":[", n, n - by_state[3]);
+    sbuf_printf(&out,
+                "{\"devices\":%" PRIu32 ",\"present\":%" PRIu32 ",\"first_device\":%" PRIu32
+                ",\"fleet_devices\":%" PRIu32 ",\"groups\":[",
+                n, n - by_state[3], fleet->cfg.device_offset, fleet->cfg.fleet_devices);
     for (uint32_t g = 0; g < fleet->group_count; g++) {
         const struct device_group *grp = &fleet->groups[g];
         const struct device *d0 = &fleet->devices[grp->first];
@@ -142,8 +145,7 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
         json_str(&out, grp->type->name);
         sbuf_printf(&out,
                     ",\"first\":%" PRIu32 ",\"last\":%" PRIu32 ",\"count\":%" PRIu32 ",\"present\":%" PRIu32,
-                    grp->first, grp->first + grp->cfg.device_count - 1, grp->cfg.device_count,
-                    fact_group_present(fleet, g));
+                    d0->index, dl->index, grp->cfg.device_count, fact_group_present(fleet, g));
         netaddr_text(&grp->cfg.ip_fam, d0->addr, addr, sizeof addr);
         sbuf_printf(&out, ",\"address_first\":\"%s\"", addr);
         netaddr_text(&grp->cfg.ip_fam, dl->addr, addr, sizeof addr);
@@ -163,20 +165,27 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
 static enum MHD_Result
 get_device(struct fleet *fleet, struct MHD_Connection *conn, const char *which)
 {
-    uint32_t first, last;
+    uint32_t first, last, elsewhere;
     struct fact_device_read r;
     const struct device *dev;
     struct sbuf out = {0};
     char addr[NETADDR_TEXT_BYTES], boot[40];
-    int rc = capi_parse_range(which, fleet->cfg.device_count, &first, &last);
+    int rc = capi_range_here(which, fleet->cfg.fleet_devices, fleet->cfg.device_offset,
+                             fleet->cfg.device_count, &first, &last, &elsewhere);
 
     if (rc == -2) {
         return send_error(conn, MHD_HTTP_NOT_FOUND,
                           "no device %s: the fleet has %" PRIu32 " (0 to %" PRIu32 ")", which,
-                          fleet->cfg.device_count, fleet->cfg.device_count - 1);
+                          fleet->cfg.fleet_devices, fleet->cfg.fleet_devices - 1);
     }
-    if (rc || first != last) {
+    if (rc || (first != last && !elsewhere) || elsewhere > 1) {
         return send_error(conn, MHD_HTTP_BAD_REQUEST, "\"%s\" is not a device index", which);
+    }
+    if (elsewhere) {
+        return send_error(conn, MHD_HTTP_NOT_FOUND,
+                          "device %s is another shard's: this process serves devices %" PRIu32 " to %" PRIu32,
+                          which, fleet->cfg.device_offset,
+                          fleet->cfg.device_offset + fleet->cfg.device_count - 1);
     }
     if (fact_read(fleet, &first, 1, &r)) {
         return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the workers did not answer in time");
@@ -184,7 +193,7 @@ get_device(struct fleet *fleet, struct MHD_Connection *conn, const char *which)
     dev = &fleet->devices[first];
     netaddr_text(&dev->group->cfg.ip_fam, dev->addr, addr, sizeof addr);
     ydata_datetime(r.boot_ms, boot, sizeof boot);
-    sbuf_printf(&out, "{\"index\":%" PRIu32 ",\"group\":", first);
+    sbuf_printf(&out, "{\"index\":%" PRIu32 ",\"group\":", dev->index);
     json_str(&out, dev->group->name);
     sbuf_adds(&out, ",\"type\":");
     json_str(&out, dev->type->name);
@@ -265,21 +274,12 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
     }
     sbuf_adds(&out, "{\"action\":");
     json_str(&out, action_log_kind_name((enum devact_kind)kind));
-    sbuf_printf(&out, ",\"seq\":%" PRIu64 ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"ranges\":[",
-                done.seq, done.count - done.failed, done.failed);
-    {
-        uint32_t shown = 0, k = 0;
-        while (k < done.count && shown < CAPI_MAX_RANGES_SHOWN) {
-            uint32_t a = done.idx[k];
-            while (k + 1 < done.count && done.idx[k + 1] == done.idx[k] + 1) {
-                k++;
-            }
-            sbuf_printf(&out, "%s[%" PRIu32 ",%" PRIu32 "]", shown ? "," : "", a, done.idx[k]);
-            shown++;
-            k++;
-        }
-        sbuf_printf(&out, "],\"ranges_truncated\":%s}", k < done.count ? "true" : "false");
-    }
+    sbuf_printf(&out,
+                ",\"seq\":%" PRIu64 ",\"devices\":%" PRIu32 ",\"failed\":%" PRIu32 ",\"elsewhere\":%" PRIu32
+                ",\"ranges\":[",
+                done.seq, done.count - done.failed, done.failed, done.elsewhere);
+    action_log_ranges(&out, done.idx, done.count, fleet->cfg.device_offset, CAPI_MAX_RANGES_SHOWN);
+    sbuf_adds(&out, "}");
     fact_outcome_free(&done);
     return send_json(conn, MHD_HTTP_OK, &out);
 }

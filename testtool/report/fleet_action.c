@@ -304,10 +304,11 @@ fact_run(struct fleet *fleet, const struct fact_request *rq, struct fact_outcome
         first = fleet->groups[g].first;
         last = first + fleet->groups[g].cfg.device_count - 1;
     } else if (rq->target_kind == FACT_DEVICES) {
-        int r = capi_parse_range(rq->target, fleet->cfg.device_count, &first, &last);
+        int r = capi_range_here(rq->target, fleet->cfg.fleet_devices, fleet->cfg.device_offset,
+                                fleet->cfg.device_count, &first, &last, &out->elsewhere);
         if (r == -2) {
             snprintf(err, err_len, "devices %s: past the fleet's %" PRIu32 " devices (0 to %" PRIu32 ")",
-                     rq->target, fleet->cfg.device_count, fleet->cfg.device_count - 1);
+                     rq->target, fleet->cfg.fleet_devices, fleet->cfg.fleet_devices - 1);
             return 404;
         }
         if (r) {
@@ -334,10 +335,11 @@ fact_run(struct fleet *fleet, const struct fact_request *rq, struct fact_outcome
         }
     } else if (presence) {
         idx = pick_presence(fleet, rq, g_first, g_last, &count);
-    } else if ((idx = malloc(((size_t)last - first + 1) * sizeof *idx))) {
-        for (uint32_t i = first; i <= last; i++) {
-            const struct device_group *grp = fleet->devices[i].group;
-            if (i - grp->first < grp->present && capi_share_pick(rq->seed, i, rq->share)) {
+    } else if ((idx = malloc((first <= last ? (size_t)last - first + 1 : 1) * sizeof *idx))) {
+        for (uint32_t i = first; i <= last && first <= last; i++) {
+            const struct device *dev = &fleet->devices[i];
+            if (i - dev->group->first < dev->group->present &&
+                capi_share_pick(rq->seed, dev->index, rq->share)) {
                 idx[count++] = i; /* present devices only: the absent are not in the fleet */
             }
         }
@@ -359,7 +361,7 @@ fact_run(struct fleet *fleet, const struct fact_request *rq, struct fact_outcome
     out->failed = status ? 0 : failed;
     if (fleet->actions) {
         out->seq = action_log_add(fleet->actions, &rq->params, rq->share, rq->seed, job->idx, count,
-                                  out->failed, wall_ms(), rq->origin_event);
+                                  fleet->cfg.device_offset, out->failed, wall_ms(), rq->origin_event);
     }
     fanout_unref(&job->f);
     pthread_mutex_unlock(&fact_lock);

@@ -40,10 +40,11 @@ struct fact_request {
 
 /* What an action did. */
 struct fact_outcome {
-    uint32_t *idx;   /* the devices acted on, ascending (free() with fact_outcome_free) */
-    uint32_t count;  /* entries in idx */
-    uint32_t failed; /* of them, how many could not be acted on */
-    uint64_t seq;    /* its sequence number in the action log */
+    uint32_t *idx;      /* the devices acted on, ascending (free() with fact_outcome_free) */
+    uint32_t count;     /* entries in idx */
+    uint32_t failed;    /* of them, how many could not be acted on */
+    uint64_t seq;       /* its sequence number in the action log */
+    uint32_t elsewhere; /* devices of the target range other processes (shards) serve */
 };
 
 /* What a worker reads of one device. */

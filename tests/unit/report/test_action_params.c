@@ -45,7 +45,7 @@ logged(const struct devact_params *p)
     char *text, *start;
 
     action_log_init(&log);
-    action_log_add(&log, p, 1.0, 0, &idx, 1, 0, 0, NULL);
+    action_log_add(&log, p, 1.0, 0, &idx, 1, 0, 0, 0, NULL);
     action_log_json(&log, &out);
     action_log_free(&log);
     text = sbuf_take(&out, NULL);
