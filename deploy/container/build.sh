@@ -41,8 +41,16 @@ if [ "${REBUILD_BASE:-0}" = 1 ] || ! podman image exists "$base"; then
     echo "build: base $base imported ($(( $(date +%s) - start )) s)"
 fi
 
+# RUN steps need an OCI runtime that may start containers here; where it may not (no CAP_SYS_RESOURCE
+# for the runtime's rlimits, cgroups v1/v2 hybrid), buildah's chroot isolation runs them without one.
+isolation=""
+if ! why=$(podman run --rm --pull=never --network none "$base" true 2>&1); then
+    echo "build: containers cannot run here ($(echo "$why" | tail -1)); building with --isolation chroot"
+    isolation="--isolation chroot"
+fi
 built=$(date +%s)
-podman build --pull=never --build-arg BASE="$base" -f deploy/container/Containerfile -t "$image" .
+# shellcheck disable=SC2086
+podman build --pull=never $isolation --build-arg BASE="$base" -f deploy/container/Containerfile -t "$image" .
 end=$(date +%s)
 size=$(podman image inspect --format '{{.Size}}' "$image")
 echo "build: $image: $((size / 1048576)) MiB; image build $((end - built)) s, total $((end - start)) s"
