@@ -50,7 +50,7 @@ if ! why=$(podman run --rm --pull=never --network none "$base" true 2>&1); then
 fi
 built=$(date +%s)
 # shellcheck disable=SC2086
-podman build --pull=never $isolation --build-arg BASE="$base" -f deploy/container/Containerfile -t "$image" .
+podman build --pull=never --format docker $isolation --build-arg BASE="$base" -f deploy/container/Containerfile -t "$image" .
 end=$(date +%s)
 size=$(podman image inspect --format '{{.Size}}' "$image")
 echo "build: $image: $((size / 1048576)) MiB; image build $((end - built)) s, total $((end - start)) s"
