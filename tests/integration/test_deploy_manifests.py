@@ -30,7 +30,7 @@ import kubernetes.client  # noqa: E402
 import yaml  # noqa: E402
 
 KUSTOMIZATION = os.path.join(h.SOURCE_DIR, "deploy", "kubernetes")
-KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
+KUBECTL = os.environ.get("KUBECTL") or shutil.which("kubectl") or "/usr/bin/kubectl"
 MODELS = {("apps/v1", "StatefulSet"): "V1StatefulSet", ("v1", "Service"): "V1Service",
           ("v1", "ConfigMap"): "V1ConfigMap", ("batch/v1", "Job"): "V1Job"}
 
