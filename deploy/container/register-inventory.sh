@@ -21,6 +21,8 @@ domain=${FLEETSIM_CLUSTER_DOMAIN:-cluster.local}
 out=${FLEETSIM_INVENTORY_DIR:-inventory}
 batch=${FLEETSIM_BATCH_SIZE:-500}
 is_count "$batch" && [ "$batch" -ge 1 ] || die "FLEETSIM_BATCH_SIZE must be a whole number >= 1, not \"$batch\""
+# The inventories hold the devices' passwords: readable by their owner only, as fleetsim writes them.
+umask 077
 mkdir -p "$out"
 
 # The unsharded fleet (the same options without --shard) is the reference every shard is checked against.

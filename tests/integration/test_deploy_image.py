@@ -84,12 +84,11 @@ class DeployImageTest(unittest.TestCase):
         name = "fleetsim-test-%d" % os.getpid()
         args = ["--device-count", "10", "--ip", "127.0.0.1", "--starting-port", str(port), "--ssh", "false",
                 "--snmp", "false", "--metrics", "127.0.0.1:%d" % http, "--status-interval", "0"]
-        if self.has_shard:
-            cmd = ["run", "-d", "--rm", "--name", name, "--network", "host", "-e", "FLEETSIM_SHARDS=1"]
-            cmd += self.opts + [IMAGE] + args
-        else:  # the binary itself, as the entrypoint would start it with --shard 0/1
-            cmd = ["run", "-d", "--rm", "--name", name, "--network", "host", "--entrypoint", "fleetsim"]
-            cmd += self.opts + [IMAGE] + args
+        cmd = ["run", "-d", "--rm", "--name", name, "--network", "host", "-e", "FLEETSIM_SHARDS=1",
+               "-e", "FLEETSIM_METRICS=127.0.0.1:%d" % http] + self.opts
+        if not self.has_shard:  # the binary itself, as the entrypoint would start it with --shard 0/1
+            cmd += ["--entrypoint", "fleetsim"]
+        cmd += [IMAGE] + args
         out = podman(cmd)
         self.assertEqual(out.returncode, 0, out.stderr)
         try:
@@ -106,6 +105,9 @@ class DeployImageTest(unittest.TestCase):
             for i in (0, 9):
                 with h.RawClient(("127.0.0.1", port + i)) as c:
                     self.assertIn("urn:ietf:params:netconf:base:1.1", c.hello().server_caps())
+            # the image's HEALTHCHECK, run once by hand (podman schedules it through systemd)
+            health = podman(["healthcheck", "run", name])
+            self.assertEqual(health.returncode, 0, health.stdout + health.stderr)
         finally:
             podman(["rm", "-f", "-t", "2", name])
 
