@@ -8,6 +8,7 @@
 # FLEETSIM_METRICS (default 0.0.0.0:8080) is the HTTP server (/metrics, live page, control API) unless
 # the arguments name --metrics. --help and --version are fleetsim's, unsharded.
 set -eu
+# shellcheck source=deploy/container/shard.sh
 . "${FLEETSIM_LIB:-/usr/local/lib/fleetsim}/shard.sh"
 
 case ${1:-} in

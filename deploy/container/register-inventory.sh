@@ -11,6 +11,7 @@
 #   FLEETSIM_CONTROLLER     http://HOST:PORT of the controller; unset: write the files only
 #   FLEETSIM_CONTROLLER_USERNAME/_PASSWORD (admin/admin), FLEETSIM_BATCH_SIZE (500 devices a request)
 set -eu
+# shellcheck source=deploy/container/shard.sh
 . "${FLEETSIM_LIB:-/usr/local/lib/fleetsim}/shard.sh"
 
 require_shard_option

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by the image's entrypoint and its registration job (POSIX sh, sourced).
 # FLEETSIM_BIN: the simulator (default: fleetsim on PATH).
 : "${FLEETSIM_BIN:=fleetsim}"
