@@ -31,7 +31,7 @@ shard_index() {
     n=$1
     i=${FLEETSIM_SHARD_INDEX:-}
     if [ -z "$i" ]; then
-        host=${HOSTNAME:-$(hostname)}
+        host=${HOSTNAME:-$(hostname)} # set by container runtimes and Kubernetes
         case $host in
         *-*) i=${host##*-} ;;
         esac
