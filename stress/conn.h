@@ -123,11 +123,15 @@ void conn_ssh_cleanup(void);
  * @param[in] key_path Its private key (PEM, unencrypted), or NULL; given with cert_path.
  * @param[in] ca_path The CA (PEM) the servers' certificates must chain to, or NULL for the system's CAs.
  * @param[in] verify_host 1: the server's certificate must also name the address connected to.
+ * @param[in] resume 1: remember each target's session and resume it on the next connection there.
  * @param[out] err Why it failed: the option, the file and OpenSSL's reason.
  * @return 0, or -1 (a file could not be read or the key does not match the certificate).
  */
 int conn_tls_setup(const char *cert_path, const char *key_path, const char *ca_path, int verify_host,
-                   char *err, size_t err_len);
+                   int resume, char *err, size_t err_len);
+
+/** @brief TLS handshakes completed so far: @p full ones and @p resumed ones (a remembered session). */
+void conn_tls_handshakes(unsigned long *full, unsigned long *resumed);
 
 /** @brief Release what conn_tls_setup() made, after every connection was closed. Harmless without setup. */
 void conn_tls_cleanup(void);

@@ -46,7 +46,7 @@ static struct {
     uint64_t tcp;                     /* connections handed to plain TCP */
     uint64_t ssh;                     /* connections handed to SSH */
     uint64_t tls;                     /* connections started over TLS */
-    char json[160];                   /* conn_transport_json()'s answer */
+    char json[256];                   /* conn_transport_json()'s answer */
 } detect;
 
 static const struct conn_transport detect_transport;
@@ -79,8 +79,16 @@ conn_transport_json(void)
     static const char *const modes[] = {"tcp", "ssh", "auto", "tls"};
     int ssh = detect.mode == CONN_TRANSPORT_SSH || (detect.mode == CONN_TRANSPORT_AUTO && detect.ssh);
 
-    snprintf(detect.json, sizeof detect.json, "\"ssh\":%s,\"transport\":\"%s\",\"transport_used\":\"%s\"",
-             ssh ? "true" : "false", modes[detect.mode], conn_transport_used());
+    int n =
+        snprintf(detect.json, sizeof detect.json, "\"ssh\":%s,\"transport\":\"%s\",\"transport_used\":\"%s\"",
+                 ssh ? "true" : "false", modes[detect.mode], conn_transport_used());
+
+    if (detect.mode == CONN_TRANSPORT_TLS && n > 0 && (size_t)n < sizeof detect.json) {
+        unsigned long full, resumed;
+        conn_tls_handshakes(&full, &resumed);
+        snprintf(detect.json + n, sizeof detect.json - (size_t)n,
+                 ",\"tls_handshakes_full\":%lu,\"tls_handshakes_resumed\":%lu", full, resumed);
+    }
     return detect.json;
 }
 

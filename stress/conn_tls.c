@@ -15,6 +15,14 @@
  * checked unless --tls-verify-host true: a fleet serves many addresses with
  * one certificate.
  *
+ * Each side's certificate goes alone: the chain is built once at setup,
+ * without the root the server trusts anyway (OpenSSL would otherwise build
+ * it per handshake and send the CA's certificate, which the server then
+ * decodes, OpenSSL 3.0's dearest step). Read-ahead takes what the socket
+ * holds in one read() instead of two per record; what OpenSSL holds then is
+ * read on while SSL_has_pending(). With --tls-resume each target's last
+ * session (tls_sessions.c) is offered on the next connection there.
+ *
  * OpenSSL keeps its errors in a per-thread queue; it is cleared before every
  * call so that a failure names its own cause, with OpenSSL's reason text.
  * With TLS 1.3 a server that refuses the client certificate says so after
@@ -35,9 +43,10 @@
 
 #include "conn.h"
 #include "conn_internal.h"
+#include "tls_sessions.h"
 
-/* Records read per readiness event (at most 16 KiB each) before yielding to other connections. Without
- * read-ahead OpenSSL takes no more than one record from the socket, so the rest wakes the loop again. */
+/* Records read per readiness event (at most 16 KiB each) before yielding to other connections; what is
+ * left in the socket wakes the loop again. */
 #define CONN_TLS_MAX_READS_PER_EVENT 64
 
 struct conn_tls {
@@ -50,8 +59,10 @@ struct conn_tls {
 
 /* Process-wide settings: made once by conn_tls_setup() before any connection, read-only afterwards. */
 static struct {
-    SSL_CTX *ctx;    /* certificate, key, CA and modes of every connection; NULL before setup */
-    int verify_host; /* 1: the server's certificate must name the address connected to */
+    SSL_CTX *ctx;                /* certificate, key, CA and modes of every connection; NULL before setup */
+    int verify_host;             /* 1: the server's certificate must name the address connected to */
+    int resume;                  /* 1: offer each target's remembered session */
+    unsigned long full, resumed; /* handshakes completed, full and abbreviated */
 } settings;
 
 /*
@@ -100,9 +111,19 @@ setup_failed(const char *what, const char *path, char *err, size_t err_len)
     return -1;
 }
 
+/* A session (a TLS 1.3 ticket) arrived: remembered for the connection's target. 1: the store keeps it. */
+static int
+remember_session(SSL *ssl, SSL_SESSION *sess)
+{
+    const struct conn *c = SSL_get_app_data(ssl);
+
+    tls_sessions_put(c->fam, c->addr, c->port, sess);
+    return 1;
+}
+
 int
-conn_tls_setup(const char *cert_path, const char *key_path, const char *ca_path, int verify_host, char *err,
-               size_t err_len)
+conn_tls_setup(const char *cert_path, const char *key_path, const char *ca_path, int verify_host, int resume,
+               char *err, size_t err_len)
 {
     ERR_clear_error();
     settings.ctx = SSL_CTX_new(TLS_client_method());
@@ -111,11 +132,19 @@ conn_tls_setup(const char *cert_path, const char *key_path, const char *ca_path,
         return -1;
     }
     settings.verify_host = verify_host;
+    settings.resume = resume;
+    settings.full = settings.resumed = 0;
     /* RFC 7589 3.1: TLS 1.2 or later. */
     SSL_CTX_set_min_proto_version(settings.ctx, TLS1_2_VERSION);
     /* Partial writes: the queue keeps the rest. Moving buffer: a retry may come from a grown queue. */
     SSL_CTX_set_mode(settings.ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                                       SSL_MODE_RELEASE_BUFFERS);
+                                       SSL_MODE_RELEASE_BUFFERS | SSL_MODE_NO_AUTO_CHAIN);
+    SSL_CTX_set_read_ahead(settings.ctx, 1);
+    if (resume) {
+        SSL_CTX_set_session_cache_mode(settings.ctx,
+                                       SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+        SSL_CTX_sess_set_new_cb(settings.ctx, remember_session);
+    }
     /* A server that closes without close_notify has closed the session, as over TCP; not a TLS error. */
     SSL_CTX_set_options(settings.ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_verify(settings.ctx, SSL_VERIFY_PEER, NULL);
@@ -135,14 +164,28 @@ conn_tls_setup(const char *cert_path, const char *key_path, const char *ca_path,
                 : SSL_CTX_set_default_verify_paths(settings.ctx) != 1) {
         return setup_failed("--tls-ca", ca_path, err, err_len);
     }
+    if (cert_path) {
+        /* The chain once, without the root (SSL_MODE_NO_AUTO_CHAIN: not per handshake). */
+        SSL_CTX_build_cert_chain(settings.ctx,
+                                 SSL_BUILD_CHAIN_FLAG_NO_ROOT | SSL_BUILD_CHAIN_FLAG_IGNORE_ERROR);
+        ERR_clear_error();
+    }
     return 0;
 }
 
 void
 conn_tls_cleanup(void)
 {
+    tls_sessions_free();
     SSL_CTX_free(settings.ctx);
     settings.ctx = NULL;
+}
+
+void
+conn_tls_handshakes(unsigned long *full, unsigned long *resumed)
+{
+    *full = settings.full;
+    *resumed = settings.resumed;
 }
 
 /* Watch the socket for reading, and for writing while OpenSSL or the queue waits for room. */
@@ -292,6 +335,11 @@ handshake(struct conn *c)
         return tls_wait_or_fail(c, rc, "TLS handshake") ? -1 : 0;
     }
     t->handshaken = 1;
+    if (SSL_session_reused(t->ssl)) {
+        settings.resumed++;
+    } else {
+        settings.full++;
+    }
     conn_stream_up(c);
     if (c->state == CONN_CLOSED || c->tls != t) {
         return -1;
@@ -325,6 +373,13 @@ tls_open(struct conn *c)
             return -1;
         }
     }
+    SSL_set_app_data(t->ssl, c);
+    if (settings.resume) {
+        SSL_SESSION *sess = tls_sessions_get(c->fam, c->addr, c->port);
+        if (sess && SSL_set_session(t->ssl, sess) != 1) {
+            ERR_clear_error(); /* a full handshake then */
+        }
+    }
     SSL_set_connect_state(t->ssl);
     return handshake(c) < 0 ? -1 : 0;
 }
@@ -338,7 +393,9 @@ read_records(struct conn *c)
     char *buf = conn_read_buffer(&cap);
     int want = cap > INT_MAX ? INT_MAX : (int)cap;
 
-    for (int i = 0; i < CONN_TLS_MAX_READS_PER_EVENT; i++) {
+    /* Past the bound only while OpenSSL holds read-ahead bytes: the socket would not wake the loop for them.
+     */
+    for (int i = 0; i < CONN_TLS_MAX_READS_PER_EVENT || SSL_has_pending(t->ssl); i++) {
         int n;
         ERR_clear_error();
         errno = 0;

@@ -56,7 +56,8 @@ main(int argc, char **argv)
         return 1;
     }
     if (netconf && opts.tls &&
-        conn_tls_setup(opts.tls_cert, opts.tls_key, opts.tls_ca, opts.tls_verify_host, err, sizeof err)) {
+        conn_tls_setup(opts.tls_cert, opts.tls_key, opts.tls_ca, opts.tls_verify_host, opts.tls_resume, err,
+                       sizeof err)) {
         fprintf(stderr, "fleetsim-stress: %s\n", err);
         return 1;
     }
@@ -98,6 +99,11 @@ main(int argc, char **argv)
                opts.tls       ? "as --tls asked"
                : opts.ssh < 0 ? "detected"
                               : "as --ssh asked");
+        if (opts.tls) {
+            unsigned long full, resumed;
+            conn_tls_handshakes(&full, &resumed);
+            printf("TLS handshakes: %lu full, %lu resumed\n", full, resumed);
+        }
     }
     conn_ssh_cleanup();
     conn_tls_cleanup();

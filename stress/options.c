@@ -682,6 +682,12 @@ static const struct stress_opt opts[] = {
      .dflt = "false",
      .help = "true: the server's certificate must also name the address connected to (--ip and the "
              "following); NOT checked by default, since a fleet serves many addresses with one certificate"},
+    {.name = "tls-resume",
+     .kind = OPT_BOOL,
+     .field = FIELD(tls_resume),
+     .dflt = "false",
+     .help = "true: a reconnection to a device resumes the TLS session that device gave last (abbreviated "
+             "handshake); the summary counts full and resumed handshakes"},
     {.name = "help", .alias = "h", .kind = OPT_HELP, .help = "this text"},
     {.name = "version", .kind = OPT_VERSION, .help = "fleetsim-stress's version"},
 
@@ -1527,7 +1533,7 @@ opt_longopts(struct option *longopts)
 static int
 opt_tls_given(const struct stress_options *o)
 {
-    return o->tls || o->tls_cert || o->tls_key || o->tls_ca || o->tls_verify_host;
+    return o->tls || o->tls_cert || o->tls_key || o->tls_ca || o->tls_verify_host || o->tls_resume;
 }
 
 enum stress_parse
@@ -1758,11 +1764,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             BAD("--tls-cert and --tls-key go together: the certificate and its key");
         }
         o->ssh = 0; /* no SSH set-up, no detection */
-    } else if (o->tls_cert || o->tls_key || o->tls_ca || o->tls_verify_host) {
-        BAD("--%s is for TLS: give --tls true too", o->tls_cert  ? "tls-cert"
-                                                    : o->tls_key ? "tls-key"
-                                                    : o->tls_ca  ? "tls-ca"
-                                                                 : "tls-verify-host");
+    } else if (o->tls_cert || o->tls_key || o->tls_ca || o->tls_verify_host || o->tls_resume) {
+        BAD("--%s is for TLS: give --tls true too", o->tls_cert          ? "tls-cert"
+                                                    : o->tls_key         ? "tls-key"
+                                                    : o->tls_ca          ? "tls-ca"
+                                                    : o->tls_verify_host ? "tls-verify-host"
+                                                                         : "tls-resume");
     }
     if (o->ssh_key && !o->ssh) {
         BAD("--ssh-key is for SSH; it cannot be combined with --ssh false");

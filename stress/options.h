@@ -81,6 +81,7 @@ struct stress_options {
     const char *tls_key;       /* its private key file (PEM), or NULL; given with tls_cert */
     const char *tls_ca;        /* CA file the servers' certificates must chain to, or NULL: the system's */
     int tls_verify_host;       /* 1: the server's certificate must name the address connected to */
+    int tls_resume;            /* 1: reconnections resume the device's last TLS session */
     uint32_t msg_timeout_s;    /* seconds to wait for any answer */
     int legacy_framing;        /* offer only base:1.0 */
     const char *json_path;     /* manifest, or NULL */

@@ -101,13 +101,15 @@ def tls_fleet(extra=()):
                    extra=["--transport", "tls", "--state-dir", STATE] + list(extra))
 
 
-def connect(port, name=None):
-    """A TLS connection to the device at @port with client certificate @name (None: none)."""
-    ctx = ssl.create_default_context(cafile=fleet_ca())
-    if name:
-        ctx.load_cert_chain(path(name + ".pem"), path(name + ".key"))
+def connect(port, name=None, ctx=None, session=None):
+    """A TLS connection to the device at @port with client certificate @name (None: none), through @ctx (None:
+    a new context), offering @session to resume."""
+    if ctx is None:
+        ctx = ssl.create_default_context(cafile=fleet_ca())
+        if name:
+            ctx.load_cert_chain(path(name + ".pem"), path(name + ".key"))
     sock = socket.create_connection(("127.0.0.1", port), timeout=h.scaled(10))
-    return ctx.wrap_socket(sock, server_hostname="127.0.0.1")
+    return ctx.wrap_socket(sock, server_hostname="127.0.0.1", session=session)
 
 
 def read_msg(conn):
@@ -168,6 +170,16 @@ class TlsTest(unittest.TestCase):
         self.assertIn(b"<session-id>", r.stdout)
         self.assertIn(b"<ok/>", r.stdout)  # close-session answered; the server then closes
 
+    def test_the_server_sends_its_certificate_alone_and_it_verifies(self):
+        r = subprocess.run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % self.fleet.port, "-cert",
+                            path("alice.pem"), "-key", path("alice.key"), "-CAfile", fleet_ca(), "-showcerts",
+                            "-verify_return_error"],
+                           input=HELLO10 + CLOSE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=h.scaled(20))
+        self.assertEqual(r.stdout.count(b"-----BEGIN CERTIFICATE-----"), 1, r.stdout)  # no copy of the CA
+        self.assertIn(b"Verify return code: 0 (ok)", r.stdout)
+        self.assertIn(b"<hello", r.stdout)
+
     def test_python_ssl_hello_and_get_config(self):
         with connect(self.fleet.port + 1, "alice") as conn:
             self.assertIn("urn:ietf:params:netconf:base:1.0", read_msg(conn))
@@ -178,6 +190,21 @@ class TlsTest(unittest.TestCase):
             state = rpc(conn, '<get><filter type="subtree"><netconf-state xmlns="urn:ietf:params:xml:ns:yang:'
                         'ietf-netconf-monitoring"><sessions/></netconf-state></filter></get>', "8")
             self.assertIn("<username>alice</username>", state)  # the common name, without cert-to-name
+
+    def test_a_resumed_session_maps_the_certificate_again(self):
+        ctx = ssl.create_default_context(cafile=fleet_ca())
+        ctx.load_cert_chain(path("alice.pem"), path("alice.key"))
+        sessions = []
+        for attempt in range(2):
+            with connect(self.fleet.port + 1, ctx=ctx, session=sessions[-1] if sessions else None) as conn:
+                read_msg(conn)
+                conn.sendall(HELLO10)
+                state = rpc(conn, '<get><filter type="subtree"><netconf-state xmlns="urn:ietf:params:xml:ns:'
+                            'yang:ietf-netconf-monitoring"><sessions/></netconf-state></filter></get>', "8")
+                self.assertIn("<username>alice</username>", state)
+                self.assertEqual(conn.session_reused, attempt == 1)  # the ticket of the first was honoured
+                rpc(conn, "<close-session/>", "9")
+                sessions.append(conn.session)
 
     def test_stress_edits_over_tls_are_all_answered(self):
         manifest = path("stress.json")

@@ -2,9 +2,17 @@
  * NETCONF over TLS: a non-blocking SSL on the session's socket. The
  * handshake runs on readiness; once it and cert-to-name succeed the hello
  * goes out (sess_transport_ready()). Buffers are released while idle
- * (SSL_MODE_RELEASE_BUFFERS) so that a quiet session costs little. Without
- * read-ahead OpenSSL takes one record per read, which fits the worker's
- * buffer, so nothing decrypted is left behind the socket's readiness.
+ * (SSL_MODE_RELEASE_BUFFERS) so that a quiet session costs little. With
+ * read-ahead one read() takes what the socket holds, several records, instead
+ * of two per record (header, then body); what OpenSSL then holds is not seen
+ * by epoll, so a read turn goes on while SSL_has_pending().
+ *
+ * Per handshake OpenSSL 3.0 decodes every certificate it receives through its
+ * provider decoders (the dearest step), so each side sends its leaf only: the
+ * chain is built once at start, without the root the peer trusts anyway,
+ * instead of per handshake (which also sent the CA's certificate). Sessions
+ * resume from a server-side cache (stateful TLS 1.3 tickets): a stateless
+ * ticket would be encrypted and decoded again, peer certificate included.
  */
 #include "transport_tls.h"
 
@@ -14,6 +22,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include "cert_to_name.h"
 #include "device.h"
@@ -54,13 +63,34 @@ tls_reason(SSL *ssl, int rc, char *buf, size_t len)
     return buf;
 }
 
+/*
+ * A resumed session has no verified chain: the client's certificate from the session, verified again
+ * against the CA (expiry included), so that cert-to-name sees what a full handshake shows. The caller
+ * frees the chain. NULL when it no longer verifies.
+ */
+static STACK_OF(X509) * tls_resumed_chain(SSL *ssl)
+{
+    X509 *peer = SSL_get0_peer_certificate(ssl);
+    X509_STORE_CTX *vc = peer ? X509_STORE_CTX_new() : NULL;
+    STACK_OF(X509) *chain = NULL;
+
+    if (vc && X509_STORE_CTX_init(vc, SSL_CTX_get_cert_store(SSL_get_SSL_CTX(ssl)), peer, NULL) &&
+        X509_STORE_CTX_set_purpose(vc, X509_PURPOSE_SSL_CLIENT) && X509_verify_cert(vc) == 1) {
+        chain = X509_STORE_CTX_get1_chain(vc);
+    }
+    X509_STORE_CTX_free(vc);
+    ERR_clear_error();
+    return chain;
+}
+
 /* The handshake's next step; the hello once it is done. 0: continue, -1: the session was closed. */
 static int
 tls_handshake(struct session *s)
 {
     struct tls_link *l = s->link;
-    STACK_OF(X509) * chain;
+    STACK_OF(X509) * chain, *resumed;
     char why[320];
+    int refused;
     int rc = SSL_do_handshake(l->ssl);
 
     l->handshake_writes = 0;
@@ -80,8 +110,11 @@ tls_handshake(struct session *s)
             return -1;
         }
     }
-    chain = SSL_get0_verified_chain(l->ssl);
-    if (!chain || ctn_map_chain(s->worker->fleet->tls_names, chain, l->username, sizeof l->username)) {
+    resumed = SSL_session_reused(l->ssl) ? tls_resumed_chain(l->ssl) : NULL;
+    chain = resumed ? resumed : SSL_get0_verified_chain(l->ssl);
+    refused = !chain || ctn_map_chain(s->worker->fleet->tls_names, chain, l->username, sizeof l->username);
+    sk_X509_pop_free(resumed, X509_free);
+    if (refused) {
         log_info("device %u session %u: TLS client refused: no cert-to-name entry maps its certificate",
                  s->dev->index, s->id);
         s->dev->stats.in_bad_hellos++;
@@ -135,8 +168,8 @@ tls_on_io(struct session *s, uint32_t events)
             if (sess_consume(s, buf, n)) {
                 return;
             }
-            /* A bounded turn, unless decrypted bytes wait in OpenSSL (the socket would not say so). */
-            if (i + 1 >= SESSION_MAX_READS_PER_EVENT && !SSL_pending(l->ssl)) {
+            /* A bounded turn, unless bytes wait in OpenSSL (read ahead: the socket would not say so). */
+            if (i + 1 >= SESSION_MAX_READS_PER_EVENT && !SSL_has_pending(l->ssl)) {
                 return;
             }
             continue;
@@ -232,6 +265,18 @@ const struct transport_ops transport_tls = {
     .monitoring_identity = "ietf-netconf-monitoring:netconf-tls",
 };
 
+/* The session cache's bound: the fleet's TLS devices (at least 64). */
+static long
+tls_cache_size(const struct fleet *fleet)
+{
+    long n = 0;
+
+    for (uint32_t i = 0; i < fleet->group_count; i++) {
+        n += fleet->groups[i].cfg.tls ? (long)fleet->groups[i].cfg.device_count : 0;
+    }
+    return n < 64 ? 64 : n;
+}
+
 enum fleet_err
 tls_fleet_init(struct fleet *fleet, char *err, size_t err_len)
 {
@@ -285,13 +330,20 @@ tls_fleet_init(struct fleet *fleet, char *err, size_t err_len)
         return FLEET_ERR_INVAL;
     }
     SSL_CTX_set_client_CA_list(ctx, cas);
+    /* The chain once, without the root; SSL_MODE_NO_AUTO_CHAIN below keeps handshakes from building it. */
+    SSL_CTX_build_cert_chain(ctx, SSL_BUILD_CHAIN_FLAG_NO_ROOT | SSL_BUILD_CHAIN_FLAG_IGNORE_ERROR);
+    ERR_clear_error();
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
-                              SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-    /* No server-side session cache: thousands of sessions would keep its entries; tickets resume. */
-    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+                              SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_NO_AUTO_CHAIN);
+    SSL_CTX_set_read_ahead(ctx, 1);
+    /* SSL_OP_NO_TICKET: TLS 1.3 tickets name a cached session instead of carrying it encrypted. */
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_TICKET);
+    /* One remembered session per device is enough for clients that reconnect; entries expire. */
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+    SSL_CTX_sess_set_cache_size(ctx, tls_cache_size(fleet));
+    SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"fleetsim", 8); /* resumption needs one */
     SSL_CTX_set_num_tickets(ctx, 1);
     log_info("NETCONF over TLS: certificate %s, clients of %s", paths.cert, paths.ca);
     return FLEET_OK;
