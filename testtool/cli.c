@@ -998,6 +998,11 @@ static const struct cli_opt cli_opts[] = {
      .dflt = "20",
      .help = "bound on the whole registration, seconds; an unreachable controller is retried with backoff "
              "until then (0: no bound; 20 is OpenDaylight's)"},
+    {.name = "register-only",
+     .kind = CLI_FLAG,
+     .field = CFG_FIELD(register_only),
+     .help = "register every device with --controller-ip in batches and exit, serving nothing (exit 1 "
+             "unless all were registered): a job's registration of a sharded fleet"},
     {.name = "emit-inventory",
      .kind = CLI_STRING,
      .field = CFG_FIELD(emit_inventory),

@@ -222,6 +222,15 @@ main(int argc, char **argv)
             return 2;
         }
     }
+    if (cfg.register_only) {
+        int rc = !cfg.controller_ip ? 2 : controller_register_once(&cfg, specs, spec_count) ? 1 : 0;
+        if (!cfg.controller_ip) {
+            log_error("--register-only needs --controller-ip");
+        }
+        free(part);
+        fleet_file_free(&groups);
+        return rc;
+    }
     if (fleet_init(&fleet, &cfg, specs, spec_count, err, sizeof err)) {
         log_error("%s", err);
         fleet_close(&fleet);

@@ -123,6 +123,7 @@ struct fleet_config {
     uint32_t register_timeout_s;        /* --time-out: bound on the whole registration, 0: none */
     const char *config_address;         /* address the controller connects to, NULL: the listening one */
     const char *emit_inventory;         /* write the inventory here and exit, or NULL */
+    int register_only;                  /* register every device with controller_ip and exit */
     const char *inventory_format;       /* odl-json, opennms-requisition, prometheus-sd or csv */
     const char *rpc_config;             /* custom RPC replies (OpenDaylight's format), or NULL */
     const char *metrics_addr;           /* --metrics ADDR:PORT, or NULL */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The registration job: writes the whole fleet's inventory, each device at the stable DNS name of the
-# pod that serves it, and registers it with a RESTCONF controller in batches.
+# pod that serves it, and registers it with a RESTCONF controller in batches (fleetsim's own
+# registration, --register-only, shard by shard: no device is served from here).
 #   fleetsim-register-inventory FLEETSIM-ARGS...   (the StatefulSet's arguments, without --shard)
 # Environment:
 #   FLEETSIM_SHARDS         shards (the StatefulSet's replicas)
@@ -9,8 +10,11 @@
 #   FLEETSIM_INVENTORY_DIR  where the files go (default ./inventory): fleet.csv (the unsharded fleet),
 #                           shard-I.json (shard I's devices at fleetsim-I.fleetsim.NS.svc), fleet.json (all)
 #   FLEETSIM_CONTROLLER     http://HOST:PORT of the controller; unset: write the files only
-#   FLEETSIM_CONTROLLER_USERNAME/_PASSWORD (admin/admin), FLEETSIM_BATCH_SIZE (500 devices a request)
+#   FLEETSIM_CONTROLLER_USERNAME/_PASSWORD (admin/admin), FLEETSIM_BATCH_SIZE (500 devices a request),
+#   FLEETSIM_REGISTER_TIMEOUT (600: seconds each shard's registration may take, retries included)
+# FLEETSIM_STRESS_BIN: fleetsim-stress (default: on PATH), which joins the shards' inventories.
 set -eu
+: "${FLEETSIM_STRESS_BIN:=fleetsim-stress}"
 # shellcheck source=deploy/container/shard.sh
 . "${FLEETSIM_LIB:-/usr/local/lib/fleetsim}/shard.sh"
 
@@ -22,25 +26,26 @@ domain=${FLEETSIM_CLUSTER_DOMAIN:-cluster.local}
 out=${FLEETSIM_INVENTORY_DIR:-inventory}
 batch=${FLEETSIM_BATCH_SIZE:-500}
 is_count "$batch" && [ "$batch" -ge 1 ] || die "FLEETSIM_BATCH_SIZE must be a whole number >= 1, not \"$batch\""
+timeout=${FLEETSIM_REGISTER_TIMEOUT:-600}
+is_count "$timeout" || die "FLEETSIM_REGISTER_TIMEOUT must be a whole number of seconds, not \"$timeout\""
 # The inventories hold the devices' passwords: readable by their owner only, as fleetsim writes them.
 umask 077
+case $out in *[[:space:]]*) die "FLEETSIM_INVENTORY_DIR must not hold spaces: \"$out\"" ;; esac
 mkdir -p "$out"
 
 # The unsharded fleet (the same options without --shard) is the reference every shard is checked against.
 "$FLEETSIM_BIN" "$@" --emit-inventory "$out/fleet.csv" --inventory-format csv
+# Each shard's part, its devices at its pod's name; then the parts joined in shard order as one inventory.
+parts=""
 i=0
 while [ "$i" -lt "$n" ]; do
     "$FLEETSIM_BIN" --shard "$i/$n" "$@" --generate-config-address "$sts-$i.$sts.$ns.svc.$domain" \
         --emit-inventory "$out/shard-$i.json" --inventory-format odl-json
+    parts="$parts $out/shard-$i.json"
     i=$((i + 1))
 done
-# Shard order, then each shard's device order.
-i=0
-while [ "$i" -lt "$n" ]; do
-    cat "$out/shard-$i.json"
-    i=$((i + 1))
-done | jq -s '{"network-topology:topology": [{"topology-id": "topology-netconf",
-        "node": [.[]["network-topology:topology"][0].node[]]}]}' >"$out/fleet.json"
+# shellcheck disable=SC2086 # the part names hold no spaces (FLEETSIM_INVENTORY_DIR's are refused above)
+"$FLEETSIM_STRESS_BIN" merge $parts -o "$out/fleet.json" >/dev/null
 
 # Every device of the fleet in exactly one shard, and no other.
 jq -r '.["network-topology:topology"][0].node[]["node-id"]' "$out/fleet.json" | sort >"$out/.sharded"
@@ -55,36 +60,25 @@ total=$(jq '.["network-topology:topology"][0].node | length' "$out/fleet.json")
 echo "fleetsim-register-inventory: $total devices in $n shards written to $out"
 
 [ -n "${FLEETSIM_CONTROLLER:-}" ] || exit 0
-url="${FLEETSIM_CONTROLLER%/}/restconf/data/network-topology:network-topology/topology=topology-netconf"
-user="${FLEETSIM_CONTROLLER_USERNAME:-admin}:${FLEETSIM_CONTROLLER_PASSWORD:-admin}"
-start=0
+# http://HOST:PORT, http://[V6]:PORT or without a port (8181, RESTCONF's usual).
+hostport=${FLEETSIM_CONTROLLER#*://}
+hostport=${hostport%%/*}
+case $hostport in
+\[*\]:*) host=${hostport%\]:*} host=${host#\[} port=${hostport##*\]:} ;;
+\[*\]) host=${hostport#\[} host=${host%\]} port=8181 ;;
+*:*) host=${hostport%:*} port=${hostport##*:} ;;
+*) host=$hostport port=8181 ;;
+esac
+is_count "$port" || die "FLEETSIM_CONTROLLER must be http://HOST[:PORT], not \"$FLEETSIM_CONTROLLER\""
 failed=0
-while [ "$start" -lt "$total" ]; do
-    jq -c --argjson s "$start" --argjson b "$batch" \
-        '.["network-topology:topology"][0].node |= .[$s:$s+$b]' "$out/fleet.json" >"$out/.batch"
-    # As fleetsim's own registration: a merge PATCH; 5xx, 408, 429 and no answer are tried again.
-    attempt=1
-    while :; do
-        code=$(curl -sS -o "$out/.answer" -w '%{http_code}' --connect-timeout 10 --max-time 120 \
-            -u "$user" -X PATCH -H 'Content-Type: application/yang-data+json' \
-            --data-binary "@$out/.batch" "$url" || echo 000)
-        case $code in
-        2??) break ;;
-        000 | 5?? | 408 | 429) [ "$attempt" -lt 5 ] || break ;;
-        *) break ;;
-        esac
-        sleep $((attempt * 2))
-        attempt=$((attempt + 1))
-    done
-    case $code in
-    2??) ;;
-    *)
-        failed=$((failed + 1))
-        echo "fleetsim-register-inventory: devices $start-$((start + batch - 1)): HTTP $code: $(head -c 300 "$out/.answer" 2>/dev/null)" >&2
-        ;;
-    esac
-    start=$((start + batch))
+i=0
+while [ "$i" -lt "$n" ]; do
+    "$FLEETSIM_BIN" --shard "$i/$n" "$@" --generate-config-address "$sts-$i.$sts.$ns.svc.$domain" \
+        --controller-ip "$host" --controller-port "$port" \
+        --controller-auth-username "${FLEETSIM_CONTROLLER_USERNAME:-admin}" \
+        --controller-auth-password "${FLEETSIM_CONTROLLER_PASSWORD:-admin}" \
+        --generate-configs-batch-size "$batch" --time-out "$timeout" --register-only || failed=$((failed + 1))
+    i=$((i + 1))
 done
-rm -f "$out/.batch" "$out/.answer"
-echo "fleetsim-register-inventory: registered $total devices in batches of $batch with $FLEETSIM_CONTROLLER, $failed batches failed"
+echo "fleetsim-register-inventory: $total devices of $n shards registered with $FLEETSIM_CONTROLLER in batches of $batch, $failed shards not wholly registered"
 [ "$failed" -eq 0 ]

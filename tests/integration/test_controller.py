@@ -29,6 +29,7 @@ import re
 import shutil
 import socket
 import stat
+import subprocess
 import sys
 import tempfile
 import threading
@@ -228,6 +229,80 @@ class RegistrationTests(unittest.TestCase):
         self.assertEqual(first, [f.port, f.port + 4, f.port + 8])
         assert_serves(self, f, 9)
         f.stop()
+
+    def test_register_only_registers_each_shard_at_its_address_and_exits(self):
+        # A registration job of a 4-shard fleet: each shard's devices at that shard's host, nothing served
+        # (the fleet's ports are taken meanwhile), the whole fleet registered once with its own node-ids.
+        ctl = self.controller()
+        port = h.free_port()
+        taken = socket.socket()
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        self.addCleanup(taken.close)
+        for i in range(4):
+            code, text = h.run_fleetsim(["--device-count", "10", "--starting-port", str(port), "--ssh", "false",
+                                         "--shard", "%d/4" % i, "--generate-config-address", "127.0.0.%d" % (i + 1),
+                                         "--generate-configs-batch-size", "2", "--register-only"] + ctl.args())
+            self.assertEqual(code, 0, text)
+            self.assertRegex(text, r"controller: registered (2|3) of (2|3) devices")
+        seen = {}
+        for r in ctl.requests:
+            self.assertEqual((r["method"], r["path"]), ("PATCH", TOPOLOGY_PATH))
+            for name, node in topology_nodes(self, json.loads(r["body"])).items():
+                self.assertNotIn(name, seen, "device registered twice")
+                seen[name] = node
+        self.assertEqual(sorted(seen), sorted("%d-sim-device" % (port + i) for i in range(10)))
+        for i in range(10):
+            shard = max(k for k in range(4) if k * 10 // 4 <= i)  # shard k starts at floor(k * C / N)
+            node = seen["%d-sim-device" % (port + i)]
+            self.assertEqual((node["host"], node["port"]), ("127.0.0.%d" % (shard + 1), port + i), i)
+        # A controller that refuses: exit 1, said; no --controller-ip: exit 2.
+        refusing = self.controller(default=(400, '{"errors":"no"}'))
+        code, text = h.run_fleetsim(["--device-count", "2", "--starting-port", str(port), "--register-only"]
+                                    + refusing.args())
+        self.assertEqual(code, 1, text)
+        self.assertRegex(text, r"registered 0 of 2 devices")
+        code, text = h.run_fleetsim(["--device-count", "2", "--register-only"])
+        self.assertEqual(code, 2, text)
+        self.assertIn("--register-only needs --controller-ip", text)
+
+    def test_the_registration_job_registers_a_sharded_fleet_once(self):
+        # deploy/container/register-inventory.sh, the Kubernetes Job's script, run here as the Job would run
+        # it: 3 shards of 10 devices, each device at its pod's stable name, joined into one inventory.
+        ctl = self.controller()
+        work = tempfile.mkdtemp(prefix="fleetsim-job-")
+        self.addCleanup(shutil.rmtree, work, True)
+        deploy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy", "container")
+        env = dict(os.environ, FLEETSIM_BIN=h.BINARY,
+                   FLEETSIM_STRESS_BIN=os.path.join(os.path.dirname(h.BINARY), "fleetsim-stress"),
+                   FLEETSIM_LIB=deploy, FLEETSIM_SHARDS="3", POD_NAMESPACE="lab", FLEETSIM_INVENTORY_DIR=work,
+                   FLEETSIM_CONTROLLER="http://127.0.0.1:%d" % ctl.port, FLEETSIM_BATCH_SIZE="2")
+        port = h.free_port()
+        job = subprocess.run(["sh", os.path.join(deploy, "register-inventory.sh"), "--device-count", "10",
+                              "--starting-port", str(port), "--ssh", "false"], env=env, capture_output=True,
+                             text=True, timeout=h.scaled(60))
+        self.assertEqual(job.returncode, 0, job.stdout + job.stderr)
+        self.assertIn("10 devices of 3 shards registered", job.stdout)
+        host_of = {}
+        for r in ctl.requests:
+            for name, node in topology_nodes(self, json.loads(r["body"])).items():
+                self.assertNotIn(name, host_of, "device registered twice")
+                host_of[name] = node["host"]
+        starts = [k * 10 // 3 for k in range(3)]  # shard k's first device
+        want = {"%d-sim-device" % (port + i): "fleetsim-%d.fleetsim.lab.svc.cluster.local"
+                % max(k for k in range(3) if starts[k] <= i) for i in range(10)}
+        self.assertEqual(host_of, want)
+        with open(os.path.join(work, "fleet.json")) as fh:
+            merged = topology_nodes(self, json.load(fh))
+        self.assertEqual({k: v["host"] for k, v in merged.items()}, want, "the joined inventory")
+        # A controller that refuses every batch fails the job.
+        refusing = self.controller(default=(400, "no"))
+        env["FLEETSIM_CONTROLLER"] = "http://127.0.0.1:%d" % refusing.port
+        job = subprocess.run(["sh", os.path.join(deploy, "register-inventory.sh"), "--device-count", "10",
+                              "--starting-port", str(port), "--ssh", "false"], env=env, capture_output=True,
+                             text=True, timeout=h.scaled(60))
+        self.assertNotEqual(job.returncode, 0, job.stdout + job.stderr)
+        self.assertIn("3 shards not wholly registered", job.stdout)
 
     def test_default_batch_is_one_device_per_request_as_opendaylight(self):
         ctl = self.controller()

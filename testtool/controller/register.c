@@ -504,7 +504,7 @@ log_plan(const struct fleet_config *cfg, uint32_t total, uint32_t batches, int j
  * @return REG_STOPPED when stopped, else REG_DONE.
  */
 static enum reg_outcome
-register_runs(CURL *easy, const struct reg_range *runs, uint32_t n, int joined)
+register_runs(CURL *easy, const struct reg_range *runs, uint32_t n, int joined, uint32_t *not_registered)
 {
     const struct fleet_config *cfg = reg.cfg;
     uint32_t size = cfg->configs_batch_size, total = 0, batches = 0, b = 0;
@@ -559,25 +559,25 @@ register_runs(CURL *easy, const struct reg_range *runs, uint32_t n, int joined)
     }
     sbuf_free(&body);
     sbuf_free(&answer);
+    *not_registered = total - p.registered;
     return end == REG_STOPPED ? REG_STOPPED : REG_DONE;
 }
 
-static void *
-reg_run(void *arg)
+/* The one handle every batch goes through, and its headers (freed by the caller, with the handle). */
+static CURL *
+reg_easy(const struct fleet_config *cfg, struct curl_slist **headers_out)
 {
-    const struct fleet_config *cfg = reg.cfg;
     struct curl_slist *headers = NULL;
-    CURL *easy = NULL;
-    int joined = 0;
+    CURL *easy;
 
-    (void)arg;
     headers = curl_slist_append(headers, "Content-Type: application/yang-data+json");
     headers = headers ? curl_slist_append(headers, "Accept: application/yang-data+json") : NULL;
     /* No "Expect: 100-continue" for large batches: one round trip less, and every server copes. */
     headers = headers ? curl_slist_append(headers, "Expect:") : NULL;
+    *headers_out = headers;
     if (!headers || !(easy = curl_easy_init())) {
         log_error("controller: cannot prepare the requests (out of memory)");
-        goto cleanup;
+        return NULL;
     }
     curl_easy_setopt(easy, CURLOPT_URL, reg.url);
     curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PATCH");
@@ -589,6 +589,21 @@ reg_run(void *arg)
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)REGISTER_REQUEST_TIMEOUT_MS);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, keep_answer);
+    return easy;
+}
+
+static void *
+reg_run(void *arg)
+{
+    struct curl_slist *headers = NULL;
+    CURL *easy = NULL;
+    int joined = 0;
+    uint32_t missed;
+
+    (void)arg;
+    if (!(easy = reg_easy(reg.cfg, &headers))) {
+        goto cleanup;
+    }
 
     /* The fleet's start first, then whatever joins it (grow), until stopped. */
     while (!atomic_load(&reg.stop)) {
@@ -596,7 +611,7 @@ reg_run(void *arg)
         uint32_t n = take_queue(&runs);
         enum reg_outcome end = REG_DONE;
         if (n) {
-            end = register_runs(easy, runs, n, joined);
+            end = register_runs(easy, runs, n, joined, &missed);
         } else {
             reg.deadline_us = 0;
             curl_multi_poll(reg.multi, NULL, 0, REGISTER_POLL_MS, NULL); /* woken by a queue or a stop */
@@ -637,17 +652,13 @@ controller_register_devices(const struct fleet *fleet, uint32_t first, uint32_t 
     return 0;
 }
 
-int
-controller_register_start(struct fleet *fleet)
+/* The controller's URL and libcurl, for the groups @p groups of @p cfg. */
+static int
+reg_setup(const struct fleet_config *cfg, const struct fleet_group_spec *groups, uint32_t group_count)
 {
-    const struct fleet_config *cfg = &fleet->cfg;
     const char *ip = cfg->controller_ip;
-    int v6;
+    int v6 = strchr(ip, ':') != NULL;
 
-    if (!ip || reg.started) {
-        return 0;
-    }
-    v6 = strchr(ip, ':') != NULL;
     snprintf(reg.url, sizeof reg.url, "http://%s%s%s:%u" REGISTER_PATH, v6 ? "[" : "", ip, v6 ? "]" : "",
              (unsigned)cfg->controller_port);
     snprintf(reg.peer, sizeof reg.peer, "%s%s%s:%u", v6 ? "[" : "", ip, v6 ? "]" : "",
@@ -660,10 +671,51 @@ controller_register_start(struct fleet *fleet)
         return -1;
     }
     reg.cfg = cfg;
-    reg.fleet = fleet;
-    reg.groups = fleet->specs;
-    reg.group_count = fleet->group_count;
+    reg.groups = groups;
+    reg.group_count = group_count;
     atomic_store(&reg.stop, 0);
+    return 0;
+}
+
+int
+controller_register_once(const struct fleet_config *cfg, const struct fleet_group_spec *groups,
+                         uint32_t group_count)
+{
+    struct curl_slist *headers = NULL;
+    struct reg_range *runs = NULL;
+    CURL *easy = NULL;
+    uint32_t n, missed = 1;
+
+    if (reg_setup(cfg, groups, group_count)) {
+        log_error("controller: cannot start libcurl");
+        return -1;
+    }
+    if (!enqueue_nodes(0, inventory_node_count(groups, group_count)) && (easy = reg_easy(cfg, &headers))) {
+        n = take_queue(&runs);
+        register_runs(easy, runs, n, 0, &missed);
+    }
+    free(runs);
+    curl_easy_cleanup(easy);
+    curl_slist_free_all(headers);
+    curl_multi_cleanup(reg.multi);
+    reg.multi = NULL;
+    curl_global_cleanup();
+    free(reg.queue);
+    reg.queue = NULL;
+    reg.queued = reg.queue_cap = 0;
+    return missed ? -1 : 0;
+}
+
+int
+controller_register_start(struct fleet *fleet)
+{
+    if (!fleet->cfg.controller_ip || reg.started) {
+        return 0;
+    }
+    if (reg_setup(&fleet->cfg, fleet->specs, fleet->group_count)) {
+        return -1;
+    }
+    reg.fleet = fleet;
     /* The devices present at start, each group's first (all of them without a scenario that grows). */
     for (uint32_t g = 0; g < fleet->group_count; g++) {
         const struct device_group *grp = &fleet->groups[g];

@@ -11,6 +11,7 @@
 
 struct fleet;
 struct fleet_config;
+struct fleet_group_spec;
 
 /* Attempts per batch when the controller answers with a status that may pass (5xx, 408, 429). */
 #define REGISTER_ATTEMPTS 3
@@ -40,6 +41,15 @@ int controller_register_check(const struct fleet_config *cfg, char *err, size_t 
  * @return 0, or -1 when the thread cannot start.
  */
 int controller_register_start(struct fleet *fleet);
+
+/**
+ * @brief --register-only: register every device of @p groups (present or not) with cfg.controller_ip, in
+ * batches, from the calling thread, and return when done or at cfg.register_timeout_s; nothing listens.
+ * Logged as controller_register_start's registration is.
+ * @return 0 when every device was registered, -1 otherwise.
+ */
+int controller_register_once(const struct fleet_config *cfg, const struct fleet_group_spec *groups,
+                             uint32_t group_count);
 
 /**
  * @brief Register devices @p first .. @p first + @p count - 1 (fleet indices, one group's run) that joined
