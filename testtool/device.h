@@ -43,6 +43,8 @@ struct state_text;
 struct ssh_bind_struct;
 struct ssl_ctx_st;
 struct ctn_list;
+struct tls_devcert;
+struct tls_devcerts;
 struct ssh_key_struct;
 struct device_ctl;
 struct action_log;
@@ -226,7 +228,8 @@ struct device {
     int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
     struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
     struct ssh_bind_struct
-        *ssh_bind;          /* --host-key-per-device: accepts with this device's key, made on first use */
+        *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
+    struct tls_devcert *tls_cert; /* --tls-cert-per-device: its certificate and key, made on first use */
     struct device_ctl *ctl; /* control API state (down, reboot, overrides), NULL until its first action */
     uint32_t reboots;       /* reboots through the control API: engineBoots is 1 + reboots */
 };
@@ -279,6 +282,7 @@ struct fleet {
     uint8_t ssh_secret[32];               /* --host-key-per-device: what devices' keys derive from */
     struct ssl_ctx_st *tls_ctx;           /* TLS: the context every worker's sessions share, or NULL */
     struct ctn_list *tls_names;           /* TLS: --tls-cert-to-name's entries, or NULL (common name) */
+    struct tls_devcerts *tls_devcerts;    /* TLS: what devices' own certificates are made with, or NULL */
     atomic_int streams_paused;      /* 1 while SIGUSR2 holds every stream (toggled by the main thread) */
     uint64_t start_ms;              /* fleet clock when it started (ms since the epoch) */
     uint64_t clock_base_ms;         /* wall clock at clock_base_us */

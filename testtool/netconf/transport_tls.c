@@ -22,6 +22,7 @@
 #include "outq.h"
 #include "session.h"
 #include "tls_ca.h"
+#include "tls_device_cert.h"
 #include "transport.h"
 
 struct tls_link {
@@ -108,6 +109,7 @@ tls_start(struct session *s)
         return -1;
     }
     SSL_set_accept_state(l->ssl);
+    SSL_set_app_data(l->ssl, s); /* the certificate callback finds the device (tls_device_cert.c) */
     s->link = l;
     tls_handshake(s); /* the client spoke first: its ClientHello may be here */
     return 0;
@@ -294,12 +296,13 @@ tls_fleet_init(struct fleet *fleet, char *err, size_t err_len)
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     SSL_CTX_set_num_tickets(ctx, 1);
     log_info("NETCONF over TLS: certificate %s, clients of %s", paths.cert, paths.ca);
-    return FLEET_OK;
+    return tls_devcert_init(fleet, err, err_len);
 }
 
 void
 tls_fleet_close(struct fleet *fleet)
 {
+    tls_devcert_close(fleet);
     SSL_CTX_free(fleet->tls_ctx);
     fleet->tls_ctx = NULL;
     if (fleet->tls_names) {
