@@ -184,6 +184,16 @@ enum listen_refused {
     LISTEN_REFUSED_KINDS
 };
 
+/* Why a TLS handshake was refused (the metrics' reason label). */
+enum tls_refused {
+    TLS_REFUSED_NO_CERT,   /* the client sent no certificate */
+    TLS_REFUSED_UNTRUSTED, /* its certificate does not chain to the CA */
+    TLS_REFUSED_EXPIRED,   /* its certificate is out of its validity */
+    TLS_REFUSED_NO_NAME,   /* no cert-to-name entry maps it */
+    TLS_REFUSED_PROTOCOL,  /* anything else: versions, ciphers, the peer left */
+    TLS_REFUSED_KINDS
+};
+
 /* Counters of ietf-netconf-monitoring's statistics container, per device. */
 struct device_stats {
     uint32_t in_bad_hellos;     /* sessions dropped for a bad hello */
@@ -194,6 +204,8 @@ struct device_stats {
     uint32_t out_rpc_errors;    /* rpc-reply messages carrying rpc-error */
     uint32_t out_notifications; /* notifications sent */
     uint32_t auth_failures;     /* SSH authentications refused */
+    /* TLS handshakes refused, by enum tls_refused: no session began, so no bad hello either */
+    uint32_t tls_refused[TLS_REFUSED_KINDS];
 };
 
 /* Configuration requests a device received, for the report (fleetsim --report) and reconcile. */
@@ -250,6 +262,7 @@ struct worker {
     char *read_buf;                         /* read buffer lent to whichever session is reading */
     uint32_t session_count;                 /* open sessions on this worker */
     uint32_t ssh_session_count;             /* those of them over SSH */
+    uint32_t tls_session_count;             /* those of them over TLS */
     struct agent_worker snmp;               /* SNMP socket (address per device), buffers, delayed answers */
     struct sbuf notif_buf;                  /* builds one notification at a time */
     monotime_us stream_pass_us;             /* loop time of the pass stream_pass_sent counts */

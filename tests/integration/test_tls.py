@@ -60,9 +60,7 @@ def setUpModule():
     WORK = tempfile.mkdtemp(prefix="fleetsim-tls-")
     STATE = os.path.join(WORK, "state")
     CERTS = tls_certs.Certs(WORK, STATE)
-    issue("alice")
-    CERTS.other_ca_client("other")
-    CERTS.expired_client("expired")
+    CERTS.clients()
 
 
 def tearDownModule():
@@ -75,32 +73,15 @@ def tls_fleet(extra=()):
 
 
 def connect(port, name=None):
-    """A TLS connection to the device at @port with client certificate @name (None: none)."""
-    ctx = ssl.create_default_context(cafile=fleet_ca())
-    if name:
-        ctx.load_cert_chain(path(name + ".pem"), path(name + ".key"))
-    sock = socket.create_connection(("127.0.0.1", port), timeout=h.scaled(10))
-    return ctx.wrap_socket(sock, server_hostname="127.0.0.1")
+    """A TLS connection to the device at 127.0.0.1:@port with client certificate @name (None: none)."""
+    return CERTS.connect("127.0.0.1", port, name)
 
 
-def read_msg(conn):
-    data = b""
-    while EOM not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            raise h.ConnectionClosed("closed after %r" % data[-200:])
-        data += chunk
-    return data[:data.index(EOM)].decode()
+read_msg = tls_certs.read_msg
 
 
 def refused(port, name):
-    """True when the session with @name's certificate ends without a hello."""
-    try:
-        with connect(port, name) as conn:
-            read_msg(conn)
-    except (ssl.SSLError, h.ConnectionClosed, ConnectionResetError, BrokenPipeError):
-        return True
-    return False
+    return CERTS.refused("127.0.0.1", port, name)
 
 
 def rpc(conn, body, msg_id):

@@ -17,7 +17,6 @@ Loopback only (127.0.0.1, fd5e:f1ee::/64 local on lo), random ports, every wait 
 import ipaddress
 import os
 import shutil
-import socket
 import ssl
 import sys
 import tempfile
@@ -38,9 +37,7 @@ def setUpModule():
     global WORK, CERTS
     WORK = tempfile.mkdtemp(prefix="fleetsim-tls-nc2-")
     CERTS = tls_certs.Certs(WORK, os.path.join(WORK, "state"))
-    CERTS.issue("alice")
-    CERTS.other_ca_client("other")
-    CERTS.expired_client("expired")
+    CERTS.clients()
 
 
 def tearDownModule():
@@ -59,11 +56,8 @@ def client(name, targets):
 
 def peer_cert(host, port):
     """The server certificate of @host:@port, verified against the fleet's CA for that address: (dict, DER)."""
-    ctx = ssl.create_default_context(cafile=CERTS.fleet_ca())
-    ctx.load_cert_chain(CERTS.path("alice.pem"), CERTS.path("alice.key"))
-    with socket.create_connection((host, port), timeout=h.scaled(10)) as sock:
-        with ctx.wrap_socket(sock, server_hostname=host) as conn:
-            return conn.getpeercert(), conn.getpeercert(binary_form=True)
+    with CERTS.connect(host, port, "alice") as conn:
+        return conn.getpeercert(), conn.getpeercert(binary_form=True)
 
 
 def common_name(cert):

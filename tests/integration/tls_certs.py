@@ -6,9 +6,13 @@ openssl command line: a client of another CA, and a client of the fleet's CA who
 """
 
 import os
+import socket
+import ssl
 import subprocess
 
 import fleetsim_harness as h
+
+EOM = b"]]>]]>"
 
 
 def run(args, timeout=20):
@@ -71,3 +75,38 @@ class Certs:
                 os.path.join(self.state, "tls", "ca.key"), "-in", self.path(name + ".csr"), "-out",
                 self.path(name + ".pem"), "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
                 "-extensions", "ext", "-notext")
+
+    def clients(self):
+        """alice (of the fleet's CA), other (of another CA) and expired (of the fleet's CA, expired)."""
+        self.issue("alice")
+        self.other_ca_client("other")
+        self.expired_client("expired")
+
+    def connect(self, host, port, name=None):
+        """A TLS connection to @host:@port with client certificate @name (None: none), the server's
+        certificate verified against the fleet's CA."""
+        ctx = ssl.create_default_context(cafile=self.fleet_ca())
+        if name:
+            ctx.load_cert_chain(self.path(name + ".pem"), self.path(name + ".key"))
+        sock = socket.create_connection((host, port), timeout=h.scaled(10))
+        return ctx.wrap_socket(sock, server_hostname=host)
+
+    def refused(self, host, port, name):
+        """True when the session with @name's certificate ends without a hello."""
+        try:
+            with self.connect(host, port, name) as conn:
+                read_msg(conn)
+        except (ssl.SSLError, h.ConnectionClosed, ConnectionResetError, BrokenPipeError):
+            return True
+        return False
+
+
+def read_msg(conn):
+    """One ]]>]]>-framed message of @conn, decoded."""
+    data = b""
+    while EOM not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise h.ConnectionClosed("closed after %r" % data[-200:])
+        data += chunk
+    return data[:data.index(EOM)].decode()

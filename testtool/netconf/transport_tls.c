@@ -55,6 +55,21 @@ tls_reason(SSL *ssl, int rc, char *buf, size_t len)
     return buf;
 }
 
+/* Why the handshake of @p ssl failed (before tls_reason() takes OpenSSL's error). */
+static enum tls_refused
+tls_refusal(SSL *ssl)
+{
+    long v = SSL_get_verify_result(ssl);
+
+    if (ERR_GET_REASON(ERR_peek_error()) == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE) {
+        return TLS_REFUSED_NO_CERT;
+    }
+    if (v == X509_V_ERR_CERT_HAS_EXPIRED || v == X509_V_ERR_CERT_NOT_YET_VALID) {
+        return TLS_REFUSED_EXPIRED;
+    }
+    return v != X509_V_OK ? TLS_REFUSED_UNTRUSTED : TLS_REFUSED_PROTOCOL;
+}
+
 /* The handshake's next step; the hello once it is done. 0: continue, -1: the session was closed. */
 static int
 tls_handshake(struct session *s)
@@ -74,9 +89,9 @@ tls_handshake(struct session *s)
             sess_mark_pending(s);
             return 0;
         default:
+            s->dev->stats.tls_refused[tls_refusal(l->ssl)]++;
             log_info("device %u session %u: TLS handshake failed: %s", s->dev->index, s->id,
                      tls_reason(l->ssl, rc, why, sizeof why));
-            s->dev->stats.in_bad_hellos++;
             sess_close(s, 0);
             return -1;
         }
@@ -85,7 +100,7 @@ tls_handshake(struct session *s)
     if (!chain || ctn_map_chain(s->worker->fleet->tls_names, chain, l->username, sizeof l->username)) {
         log_info("device %u session %u: TLS client refused: no cert-to-name entry maps its certificate",
                  s->dev->index, s->id);
-        s->dev->stats.in_bad_hellos++;
+        s->dev->stats.tls_refused[TLS_REFUSED_NO_NAME]++;
         sess_close(s, 0);
         return -1;
     }
@@ -111,6 +126,7 @@ tls_start(struct session *s)
     SSL_set_accept_state(l->ssl);
     SSL_set_app_data(l->ssl, s); /* the certificate callback finds the device (tls_device_cert.c) */
     s->link = l;
+    s->worker->tls_session_count++;
     tls_handshake(s); /* the client spoke first: its ClientHello may be here */
     return 0;
 }
@@ -219,6 +235,7 @@ tls_free(struct session *s)
     if (l) {
         SSL_free(l->ssl);
         free(l);
+        s->worker->tls_session_count--;
         s->link = NULL;
         s->username = NULL;
     }

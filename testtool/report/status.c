@@ -67,10 +67,10 @@ print_line(struct status_clock *st, struct fleet *fleet, monotime_us now)
     snmp = s->snmp_in_pkts;
     log_info("status: %" PRIu32 " devices, %" PRIu64 " sessions (%s), rpcs %" PRIu64 " (%.1f/s, %" PRIu64
              " errors), snmp %" PRIu64 " (%.1f/s), notifications sent %" PRIu64 " dropped %" PRIu64
-             ", auth failures ssh %" PRIu64 " snmp %" PRIu64,
+             ", auth failures ssh %" PRIu64 " tls %" PRIu64 " snmp %" PRIu64,
              fleet->cfg.device_count, s->sessions_open, transports(fleet), rpcs,
              rate(rpcs, st->last_rpcs, seconds), s->rpc_errors, snmp, rate(snmp, st->last_snmp, seconds),
-             s->notif[1], s->notif[3], s->ssh_auth_failures,
+             s->notif[1], s->notif[3], s->ssh_auth_failures, metrics_tls_refused(s),
              s->snmp_bad_communities + s->snmp_bad_uses + s->snmp_usm[3] + s->snmp_usm[5]);
     st->last_us = now;
     st->last_rpcs = rpcs;
