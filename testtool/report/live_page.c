@@ -74,7 +74,7 @@ static const char page_script[] =
     "      ({label: n, data: [], backgroundColor: ['#2ca02c', '#d62728', '#ff7f0e', '#bbbbbb'][i]}))},\n"
     "    options: {responsive: true, maintainAspectRatio: false, indexAxis: 'y',\n"
     "      scales: {x: {stacked: true, beginAtZero: true}, y: {stacked: true}}}}),\n"
-    "  sessions: line('c-sessions', ['tcp', 'ssh']),\n"
+    "  sessions: line('c-sessions', ['tcp', 'ssh', 'tls']),\n"
     "  rpcs: line('c-rpcs', ['rpcs/s', 'rpc errors/s']),\n"
     "  snmp: line('c-snmp', ['requests/s']),\n"
     "  notif: line('c-notif', ['NETCONF notifications/s', 'SNMP traps/s']),\n"
