@@ -631,6 +631,12 @@ static const struct cli_opt cli_opts[] = {
      .metavar = "FILE",
      .dflt_shown = "tls/ca.pem of the state folder",
      .help = "CA certificates that TLS clients' certificates must chain to"},
+    {.name = "tls-cert-per-device",
+     .kind = CLI_FLAG,
+     .field = CFG_FIELD(tls_cert_per_device),
+     .help = "every device presents its own server certificate (CN its host name, subjectAltName its "
+             "address), signed by the fleet's CA and made on its first handshake; implied by --ip-per-device "
+             "without --tls-cert; contradicts --tls-cert"},
     {.name = "tls-cert-to-name",
      .kind = CLI_STRING,
      .field = CFG_FIELD(tls_cert_to_name),
@@ -1377,6 +1383,12 @@ cli_parse(int argc, char **argv, struct fleet_config *cfg, char *err, size_t err
     }
     if (cfg->shard_count && cfg->device_offset_given) {
         snprintf(err, err_len, "--shard and --device-offset both say which devices to serve: give one");
+        return CLI_ERROR;
+    }
+    if (cfg->tls_cert_per_device && cfg->tls_cert) {
+        snprintf(err, err_len,
+                 "--tls-cert-per-device contradicts --tls-cert (devices' certificates are signed "
+                 "by the fleet's CA)");
         return CLI_ERROR;
     }
     if (!cfg->issue_client_cert != !cfg->issue_out) {

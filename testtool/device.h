@@ -43,6 +43,8 @@ struct state_text;
 struct ssh_bind_struct;
 struct ssl_ctx_st;
 struct ctn_list;
+struct tls_devcert;
+struct tls_devcerts;
 struct ssh_key_struct;
 struct device_ctl;
 struct action_log;
@@ -185,6 +187,16 @@ enum listen_refused {
     LISTEN_REFUSED_KINDS
 };
 
+/* Why a TLS handshake was refused (the metrics' reason label). */
+enum tls_refused {
+    TLS_REFUSED_NO_CERT,   /* the client sent no certificate */
+    TLS_REFUSED_UNTRUSTED, /* its certificate does not chain to the CA */
+    TLS_REFUSED_EXPIRED,   /* its certificate is out of its validity */
+    TLS_REFUSED_NO_NAME,   /* no cert-to-name entry maps it */
+    TLS_REFUSED_PROTOCOL,  /* anything else: versions, ciphers, the peer left */
+    TLS_REFUSED_KINDS
+};
+
 /* Counters of ietf-netconf-monitoring's statistics container, per device. */
 struct device_stats {
     uint32_t in_bad_hellos;     /* sessions dropped for a bad hello */
@@ -195,6 +207,8 @@ struct device_stats {
     uint32_t out_rpc_errors;    /* rpc-reply messages carrying rpc-error */
     uint32_t out_notifications; /* notifications sent */
     uint32_t auth_failures;     /* SSH authentications refused */
+    /* TLS handshakes refused, by enum tls_refused: no session began, so no bad hello either */
+    uint32_t tls_refused[TLS_REFUSED_KINDS];
 };
 
 /* Configuration requests a device received, for the report (fleetsim --report) and reconcile. */
@@ -229,7 +243,8 @@ struct device {
     int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
     struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
     struct ssh_bind_struct
-        *ssh_bind;          /* --host-key-per-device: accepts with this device's key, made on first use */
+        *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
+    struct tls_devcert *tls_cert; /* --tls-cert-per-device: its certificate and key, made on first use */
     struct device_ctl *ctl; /* control API state (down, reboot, overrides), NULL until its first action */
     uint32_t reboots;       /* reboots through the control API: engineBoots is 1 + reboots */
 };
@@ -250,6 +265,7 @@ struct worker {
     char *read_buf;                         /* read buffer lent to whichever session is reading */
     uint32_t session_count;                 /* open sessions on this worker */
     uint32_t ssh_session_count;             /* those of them over SSH */
+    uint32_t tls_session_count;             /* those of them over TLS */
     struct agent_worker snmp;               /* SNMP socket (address per device), buffers, delayed answers */
     struct sbuf notif_buf;                  /* builds one notification at a time */
     monotime_us stream_pass_us;             /* loop time of the pass stream_pass_sent counts */
@@ -282,6 +298,7 @@ struct fleet {
     uint8_t ssh_secret[32];               /* --host-key-per-device: what devices' keys derive from */
     struct ssl_ctx_st *tls_ctx;           /* TLS: the context every worker's sessions share, or NULL */
     struct ctn_list *tls_names;           /* TLS: --tls-cert-to-name's entries, or NULL (common name) */
+    struct tls_devcerts *tls_devcerts;    /* TLS: what devices' own certificates are made with, or NULL */
     atomic_int streams_paused;      /* 1 while SIGUSR2 holds every stream (toggled by the main thread) */
     uint64_t start_ms;              /* fleet clock when it started (ms since the epoch) */
     uint64_t clock_base_ms;         /* wall clock at clock_base_us */

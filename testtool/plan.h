@@ -140,6 +140,7 @@ struct fleet_config {
     const char *tls_cert;          /* --tls-cert: server certificate, or NULL: the state folder's */
     const char *tls_key;           /* --tls-key: its key */
     const char *tls_ca;            /* --tls-ca: CA of client certificates, or NULL: the fleet's */
+    int tls_cert_per_device;       /* --tls-cert-per-device: every device its own server certificate */
     const char *tls_cert_to_name;  /* --tls-cert-to-name: cert-to-name file, or NULL: the common name */
     const char *issue_client_cert; /* --issue-client-cert NAME: write a client certificate and exit */
     const char *issue_out;         /* --out PREFIX: where it goes */

@@ -30,6 +30,8 @@
 #include <libssh/libssh.h>
 #include <libyang/libyang.h>
 
+#include "itest_nc.h"
+
 static const char *password;
 
 static char *
@@ -67,29 +69,6 @@ now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* get-config of running on @p s. @return 0 when the reply carried data. */
-static int
-get_config(struct nc_session *s)
-{
-    struct nc_rpc *rpc = nc_rpc_getconfig(NC_DATASTORE_RUNNING, NULL, NC_WD_UNKNOWN, NC_PARAMTYPE_CONST);
-    struct lyd_node *envp = NULL, *op = NULL;
-    uint64_t msgid;
-    int rc = -1;
-
-    if (!rpc || nc_send_rpc(s, rpc, 5000, &msgid) != NC_MSG_RPC) {
-        goto cleanup;
-    }
-    if (nc_recv_reply(s, rpc, msgid, 10000, &envp, &op) == NC_MSG_REPLY && op) {
-        rc = 0;
-    }
-
-cleanup:
-    lyd_free_tree(envp);
-    lyd_free_tree(op);
-    nc_rpc_free(rpc);
-    return rc;
 }
 
 int
@@ -136,7 +115,7 @@ main(int argc, char **argv)
             printf("session %d %.3f\n", got, now_s() - (deadline - atof(argv[5])));
             fflush(stdout);
             if (got == 1) {
-                printf(get_config(s) ? "get-config failed\n" : "get-config ok\n");
+                printf(itest_nc_get_config(s) ? "get-config failed\n" : "get-config ok\n");
                 fflush(stdout);
             }
         } else if (r < 0) {

@@ -205,8 +205,8 @@ class LivePageTests(unittest.TestCase):
             self.assertEqual(s["charts"]["states"]["points"], 1, "one group, one bar")
         self.assertEqual(s1["charts"]["states"]["latest"], [4, 0, 0, 0])
         self.assertEqual(s2["charts"]["states"]["latest"], [3, 1, 0, 0])
-        # One session over TCP (the raw client), none over SSH.
-        self.assertEqual(s2["charts"]["sessions"]["latest"], [1, 0])
+        # One session over TCP (the raw client), none over SSH or TLS.
+        self.assertEqual(s2["charts"]["sessions"]["latest"], [1, 0, 0])  # tcp, ssh, tls
         # The numbers move between the two loads, and the rates seen were not zero while traffic ran.
         self.assertGreater(s2["now"]["rpcs"], s1["now"]["rpcs"])
         self.assertGreater(s2["now"]["snmp_requests"], s1["now"]["snmp_requests"])

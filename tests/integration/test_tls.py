@@ -25,6 +25,7 @@ import unittest
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleetsim_harness as h  # noqa: E402
+import tls_certs  # noqa: E402
 
 STRESS = None
 WORK = None   # temporary folder: state folder, certificates
@@ -35,61 +36,31 @@ HELLO10 = (b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilitie
 CLOSE = b'<rpc message-id="9" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><close-session/></rpc>' + EOM
 
 
+CERTS = None
+
+
 def run(args, timeout=20):
-    return subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          timeout=h.scaled(timeout), text=True)
-
-
-def openssl(*args):
-    r = run(["openssl"] + list(args))
-    if r.returncode:
-        raise AssertionError("openssl %s: %s" % (" ".join(args), r.stderr))
+    return tls_certs.run(args, timeout)
 
 
 def path(name):
-    return os.path.join(WORK, name)
+    return CERTS.path(name)
 
 
 def issue(name):
-    r = run([h.BINARY, "--issue-client-cert", name, "--out", path(name), "--state-dir", STATE])
-    if r.returncode:
-        raise AssertionError("--issue-client-cert %s: %s%s" % (name, r.stdout, r.stderr))
-    return r
+    return CERTS.issue(name)
 
 
 def fleet_ca():
-    return os.path.join(STATE, "tls", "ca.pem")
+    return CERTS.fleet_ca()
 
 
 def setUpModule():
-    global WORK, STATE
+    global WORK, STATE, CERTS
     WORK = tempfile.mkdtemp(prefix="fleetsim-tls-")
-    STATE = path("state")
-    issue("alice")
-    # Another CA and a client of it.
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-            path("other-ca.key"), "-out", path("other-ca.pem"), "-days", "2", "-subj", "/CN=other")
-    csr("other")
-    openssl("x509", "-req", "-in", path("other.csr"), "-CA", path("other-ca.pem"), "-CAkey", path("other-ca.key"),
-            "-CAcreateserial", "-out", path("other.pem"), "-days", "2")
-    # A client of the fleet's CA that expired in 2020 (openssl ca takes a start and an end date).
-    csr("expired")
-    with open(path("index.txt"), "w"):
-        pass
-    with open(path("serial"), "w") as f:
-        f.write("1000\n")
-    with open(path("ca.cnf"), "w") as f:
-        f.write("[ca]\ndefault_ca = d\n[d]\ndatabase = %s\nnew_certs_dir = %s\nserial = %s\ndefault_md = sha256\n"
-                "policy = p\n[p]\ncommonName = supplied\n[ext]\nextendedKeyUsage = clientAuth\n"
-                % (path("index.txt"), WORK, path("serial")))
-    openssl("ca", "-batch", "-config", path("ca.cnf"), "-cert", fleet_ca(), "-keyfile",
-            os.path.join(STATE, "tls", "ca.key"), "-in", path("expired.csr"), "-out", path("expired.pem"),
-            "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-extensions", "ext", "-notext")
-
-
-def csr(name):
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-            path(name + ".key"), "-out", path(name + ".csr"), "-subj", "/CN=" + name)
+    STATE = os.path.join(WORK, "state")
+    CERTS = tls_certs.Certs(WORK, STATE)
+    CERTS.clients()
 
 
 def tearDownModule():
@@ -102,34 +73,16 @@ def tls_fleet(extra=()):
 
 
 def connect(port, name=None, ctx=None, session=None):
-    """A TLS connection to the device at @port with client certificate @name (None: none), through @ctx (None:
-    a new context), offering @session to resume."""
-    if ctx is None:
-        ctx = ssl.create_default_context(cafile=fleet_ca())
-        if name:
-            ctx.load_cert_chain(path(name + ".pem"), path(name + ".key"))
-    sock = socket.create_connection(("127.0.0.1", port), timeout=h.scaled(10))
-    return ctx.wrap_socket(sock, server_hostname="127.0.0.1", session=session)
+    """A TLS connection to the device at 127.0.0.1:@port with client certificate @name (None: none), through
+    @ctx (None: a new context), offering @session to resume."""
+    return CERTS.connect("127.0.0.1", port, name, ctx, session)
 
 
-def read_msg(conn):
-    data = b""
-    while EOM not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            raise h.ConnectionClosed("closed after %r" % data[-200:])
-        data += chunk
-    return data[:data.index(EOM)].decode()
+read_msg = tls_certs.read_msg
 
 
 def refused(port, name):
-    """True when the session with @name's certificate ends without a hello."""
-    try:
-        with connect(port, name) as conn:
-            read_msg(conn)
-    except (ssl.SSLError, h.ConnectionClosed, ConnectionResetError, BrokenPipeError):
-        return True
-    return False
+    return CERTS.refused("127.0.0.1", port, name)
 
 
 def rpc(conn, body, msg_id):

@@ -241,8 +241,11 @@ inventory_odl_topology(const struct fleet_group_spec *groups, uint32_t group_cou
         sbuf_add_json(out, cfg->username);
         sbuf_adds(out, ",\"password\":");
         sbuf_add_json(out, cfg->password);
-        sbuf_printf(out, "},\"tcp-only\":%s,\"keepalive-delay\":%d,\"schemaless\":%s}}",
-                    cfg->ssh ? "false" : "true", INVENTORY_ODL_KEEPALIVE_DELAY_S, INVENTORY_ODL_SCHEMALESS);
+        /* odl-netconf-device's connection-parameters: TLS is protocol/name, tcp-only is for plain TCP. */
+        sbuf_printf(out, "},\"tcp-only\":%s,%s\"keepalive-delay\":%d,\"schemaless\":%s}}",
+                    cfg->ssh || cfg->tls ? "false" : "true",
+                    cfg->tls ? "\"protocol\":{\"name\":\"TLS\"}," : "", INVENTORY_ODL_KEEPALIVE_DELAY_S,
+                    INVENTORY_ODL_SCHEMALESS);
     }
     sbuf_adds(out, "\n]}]}\n");
 }
@@ -356,7 +359,7 @@ write_csv(const struct fleet_group_spec *groups, uint32_t group_count, uint32_t 
         add_csv_field(out, dev.node_id);
         sbuf_adds(out, ",");
         add_csv_field(out, dev.host);
-        sbuf_printf(out, ",%u,%s,", (unsigned)dev.netconf_port, cfg->ssh ? "ssh" : "tcp");
+        sbuf_printf(out, ",%u,%s,", (unsigned)dev.netconf_port, cfg->tls ? "tls" : cfg->ssh ? "ssh" : "tcp");
         add_csv_field(out, cfg->username);
         sbuf_adds(out, ",");
         add_csv_field(out, cfg->password);

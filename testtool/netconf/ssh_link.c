@@ -26,6 +26,7 @@
 
 #include "device.h"
 #include "host_key_rsa.h"
+#include "key_p256.h"
 #include "log.h"
 #include "session.h"
 #include "transport.h"
@@ -277,49 +278,26 @@ cleanup:
 }
 
 /*
- * Device @p index's own ECDSA P-256 host key (--host-key-type ecdsa): the private scalar is
- * HMAC-SHA256(fleet secret, "ecdsa" index counter), the first draw in [1, n-1], so a restart gives every
- * device the key it had. It goes to libssh as a SEC1 "EC PRIVATE KEY" (the curve named, the public point
- * left out: OpenSSL computes it from the scalar).
+ * Device @p index's own ECDSA P-256 host key (--host-key-type ecdsa), label "ecdsa" (key_p256.h), so a
+ * restart gives every device the key it had. It goes to libssh as a SEC1 "EC PRIVATE KEY".
  */
 static ssh_key
 device_key_ecdsa(const uint8_t secret[32], uint32_t index)
 {
-    static const uint8_t order[32] = {0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff,
-                                      0xff, 0xff, 0xff, 0xff, 0xff, 0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17,
-                                      0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51};
-    static const uint8_t zero[32] = {0};
-    static const uint8_t curve[] = {0xa0, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
-    uint8_t der[51], msg[10] = {'e', 'c', 'd', 's', 'a'}, d[32];
+    uint8_t der[KEY_P256_SEC1_BYTES];
     char pem[160];
-    unsigned int d_len = sizeof d;
     ssh_key key = NULL;
     int w;
 
-    msg[5] = (uint8_t)(index >> 24);
-    msg[6] = (uint8_t)(index >> 16);
-    msg[7] = (uint8_t)(index >> 8);
-    msg[8] = (uint8_t)index;
-    for (msg[9] = 0;; msg[9]++) {
-        if (!HMAC(EVP_sha256(), secret, 32, msg, sizeof msg, d, &d_len)) {
-            return NULL;
-        }
-        if (memcmp(d, order, 32) < 0 && memcmp(d, zero, 32)) {
-            break;
-        }
+    if (key_p256_sec1(secret, "ecdsa", index, der)) {
+        return NULL;
     }
-    der[0] = 0x30, der[1] = 49;            /* SEQUENCE */
-    der[2] = 0x02, der[3] = 1, der[4] = 1; /* version 1 */
-    der[5] = 0x04, der[6] = 32;            /* privateKey OCTET STRING */
-    memcpy(der + 7, d, 32);
-    memcpy(der + 39, curve, sizeof curve); /* [0] prime256v1 */
     w = sprintf(pem, "-----BEGIN EC PRIVATE KEY-----\n");
     w += EVP_EncodeBlock((unsigned char *)pem + w, der, (int)sizeof der);
     sprintf(pem + w, "\n-----END EC PRIVATE KEY-----\n");
     if (ssh_pki_import_privkey_base64(pem, NULL, NULL, NULL, &key) != SSH_OK) {
         key = NULL;
     }
-    OPENSSL_cleanse(d, sizeof d);
     OPENSSL_cleanse(der, sizeof der);
     OPENSSL_cleanse(pem, sizeof pem);
     return key;

@@ -178,6 +178,17 @@ load_ca(const char *dir, X509 **ca, EVP_PKEY **ca_key, char *err, size_t err_len
     return FLEET_OK;
 }
 
+/* Write @p x and its key @p k to @p cert and @p key; frees neither. */
+static enum fleet_err
+write_pair(X509 *x, EVP_PKEY *k, const char *cert, const char *key, char *err, size_t err_len)
+{
+    if (!x || write_key(key, k) || write_cert(cert, x)) {
+        snprintf(err, err_len, "cannot write %s and %s: %s", cert, key, ssl_reason());
+        return FLEET_ERR_SYS;
+    }
+    return FLEET_OK;
+}
+
 /* A key and certificate signed by the CA, written to @p cert and @p key. */
 static enum fleet_err
 issue(X509 *ca, EVP_PKEY *ca_key, const char *cn, long days, const char *const exts[][2], const char *cert,
@@ -185,15 +196,53 @@ issue(X509 *ca, EVP_PKEY *ca_key, const char *cn, long days, const char *const e
 {
     EVP_PKEY *k = EVP_EC_gen("P-256");
     X509 *x = k ? make_cert(k, cn, ca, ca_key, days, exts) : NULL;
-    enum fleet_err rc = FLEET_OK;
+    enum fleet_err rc = write_pair(x, k, cert, key, err, err_len);
 
-    if (!x || write_key(key, k) || write_cert(cert, x)) {
-        snprintf(err, err_len, "cannot write %s and %s: %s", cert, key, ssl_reason());
-        rc = FLEET_ERR_SYS;
-    }
     X509_free(x);
     EVP_PKEY_free(k);
     return rc;
+}
+
+void
+tls_ca_server_san(const struct net_family *fam, uint32_t addr, int shared, char *buf, size_t len)
+{
+    char ip[NETADDR_TEXT_BYTES];
+    int listed;
+
+    netaddr_text(fam, addr, ip, sizeof ip);
+    listed = !strcmp(ip, "127.0.0.1") || !strcmp(ip, "::1");
+    if (!shared) {
+        snprintf(buf, len, "IP:%s", ip);
+    } else {
+        snprintf(buf, len, "DNS:localhost,IP:127.0.0.1,IP:::1%s%s", listed ? "" : ",IP:", listed ? "" : ip);
+    }
+}
+
+struct x509_st *
+tls_ca_server_cert(struct evp_pkey_st *key, const char *cn, const char *san, struct x509_st *ca,
+                   struct evp_pkey_st *ca_key)
+{
+    const char *exts[][2] = {
+        {"basicConstraints", "critical,CA:FALSE"},  {"keyUsage", "critical,digitalSignature"},
+        {"extendedKeyUsage", "serverAuth"},         {"subjectAltName", san},
+        {"authorityKeyIdentifier", "keyid:always"}, {NULL, NULL}};
+
+    return make_cert(key, cn, ca, ca_key, TLS_SERVER_DAYS, exts);
+}
+
+enum fleet_err
+tls_ca_load(const struct fleet_config *cfg, struct x509_st **ca, struct evp_pkey_st **ca_key, char *err,
+            size_t err_len)
+{
+    char dir[560];
+    enum fleet_err rc;
+
+    *ca = NULL;
+    *ca_key = NULL;
+    if ((rc = tls_dir(cfg, dir, sizeof dir, err, err_len))) {
+        return rc;
+    }
+    return load_ca(dir, ca, ca_key, err, err_len);
 }
 
 enum fleet_err
@@ -232,18 +281,18 @@ tls_ca_server_paths(const struct fleet_config *cfg, struct tls_ca_paths *out, ch
     /* Reused while it names --ip; a start on another address gets a new one. */
     have = cfg->tls_cert ? NULL : read_pem(out->cert, 0);
     if (!cfg->tls_cert && !(have && !access(out->key, R_OK) && X509_check_ip_asc(have, ip, 0) == 1)) {
-        const char *exts[][2] = {
-            {"basicConstraints", "critical,CA:FALSE"},  {"keyUsage", "critical,digitalSignature"},
-            {"extendedKeyUsage", "serverAuth"},         {"subjectAltName", san},
-            {"authorityKeyIdentifier", "keyid:always"}, {NULL, NULL}};
-        int listed = !strcmp(ip, "127.0.0.1") || !strcmp(ip, "::1");
+        EVP_PKEY *k = NULL;
+        X509 *x = NULL;
 
-        snprintf(san, sizeof san, "DNS:localhost,IP:127.0.0.1,IP:::1%s%s",
-                 listed ? "" : ",IP:", listed ? "" : ip);
-        if (!(rc = load_ca(dir, &ca, &ca_key, err, err_len)) &&
-            !(rc = issue(ca, ca_key, "fleetsim", TLS_SERVER_DAYS, exts, out->cert, out->key, err, err_len))) {
-            log_info("created the TLS server certificate %s", out->cert);
+        tls_ca_server_san(&cfg->ip_fam, cfg->ip, 1, san, sizeof san);
+        if (!(rc = load_ca(dir, &ca, &ca_key, err, err_len))) {
+            x = (k = EVP_EC_gen("P-256")) ? tls_ca_server_cert(k, "fleetsim", san, ca, ca_key) : NULL;
+            if (!(rc = write_pair(x, k, out->cert, out->key, err, err_len))) {
+                log_info("created the TLS server certificate %s", out->cert);
+            }
         }
+        X509_free(x);
+        EVP_PKEY_free(k);
     } else if (!cfg->tls_ca) {
         rc = load_ca(dir, &ca, &ca_key, err, err_len); /* the CA is created when only it is missing */
     }

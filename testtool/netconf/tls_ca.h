@@ -8,10 +8,14 @@
 #define FLEET_TLS_CA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
 struct fleet_config;
+struct net_family;
+struct x509_st;
+struct evp_pkey_st;
 
 /* Where the server's certificate, key and trusted CA are. */
 struct tls_ca_paths {
@@ -34,5 +38,20 @@ enum fleet_err tls_ca_server_paths(const struct fleet_config *cfg, struct tls_ca
  */
 enum fleet_err tls_ca_issue_client(const struct fleet_config *cfg, const char *name, const char *prefix,
                                    char *ca_path, size_t ca_path_len, char *err, size_t err_len);
+
+/** @brief The fleet's CA certificate and key (the state folder's, created when missing); the caller frees. */
+enum fleet_err tls_ca_load(const struct fleet_config *cfg, struct x509_st **ca, struct evp_pkey_st **ca_key,
+                           char *err, size_t err_len);
+
+/**
+ * @brief A server certificate's subjectAltName for address @p addr of @p fam: the address alone, or when
+ * @p shared (other devices listen there too) with localhost, 127.0.0.1 and ::1 as well.
+ */
+void tls_ca_server_san(const struct net_family *fam, uint32_t addr, int shared, char *buf, size_t len);
+
+/** @return A server certificate (serverAuth, 10 years) for @p key named @p cn and @p san, signed by the CA.
+ */
+struct x509_st *tls_ca_server_cert(struct evp_pkey_st *key, const char *cn, const char *san,
+                                   struct x509_st *ca, struct evp_pkey_st *ca_key);
 
 #endif

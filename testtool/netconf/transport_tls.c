@@ -31,6 +31,7 @@
 #include "outq.h"
 #include "session.h"
 #include "tls_ca.h"
+#include "tls_device_cert.h"
 #include "transport.h"
 
 struct tls_link {
@@ -83,6 +84,21 @@ static STACK_OF(X509) * tls_resumed_chain(SSL *ssl)
     return chain;
 }
 
+/* Why the handshake of @p ssl failed (before tls_reason() takes OpenSSL's error). */
+static enum tls_refused
+tls_refusal(SSL *ssl)
+{
+    long v = SSL_get_verify_result(ssl);
+
+    if (ERR_GET_REASON(ERR_peek_error()) == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE) {
+        return TLS_REFUSED_NO_CERT;
+    }
+    if (v == X509_V_ERR_CERT_HAS_EXPIRED || v == X509_V_ERR_CERT_NOT_YET_VALID) {
+        return TLS_REFUSED_EXPIRED;
+    }
+    return v != X509_V_OK ? TLS_REFUSED_UNTRUSTED : TLS_REFUSED_PROTOCOL;
+}
+
 /* The handshake's next step; the hello once it is done. 0: continue, -1: the session was closed. */
 static int
 tls_handshake(struct session *s)
@@ -103,9 +119,9 @@ tls_handshake(struct session *s)
             sess_mark_pending(s);
             return 0;
         default:
+            s->dev->stats.tls_refused[tls_refusal(l->ssl)]++;
             log_info("device %u session %u: TLS handshake failed: %s", s->dev->index, s->id,
                      tls_reason(l->ssl, rc, why, sizeof why));
-            s->dev->stats.in_bad_hellos++;
             sess_close(s, 0);
             return -1;
         }
@@ -117,7 +133,7 @@ tls_handshake(struct session *s)
     if (refused) {
         log_info("device %u session %u: TLS client refused: no cert-to-name entry maps its certificate",
                  s->dev->index, s->id);
-        s->dev->stats.in_bad_hellos++;
+        s->dev->stats.tls_refused[TLS_REFUSED_NO_NAME]++;
         sess_close(s, 0);
         return -1;
     }
@@ -141,7 +157,9 @@ tls_start(struct session *s)
         return -1;
     }
     SSL_set_accept_state(l->ssl);
+    SSL_set_app_data(l->ssl, s); /* the certificate callback finds the device (tls_device_cert.c) */
     s->link = l;
+    s->worker->tls_session_count++;
     tls_handshake(s); /* the client spoke first: its ClientHello may be here */
     return 0;
 }
@@ -250,6 +268,7 @@ tls_free(struct session *s)
     if (l) {
         SSL_free(l->ssl);
         free(l);
+        s->worker->tls_session_count--;
         s->link = NULL;
         s->username = NULL;
     }
@@ -346,12 +365,13 @@ tls_fleet_init(struct fleet *fleet, char *err, size_t err_len)
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"fleetsim", 8); /* resumption needs one */
     SSL_CTX_set_num_tickets(ctx, 1);
     log_info("NETCONF over TLS: certificate %s, clients of %s", paths.cert, paths.ca);
-    return FLEET_OK;
+    return tls_devcert_init(fleet, err, err_len);
 }
 
 void
 tls_fleet_close(struct fleet *fleet)
 {
+    tls_devcert_close(fleet);
     SSL_CTX_free(fleet->tls_ctx);
     fleet->tls_ctx = NULL;
     if (fleet->tls_names) {

@@ -43,10 +43,10 @@ struct live {
 
 /* Column names of struct rate_sample, in member order (all uint64_t). */
 static const char *const columns[] = {
-    "seq",           "t_ms",          "sessions_tcp",  "sessions_ssh", "rpcs",
-    "rpc_errors",    "snmp_requests", "notifications", "traps",        "auth_failures",
-    "session_drops", "notif_drops",   "snmp_drops",    "up",           "down",
-    "rebooting",     "absent"};
+    "seq",           "t_ms",          "sessions_tcp",  "sessions_ssh",  "sessions_tls",
+    "rpcs",          "rpc_errors",    "snmp_requests", "notifications", "traps",
+    "auth_failures", "session_drops", "notif_drops",   "snmp_drops",    "up",
+    "down",          "rebooting",     "absent"};
 #define COLUMN_COUNT (sizeof columns / sizeof columns[0])
 _Static_assert(sizeof(struct rate_sample) == COLUMN_COUNT * sizeof(uint64_t), "a column per member");
 
@@ -76,15 +76,17 @@ sample_once(struct live *lv)
     }
     r.t_ms = wall_ms();
     r.sessions_ssh = s->ssh_sessions_open;
-    r.sessions_tcp = s->sessions_open - s->ssh_sessions_open;
+    r.sessions_tls = s->tls_sessions_open;
+    r.sessions_tcp = s->sessions_open - s->ssh_sessions_open - s->tls_sessions_open;
     r.rpcs = s->rpcs_received;
     r.rpc_errors = s->rpc_errors;
     r.snmp_requests = s->snmp_in_pkts;
     r.notifications = s->notif[1];
     r.traps = s->traps[1];
-    /* As fleetsim_ssh_auth_failures_total plus fleetsim_snmp_auth_failures_total. */
-    r.auth_failures = s->ssh_auth_failures + s->snmp_bad_communities + s->snmp_bad_uses +
-                      s->snmp_denied_v3_sets + s->snmp_usm[3] + s->snmp_usm[5];
+    /* As fleetsim_ssh_auth_failures_total, fleetsim_tls_handshake_failures_total and
+     * fleetsim_snmp_auth_failures_total. */
+    r.auth_failures = s->ssh_auth_failures + metrics_tls_refused(s) + s->snmp_bad_communities +
+                      s->snmp_bad_uses + s->snmp_denied_v3_sets + s->snmp_usm[3] + s->snmp_usm[5];
     r.session_drops = s->sessions_dropped;
     r.notif_drops = s->notif[3] + s->traps[3];
     r.snmp_drops = s->snmp_bad_versions + s->snmp_parse_errors + s->snmp_bad_communities +

@@ -160,6 +160,7 @@ format_rows(const struct metrics_snapshot *snap, struct sbuf *out)
         {"fleetsim_device_hello_failures_total", "counter",
          "Sessions that failed before their hello completed, per device."},
         {"fleetsim_device_ssh_auth_failures_total", "counter", "SSH authentications refused, per device."},
+        {"fleetsim_device_tls_handshake_failures_total", "counter", "TLS handshakes refused, per device."},
         {"fleetsim_device_netconf_rpcs_received_total", "counter",
          "NETCONF rpc messages received, per device."},
         {"fleetsim_device_netconf_rpc_errors_total", "counter",
@@ -191,15 +192,18 @@ format_rows(const struct metrics_snapshot *snap, struct sbuf *out)
                 v = r->ssh_auth_failures;
                 break;
             case 4:
-                v = r->rpcs_received;
+                v = r->tls_refused;
                 break;
             case 5:
-                v = r->rpc_errors;
+                v = r->rpcs_received;
                 break;
             case 6:
-                v = r->snmp_in_pkts;
+                v = r->rpc_errors;
                 break;
             case 7:
+                v = r->snmp_in_pkts;
+                break;
+            case 8:
                 v = r->notif_sent;
                 break;
             default:
@@ -224,6 +228,8 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
                                              "unknown_engine_id",
                                              "wrong_digest",
                                              "decryption_error"};
+    static const char *const tls_reasons[TLS_REFUSED_KINDS] = {"no_certificate", "untrusted", "expired",
+                                                               "no_name", "protocol"};
     const struct metrics_sums *s = &snap->sums;
 
     family(out, "fleetsim_info", "gauge", "Always 1; the version is a label.");
@@ -239,8 +245,10 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     /* NETCONF sessions. */
     family(out, "fleetsim_sessions", "gauge",
            "NETCONF sessions open now (handshake included), by transport.");
-    sample(out, "fleetsim_sessions", "transport", "tcp", NULL, NULL, s->sessions_open - s->ssh_sessions_open);
+    sample(out, "fleetsim_sessions", "transport", "tcp", NULL, NULL,
+           s->sessions_open - s->ssh_sessions_open - s->tls_sessions_open);
     sample(out, "fleetsim_sessions", "transport", "ssh", NULL, NULL, s->ssh_sessions_open);
+    sample(out, "fleetsim_sessions", "transport", "tls", NULL, NULL, s->tls_sessions_open);
     family(out, "fleetsim_sessions_started_total", "counter", "NETCONF sessions whose hello completed.");
     sample(out, "fleetsim_sessions_started_total", NULL, NULL, NULL, NULL, s->sessions_started);
     family(out, "fleetsim_sessions_dropped_total", "counter",
@@ -252,6 +260,13 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     sample(out, "fleetsim_hello_failures_total", NULL, NULL, NULL, NULL, s->hello_failures);
     family(out, "fleetsim_ssh_auth_failures_total", "counter", "SSH authentications refused.");
     sample(out, "fleetsim_ssh_auth_failures_total", NULL, NULL, NULL, NULL, s->ssh_auth_failures);
+    family(out, "fleetsim_tls_handshake_failures_total", "counter",
+           "TLS handshakes refused, by reason: no client certificate, one of another CA, one out of its "
+           "validity, one no cert-to-name entry maps, or a protocol failure.");
+    for (int k = 0; k < TLS_REFUSED_KINDS; k++) {
+        sample(out, "fleetsim_tls_handshake_failures_total", "reason", tls_reasons[k], NULL, NULL,
+               s->tls_refused[k]);
+    }
     family(out, "fleetsim_connections_refused_total", "counter",
            "Connections closed as soon as they were accepted, by reason: the process was out of file "
            "descriptors, or the address dialled is outside the fleet.");

@@ -48,6 +48,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
 
     sums->sessions_open = w->session_count;
     sums->ssh_sessions_open = w->ssh_session_count;
+    sums->tls_sessions_open = w->tls_session_count;
     sums->by_op = w->metrics;
     _Static_assert(LISTEN_REFUSED_KINDS == sizeof sums->connections_refused / sizeof(uint64_t),
                    "a refusal counter per reason");
@@ -59,6 +60,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         const struct device_stats *st = &dev->stats;
         const struct respond_stats *sn = &dev->snmp_stats;
         struct notif_counts nc = {0};
+        uint32_t tls_refused = 0;
 
         if (states) {
             /* As devact_state_name(): up, down, rebooting, absent. */
@@ -72,6 +74,10 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         sums->sessions_dropped += st->dropped_sessions;
         sums->hello_failures += st->in_bad_hellos;
         sums->ssh_auth_failures += st->auth_failures;
+        for (int k = 0; k < TLS_REFUSED_KINDS; k++) {
+            sums->tls_refused[k] += st->tls_refused[k];
+            tls_refused += st->tls_refused[k];
+        }
         sums->rpcs_received += (uint64_t)st->in_rpcs + st->in_bad_rpcs;
         sums->rpc_errors += st->out_rpc_errors;
         sums->snmp_in_pkts += sn->in_pkts;
@@ -113,6 +119,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
                                              .sessions_started = st->in_sessions,
                                              .hello_failures = st->in_bad_hellos,
                                              .ssh_auth_failures = st->auth_failures,
+                                             .tls_refused = tls_refused,
                                              .rpcs_received = st->in_rpcs + st->in_bad_rpcs,
                                              .rpc_errors = st->out_rpc_errors,
                                              .snmp_in_pkts = sn->in_pkts,
@@ -120,6 +127,17 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
                                              .notif_dropped = nc.dropped};
         }
     }
+}
+
+uint64_t
+metrics_tls_refused(const struct metrics_sums *s)
+{
+    uint64_t n = 0;
+
+    for (int k = 0; k < TLS_REFUSED_KINDS; k++) {
+        n += s->tls_refused[k];
+    }
+    return n;
 }
 
 static void

@@ -17,31 +17,36 @@ struct fleet;
 
 /* The devices' counters summed (fleet-wide once gathered). */
 struct metrics_sums {
-    uint64_t sessions_open;          /* sessions accepted and not yet closed (handshake included) */
-    uint64_t ssh_sessions_open;      /* those of them over SSH */
-    uint64_t sessions_started;       /* hellos completed (netconf-state in-sessions) */
-    uint64_t sessions_dropped;       /* sessions ended without close-session */
-    uint64_t hello_failures;         /* bad hellos, failed SSH handshakes and hello timeouts */
-    uint64_t ssh_auth_failures;      /* SSH authentications refused */
-    uint64_t connections_refused[2]; /* closed at once: out of descriptors, outside the fleet */
-    uint64_t rpcs_received;          /* rpc messages received (in-rpcs + in-bad-rpcs) */
-    uint64_t rpc_errors;             /* rpc-replies carrying rpc-error */
-    struct metrics_worker by_op;     /* replies by NETCONF operation, responses by SNMP type */
-    uint64_t snmp_in_pkts;           /* SNMP datagrams received */
-    uint64_t snmp_out_pkts;          /* SNMP responses sent */
-    uint64_t snmp_too_big;           /* tooBig responses */
-    uint64_t snmp_bad_versions;      /* dropped: unknown version */
-    uint64_t snmp_parse_errors;      /* dropped: malformed */
-    uint64_t snmp_bad_communities;   /* dropped: unknown community */
-    uint64_t snmp_bad_uses;          /* SETs denied (noAccess): with the read community */
-    uint64_t snmp_denied_v3_sets;    /* SETs denied (noAccess): by an SNMPv3 user without write access */
-    uint64_t snmp_silent_drops;      /* dropped: not a request */
-    uint64_t snmp_injected_drops;    /* dropped on purpose (--snmp-drop-rate, timeout faults) */
-    uint64_t snmp_usm[7];            /* SNMPv3 reports by usmStats counter (enum susm_report_kind) */
-    uint64_t notif[5];               /* emitted, sent, send_failures, dropped, suppressed */
-    uint64_t traps[8];               /* emitted, sent, send_failures, dropped, suppressed, acknowledged,
-                                        timed_out, retries (all trap sinks) */
+    uint64_t sessions_open;                  /* sessions accepted and not yet closed (handshake included) */
+    uint64_t ssh_sessions_open;              /* those of them over SSH */
+    uint64_t tls_sessions_open;              /* those of them over TLS */
+    uint64_t sessions_started;               /* hellos completed (netconf-state in-sessions) */
+    uint64_t sessions_dropped;               /* sessions ended without close-session */
+    uint64_t hello_failures;                 /* bad hellos, failed SSH handshakes and hello timeouts */
+    uint64_t ssh_auth_failures;              /* SSH authentications refused */
+    uint64_t tls_refused[TLS_REFUSED_KINDS]; /* TLS handshakes refused, by enum tls_refused */
+    uint64_t connections_refused[2];         /* closed at once: out of descriptors, outside the fleet */
+    uint64_t rpcs_received;                  /* rpc messages received (in-rpcs + in-bad-rpcs) */
+    uint64_t rpc_errors;                     /* rpc-replies carrying rpc-error */
+    struct metrics_worker by_op;             /* replies by NETCONF operation, responses by SNMP type */
+    uint64_t snmp_in_pkts;                   /* SNMP datagrams received */
+    uint64_t snmp_out_pkts;                  /* SNMP responses sent */
+    uint64_t snmp_too_big;                   /* tooBig responses */
+    uint64_t snmp_bad_versions;              /* dropped: unknown version */
+    uint64_t snmp_parse_errors;              /* dropped: malformed */
+    uint64_t snmp_bad_communities;           /* dropped: unknown community */
+    uint64_t snmp_bad_uses;                  /* SETs denied (noAccess): with the read community */
+    uint64_t snmp_denied_v3_sets; /* SETs denied (noAccess): by an SNMPv3 user without write access */
+    uint64_t snmp_silent_drops;   /* dropped: not a request */
+    uint64_t snmp_injected_drops; /* dropped on purpose (--snmp-drop-rate, timeout faults) */
+    uint64_t snmp_usm[7];         /* SNMPv3 reports by usmStats counter (enum susm_report_kind) */
+    uint64_t notif[5];            /* emitted, sent, send_failures, dropped, suppressed */
+    uint64_t traps[8];            /* emitted, sent, send_failures, dropped, suppressed, acknowledged,
+                                     timed_out, retries (all trap sinks) */
 };
+
+/** @return TLS handshakes refused for any reason. */
+uint64_t metrics_tls_refused(const struct metrics_sums *s);
 
 /* One device's row of the per-device series. */
 struct metrics_device_row {
@@ -50,6 +55,7 @@ struct metrics_device_row {
     uint32_t sessions_started;  /* hellos completed */
     uint32_t hello_failures;    /* as in struct metrics_sums */
     uint32_t ssh_auth_failures; /* SSH authentications refused */
+    uint32_t tls_refused;       /* TLS handshakes refused, for any reason */
     uint32_t rpcs_received;     /* rpc messages received */
     uint32_t rpc_errors;        /* rpc-replies carrying rpc-error */
     uint32_t snmp_in_pkts;      /* SNMP datagrams received */

@@ -20,12 +20,13 @@ struct rate_sample {
     uint64_t t_ms;          /* wall-clock time of the sample, ms since the Unix epoch */
     uint64_t sessions_tcp;  /* NETCONF sessions over TCP open now (gauge) */
     uint64_t sessions_ssh;  /* NETCONF sessions over SSH open now (gauge) */
+    uint64_t sessions_tls;  /* NETCONF sessions over TLS open now (gauge) */
     uint64_t rpcs;          /* NETCONF rpc messages received */
     uint64_t rpc_errors;    /* rpc-replies carrying rpc-error */
     uint64_t snmp_requests; /* SNMP datagrams received */
     uint64_t notifications; /* NETCONF notifications queued to subscribers */
     uint64_t traps;         /* SNMP traps and informs sent */
-    uint64_t auth_failures; /* SSH logins refused plus SNMP authentication failures */
+    uint64_t auth_failures; /* SSH logins and TLS handshakes refused plus SNMP authentication failures */
     uint64_t session_drops; /* NETCONF sessions ended without close-session */
     uint64_t notif_drops;   /* notifications and traps dropped (slow subscribers, full queues) */
     uint64_t snmp_drops;    /* SNMP datagrams left unanswered */

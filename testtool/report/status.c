@@ -56,6 +56,7 @@ print_line(struct status_clock *st, struct fleet *fleet, monotime_us now)
     const struct metrics_sums *s = &snap.sums;
     uint64_t rpcs = 0, snmp;
     double seconds = (double)(now - st->last_us) / 1e6;
+    char tls[40] = "";
 
     if (metrics_gather(fleet, 0, &snap)) {
         log_warn("status: the workers did not answer within %d ms", METRICS_GATHER_TIMEOUT_MS);
@@ -65,13 +66,16 @@ print_line(struct status_clock *st, struct fleet *fleet, monotime_us now)
         rpcs += s->by_op.rpcs[op][0] + s->by_op.rpcs[op][1];
     }
     snmp = s->snmp_in_pkts;
+    if (fleet->tls_ctx) {
+        snprintf(tls, sizeof tls, ", tls handshakes refused %" PRIu64, metrics_tls_refused(s));
+    }
     log_info("status: %" PRIu32 " devices, %" PRIu64 " sessions (%s), rpcs %" PRIu64 " (%.1f/s, %" PRIu64
              " errors), snmp %" PRIu64 " (%.1f/s), notifications sent %" PRIu64 " dropped %" PRIu64
-             ", auth failures ssh %" PRIu64 " snmp %" PRIu64,
+             ", auth failures ssh %" PRIu64 " snmp %" PRIu64 "%s",
              fleet->cfg.device_count, s->sessions_open, transports(fleet), rpcs,
              rate(rpcs, st->last_rpcs, seconds), s->rpc_errors, snmp, rate(snmp, st->last_snmp, seconds),
              s->notif[1], s->notif[3], s->ssh_auth_failures,
-             s->snmp_bad_communities + s->snmp_bad_uses + s->snmp_usm[3] + s->snmp_usm[5]);
+             s->snmp_bad_communities + s->snmp_bad_uses + s->snmp_usm[3] + s->snmp_usm[5], tls);
     st->last_us = now;
     st->last_rpcs = rpcs;
     st->last_snmp = snmp;
