@@ -91,7 +91,7 @@ class Certs:
             if name:
                 ctx.load_cert_chain(self.path(name + ".pem"), self.path(name + ".key"))
         sock = socket.create_connection((host, port), timeout=h.scaled(10))
-        return ctx.wrap_socket(sock, server_hostname=host)
+        return ctx.wrap_socket(sock, server_hostname=host, session=session)
 
     def refused(self, host, port, name):
         """True when the session with @name's certificate ends without a hello."""
