@@ -833,7 +833,7 @@ merge_manifests(const struct merge_input *in, size_t n, struct sbuf *out, FILE *
             goto cleanup;
         }
     }
-    merge_window(&m, warn);
+    merge_window(&m, strcmp(mode, "report") ? warn : NULL); /* a report is a state, not a run: no window */
     sbuf_adds(out, "{");
     put_members(&m, (const struct jsonr_value *const *)m.docs, MR_BY_TYPE);
     if (!m.failed) {
@@ -865,9 +865,14 @@ summary_line(const char *label, const struct jsonr_value *doc)
     const char *count = main_count(mode);
     const struct jsonr_value *results = jsonr_get(doc, "results");
     static const char *const lengths[] = {"elapsed_s", "run_s", "all_done_s"};
+    const struct jsonr_value *devices = jsonr_get(doc, "devices");
     double started, length = 0;
     uint64_t c = 0;
 
+    if (!mode && devices) { /* a fleetsim report: a state, no run */
+        printf("%s: fleetsim report, %zu devices\n", label, devices->count);
+        return;
+    }
     printf("%s: %s", label, mode ? mode : "?");
     if (!doc_num(doc, "started_unix_s", &started)) {
         time_t t = (time_t)started;

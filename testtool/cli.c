@@ -577,6 +577,12 @@ static const struct cli_opt cli_opts[] = {
      .help = "serve part I (0 to N-1) of N of one fleet: devices floor(I*C/N) to floor((I+1)*C/N)-1 of the "
              "C of --device-count (or of --fleet's groups), with their whole-fleet names, addresses and "
              "identity"},
+    {.name = "shard-own-ports",
+     .kind = CLI_FLAG,
+     .field = CFG_FIELD(shard_own_ports),
+     .help = "each part's devices on ports from --starting-port (and --snmp-starting-port) of its own host "
+             "or pod, not on the whole fleet's ports, and the node-id is the device's name, device-N: a "
+             "fleet of more devices than one host has ports, a port per device"},
     {.name = "device-offset",
      .kind = CLI_U32,
      .max = 999999,

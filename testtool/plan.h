@@ -63,6 +63,7 @@ struct fleet_config {
     uint32_t device_offset;            /* global index of this process's first device (--device-offset) */
     int device_offset_given;           /* 1: --device-offset was given */
     uint32_t fleet_devices;            /* devices of the whole fleet over every shard (shard_plan.h) */
+    int shard_own_ports;               /* 1: a part's devices on ports from starting_port, named device-N */
     uint32_t starting_port;            /* first device's port (all devices' with ip_per_device) */
     uint32_t ip;                       /* first device's address: its low 32 bits, host byte order */
     struct net_family ip_fam;          /* the family of ip and, for IPv6, the 96 bits above (the fleet's) */

@@ -31,7 +31,7 @@ cut_group(const struct fleet_group_spec *g, uint32_t start, uint32_t node, uint3
     part->cfg.device_count = count;
     if (g->cfg.ip_per_device) {
         part->cfg.ip += skip; /* device i of the group is on ip + i, every one on the shared ports */
-    } else {
+    } else if (!g->cfg.shard_own_ports) {
         part->cfg.starting_port += skip;
         part->cfg.snmp_starting_port += skip;
     }

@@ -7,8 +7,8 @@
 #   FLEETSIM_SHARDS         shards (the StatefulSet's replicas)
 #   FLEETSIM_STATEFULSET    its name and its headless Service's (default fleetsim)
 #   POD_NAMESPACE           their namespace (default default); FLEETSIM_CLUSTER_DOMAIN (cluster.local)
-#   FLEETSIM_INVENTORY_DIR  where the files go (default ./inventory): fleet.csv (the unsharded fleet),
-#                           shard-I.json (shard I's devices at fleetsim-I.fleetsim.NS.svc), fleet.json (all)
+#   FLEETSIM_INVENTORY_DIR  where the files go (default ./inventory): shard-I.odl-json and shard-I.csv
+#                           (shard I's devices at fleetsim-I.fleetsim.NS.svc), fleet.json and fleet.csv (all)
 #   FLEETSIM_CONTROLLER     http://HOST:PORT of the controller; unset: write the files only
 #   FLEETSIM_CONTROLLER_USERNAME/_PASSWORD (admin/admin), FLEETSIM_BATCH_SIZE (500 devices a request),
 #   FLEETSIM_REGISTER_TIMEOUT (600: seconds each shard's registration may take, retries included)
@@ -33,29 +33,36 @@ umask 077
 case $out in *[[:space:]]*) die "FLEETSIM_INVENTORY_DIR must not hold spaces: \"$out\"" ;; esac
 mkdir -p "$out"
 
-# The unsharded fleet (the same options without --shard) is the reference every shard is checked against.
-"$FLEETSIM_BIN" "$@" --emit-inventory "$out/fleet.csv" --inventory-format csv
-# Each shard's part, its devices at its pod's name; then the parts joined in shard order as one inventory.
-parts=""
+# Each shard's part, its devices at its pod's name (in OpenDaylight's format and as CSV); then the parts
+# joined in shard order as one inventory of each kind.
+json_parts=""
+csv_parts=""
 i=0
 while [ "$i" -lt "$n" ]; do
-    "$FLEETSIM_BIN" --shard "$i/$n" "$@" --generate-config-address "$sts-$i.$sts.$ns.svc.$domain" \
-        --emit-inventory "$out/shard-$i.json" --inventory-format odl-json
-    parts="$parts $out/shard-$i.json"
+    for format in odl-json csv; do
+        "$FLEETSIM_BIN" --shard "$i/$n" "$@" --generate-config-address "$sts-$i.$sts.$ns.svc.$domain" \
+            --emit-inventory "$out/shard-$i.$format" --inventory-format "$format"
+    done
+    json_parts="$json_parts $out/shard-$i.odl-json"
+    csv_parts="$csv_parts $out/shard-$i.csv"
     i=$((i + 1))
 done
 # shellcheck disable=SC2086 # the part names hold no spaces (FLEETSIM_INVENTORY_DIR's are refused above)
-"$FLEETSIM_STRESS_BIN" merge $parts -o "$out/fleet.json" >/dev/null
+"$FLEETSIM_STRESS_BIN" merge $json_parts -o "$out/fleet.json" >/dev/null
+# shellcheck disable=SC2086
+"$FLEETSIM_STRESS_BIN" merge $csv_parts -o "$out/fleet.csv" >/dev/null
 
-# Every device of the fleet in exactly one shard, and no other.
-jq -r '.["network-topology:topology"][0].node[]["node-id"]' "$out/fleet.json" | sort >"$out/.sharded"
-tail -n +2 "$out/fleet.csv" | cut -d, -f2 | sort >"$out/.whole"
-if ! cmp -s "$out/.sharded" "$out/.whole"; then
-    echo "fleetsim-register-inventory: the shards' devices are not the fleet's:" >&2
-    diff "$out/.whole" "$out/.sharded" | head -20 >&2
+# Every device of the fleet in exactly one shard: the fleet-wide indices 0 .. N-1, each once, in order,
+# and every node-id once.
+if ! tail -n +2 "$out/fleet.csv" | cut -d, -f1 | awk '$1 != NR - 1 { exit 1 }'; then
+    echo "fleetsim-register-inventory: the shards' devices are not the fleet's 0 .. N-1, each once" >&2
     exit 1
 fi
-rm -f "$out/.sharded" "$out/.whole"
+if [ -n "$(tail -n +2 "$out/fleet.csv" | cut -d, -f2 | sort | uniq -d | head -1)" ]; then
+    echo "fleetsim-register-inventory: two devices share a node-id:" \
+        "$(tail -n +2 "$out/fleet.csv" | cut -d, -f2 | sort | uniq -d | head -3 | tr '\n' ' ')" >&2
+    exit 1
+fi
 total=$(jq '.["network-topology:topology"][0].node | length' "$out/fleet.json")
 echo "fleetsim-register-inventory: $total devices in $n shards written to $out"
 

@@ -73,11 +73,11 @@ class DeployImageTest(unittest.TestCase):
 
     def test_the_installed_schemas_load(self):
         # The fleet file (fleetsim-fleet.yang) and the crs-x profile are read from the installed schemas/.
-        out = self.run_image(["-c", "fleetsim --fleet /etc/fleetsim/fleet.json --emit-inventory /tmp/f.csv "
-                              "--inventory-format csv && tail -n 1 /tmp/f.csv"], entrypoint="sh",
-                             extra=["-v", FLEET + ":/etc/fleetsim/fleet.json:ro"])
+        out = self.run_image(["-c", "fleetsim --fleet /etc/fleetsim/fleet.json --shard-own-ports --shard 9/10 "
+                              "--emit-inventory /tmp/f.csv --inventory-format csv && tail -n 1 /tmp/f.csv"],
+                             entrypoint="sh", extra=["-v", FLEET + ":/etc/fleetsim/fleet.json:ro"])
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertRegex(out.stdout, r"^19999,39999-sim-device,.*,access,minimal$")
+        self.assertRegex(out.stdout, r"^199999,device-199999,.*,61999,.*,access,minimal$")
 
     def test_ten_devices_answer_on_loopback(self):
         port, http = h.free_port(), h.free_port()

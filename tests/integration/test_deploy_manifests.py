@@ -252,25 +252,32 @@ class DeployManifestsTest(unittest.TestCase):
     def test_every_object_is_valid_and_they_fit_together(self):
         by_kind = check_objects(self.objects)
         args = check_consistency(by_kind)
-        self.assertEqual(by_kind["StatefulSet"][0]["spec"]["replicas"], 4)
-        # The fleet file loads in fleetsim, every port of it within range, and the inventory the job
-        # writes for the whole fleet has every device.
+        replicas = by_kind["StatefulSet"][0]["spec"]["replicas"]
+        self.assertEqual(replicas, 10)
+        self.assertIn("--shard-own-ports", args, "a pod's devices on its own ports: 200,000 outgrow one range")
+        # The fleet file loads in fleetsim; each shard's part has every device on a port of its own on the
+        # pod's address, within range; the parts hold the fleet's devices once each, node-ids unique.
         name, text = fleet_file(by_kind, args)
+        rows = []
         with tempfile.TemporaryDirectory() as tmp:
             with open(os.path.join(tmp, name), "w") as f:
                 f.write(text)
-            inv = os.path.join(tmp, "fleet.csv")
-            code, out = h.run_fleetsim(["--fleet", os.path.join(tmp, name)] + fleet_args(args)[2:] +
-                                       ["--emit-inventory", inv, "--inventory-format", "csv"],
-                                       timeout=h.scaled(20))
-            self.assertEqual(code, 0, out)
-            with open(inv) as f:
-                rows = f.read().splitlines()[1:]
+            for k in range(replicas):
+                inv = os.path.join(tmp, "shard-%d.csv" % k)
+                code, out = h.run_fleetsim(["--fleet", os.path.join(tmp, name), "--shard", "%d/%d" % (k, replicas)]
+                                           + fleet_args(args)[2:] + ["--emit-inventory", inv, "--inventory-format",
+                                                                     "csv"], timeout=h.scaled(20))
+                self.assertEqual(code, 0, out)
+                with open(inv) as f:
+                    part = [r.split(",") for r in f.read().splitlines()[1:]]
+                ports = [int(r[3]) for r in part]
+                self.assertLessEqual(max(ports), 65535, "shard %d" % k)
+                self.assertEqual(len(set(ports)), len(part), "shard %d: a port of its own for every device" % k)
+                rows += part
         count = sum(g["device-count"] for g in json.loads(text)["fleetsim-fleet:fleet"]["group"])
-        self.assertEqual(len(rows), count)
-        ports = [int(r.split(",")[3]) for r in rows]
-        self.assertLessEqual(max(ports), 65535)
-        self.assertEqual(len(set(ports)), count, "every device needs its own port on the pod's address")
+        self.assertEqual(count, 200000)
+        self.assertEqual([int(r[0]) for r in rows], list(range(count)), "every device once, in order")
+        self.assertEqual(len({r[1] for r in rows}), count, "every node-id once")
 
     def test_a_misspelt_field_fails(self):
         by_kind = {o["kind"]: o for o in self.objects}

@@ -5,6 +5,7 @@ the single process's byte for byte in every format; the shards' reports merge an
 fleet file's two groups are cut by a shard boundary; bad --shard values exit 2.
 """
 
+import csv
 import json
 import os
 import random
@@ -62,14 +63,14 @@ class ShardTest(unittest.TestCase):
         self.fleets.append(f)
         return f
 
-    def observe(self, port):
-        """What the device on @port shows: its hello less the session-id, its state, its SNMP values."""
-        with h.RawClient(("127.0.0.1", port)) as c:
+    def observe(self, port, host="127.0.0.1"):
+        """What the device on @host:@port shows: its hello less the session-id, its state, its SNMP values."""
+        with h.RawClient((host, port)) as c:
             c.hello()
             hello = re.sub(r"<session-id>\d+</session-id>", "", c.server_hello)
             state = c.rpc(STATE_GET)
         snmp = subprocess.run(["snmpget", "-v2c", "-c", "public", "-On", "-t", "2", "-r", "1",
-                               "127.0.0.1:%d" % port] + OIDS, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               "%s:%d" % (host, port)] + OIDS, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               timeout=h.scaled(10)).stdout.decode()
         self.assertIn("Hex-STRING", snmp)
         return hello, state, snmp
@@ -100,6 +101,41 @@ class ShardTest(unittest.TestCase):
         status, done = h.api_request(api, "/api/v1/devices/5-14/kill-sessions", body={})
         self.assertEqual((status, done["devices"], done["elsewhere"], done["ranges"]), (200, 5, 5, [[10, 14]]))
         for f in shards:
+            f.stop()
+        self.fleets.clear()
+
+    def test_shards_on_their_own_ports_are_the_single_fleet(self):
+        # --shard-own-ports: each shard (its own host or pod; here its own loopback address) numbers its
+        # devices' ports from --starting-port, and node-ids are the devices' names: a fleet of more devices
+        # than one host has ports. The devices are the single fleet's all the same.
+        port = random_port(DEVICES)
+        plan = ["--shard-own-ports", "--ssh", "false"]
+        whole = self.start(port, DEVICES, plan)
+        want = [self.observe(port + i) for i in range(DEVICES)]
+        whole.stop()
+        self.fleets.remove(whole)
+        firsts = [k * DEVICES // SHARDS for k in range(SHARDS)]
+        for k in range(SHARDS):
+            self.start(port, DEVICES, plan + ["--shard", "%d/%d" % (k, SHARDS), "--ip", "127.0.8.%d" % (k + 1)])
+        for i in range(DEVICES):
+            k = max(j for j in range(SHARDS) if firsts[j] <= i)
+            self.assertEqual(self.observe(port + i - firsts[k], "127.0.8.%d" % (k + 1)), want[i], "device %d" % i)
+        # The inventory: every device once, named device-N, at its shard's host and its own port there.
+        parts = []
+        for k in range(SHARDS):
+            parts.append("own%d.csv" % k)
+            self.emit(parts[-1], ["--device-count", DEVICES, "--starting-port", port, "--shard",
+                                  "%d/%d" % (k, SHARDS), "--generate-config-address", "fleetsim-%d.fleetsim" % k]
+                      + plan + ["--inventory-format", "csv"])
+        self.stress(["merge"] + [self.path(p) for p in parts] + ["-o", self.path("own.csv")])
+        with open(self.path("own.csv")) as fh:
+            rows = list(csv.DictReader(fh))
+        self.assertEqual([r["node_id"] for r in rows], ["device-%d" % i for i in range(DEVICES)])
+        for i, r in enumerate(rows):
+            k = max(j for j in range(SHARDS) if firsts[j] <= i)
+            self.assertEqual((r["netconf_host"], int(r["netconf_port"])),
+                             ("fleetsim-%d.fleetsim" % k, port + i - firsts[k]))
+        for f in self.fleets:
             f.stop()
         self.fleets.clear()
 

@@ -8,7 +8,9 @@
  * address; 0.0.0.0 becomes 127.0.0.1 as in OpenDaylight's testtool) on
  * port P+i, or with --ip-per-device at that address + i on port P. Node
  * names are OpenDaylight testtool's "<port>-sim-device", or
- * "<address>-sim-device" with --ip-per-device, where the port is shared.
+ * "<address>-sim-device" with --ip-per-device, where the port is shared, or
+ * the device's name "device-N" with --shard-own-ports, where every shard
+ * reuses the ports.
  *
  * Each document is built in memory (about 300 bytes a device, 9 MB for
  * 30,000) and written to a temporary file that is renamed over the target,
@@ -200,7 +202,11 @@ inventory_device_get(const struct fleet_group_spec *groups, uint32_t group_count
     }
     out->netconf_port = (uint16_t)(cfg->starting_port + index);
     out->snmp_port = cfg->snmp ? (uint16_t)(cfg->snmp_starting_port + index) : 0;
-    snprintf(out->node_id, sizeof out->node_id, "%u" INVENTORY_NODE_SUFFIX, (unsigned)out->netconf_port);
+    if (cfg->shard_own_ports) { /* every part reuses the ports: the device's name tells them apart */
+        snprintf(out->node_id, sizeof out->node_id, "device-%u", (unsigned)out->index);
+    } else {
+        snprintf(out->node_id, sizeof out->node_id, "%u" INVENTORY_NODE_SUFFIX, (unsigned)out->netconf_port);
+    }
     add_copy_suffix(out, copy);
 }
 
