@@ -13,6 +13,7 @@ Loopback only, random ports, every wait bounded.
 """
 
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -181,6 +182,32 @@ class TlsTest(unittest.TestCase):
         self.assertIn("certificate has expired", log)
         with connect(port, "alice") as conn:
             self.assertIn("<hello", read_msg(conn))
+
+
+class TlsResumeTest(unittest.TestCase):
+    def test_stress_mount_reconnects_with_resumed_sessions(self):
+        # fleetsim-stress mount --reconnect --tls-resume: the sessions a control API kill-sessions ends are
+        # connected again with the tickets of the first ones (abbreviated handshakes), counted apart.
+        f, base = h.start_with_metrics(2, ["--transport", "tls", "--state-dir", STATE], default_transport=True)
+        self.addCleanup(f.stop)
+        manifest = path("resume.json")
+        proc = subprocess.Popen([STRESS, "mount", "--ip", "127.0.0.1", "--port", str(f.port), "--device-count", "2",
+                                 "--tls", "true", "--tls-cert", path("alice.pem"), "--tls-key", path("alice.key"),
+                                 "--tls-ca", fleet_ca(), "--tls-resume", "true", "--reconnect", "--hold",
+                                 str(int(h.scaled(6) + 0.999)), "--json", manifest],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        self.assertTrue(h.wait_for(lambda: h.api_request(base, "/api/v1/fleet")[1]["sessions_open"] == 2, 10),
+                        "both devices mounted")
+        code, done = h.api_request(base, "/api/v1/devices/0-1/kill-sessions", body={})
+        self.assertEqual((code, done["devices"]), (200, 2))
+        out, err = proc.communicate(timeout=h.scaled(60))
+        self.assertEqual(proc.returncode, 0, out + err)
+        self.assertIn("TLS handshakes: 2 full, 2 resumed", out)
+        with open(manifest) as m:
+            doc = json.load(m)
+        p, r = doc["parameters"], doc["results"]  # the transport's counts sit with its parameters
+        self.assertEqual((p["tls_handshakes_full"], p["tls_handshakes_resumed"], r["reconnects"]), (2, 2, 2), out)
 
 
 class TlsConfigTest(unittest.TestCase):
