@@ -13,7 +13,6 @@ import random
 import statistics
 import subprocess
 import tempfile
-import time
 
 import fleetlib
 import snmplib

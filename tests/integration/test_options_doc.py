@@ -10,7 +10,6 @@ Run: test_options_doc.py <path to fleetsim>
 """
 
 import os
-import re
 import sys
 import unittest
 

@@ -159,7 +159,7 @@ class FleetsimRecordTests(RecordCase):
 
     def check_fleetsim_folder(self, f, out, m, transport, port=None):
         """Check the folder against @f, a TCP fleet serving the same device (port: the one recorded)."""
-        host, port = f.addr(0)[0], port or f.addr(0)[1]
+        port = port or f.addr(0)[1]
         for name in FILES + ["candidate.xml", "startup.xml"]:
             self.assertTrue(os.path.getsize(os.path.join(out, name)) > 0, name)
         self.assertEqual(m["source"], {"host": "127.0.0.1", "port": port, "transport": transport,

@@ -11,10 +11,8 @@ Run: /usr/bin/python3 test_record_roundtrip.py <path to fleetsim> <path to fleet
 
 import json
 import os
-import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile

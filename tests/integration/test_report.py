@@ -21,7 +21,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 import zlib
 

@@ -677,6 +677,18 @@ reg_setup(const struct fleet_config *cfg, const struct fleet_group_spec *groups,
     return 0;
 }
 
+/* What reg_setup() and the queue hold, released. */
+static void
+reg_teardown(void)
+{
+    curl_multi_cleanup(reg.multi);
+    reg.multi = NULL;
+    curl_global_cleanup();
+    free(reg.queue);
+    reg.queue = NULL;
+    reg.queued = reg.queue_cap = 0;
+}
+
 int
 controller_register_once(const struct fleet_config *cfg, const struct fleet_group_spec *groups,
                          uint32_t group_count)
@@ -697,12 +709,7 @@ controller_register_once(const struct fleet_config *cfg, const struct fleet_grou
     free(runs);
     curl_easy_cleanup(easy);
     curl_slist_free_all(headers);
-    curl_multi_cleanup(reg.multi);
-    reg.multi = NULL;
-    curl_global_cleanup();
-    free(reg.queue);
-    reg.queue = NULL;
-    reg.queued = reg.queue_cap = 0;
+    reg_teardown();
     return missed ? -1 : 0;
 }
 
@@ -723,16 +730,12 @@ controller_register_start(struct fleet *fleet)
         if (grp->start_present &&
             enqueue_nodes(inventory_first_node(fleet->specs, fleet->group_count, grp->first),
                           grp->start_present * copies)) {
-            curl_multi_cleanup(reg.multi);
-            reg.multi = NULL;
-            curl_global_cleanup();
+            reg_teardown();
             return -1;
         }
     }
     if (pthread_create(&reg.thread, NULL, reg_run, NULL)) {
-        curl_multi_cleanup(reg.multi);
-        reg.multi = NULL;
-        curl_global_cleanup();
+        reg_teardown();
         return -1;
     }
     reg.started = 1;
@@ -749,11 +752,6 @@ controller_register_stop(struct fleet *fleet)
     atomic_store(&reg.stop, 1);
     curl_multi_wakeup(reg.multi);
     pthread_join(reg.thread, NULL);
-    curl_multi_cleanup(reg.multi);
-    reg.multi = NULL;
-    curl_global_cleanup();
-    free(reg.queue);
-    reg.queue = NULL;
-    reg.queued = reg.queue_cap = 0;
+    reg_teardown();
     reg.started = 0;
 }
