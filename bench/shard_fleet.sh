@@ -18,6 +18,7 @@ pids=""
 trap 'kill $pids $sink 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 sleep 0.5
 sink_port=$(awk '{print $2}' "$work/sink.out")
+devices=$(grep -o '"device-count": [0-9]*' "$work/fleet.json" | awk '{s += $2} END {print s}')
 start=$(date +%s.%N)
 k=0
 while [ "$k" -lt "$N" ]; do
@@ -27,11 +28,20 @@ while [ "$k" -lt "$N" ]; do
     k=$((k + 1))
 done
 k=0
+waited=0
 while [ "$k" -lt "$N" ]; do
-    until curl -sf "http://127.0.7.$((k + 1)):9100/api/v1/fleet" >/dev/null; do sleep 0.1; done
+    until curl -sf "http://127.0.7.$((k + 1)):9100/api/v1/fleet" >/dev/null; do
+        waited=$((waited + 1))
+        if [ "$waited" -gt 600 ]; then # 60 s: a shard that exited (too many devices for its files) or hangs
+            echo "shard $k is not up; its log:" >&2
+            tail -n 3 "$work/shard-$k.log" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
     k=$((k + 1))
 done
-echo "$N shards of $(grep -o '"device-count": [0-9]*' "$work/fleet.json" | awk '{s += $2} END {print s}') devices up in $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "$N shards of $devices devices up in $(echo "$(date +%s.%N) - $start" | bc) s"
 job_start=$(date +%s.%N)
 FLEETSIM_BIN=$B/fleetsim FLEETSIM_STRESS_BIN=$B/fleetsim-stress FLEETSIM_LIB=$PWD/deploy/container FLEETSIM_SHARDS=$N \
     POD_NAMESPACE=sim FLEETSIM_INVENTORY_DIR=$work/inv FLEETSIM_CONTROLLER=http://127.0.0.1:$sink_port \
@@ -53,6 +63,6 @@ d = json.load(open(sys.argv[1]))
 idx = [x['device'] for x in d['devices']]
 print('merged report: %d devices, indices 0..N-1 each once in order: %s' % (len(idx), idx == list(range(len(idx)))))
 " "$work/fleet-report.json"
-last=$(( $(grep -o '"device-count": [0-9]*' "$work/fleet.json" | awk '{s += $2} END {print s}') - 1 ))
+last=$((devices - 1))
 shard=$((N - 1))
 echo "device $last on shard $shard: $(curl -s "http://127.0.7.$((shard + 1)):9100/api/v1/devices/$last")"

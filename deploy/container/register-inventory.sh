@@ -58,9 +58,9 @@ if ! tail -n +2 "$out/fleet.csv" | cut -d, -f1 | awk '$1 != NR - 1 { exit 1 }'; 
     echo "fleetsim-register-inventory: the shards' devices are not the fleet's 0 .. N-1, each once" >&2
     exit 1
 fi
-if [ -n "$(tail -n +2 "$out/fleet.csv" | cut -d, -f2 | sort | uniq -d | head -1)" ]; then
-    echo "fleetsim-register-inventory: two devices share a node-id:" \
-        "$(tail -n +2 "$out/fleet.csv" | cut -d, -f2 | sort | uniq -d | head -3 | tr '\n' ' ')" >&2
+shared=$(tail -n +2 "$out/fleet.csv" | cut -d, -f2 | sort | uniq -d | head -3 | tr '\n' ' ')
+if [ -n "$shared" ]; then
+    echo "fleetsim-register-inventory: two devices share a node-id: $shared" >&2
     exit 1
 fi
 total=$(jq '.["network-topology:topology"][0].node | length' "$out/fleet.json")

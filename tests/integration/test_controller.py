@@ -278,9 +278,12 @@ class RegistrationTests(unittest.TestCase):
                    FLEETSIM_LIB=deploy, FLEETSIM_SHARDS="3", POD_NAMESPACE="lab", FLEETSIM_INVENTORY_DIR=work,
                    FLEETSIM_CONTROLLER="http://127.0.0.1:%d" % ctl.port, FLEETSIM_BATCH_SIZE="2")
         port = h.free_port()
-        job = subprocess.run(["sh", os.path.join(deploy, "register-inventory.sh"), "--device-count", "10",
-                              "--starting-port", str(port), "--ssh", "false"], env=env, capture_output=True,
-                             text=True, timeout=h.scaled(60))
+
+        def run_job():
+            return subprocess.run(["sh", os.path.join(deploy, "register-inventory.sh"), "--device-count", "10",
+                                   "--starting-port", str(port), "--ssh", "false"], env=env, capture_output=True,
+                                  text=True, timeout=h.scaled(60))
+        job = run_job()
         self.assertEqual(job.returncode, 0, job.stdout + job.stderr)
         self.assertIn("10 devices of 3 shards registered", job.stdout)
         host_of = {}
@@ -298,9 +301,7 @@ class RegistrationTests(unittest.TestCase):
         # A controller that refuses every batch fails the job.
         refusing = self.controller(default=(400, "no"))
         env["FLEETSIM_CONTROLLER"] = "http://127.0.0.1:%d" % refusing.port
-        job = subprocess.run(["sh", os.path.join(deploy, "register-inventory.sh"), "--device-count", "10",
-                              "--starting-port", str(port), "--ssh", "false"], env=env, capture_output=True,
-                             text=True, timeout=h.scaled(60))
+        job = run_job()
         self.assertNotEqual(job.returncode, 0, job.stdout + job.stderr)
         self.assertIn("3 shards not wholly registered", job.stdout)
 
