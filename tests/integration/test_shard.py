@@ -63,6 +63,18 @@ class ShardTest(unittest.TestCase):
         self.fleets.append(f)
         return f
 
+    def start_anywhere(self, devices, extra):
+        """start() on a first port drawn at random, drawn again while the range is taken (other tests run
+        at the same time); (the fleet, its first port), which the shards started after it then share."""
+        for _ in range(8):
+            port = random_port(devices)
+            try:
+                return self.start(port, devices, extra), port
+            except h.FleetError as e:
+                if str(e) != "retry":
+                    raise
+        raise h.FleetError("no free range of %d ports" % devices)
+
     def observe(self, port, host="127.0.0.1"):
         """What the device on @host:@port shows: its hello less the session-id, its state, its SNMP values."""
         with h.RawClient((host, port)) as c:
@@ -76,8 +88,7 @@ class ShardTest(unittest.TestCase):
         return hello, state, snmp
 
     def test_four_shards_are_the_single_fleet(self):
-        port = random_port(DEVICES)
-        whole = self.start(port, DEVICES, [])
+        whole, port = self.start_anywhere(DEVICES, [])
         want = [self.observe(port + i) for i in range(DEVICES)]
         api_port = h.free_port()
         whole.stop()
@@ -108,9 +119,8 @@ class ShardTest(unittest.TestCase):
         # --shard-own-ports: each shard (its own host or pod; here its own loopback address) numbers its
         # devices' ports from --starting-port, and node-ids are the devices' names: a fleet of more devices
         # than one host has ports. The devices are the single fleet's all the same.
-        port = random_port(DEVICES)
         plan = ["--shard-own-ports", "--ssh", "false"]
-        whole = self.start(port, DEVICES, plan)
+        whole, port = self.start_anywhere(DEVICES, plan)
         want = [self.observe(port + i) for i in range(DEVICES)]
         whole.stop()
         self.fleets.remove(whole)
@@ -204,10 +214,12 @@ class ShardTest(unittest.TestCase):
                          + [(i, "edge", port + 100 + i - 15) for i in range(15, 20)])
 
     def test_shard_reports_merge_and_reconcile(self):
-        port = random_port(DEVICES)
-        for k in range(SHARDS):
-            self.start(port, DEVICES, ["--shard", "%d/%d" % (k, SHARDS), "--notification-file",
-                                             NOTIFICATIONS, "--report", self.path("r%d.json" % k)])
+        def shard(k):
+            return ["--shard", "%d/%d" % (k, SHARDS), "--notification-file", NOTIFICATIONS, "--report",
+                    self.path("r%d.json" % k)]
+        _, port = self.start_anywhere(DEVICES, shard(0))
+        for k in range(1, SHARDS):
+            self.start(port, DEVICES, shard(k))
         out, err = self.stress(["notify", "--port", port, "--device-count",
                                 DEVICES, "--count", 3, "--seq-element", "sequence", "--json",
                                 self.path("n.json")])
