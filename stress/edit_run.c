@@ -1,12 +1,15 @@
 /*
  * "fleetsim-stress edit": edit-config throughput. Sessions are opened and
- * their hellos completed first; then every request of every session is
- * built (framed, placeholders expanded); only then does the clock start.
- * Requests go out in windows (1 when synchronous, --pipeline when
- * asynchronous) as contiguous runs of the prebuilt buffer, so sending costs
- * one write per window. Each reply is matched to its request by
- * message-id, in order; anything unanswered fails the run. SIGINT or
- * SIGTERM ends it early with the report of what was answered so far.
+ * their hellos completed first; then the clock starts. Requests go out in
+ * windows (1 when synchronous, --pipeline when asynchronous). Each session
+ * builds its requests (framed, placeholders expanded) a window ahead of
+ * what it sent, between writes: after a write, while the server works on
+ * it, the next window is built, so the following write is one contiguous
+ * run of ready bytes, and memory holds a window or two of requests whatever
+ * --edits is (issue 28: prebuilding every request took gigabytes before the
+ * first one went out). Each reply is matched to its request by message-id,
+ * in order; anything unanswered fails the run. SIGINT or SIGTERM ends it in
+ * any phase with the report of what was answered so far.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -26,6 +29,14 @@
 #define EDIT_PROGRESS_INTERVAL_MS 250
 /* What of an unmatched reply the failure quotes. */
 #define EDIT_QUOTE_BYTES 200
+/* Requests in flight per session with --pipeline 0 ("no limit"): without a bound the whole run would be
+ * built and queued at once. A window this wide already keeps any server's input busy. */
+#define EDIT_UNLIMITED_WINDOW 65536u
+/* Requests built ahead of the sender per session, at most (the window, when smaller). */
+#define EDIT_AHEAD_MAX 4096u
+/* Sent bytes at the front of a session's build buffer before it is compacted: moving the unsent rest
+ * once per this many bytes keeps the copy small beside building. */
+#define EDIT_COMPACT_BYTES (256u * 1024u)
 
 /* Used when --edit-content is not given: one new ietf-interfaces entry per edit. */
 static const char default_content[] =
@@ -36,27 +47,41 @@ static const char default_content[] =
 
 struct edit_run;
 
+/* One request between being built and being answered; slot r % ring_cap of its session's ring. */
+struct edit_slot {
+    size_t end;          /* built, not sent: end of its bytes in the session's build buffer */
+    monotime_us sent_at; /* sent, not answered: when it went out */
+    uint8_t is_commit;   /* 1 for a commit, 0 for an edit-config */
+};
+
 struct edit_session {
-    struct conn conn;        /* the connection */
-    struct edit_run *run;    /* back pointer */
-    uint32_t index;          /* session number */
-    uint32_t device;         /* device it talks to */
-    uint64_t first_edit;     /* global number of its first edit */
-    uint64_t edit_count;     /* its edits */
-    char *reqs;              /* every request, framed, back to back */
-    size_t *req_end;         /* end offset of request i in reqs */
-    uint8_t *is_commit;      /* 1 when request i is a commit */
-    uint64_t req_count;      /* requests (edits and commits) */
-    uint64_t sent;           /* requests handed to the connection */
-    uint64_t answered;       /* replies received, in order */
-    monotime_us *sent_at_us; /* when request i went out */
-    struct latency latency;  /* per answered edit */
-    uint64_t edit_ok;        /* edits answered <ok/> */
-    uint64_t edit_errors;    /* edits answered with rpc-error */
-    uint64_t commit_ok;      /* commits answered <ok/> */
-    uint64_t commit_errors;  /* commits answered with rpc-error */
-    struct tag_counts tags;  /* rpc-errors by error-tag */
-    int done;                /* 1 when every request is answered */
+    struct conn conn;       /* the connection */
+    struct edit_run *run;   /* back pointer */
+    uint32_t index;         /* session number */
+    uint32_t device;        /* device it talks to */
+    uint64_t first_edit;    /* global number of its first edit */
+    uint64_t edit_count;    /* its edits */
+    uint64_t batch;         /* edits per commit with the candidate datastore, else edit_count */
+    uint64_t req_count;     /* requests (edits and commits) */
+    uint64_t edits_built;   /* edits among the requests built */
+    int commit_due;         /* 1 when the next request to build is the commit of a batch */
+    uint64_t built;         /* requests built: [sent, built) wait in ahead */
+    uint64_t sent;          /* requests handed to the connection */
+    uint64_t answered;      /* replies received, in order */
+    uint64_t edits_sent;    /* edit-configs among the sent */
+    uint64_t commits_sent;  /* commits among the sent */
+    struct sbuf ahead;      /* framed requests; bytes from ahead_off on are the unsent ones, in order */
+    size_t ahead_off;       /* bytes of ahead already sent */
+    struct edit_slot *ring; /* requests [answered, built), at r % ring_cap */
+    uint64_t ring_cap;      /* slots: the window plus what is built ahead of it */
+    uint64_t ahead_target;  /* requests to keep built ahead of the sender */
+    struct sbuf msg;        /* one request before framing; reused */
+    uint64_t edit_ok;       /* edits answered <ok/> */
+    uint64_t edit_errors;   /* edits answered with rpc-error */
+    uint64_t commit_ok;     /* commits answered <ok/> */
+    uint64_t commit_errors; /* commits answered with rpc-error */
+    struct tag_counts tags; /* rpc-errors by error-tag */
+    int done;               /* 1 when every request is answered */
 };
 
 struct edit_run {
@@ -67,6 +92,7 @@ struct edit_run {
     char *preamble;                   /* --tcp-preamble content or NULL */
     size_t preamble_len;              /* its length */
     struct edit_session *sessions;    /* o->threads sessions */
+    struct latency latency;           /* per answered edit, every session */
     uint32_t ready;                   /* sessions whose hello is done */
     uint32_t done;                    /* sessions with every request answered */
     int measuring;                    /* 1 once the clock started */
@@ -95,7 +121,7 @@ window(const struct edit_run *run)
     if (!run->o->async) {
         return 1;
     }
-    return run->o->pipeline ? run->o->pipeline : UINT64_MAX;
+    return run->o->pipeline ? run->o->pipeline : EDIT_UNLIMITED_WINDOW;
 }
 
 static void run_fail(struct edit_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -114,77 +140,106 @@ run_fail(struct edit_run *run, const char *fmt, ...)
     loop_stop(run->loop);
 }
 
-/* Every request of a session, framed for its connection, before the clock starts. */
+/* Room for a session's window and what is built ahead of it. @return 0 or -1 (out of memory). */
 static int
-build_requests(struct edit_session *s)
+session_alloc(struct edit_session *s)
 {
-    const struct stress_options *o = s->run->o;
-    uint64_t batch = o->candidate && o->batch_size ? o->batch_size : s->edit_count;
-    uint64_t commits = o->candidate ? (s->edit_count + batch - 1) / batch : 0;
-    struct sbuf msg = {0};
-    struct sbuf all = {0};
-    uint64_t req = 0;
+    uint64_t w = window(s->run);
 
-    s->req_count = s->edit_count + commits;
-    s->req_end = calloc(s->req_count, sizeof *s->req_end);
-    s->is_commit = calloc(s->req_count, sizeof *s->is_commit);
-    s->sent_at_us = calloc(s->req_count, sizeof *s->sent_at_us);
-    if (!s->req_end || !s->is_commit || !s->sent_at_us || latency_reserve(&s->latency, s->edit_count)) {
-        return -1;
-    }
-    for (uint64_t e = 0; e < s->edit_count; e++) {
-        struct template_vars v = {
-            .index = s->first_edit + e, .msg_id = req + 1, .session = s->index, .device = s->device};
-        msg.len = 0;
-        sbuf_printf(&msg,
-                    "<rpc message-id=\"%" PRIu64 "\" xmlns=\"" NC_BASE_NS "\"><edit-config><target><%s/>"
-                    "</target><config>",
-                    req + 1, o->candidate ? "candidate" : "running");
-        template_expand(&s->run->tpl, &v, &msg);
-        sbuf_adds(&msg, "</config></edit-config></rpc>");
-        conn_frame(&s->conn, &all, msg.buf, msg.len);
-        s->req_end[req++] = all.len;
-        if (o->candidate && ((e + 1) % batch == 0 || e + 1 == s->edit_count)) {
-            msg.len = 0;
-            sbuf_printf(&msg, "<rpc message-id=\"%" PRIu64 "\" xmlns=\"" NC_BASE_NS "\"><commit/></rpc>",
-                        req + 1);
-            conn_frame(&s->conn, &all, msg.buf, msg.len);
-            s->is_commit[req] = 1;
-            s->req_end[req++] = all.len;
-        }
-    }
-    sbuf_free(&msg);
-    if (all.failed || msg.failed) {
-        sbuf_free(&all);
-        return -1;
-    }
-    s->reqs = sbuf_take(&all, NULL);
-    return s->reqs ? 0 : -1;
+    s->ahead_target = w < EDIT_AHEAD_MAX ? w : EDIT_AHEAD_MAX;
+    s->ring_cap = (w < s->req_count ? w : s->req_count) + s->ahead_target;
+    s->ring = calloc(s->ring_cap, sizeof *s->ring);
+    return s->ring ? 0 : -1;
 }
 
-/* Send the next run of requests so that at most window() are outstanding. */
+/* Build the next request of a session at the end of its build buffer. */
+static void
+build_one(struct edit_session *s)
+{
+    const struct stress_options *o = s->run->o;
+    struct edit_slot *slot = &s->ring[s->built % s->ring_cap];
+    uint64_t id = s->built + 1;
+    int commit = s->commit_due;
+
+    s->msg.len = 0;
+    if (commit) {
+        sbuf_printf(&s->msg, "<rpc message-id=\"%" PRIu64 "\" xmlns=\"" NC_BASE_NS "\"><commit/></rpc>", id);
+    } else {
+        struct template_vars v = {
+            .index = s->first_edit + s->edits_built, .msg_id = id, .session = s->index, .device = s->device};
+        sbuf_printf(&s->msg,
+                    "<rpc message-id=\"%" PRIu64 "\" xmlns=\"" NC_BASE_NS "\"><edit-config><target><%s/>"
+                    "</target><config>",
+                    id, o->candidate ? "candidate" : "running");
+        template_expand(&s->run->tpl, &v, &s->msg);
+        sbuf_adds(&s->msg, "</config></edit-config></rpc>");
+        s->edits_built++;
+    }
+    /* A commit ends each batch of edits, the last one too however short. */
+    s->commit_due =
+        !commit && o->candidate && (s->edits_built % s->batch == 0 || s->edits_built == s->edit_count);
+    conn_frame(&s->conn, &s->ahead, s->msg.buf, s->msg.len);
+    slot->end = s->ahead.len;
+    slot->is_commit = (uint8_t)commit;
+    s->built++;
+}
+
+/* Build until ahead_target requests wait unsent (or the session has none left). @return 0 or -1. */
+static int
+build_ahead(struct edit_session *s)
+{
+    if (s->ahead_off == s->ahead.len) {
+        s->ahead.len = s->ahead_off = 0; /* everything built went out: start over at the front */
+    } else if (s->ahead_off >= EDIT_COMPACT_BYTES) {
+        memmove(s->ahead.buf, s->ahead.buf + s->ahead_off, s->ahead.len - s->ahead_off);
+        s->ahead.len -= s->ahead_off;
+        for (uint64_t r = s->sent; r < s->built; r++) {
+            s->ring[r % s->ring_cap].end -= s->ahead_off;
+        }
+        s->ahead_off = 0;
+    }
+    while (s->built < s->req_count && s->built - s->sent < s->ahead_target) {
+        build_one(s);
+    }
+    return s->ahead.failed || s->msg.failed ? -1 : 0;
+}
+
+/* Send the next run of requests so that at most window() are outstanding, then build the next ones. */
 static void
 pump(struct edit_session *s)
 {
     uint64_t in_flight = s->sent - s->answered;
     uint64_t room = window(s->run) - in_flight;
-    uint64_t first = s->sent;
     uint64_t last;
-    size_t start;
+    size_t start, end;
     monotime_us now;
 
     if (s->sent >= s->req_count || in_flight >= window(s->run)) {
         return;
     }
-    last = s->req_count - s->sent < room ? s->req_count - 1 : s->sent + room - 1;
-    start = first ? s->req_end[first - 1] : 0;
+    if (s->built == s->sent && build_ahead(s)) {
+        run_fail(s->run, "out of memory building the requests of session %u", (unsigned)s->index);
+        return;
+    }
+    last = s->built - s->sent < room ? s->built - 1 : s->sent + room - 1;
+    start = s->ahead_off;
+    end = s->ring[last % s->ring_cap].end;
     now = loop_clock_monotonic();
-    for (uint64_t i = first; i <= last; i++) {
-        s->sent_at_us[i] = now;
+    for (uint64_t i = s->sent; i <= last; i++) {
+        struct edit_slot *slot = &s->ring[i % s->ring_cap];
+        slot->sent_at = now;
+        slot->is_commit ? s->commits_sent++ : s->edits_sent++;
     }
     s->sent = last + 1;
+    s->ahead_off = end;
     conn_expect(&s->conn);
-    conn_send(&s->conn, s->reqs + start, s->req_end[last] - start);
+    if (conn_send(&s->conn, s->ahead.buf + start, end - start)) {
+        return; /* the failure was reported */
+    }
+    /* While the server works on what just went out. */
+    if (build_ahead(s)) {
+        run_fail(s->run, "out of memory building the requests of session %u", (unsigned)s->index);
+    }
 }
 
 static void
@@ -202,8 +257,9 @@ finish_if_done(struct edit_run *run)
 static void
 start_measuring(struct edit_run *run)
 {
+    /* The first window of each session, before the clock as before; the rest is built as it goes. */
     for (uint32_t i = 0; i < run->o->threads; i++) {
-        if (build_requests(&run->sessions[i])) {
+        if (build_ahead(&run->sessions[i])) {
             run_fail(run, "out of memory building the requests of session %u", (unsigned)i);
             return;
         }
@@ -280,12 +336,15 @@ on_message(struct conn *c, const char *msg, size_t len)
             return;
         }
     }
-    if (s->is_commit[i]) {
+    if (s->ring[i % s->ring_cap].is_commit) {
         r.error_count ? s->commit_errors++ : s->commit_ok++;
     } else {
         monotime_us now = loop_clock_monotonic();
-        uint64_t us = now - s->sent_at_us[i];
-        latency_add(&s->latency, us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
+        uint64_t us = now - s->ring[i % s->ring_cap].sent_at;
+        if (latency_add(&run->latency, us > UINT32_MAX ? UINT32_MAX : (uint32_t)us)) {
+            run_fail(run, "out of memory");
+            return;
+        }
         r.error_count ? s->edit_errors++ : s->edit_ok++;
     }
     if (s->answered == s->req_count) {
@@ -570,7 +629,18 @@ setup(struct edit_run *run, const struct stress_options *o)
         s->device = i % o->device_count;
         s->first_edit = per * i;
         s->edit_count = i + 1 == o->threads ? o->edits - per * i : per;
+        s->batch = o->candidate && o->batch_size ? o->batch_size : s->edit_count;
+        s->req_count =
+            s->edit_count + (o->candidate && s->batch ? (s->edit_count + s->batch - 1) / s->batch : 0);
         s->conn.fd = -1;
+        if (session_alloc(s)) {
+            fprintf(stderr, "fleetsim-stress: out of memory for session %u\n", (unsigned)i);
+            return -1;
+        }
+    }
+    if (latency_reserve(&run->latency, LATENCY_PENDING_MAX)) {
+        fprintf(stderr, "fleetsim-stress: out of memory\n");
+        return -1;
     }
     return 0;
 }
@@ -581,15 +651,14 @@ teardown(struct edit_run *run)
     for (uint32_t i = 0; run->sessions && i < run->o->threads; i++) {
         struct edit_session *s = &run->sessions[i];
         conn_close(&s->conn);
-        free(s->reqs);
-        free(s->req_end);
-        free(s->is_commit);
-        free(s->sent_at_us);
-        latency_free(&s->latency);
+        sbuf_free(&s->ahead);
+        sbuf_free(&s->msg);
+        free(s->ring);
         tags_free(&s->tags);
     }
     free(run->sessions);
     free(run->preamble);
+    latency_free(&run->latency);
     persec_free(&run->ok_per_s);
     persec_free(&run->errors_per_s);
     persec_names_free(&run->tags_per_s);
@@ -652,20 +721,20 @@ edit_run(const struct stress_options *o)
 
     for (uint32_t i = 0; i < o->threads; i++) {
         struct edit_session *s = &run.sessions[i];
-        for (uint64_t r = 0; r < s->sent; r++) {
-            totals[s->is_commit[r] ? 4 : 0]++;
-        }
+        totals[0] += s->edits_sent;
+        totals[4] += s->commits_sent;
         totals[1] += s->edit_ok + s->edit_errors;
         totals[2] += s->edit_ok;
         totals[3] += s->edit_errors;
         totals[5] += s->commit_ok;
         totals[6] += s->commit_errors;
-        latency_merge(&all, &s->latency);
         for (size_t t = 0; t < s->tags.count; t++) {
             tags_add(&tags, s->tags.items[t].tag, s->tags.items[t].count);
         }
     }
-    latency_sort(&all);
+    if (latency_merge(&all, &run.latency) || latency_sort(&all)) {
+        fprintf(stderr, "fleetsim-stress: out of memory for the latencies\n");
+    }
     if (run.measuring || run_interrupted()) {
         print_report(&run, &all, &tags, totals);
     }

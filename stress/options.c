@@ -746,7 +746,7 @@ static const struct stress_opt opts[] = {
      .unit = "(0: no limit)",
      .metavar = "W",
      .dflt = "64",
-     .help = "requests in flight per session with async requests (0: all)"},
+     .help = "requests in flight per session with async requests (0: 65536)"},
 
     {.name = "concurrency",
      .kind = OPT_U32,

@@ -74,6 +74,10 @@
 #define SNMPRUN_FIT_POOR_R_SQUARED 0.5
 /* Collection times reserved up front; more grow the set while running. */
 #define SNMPRUN_RESERVE_MAX (1u << 20)
+/* Completed collections kept for the fit, at most (24 MiB): past it every other one kept is dropped and
+ * only every record_stride-th collection is kept from then on, so a long run fits a systematic sample of
+ * its collections in bounded memory (issue 28) instead of one record per collection. */
+#define SNMPRUN_RECORDS_MAX (1u << 20)
 /* error-status values with a name (RFC 3416: 0..18); anything above is counted as "other". */
 #define SNMPRUN_ERROR_STATUS_NAMED 19
 /* usmStats counters a Report may name (enum susm_report_kind 1..6), counted under the error responses. */
@@ -162,7 +166,8 @@ struct snmprun {
     double resp_sum_us;                    /* sum of resp_time, for the mean */
     struct snmprun_record *records;        /* completed collections */
     size_t record_count;                   /* entries used */
-    size_t record_cap;                     /* entries allocated */
+    size_t record_cap;                     /* entries allocated, at most SNMPRUN_RECORDS_MAX */
+    uint64_t record_stride;                /* every record_stride-th completed collection is kept (>= 1) */
     uint64_t collections;                  /* collections ended */
     uint64_t completed;                    /* of which completed */
     uint64_t failed;                       /* of which failed */
@@ -229,6 +234,20 @@ check_done(struct snmprun *run)
 static void
 record_completed(struct snmprun *run, struct snmprun_slot *s, uint32_t t_us)
 {
+    /* run->completed counts this collection already: the first one is kept, then one per stride. */
+    if ((run->completed - 1) % run->record_stride) {
+        return;
+    }
+    if (run->record_count == SNMPRUN_RECORDS_MAX) {
+        for (size_t i = 0; i < run->record_count / 2; i++) {
+            run->records[i] = run->records[2 * i];
+        }
+        run->record_count /= 2;
+        run->record_stride *= 2;
+        if ((run->completed - 1) % run->record_stride) {
+            return;
+        }
+    }
     if (run->record_count == run->record_cap) {
         size_t cap = run->record_cap ? run->record_cap * 2 : 1024;
         struct snmprun_record *grown = realloc(run->records, cap * sizeof *grown);
@@ -1232,6 +1251,7 @@ setup(struct snmprun *run, int fd_limit)
     run->queue = calloc(o->device_count, sizeof *run->queue);
     run->rounds_done = calloc(o->device_count, sizeof *run->rounds_done);
     run->device_failure = calloc(o->device_count, sizeof *run->device_failure);
+    run->record_stride = 1;
     run->rx = malloc(SNMPRUN_DATAGRAM_MAX_BYTES);
     run->tx = malloc(run->tx_cap);
     if (!run->loop || !run->fds || !run->slots || !run->cols || !run->names || !run->free_slots ||

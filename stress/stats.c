@@ -16,6 +16,9 @@ latency_reserve(struct latency *l, size_t n)
 {
     uint32_t *grown;
 
+    if (n > LATENCY_PENDING_MAX) {
+        n = LATENCY_PENDING_MAX;
+    }
     if (n <= l->cap) {
         return 0;
     }
@@ -28,31 +31,6 @@ latency_reserve(struct latency *l, size_t n)
     return 0;
 }
 
-int
-latency_add(struct latency *l, uint32_t us)
-{
-    if (l->count == l->cap && latency_reserve(l, l->cap ? l->cap * 2 : 1024)) {
-        return -1;
-    }
-    l->us[l->count++] = us;
-    l->sorted = 0;
-    return 0;
-}
-
-int
-latency_merge(struct latency *into, const struct latency *from)
-{
-    if (latency_reserve(into, into->count + from->count)) {
-        return -1;
-    }
-    if (from->count) {
-        memcpy(into->us + into->count, from->us, from->count * sizeof *from->us);
-    }
-    into->count += from->count;
-    into->sorted = 0;
-    return 0;
-}
-
 static int
 cmp_u32(const void *a, const void *b)
 {
@@ -62,13 +40,107 @@ cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void
+/* Merge the sorted runs of values from a and b (each ascending, each value once) into out. */
+static size_t
+merge_values(const struct latency_value *a, size_t na, const struct latency_value *b, size_t nb,
+             struct latency_value *out)
+{
+    size_t i = 0, j = 0, k = 0;
+
+    while (i < na || j < nb) {
+        if (j == nb || (i < na && a[i].us < b[j].us)) {
+            out[k++] = a[i++];
+        } else if (i == na || b[j].us < a[i].us) {
+            out[k++] = b[j++];
+        } else {
+            out[k] = a[i++];
+            out[k++].n += b[j++].n;
+        }
+    }
+    return k;
+}
+
+/* Add the distinct values of b (ascending) to l's values. */
+static int
+add_values(struct latency *l, const struct latency_value *b, size_t nb)
+{
+    struct latency_value *merged;
+    size_t need = l->value_count + nb;
+
+    if (!nb) {
+        return 0;
+    }
+    /* A fresh array each time keeps the merge simple; it costs one copy of the distinct values per fold,
+     * LATENCY_PENDING_MAX adds apart, which is small beside the sort of those adds. */
+    if (!(merged = malloc(need * sizeof *merged))) {
+        return -1;
+    }
+    l->value_count = merge_values(l->values, l->value_count, b, nb, merged);
+    l->value_cap = need;
+    free(l->values);
+    l->values = merged;
+    return 0;
+}
+
+int
 latency_sort(struct latency *l)
 {
-    if (!l->sorted && l->count) {
-        qsort(l->us, l->count, sizeof *l->us, cmp_u32);
+    struct latency_value *runs = NULL;
+    size_t n = 0;
+    int rc = 0;
+
+    if (l->pending) {
+        qsort(l->us, l->pending, sizeof *l->us, cmp_u32);
+        if (!(runs = malloc(l->pending * sizeof *runs))) {
+            return -1;
+        }
+        for (size_t i = 0; i < l->pending; i++) {
+            if (n && runs[n - 1].us == l->us[i]) {
+                runs[n - 1].n++;
+            } else {
+                runs[n++] = (struct latency_value){.us = l->us[i], .n = 1};
+            }
+        }
+        rc = add_values(l, runs, n);
+        free(runs);
+        if (rc) {
+            return -1;
+        }
+        l->pending = 0;
     }
     l->sorted = 1;
+    return 0;
+}
+
+int
+latency_add(struct latency *l, uint32_t us)
+{
+    if (l->pending == LATENCY_PENDING_MAX && latency_sort(l)) {
+        return -1;
+    }
+    if (l->pending == l->cap && latency_reserve(l, l->cap ? l->cap * 2 : 1024)) {
+        return -1;
+    }
+    l->us[l->pending++] = us;
+    l->count++;
+    l->sorted = 0;
+    return 0;
+}
+
+int
+latency_merge(struct latency *into, const struct latency *from)
+{
+    for (size_t i = 0; i < from->pending; i++) {
+        if (latency_add(into, from->us[i])) {
+            return -1;
+        }
+    }
+    if (add_values(into, from->values, from->value_count)) {
+        return -1;
+    }
+    into->count += from->count - from->pending;
+    into->sorted = 0;
+    return 0;
 }
 
 uint64_t
@@ -83,10 +155,20 @@ stats_nearest_rank(uint64_t count, double pct)
 uint32_t
 latency_percentile(const struct latency *l, double pct)
 {
+    uint64_t rank, seen = 0;
+
     if (!l->count) {
         return 0;
     }
-    return l->us[stats_nearest_rank(l->count, pct) - 1];
+    /* Only folded values count: latency_sort() comes first, as the header says. */
+    rank = stats_nearest_rank(l->count - l->pending, pct);
+    for (size_t i = 0; i < l->value_count; i++) {
+        seen += l->values[i].n;
+        if (seen >= rank) {
+            return l->values[i].us;
+        }
+    }
+    return 0;
 }
 
 const char *
@@ -114,6 +196,7 @@ void
 latency_free(struct latency *l)
 {
     free(l->us);
+    free(l->values);
     memset(l, 0, sizeof *l);
 }
 
@@ -269,9 +352,16 @@ latency_histogram_json(struct sbuf *b, const char *name, const struct latency *l
     uint64_t counts[STATS_HIST_BUCKETS] = {0};
     size_t used = 0;
 
-    for (size_t i = 0; i < l->count; i++) {
+    for (size_t i = 0; i < l->pending; i++) {
         unsigned k = stats_hist_bucket(l->us[i]);
         counts[k]++;
+        if (k + 1 > used) {
+            used = k + 1;
+        }
+    }
+    for (size_t i = 0; i < l->value_count; i++) {
+        unsigned k = stats_hist_bucket(l->values[i].us);
+        counts[k] += l->values[i].n;
         if (k + 1 > used) {
             used = k + 1;
         }

@@ -1,6 +1,7 @@
 /*
- * What a run measures: latencies (exact, one entry per reply, percentiles
- * by nearest rank after sorting), rpc-errors counted by error-tag, and the
+ * What a run measures: latencies (exact, percentiles by nearest rank; kept
+ * as counts per distinct microsecond value so that a run of any length holds
+ * them in bounded memory), rpc-errors counted by error-tag, and the
  * client's own CPU time; plus the JSON helpers the manifests are written with.
  */
 #ifndef STRESS_STATS_H
@@ -12,11 +13,24 @@
 #include "reply_scan.h"
 #include "sbuf.h"
 
+/* Latencies added since the last fold, at most: folding sorts them into the counts per value, so memory
+ * follows the number of distinct values (bounded by the message timeout in us), not the number of replies. */
+#define LATENCY_PENDING_MAX 16384
+
+struct latency_value {
+    uint32_t us; /* one distinct latency, microseconds */
+    uint64_t n;  /* how many times it was seen */
+};
+
 struct latency {
-    uint32_t *us; /* one latency per answered request, microseconds */
-    size_t count; /* entries used */
-    size_t cap;   /* entries allocated */
-    int sorted;   /* 1 once latency_sort() ran and nothing was added since */
+    uint32_t *us;                 /* latencies added and not folded yet, microseconds, in arrival order */
+    size_t pending;               /* entries of us used, at most LATENCY_PENDING_MAX */
+    size_t cap;                   /* entries of us allocated */
+    struct latency_value *values; /* folded ones: ascending by us, each us once */
+    size_t value_count;           /* entries of values used */
+    size_t value_cap;             /* entries of values allocated */
+    uint64_t count;               /* every latency added (pending and folded) */
+    int sorted;                   /* 1 once latency_sort() ran and nothing was added since (pending is 0) */
 };
 
 struct tag_count {
@@ -29,17 +43,20 @@ struct tag_counts {
     size_t count;            /* entries */
 };
 
-/** @brief Reserve room for @p n entries up front (no allocation while measuring). @return 0 or -1. */
+/**
+ * @brief Reserve room for @p n entries up front (no allocation while measuring), up to LATENCY_PENDING_MAX:
+ * past that, memory grows with the distinct values only. @return 0 or -1.
+ */
 int latency_reserve(struct latency *l, size_t n);
 
 /** @brief Record one latency. @return 0 or -1 when memory ran out. */
 int latency_add(struct latency *l, uint32_t us);
 
-/** @brief Append every entry of @p from. @return 0 or -1. */
+/** @brief Add every entry of @p from (sorted or not) to @p into. @return 0 or -1. */
 int latency_merge(struct latency *into, const struct latency *from);
 
-/** @brief Sort, for percentiles. */
-void latency_sort(struct latency *l);
+/** @brief Fold what was added into the counts per value, for percentiles. @return 0 or -1 (out of memory). */
+int latency_sort(struct latency *l);
 
 /** @return The nearest rank (1..@p count) of percentile @p pct (0-100] in a set of @p count > 0 values. */
 uint64_t stats_nearest_rank(uint64_t count, double pct);
@@ -58,6 +75,7 @@ const char *latency_text(const struct latency *l, double pct, double div, int de
 /** @brief Append the percentile as latency_text() does, as a JSON number, or null when the set is empty. */
 void latency_json(struct sbuf *b, const struct latency *l, double pct, double div, int decimals);
 
+/** @brief Free what @p l holds and zero it; accepts a zeroed one. */
 void latency_free(struct latency *l);
 
 /** @brief Count one reply whose first rpc-error has @p tag. @return 0 or -1. */
