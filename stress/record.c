@@ -1069,13 +1069,14 @@ exchange(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n)
         problem(s->r, "snmp", NULL, "the request cannot be encoded%s", s->v3 ? " or signed (libcrypto)" : "");
         return -1;
     }
-    for (uint32_t attempt = 0; attempt <= o->retries && got < 0; attempt++) {
+    /* A signal cuts poll() short (EINTR, whatever SA_RESTART says): no retry follows it. */
+    for (uint32_t attempt = 0; attempt <= o->retries && got < 0 && !run_interrupted(); attempt++) {
         struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
         if (send(s->fd, msg, msg_len, 0) < 0) {
             problem(s->r, "snmp", NULL, "send: %s", strerror(errno));
             return -1;
         }
-        while (poll(&pfd, 1, (int)o->timeout_ms) == 1) {
+        while (!run_interrupted() && poll(&pfd, 1, (int)o->timeout_ms) == 1) {
             got = recv(s->fd, s->rx, sizeof s->rx, 0);
             if (got < 0) {
                 break; /* ICMP unreachable: retry, then report */
@@ -1085,6 +1086,9 @@ exchange(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n)
             }
             got = -1; /* a stray: keep waiting */
         }
+    }
+    if (got < 0 && run_interrupted()) {
+        return -1; /* snmp_walk_run() lists the interruption */
     }
     if (got < 0) {
         char who[64];
@@ -1234,7 +1238,13 @@ snmp_walk_run(struct record *r)
         const struct spdu_pdu *pdu = s->v3 ? &s->msg.pdu : &s->m.pdu;
         const char *why = NULL;
 
-        if (s->v3 ? exchange_v3(s, names, n) : exchange(s, names, n)) {
+        if (run_interrupted() || (s->v3 ? exchange_v3(s, names, n) : exchange(s, names, n))) {
+            if (run_interrupted()) {
+                /* As during the NETCONF steps: the folder keeps what was walked, the manifest says why. */
+                problem(r, "interrupted", NULL, "%s during the SNMP walk", run_interrupted_name());
+                r->stopped = 1;
+                snprintf(r->stop_why, sizeof r->stop_why, "interrupted by %s", run_interrupted_name());
+            }
             goto out;
         }
         if (pdu->error_status) {
