@@ -433,8 +433,9 @@ print_summary(const struct cm_run *run)
     if (run->reached) {
         printf("all %" PRIu32 " connected after %.3f s\n", o->device_count, run->reached_s);
     } else {
-        printf("NOT all %" PRIu32 " connected: gave up after %.3f s%s\n", o->device_count, run->elapsed_s,
-               run_interrupted() ? " (interrupted)" : "");
+        printf("NOT all %" PRIu32 " connected: gave up after %.3f s%s%s%s\n", o->device_count, run->elapsed_s,
+               run_interrupted() ? " (interrupted by " : "", run_interrupted() ? run_interrupted_name() : "",
+               run_interrupted() ? ")" : "");
     }
     if (run->first_seen_s >= 0) {
         printf("first node listed after %.3f s", run->first_seen_s);
@@ -630,8 +631,9 @@ cmount_run(const struct stress_options *o)
     }
     if (!connected_ok) {
         const struct topo_counts *tc = &run.last;
-        fprintf(stderr, "fleetsim-stress: FAILED: %s%" PRIu32 " of %" PRIu32 " connected %s %.3f s",
-                run_interrupted() ? "interrupted: " : "", run.have_last ? tc->by_status[TOPO_CONNECTED] : 0,
+        fprintf(stderr, "fleetsim-stress: FAILED: %s%s%s%" PRIu32 " of %" PRIu32 " connected %s %.3f s",
+                run_interrupted() ? "interrupted by " : "", run_interrupted() ? run_interrupted_name() : "",
+                run_interrupted() ? ": " : "", run.have_last ? tc->by_status[TOPO_CONNECTED] : 0,
                 o->device_count, o->events_url ? "at the end, after" : "after", run.elapsed_s);
         if (run.have_last) {
             fprintf(stderr, " (connecting %" PRIu32 ", failed %" PRIu32 ", absent %" PRIu32 ")",

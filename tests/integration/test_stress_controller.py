@@ -397,7 +397,7 @@ class ControllerMountTest(unittest.TestCase):
         self.assertEqual(m["results"]["interrupted"], "SIGTERM")
         self.assertEqual(m["results"]["not_connected"], [{"node_id": "17830-sim-device", "status": "connecting"}])
         self.assertIn("interrupted", out)
-        self.assertIn("FAILED: interrupted: 0 of 1 connected", err)
+        self.assertIn("FAILED: interrupted by SIGTERM: 0 of 1 connected", err)
 
     def test_usage_errors_exit_2(self):
         cases = [
