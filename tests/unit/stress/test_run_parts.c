@@ -1,6 +1,7 @@
 /*
  * Unit tests of what every stress mode shares at its end and before its
- * start: percentiles of nothing (stress/stats.c), the edit-content check
+ * start: percentiles of nothing and of more latencies than are kept unfolded
+ * (stress/stats.c), the edit-content check
  * (stress/template.c), SIGINT/SIGTERM ending a run and --tcp-header's bytes
  * (stress/run_util.c).
  */
@@ -19,6 +20,50 @@
 #include "run.h"
 #include "stats.h"
 #include "template.h"
+
+/* A comparison for qsort: the reference the folded set is checked against. */
+static int
+cmp_u32_ref(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a;
+    uint32_t y = *(const uint32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Issue 28: a long run keeps its latencies as counts per value; the percentiles stay exact, across folds
+ * and merges, and memory follows the distinct values, not the count. */
+static void
+test_latency_percentiles_exact_past_the_fold_issue_28(void **state)
+{
+    enum { N = 3 * LATENCY_PENDING_MAX + 123 };
+    static const double pcts[] = {0.001, 1, 50, 90, 99, 99.9, 100};
+    uint32_t *ref = malloc(N * sizeof *ref);
+    struct latency a = {0}, b = {0}, all = {0};
+    uint32_t x = 12345;
+
+    (void)state;
+    assert_non_null(ref);
+    for (size_t i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u; /* a fixed pseudo-random series: 1..5000 us, many repeats */
+        ref[i] = 1 + (x >> 8) % 5000;
+        assert_int_equal(latency_add(i % 3 ? &a : &b, ref[i]), 0);
+    }
+    assert_int_equal(latency_merge(&all, &a), 0);
+    assert_int_equal(latency_merge(&all, &b), 0);
+    assert_int_equal(latency_sort(&all), 0);
+    qsort(ref, N, sizeof *ref, cmp_u32_ref);
+    assert_int_equal(all.count, N);
+    assert_true(all.value_count <= 5000);
+    assert_true(all.cap <= LATENCY_PENDING_MAX);
+    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+        assert_int_equal(latency_percentile(&all, pcts[i]), ref[stats_nearest_rank(N, pcts[i]) - 1]);
+    }
+    latency_free(&a);
+    latency_free(&b);
+    latency_free(&all);
+    free(ref);
+}
 
 /* --tcp-header as OpenDaylight sends it: double quotes removed, trimmed (Java's trim), then a newline. */
 static void
@@ -211,6 +256,7 @@ main(void)
         cmocka_unit_test(test_malformed_content_is_refused_with_its_line),
         cmocka_unit_test(test_empty_namespace_is_left_to_the_server),
         cmocka_unit_test(test_first_signal_stops_the_loop_and_second_is_default),
+        cmocka_unit_test(test_latency_percentiles_exact_past_the_fold_issue_28),
         cmocka_unit_test(test_sigterm_without_a_loop_gives_143_and_release_restores),
     };
 
