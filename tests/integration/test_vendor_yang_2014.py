@@ -139,6 +139,17 @@ class Checks:
         self.assertNotIn("in-octets", reply.data_xml)
 
 
+    def test_nmda_operational_datastore_has_the_2014_state(self):
+        with h.RawClient(self.fleet.addr(0)).hello() as c:
+            reply = c.rpc('<get-data xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-nmda" '
+                          'xmlns:ds="urn:ietf:params:xml:ns:yang:ietf-datastores"><datastore>ds:operational'
+                          '</datastore><subtree-filter><interfaces-state xmlns="%s"><interface><name>%s</name>'
+                          '</interface></interfaces-state></subtree-filter></get-data>' % (h.IF_NS, IF))
+        self.assertFalse(h.errors(reply), reply)
+        self.assertRegex(reply, r"<if-index>%d</if-index>" % IF_INDEX)
+        self.assertRegex(reply, r"<in-octets>\d+</in-octets>")
+
+
 class FolderDevice(Checks, unittest.TestCase):
     """fleetsim --schemas-dir FOLDER --profile crs-x, 2 devices, over ncclient and net-snmp."""
 
