@@ -40,6 +40,7 @@ struct mib_object;
 struct identity_rules;
 struct state_movers;
 struct state_text;
+struct stdrev_interfaces;
 struct ssh_bind_struct;
 struct ssl_ctx_st;
 struct ctn_list;
@@ -150,8 +151,8 @@ struct device_type {
     struct devview_type view;       /* the view of an untouched device */
     struct mib_view mib;            /* live SNMP objects */
     char *recorded_dir;             /* a recorded type's folder (docs/RECORDED_TYPES.md), or NULL */
-    int if_state_generated; /* 1: get generates interface state from the profile (ietf-interfaces 2018-02-20)
-                             */
+    const struct stdrev_interfaces *if_layout; /* where get generates interface state from the profile (the
+                                                  implemented ietf-interfaces'), NULL: it generates none */
     struct identity_rules *identity; /* a recorded type's rules.json: what differs per device, or NULL */
     struct state_movers *movers;     /* counters, gauges and timestamps of state_tree that move, or NULL */
     struct state_text *state_text;   /* state_tree's state-only subtrees as text with value slots, or NULL */

@@ -24,6 +24,7 @@
 #include "sbuf.h"
 #include "smiv2.h"
 #include "state_text.h"
+#include "std_revisions.h"
 #include "xmlscan.h"
 
 static char *
@@ -523,8 +524,9 @@ device_type_load_plan(struct device_type *type, const struct fleet_config *cfg, 
         free(profile_dir);
     }
     if (!rc) {
-        const struct lys_module *ifm = ly_ctx_get_module_implemented(type->schemas.ctx, "ietf-interfaces");
-        type->if_state_generated = ifm && ifm->revision && !strcmp(ifm->revision, "2018-02-20");
+        /* The implemented revisions decide where generated data lands (std_revisions.c). */
+        type->if_layout = stdrev_interfaces_of(type->schemas.ctx);
+        stdrev_note_revisions(type->schemas.ctx, type->name);
     }
     if (rc || (rc = load_initial_config(type, cfg, err, err_len)) ||
         (rc = load_profile_state(type, err, err_len)) ||

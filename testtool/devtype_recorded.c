@@ -81,7 +81,6 @@ devtype_recorded_plan(const struct fleet_config *cfg, struct fleet_config *out,
 
     *out = *cfg;
     out->schema_opts.features = out->feature_pins; /* the copy's own pins */
-    out->schema_opts.folder_revisions_win = 1;     /* the device's modules are what they are */
     if (!is_dir(dir)) {
         snprintf(err, err_len, "recorded device type \"%s\": not a folder", dir);
         return FLEET_ERR_INVAL;

@@ -186,16 +186,6 @@ class OptionTests(unittest.TestCase):
             finally:
                 m.close_session()
 
-    def test_default_module_in_a_revision_fleetsim_cannot_use_exits_2_naming_both(self):
-        # Debian's libyuma-base file, copied at test time into a temporary folder (not into the repo).
-        old = "/usr/share/yuma/modules/ietf/ietf-interfaces@2014-05-08.yang"
-        with tempfile.TemporaryDirectory() as tmp:
-            shutil.copy(old, tmp)
-            code, out = h.run_fleetsim(["--device-count", "1", "--ssh", "false", "--schemas-dir", tmp])
-        self.assertEqual(code, 2, out)
-        for needle in ("ietf-interfaces@2014-05-08.yang", "2014-05-08", "needs revision 2018-02-20", "remove"):
-            self.assertIn(needle, out)
-
     def test_features_bad_value(self):
         code, out = h.run_fleetsim(["--features", "no-colon"])
         self.assertEqual(code, 2, out)

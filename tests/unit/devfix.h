@@ -38,9 +38,12 @@ struct devfix {
     struct device dev;         /* the device under test */
 };
 
-/** @brief Load @p profile ("minimal", "crs-x") and build the one-device fleet; fails the test on error. */
+/**
+ * @brief Load @p profile ("minimal", "crs-x") over the vendor folder @p schemas_dir (NULL: none) and build
+ * the one-device fleet; fails the test on error. The plan keeps pointing at @p schemas_dir.
+ */
 static inline struct devfix *
-devfix_new(const char *profile)
+devfix_new_in(const char *profile, const char *schemas_dir)
 {
     struct devfix *f = calloc(1, sizeof *f);
     char err[1024] = "";
@@ -48,6 +51,7 @@ devfix_new(const char *profile)
     assert_non_null(f);
     cli_defaults(&f->cfg);
     f->cfg.profile = profile;
+    f->cfg.schemas_dir = schemas_dir;
     f->cfg.seed = 42;
     f->cfg.clock_fixed_ms = DEVFIX_NOW_MS;
     f->cfg.device_count = DEVFIX_INDEX + 1;
@@ -74,6 +78,13 @@ devfix_new(const char *profile)
     f->fleet.devices = &f->dev;
     devview_device_init(&f->dev, &f->fleet);
     return f;
+}
+
+/** @brief devfix_new_in() without a vendor folder. */
+static inline struct devfix *
+devfix_new(const char *profile)
+{
+    return devfix_new_in(profile, NULL);
 }
 
 /** @brief devfix_new() of moving-state test profile @p kind:

@@ -499,7 +499,7 @@ movers_adopt_interfaces(struct device_type *type, char *err, size_t err_len)
     /* ietf-interfaces first (what ops_state.c serves), else an openconfig layout. */
     LY_LIST_FOR(type->state_tree, n)
     {
-        if (is_ietf_if(n) && type->if_state_generated && count_entries(n) &&
+        if (is_ietf_if(n) && type->if_layout && count_entries(n) &&
             (!src || !strcmp(n->schema->name, "interfaces-state"))) {
             src = n;
         }

@@ -242,18 +242,10 @@ build_ctx(struct schema_set *set, struct load_state *st, const char *extra_dir, 
         const struct default_module *d = &default_modules[i];
         const struct lys_module *have = ly_ctx_get_module_implemented(set->ctx, d->name);
         long mine = have ? ydir_find(&st->dir, d->name, NULL, 0) : -1;
-        if (mine >= 0 && d->revision && (!have->revision || strcmp(have->revision, d->revision)) &&
-            !st->opts->folder_revisions_win) {
-            /* fleetsim's own data (profiles, netconf-state, edits) is written against this revision */
-            snprintf(err, err_len,
-                     "%s/%s is %s revision %s, but fleetsim needs revision %s of it: remove the file "
-                     "from the folder or put revision %s there instead",
-                     st->dir.path, st->dir.files[mine].file_name, d->name,
-                     have->revision ? have->revision : "(none)", d->revision, d->revision);
-            return FLEET_ERR_INVAL;
-        }
         if (mine >= 0) {
-            continue; /* the user's folder provides it: theirs wins */
+            /* The user's folder provides it: theirs wins, whatever its revision; fleetsim's data follows the
+             * revision (std_revisions.c). */
+            continue;
         }
         if (have) {
             /* implemented as an import of the folder's: with our features, not all of them */

@@ -60,9 +60,6 @@ struct schema_options {
     const char *const *features; /* "MODULE:F1,F2" each: only these features of MODULE (none after ':') */
     size_t feature_count;        /* entries in features */
     int strict;                  /* 1: a module of the folder that does not load is an error, not skipped */
-    int folder_revisions_win; /* 1: the folder's revision of a module fleetsim ships wins, always (a recorded
-                                 device's); without it a revision fleetsim's own data cannot use is an error
-                               */
 };
 
 struct schema_set {

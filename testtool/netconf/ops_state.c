@@ -1,7 +1,8 @@
 /*
- * The device's operational state in get: ietf-interfaces (the NMDA leaves
- * under /interfaces/interface for configured interfaces, and the
- * interfaces-state list for every interface of the profile) and
+ * The device's operational state in get: ietf-interfaces where the revision
+ * the device implements puts it (std_revisions.h: the NMDA leaves under
+ * /interfaces/interface for configured interfaces in 2018-02-20, the
+ * interfaces-state list for every interface of the profile in both) and
  * ietf-system's system-state. Values come from the device view at one
  * instant, the same numbers SNMP serves at that instant. A get that selects
  * only a type's own state subtrees is answered from their text instead.
@@ -18,6 +19,7 @@
 #include "movers.h"
 #include "ops.h"
 #include "state_text.h"
+#include "std_revisions.h"
 #include "ydata.h"
 
 static int
@@ -100,6 +102,7 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
     struct ly_ctx *ctx = type->schemas.ctx;
     const struct profile *p = type->profile;
     const struct lys_module *ifmod = ly_ctx_get_module_implemented(ctx, "ietf-interfaces");
+    const struct stdrev_interfaces *layout = type->if_layout;
     const struct lys_module *sysmod = ly_ctx_get_module_implemented(ctx, "ietf-system");
     const struct devview_cfg *cfg = devview_cfg(dev);
     const struct lyd_node *run_ifs = NULL, *n;
@@ -119,13 +122,16 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
         }
     }
     bad |= lyd_new_inner(NULL, ifmod, "interfaces", 0, &ifs) != LY_SUCCESS;
-    bad |= lyd_new_inner(NULL, ifmod, "interfaces-state", 0, &ifs_state) != LY_SUCCESS;
-    /* Another revision of ietf-interfaces (a recorded device's) has its own interface state, recorded. */
-    for (uint32_t pos = 0; !bad && type->if_state_generated && pos < p->if_count; pos++) {
+    /* Without a layout (ietf-interfaces of another shape) a recorded type serves its recorded state. */
+    bad |= layout && layout->state_list && lyd_new_inner(NULL, ifmod, "interfaces-state", 0, &ifs_state);
+    for (uint32_t pos = 0; !bad && layout && pos < p->if_count; pos++) {
         const struct profile_interface *pi = &p->ifs[pos];
-        if (run_ifs && configured(run_ifs, type, pos)) {
+        if (layout->config_state && run_ifs && configured(run_ifs, type, pos)) {
             bad |= lyd_new_list(ifs, NULL, "interface", 0, &node, pi->name) != LY_SUCCESS;
             bad |= !bad && interface_state(dev, cfg, pos, now_ms, node);
+        }
+        if (!layout->state_list) {
+            continue;
         }
         bad |= lyd_new_list(ifs_state, NULL, "interface", 0, &node, pi->name) != LY_SUCCESS;
         if (!bad) {
@@ -156,7 +162,9 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
         lyd_free_all(sys);
         return FLEET_ERR_NOMEM;
     }
-    lyd_insert_sibling(ifs, ifs_state, NULL);
+    if (ifs_state) {
+        lyd_insert_sibling(ifs, ifs_state, NULL);
+    }
     lyd_insert_sibling(ifs, sys, NULL);
     {
         /* RFC 5277 netconf/streams: the one stream a device has. */
