@@ -367,10 +367,48 @@ own_cap(const struct schema_set *set, const char *cap)
     return NULL;
 }
 
+/* The modes of a with-defaults capability, its basic-mode first, then its also-supported ones sorted and
+ * ','-separated, into @p buf: two capabilities that say the same modes in another order compare equal. */
+static void
+wd_modes(const char *cap, char *buf, size_t len)
+{
+    char basic[64] = "", also[256] = "";
+    const char *modes[8];
+    size_t n = 0, used;
+
+    cap_param(cap, "basic-mode", basic, sizeof basic);
+    cap_param(cap, "also-supported", also, sizeof also);
+    for (char *tok = strtok(also, ","); tok && n < sizeof modes / sizeof modes[0]; tok = strtok(NULL, ",")) {
+        size_t at = n++;
+        while (at && strcmp(modes[at - 1], tok) > 0) {
+            modes[at] = modes[at - 1];
+            at--;
+        }
+        modes[at] = tok;
+    }
+    used = (size_t)snprintf(buf, len, "%s;", basic);
+    for (size_t i = 0; i < n && used < len; i++) {
+        used += (size_t)snprintf(buf + used, len - used, "%s,", modes[i]);
+    }
+}
+
+/* Whether with-defaults capabilities @p a and @p b say the same modes. */
+static int
+wd_same(const char *a, const char *b)
+{
+    char ma[512], mb[512];
+
+    wd_modes(a, ma, sizeof ma);
+    wd_modes(b, mb, sizeof mb);
+    return !strcmp(ma, mb);
+}
+
 /*
- * What to advertise for recorded capability @p cap: itself, fleetsim's own version of it (with-defaults,
- * whose modes are fleetsim's; yang-library when the recorded data is not served), or NULL when fleetsim
- * cannot honour it (a protocol capability it lacks, a module its context does not hold, another URI).
+ * What to advertise for recorded capability @p cap: itself, fleetsim's own version of it (with-defaults
+ * when the recorded one says other modes than fleetsim's; yang-library when the recorded data is not
+ * served), or NULL when fleetsim cannot honour it (a protocol capability it lacks, a module its context
+ * does not hold, another URI). A module the context implements in another revision is honoured through
+ * its text_only entry (schema.h): advertised and served by get-schema as recorded.
  */
 static const char *
 honoured(const struct schema_set *set, const char *cap, int recorded_yanglib)
@@ -385,8 +423,10 @@ honoured(const struct schema_set *set, const char *cap, int recorded_yanglib)
         if (!own) {
             return NULL;
         }
-        if (!strncmp(cap, CAP_WD, strlen(CAP_WD)) ||
-            (!recorded_yanglib && (!strncmp(cap, CAP_YANGLIB_10, strlen(CAP_YANGLIB_10)) ||
+        if (!strncmp(cap, CAP_WD, strlen(CAP_WD))) {
+            return wd_same(cap, own) ? cap : own; /* the device's own spelling of fleetsim's modes */
+        }
+        if ((!recorded_yanglib && (!strncmp(cap, CAP_YANGLIB_10, strlen(CAP_YANGLIB_10)) ||
                                    !strncmp(cap, CAP_YANGLIB_11, strlen(CAP_YANGLIB_11))))) {
             return own;
         }
@@ -515,11 +555,15 @@ load_yanglib(struct device_type *type)
                  type->recorded_dir);
         return 0;
     }
-    if (parse_wrapped(ctx, text, LYD_PARSE_STRICT, LYD_VALIDATE_PRESENT, &tree) || !tree) {
+    /* Parsed strictly (every node and value fits), validated below only in RFC 8525's form: RFC 7895's
+     * (modules-state alone, as yuma123's netconfd serves it) cannot pass revision 2019-01-04's validation,
+     * whose yang-library container has a mandatory content-id the recording does not hold. */
+    if (parse_wrapped(ctx, text, LYD_PARSE_STRICT | LYD_PARSE_ONLY, 0, &tree) || !tree) {
         log_warn("\"%s\" is not valid yang-library data (%s): serving fleetsim's own", path,
                  ly_errmsg(ctx) ? ly_errmsg(ctx) : "no data");
     } else {
         const struct lyd_node *n;
+        int rfc8525 = 0;
         LY_LIST_FOR(tree, n)
         {
             if (strcmp(n->schema->module->name, "ietf-yang-library")) {
@@ -527,6 +571,12 @@ load_yanglib(struct device_type *type)
                          n->schema->module->name);
                 goto cleanup;
             }
+            rfc8525 |= !strcmp(LYD_NAME(n), "yang-library");
+        }
+        if (rfc8525 && lyd_validate_all(&tree, NULL, LYD_VALIDATE_PRESENT, NULL)) {
+            log_warn("\"%s\" is not valid yang-library data (%s): serving fleetsim's own", path,
+                     ly_errmsg(ctx) ? ly_errmsg(ctx) : "?");
+            goto cleanup;
         }
         lyd_free_all(type->yanglib_tree);
         type->yanglib_tree = tree;

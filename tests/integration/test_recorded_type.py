@@ -9,7 +9,9 @@ Checks, with ncclient and a raw client over TCP and net-snmp's snmpget: the hell
 included, less the two), yang-library is the recorded data, get-schema returns every yang/ file byte for
 byte, get-config is running.xml, get shows the recorded state, edit-config has its full semantics, 100
 devices answer, a fleet file group of the type runs beside a crs-x group, the folder's snmp.snmprec is
-served; bad folders exit 2 naming what is missing; a state.xml node that does not fit is warned about and
+served; a recorded module whose revision the context cannot implement (ietf-yang-library 2016-06-21) is
+advertised and served as recorded, and what imports it loads (issue 28); bad folders exit 2 naming what is
+missing; a state.xml node that does not fit is warned about and
 dropped (exit 2 under --schemas-strict).
 
 Run: /usr/bin/python3 test_recorded_type.py <path to fleetsim>
@@ -43,6 +45,8 @@ warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"ncclient
 DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "recorded_device")
 YL_NS = "urn:ietf:params:xml:ns:yang:ietf-yang-library"
 ACME_NS = "urn:acme:yang:acme-system"
+# Debian's libyuma-base: the RFC 7895 revision of ietf-yang-library, which yuma123's netconfd implements.
+YUMA_YANGLIB_2016 = "/usr/share/yuma/modules/ietf/ietf-yang-library@2016-06-21.yang"
 UNHONOURED = ("urn:ietf:params:netconf:capability:url:1.0?scheme=file", "http://example.com/ns/vendor-actions/1.0")
 CFG = '<config xmlns="%s">' % h.NC_NS
 ACME_FILTER = '<filter type="subtree"><system xmlns="%s"/><alarms xmlns="%s"/></filter>' % (ACME_NS, ACME_NS)
@@ -327,6 +331,52 @@ class BadFolders(unittest.TestCase):
                 reply = c.rpc('<get><filter type="subtree"><modules-state xmlns="%s"/></filter></get>' % YL_NS)
                 msid = re.search(r"<module-set-id>([^<]*)</module-set-id>", reply).group(1)
                 self.assertIn("module-set-id=" + msid, " ".join(ylcaps))
+
+    def test_a_module_implemented_in_another_revision_is_advertised_and_served_issue_28(self):
+        """A recording of a device with ietf-yang-library 2016-06-21 (as yuma123's netconfd has) and a
+        module importing it: fleetsim implements 2019-01-04 inside, yet the copy advertises 2016-06-21,
+        serves its text, lists it in netconf-state/schemas, and skips nothing."""
+        yang = os.path.join(self.dir, "yang")
+        os.remove(os.path.join(yang, "ietf-yang-library@2019-01-04.yang"))
+        shutil.copy(YUMA_YANGLIB_2016, yang)
+        with open(os.path.join(yang, "acme-yl-user@2024-03-01.yang"), "w") as f:
+            f.write('module acme-yl-user {\n  yang-version 1.1;\n  namespace "urn:acme:yang:acme-yl-user";\n'
+                    '  prefix ylu;\n  import ietf-yang-library { prefix yanglib; }\n'
+                    '  revision 2024-03-01;\n  leaf last-revision { type yanglib:revision-identifier; }\n}\n')
+        hello = read("hello.xml").replace(
+            "ietf-yang-library?module=ietf-yang-library&amp;revision=2019-01-04",
+            "ietf-yang-library?module=ietf-yang-library&amp;revision=2016-06-21")
+        self.assertIn("revision=2016-06-21", hello)
+        user_cap = "urn:acme:yang:acme-yl-user?module=acme-yl-user&revision=2024-03-01"
+        hello = hello.replace("</capabilities>", "<capability>%s</capability></capabilities>"
+                              % user_cap.replace("&", "&amp;"))
+        with open(os.path.join(self.dir, "hello.xml"), "w") as f:
+            f.write(hello)
+        recorded = [c.text for c in ET.fromstring(hello).iter("{%s}capability" % h.NC_NS)]
+        with open(YUMA_YANGLIB_2016, encoding="utf-8", newline="") as f:
+            text = f.read()
+        with h.Fleet(devices=1, extra=["--device-type", self.dir]) as f:
+            self.assertNotIn("schemas: skipped", f.log())
+            self.assertIn(", 0 skipped,", f.log())
+            self.assertIn("ietf-yang-library@2016-06-21.yang is advertised and served as text", f.log())
+            with tcp_manager(f.addr(0)) as m:
+                self.assertEqual(list(m.server_capabilities), [x for x in recorded if x not in UNHONOURED])
+                self.assertEqual(m.get_schema("ietf-yang-library", "2016-06-21").data, text)
+                self.assertEqual(m.get_schema("ietf-yang-library").data, text)  # the advertised revision
+                self.assertIn("revision 2024-03-01", m.get_schema("acme-yl-user", "2024-03-01").data)
+                schemas = m.get(filter=("subtree", '<netconf-state xmlns="%s"><schemas/></netconf-state>'
+                                        % h.NCM_NS)).data_xml
+            self.assertIn("2016-06-21", re.findall(r"<identifier>ietf-yang-library</identifier>\s*"
+                                                   r"<version>([^<]*)</version>", schemas))
+            with h.RawClient(f.addr(0)) as c:
+                c.hello()
+                yin = c.rpc('<get-schema xmlns="%s" xmlns:ncm="%s"><identifier>ietf-yang-library</identifier>'
+                            '<version>2016-06-21</version><format>ncm:yin</format></get-schema>'
+                            % (h.NCM_NS, h.NCM_NS))
+            yin = next(ET.fromstring(yin).iter("{%s}data" % h.NCM_NS)).text
+            self.assertIn('module name="ietf-yang-library"', yin)
+            self.assertIn('revision date="2016-06-21"', yin)
+            self.assertNotIn("2019-01-04", yin)
 
     def test_snmprec_of_the_folder_is_served(self):
         with open(os.path.join(self.dir, "snmp.snmprec"), "w") as f:

@@ -68,9 +68,11 @@ set_err(char *err, size_t err_len, struct ly_ctx *ctx, const char *what, const c
 }
 
 struct load_state {
-    struct ydir dir;                   /* the user's folder; zeroed without one */
-    unsigned char *skipped;            /* per file of dir: 1 once it is left out */
-    size_t skipped_count;              /* files marked in skipped */
+    struct ydir dir;         /* the user's folder; zeroed without one */
+    unsigned char *skipped;  /* per file of dir: 1 once it is left out */
+    size_t skipped_count;    /* files marked in skipped */
+    unsigned char *shadowed; /* per file of dir: 1 when left out because the context implements another
+                                revision of its module, and served as text (folder_revisions_win only) */
     const struct schema_options *opts; /* feature pins and strictness, never NULL */
 };
 
@@ -313,6 +315,22 @@ skip_importers(struct load_state *st, const char *name)
     }
 }
 
+/* Whether folder module @p i failed only because @p ctx already implements another revision of it. */
+static int
+shadowed_by_context(const struct load_state *st, const struct ly_ctx *ctx, long i)
+{
+    const struct ydir_file *f = &st->dir.files[i];
+    const struct lys_module *have = f->is_submodule ? NULL : ly_ctx_get_module_implemented(ctx, f->name);
+
+    if (!have) {
+        return 0;
+    }
+    if (!have->revision || !f->revision) {
+        return have->revision != f->revision;
+    }
+    return strcmp(have->revision, f->revision) != 0;
+}
+
 /* Build until every module left compiles: each round leaves out the folder's module libyang names (and,
  * next round, whatever imports it, which then no longer parses). */
 static enum fleet_err
@@ -333,6 +351,15 @@ load_all(struct schema_set *set, struct load_state *st, const char *extra_dir, c
         ly_log_options(log_opts);
         if (!rc || bad < 0) {
             return rc;
+        }
+        if (st->opts->folder_revisions_win && shadowed_by_context(st, set->ctx, bad)) {
+            /* Not a failure of the device's: its revision is advertised and served as text. What imports it
+             * loads against the implemented revision, so nothing else is left out. */
+            ly_ctx_destroy(set->ctx);
+            set->ctx = NULL;
+            st->skipped[bad] = 1;
+            st->shadowed[bad] = 1;
+            continue;
         }
         ly_ctx_destroy(set->ctx);
         set->ctx = NULL;
@@ -468,6 +495,19 @@ module_cap(const struct lys_module *mod)
     return sbuf_take(&b, NULL);
 }
 
+/* A text_only entry's capability: its own revision, and no features (they are the implemented one's). */
+static char *
+text_only_cap(const struct schema_module *m)
+{
+    char *cap = NULL;
+
+    if (asprintf(&cap, "%s?module=%s%s%s", m->mod->ns, m->name, m->revision ? "&revision=" : "",
+                 m->revision ? m->revision : "") < 0) {
+        return NULL;
+    }
+    return cap;
+}
+
 static uint32_t
 fnv1a(uint32_t h, const char *s)
 {
@@ -569,10 +609,14 @@ schema_set_replace_caps(struct schema_set *set, char **caps, size_t cap_count)
     return FLEET_OK;
 }
 
-/* Whether @p m is newer than @p latest by find_in()'s rule (an entry without revision is never replaced). */
+/* Whether @p m is newer than @p latest by find_in()'s rule (an entry without revision is never replaced; a
+ * text_only entry, the device's own revision, wins over the context's). */
 static int
 newer(const struct schema_module *m, const struct schema_module *latest)
 {
+    if (m->text_only != latest->text_only) {
+        return m->text_only;
+    }
     return m->revision && latest->revision && strcmp(m->revision, latest->revision) > 0;
 }
 
@@ -625,6 +669,57 @@ index_build(struct schema_index *ix, struct schema_module *list, size_t count)
     return FLEET_OK;
 }
 
+/* The folder's text of @p name@@p revision as YIN, parsed in a context of its own (the fleet's implements
+ * another revision of it) with the folder's modules for its imports; NULL when it does not parse there. */
+static char *
+yin_apart(const struct load_state *st, const char *name, const char *revision)
+{
+    long i = ydir_find(&st->dir, name, revision, 0);
+    struct ly_ctx *ctx = NULL;
+    struct lys_module *mod = NULL;
+    char *yin = NULL;
+    uint32_t log_opts = ly_log_options(0); /* a text that does not parse here is still served as YANG */
+
+    if (i >= 0 && !ly_ctx_new(st->dir.path, LY_CTX_NO_YANGLIBRARY, &ctx)) {
+        ly_ctx_set_searchdir(ctx, SCHEMA_YUMA_IETF_DIR);
+        if (!lys_parse_mem(ctx, st->dir.files[i].text, LYS_IN_YANG, &mod) && mod) {
+            lys_print_mem(&yin, mod, LYS_OUT_YIN, 0);
+        }
+    }
+    ly_ctx_destroy(ctx);
+    ly_log_options(log_opts);
+    return yin;
+}
+
+/* Entries for the folder's modules shadowed by the context's revision (see struct load_state). */
+static enum fleet_err
+add_text_only(struct schema_set *set, const struct load_state *st)
+{
+    for (size_t i = 0; i < st->dir.file_count; i++) {
+        const struct ydir_file *f = &st->dir.files[i];
+        const struct lys_module *have;
+        struct schema_module *grown;
+        const char *name = NULL, *revision = NULL;
+        if (!st->shadowed || !st->shadowed[i] || !(have = ly_ctx_get_module_implemented(set->ctx, f->name))) {
+            continue;
+        }
+        if (lydict_insert(set->ctx, f->name, 0, &name) ||
+            (f->revision && lydict_insert(set->ctx, f->revision, 0, &revision))) {
+            return FLEET_ERR_NOMEM;
+        }
+        if (!(grown = realloc(set->modules, (set->module_count + 1) * sizeof *grown))) {
+            return FLEET_ERR_NOMEM;
+        }
+        set->modules = grown;
+        set->modules[set->module_count++] =
+            (struct schema_module){.mod = have, .name = name, .revision = revision, .text_only = 1};
+        log_info("schemas: %s/%s is advertised and served as text: its module is implemented in revision %s "
+                 "(fleetsim's own), which answers for it",
+                 st->dir.path, f->file_name, have->revision ? have->revision : "(none)");
+    }
+    return FLEET_OK;
+}
+
 /* Every module's and submodule's get-schema text, escaped once here: a mount storm asks every device for
  * every module. */
 static enum fleet_err
@@ -636,6 +731,10 @@ keep_sources(struct schema_set *set, const struct load_state *st)
         if (!(m->yang_xml = source_text(st, m->name, m->revision, 0, m->mod->filepath, m->mod, NULL,
                                         &m->yang_xml_len))) {
             return FLEET_ERR_NOMEM;
+        }
+        if (m->text_only) {
+            m->yin = yin_apart(st, m->name, m->revision);
+            continue; /* mod's includes are the implemented revision's */
         }
         if (!m->mod->parsed) {
             continue;
@@ -696,7 +795,8 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const stru
         if ((rc = ydir_scan(&st.dir, schemas_dir, err, err_len))) {
             return rc;
         }
-        if (!(st.skipped = calloc(st.dir.file_count + 1, 1))) {
+        if (!(st.skipped = calloc(st.dir.file_count + 1, 1)) ||
+            !(st.shadowed = calloc(st.dir.file_count + 1, 1))) {
             rc = FLEET_ERR_NOMEM;
             goto cleanup;
         }
@@ -721,7 +821,7 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const stru
         hash = fnv1a(fnv1a(hash, mod->name), mod->revision);
     }
     set->content_id = hash;
-    if ((rc = keep_sources(set, &st)) ||
+    if ((rc = add_text_only(set, &st)) || (rc = keep_sources(set, &st)) ||
         (rc = index_build(&set->module_index, set->modules, set->module_count)) ||
         (rc = index_build(&set->submodule_index, set->submodules, set->submodule_count))) {
         goto cleanup;
@@ -730,8 +830,9 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const stru
         size_t modules = 0, submodules = 0;
         for (size_t i = 0; i < st.dir.file_count; i++) {
             const struct ydir_file *f = &st.dir.files[i];
-            if (!st.skipped[i] && (f->is_submodule ? schema_find_submodule(set, f->name, f->revision)
-                                                   : schema_find(set, f->name, f->revision))) {
+            if ((!st.skipped[i] || st.shadowed[i]) &&
+                (f->is_submodule ? schema_find_submodule(set, f->name, f->revision)
+                                 : schema_find(set, f->name, f->revision))) {
                 f->is_submodule ? submodules++ : modules++;
             }
         }
@@ -761,7 +862,8 @@ schema_set_load_with(struct schema_set *set, const char *schemas_dir, const stru
         goto cleanup;
     }
     for (size_t i = 0; i < set->module_count; i++) {
-        if ((rc = add_cap(set, module_cap(set->modules[i].mod)))) {
+        if ((rc = add_cap(set, set->modules[i].text_only ? text_only_cap(&set->modules[i])
+                                                         : module_cap(set->modules[i].mod)))) {
             goto cleanup;
         }
         if (set->modules[i].implemented) {
@@ -777,6 +879,7 @@ cleanup:
     }
     ydir_free(&st.dir);
     free(st.skipped);
+    free(st.shadowed);
     if (rc) {
         schema_set_free(set);
     }
@@ -792,6 +895,7 @@ schema_set_free(struct schema_set *set)
     free(set->caps);
     for (size_t i = 0; i < set->module_count; i++) {
         free(set->modules[i].yang_xml);
+        free(set->modules[i].yin);
     }
     free(set->modules);
     for (size_t i = 0; i < set->submodule_count; i++) {
@@ -881,6 +985,12 @@ schema_module_text(const struct schema_module *m, LYS_OUTFORMAT format, char **t
     LY_ERR lrc;
 
     *text = NULL;
+    if (m->text_only) {
+        if (format != LYS_OUT_YIN || !m->yin) {
+            return FLEET_ERR_INVAL;
+        }
+        return (*text = strdup(m->yin)) ? FLEET_OK : FLEET_ERR_NOMEM;
+    }
     if (!m->submodule) {
         return lys_print_mem(text, m->mod, format, 0) ? FLEET_ERR_NOMEM : FLEET_OK;
     }

@@ -32,6 +32,12 @@ struct schema_module {
     char *yang_xml; /* the source file's text (printed by libyang when it had none), XML-escaped; owned */
     size_t yang_xml_len;     /* its length in bytes */
     uint32_t next_same_name; /* the next entry of its list with this name, in load order; SCHEMA_NONE ends */
+    int text_only; /* 1: a recorded device's revision of a module whose other revision the context implements
+                      (libyang's own ietf-yang-library 2019-01-04, say): advertised and served from the
+                      folder's text only, never implemented; mod is the implemented revision (same namespace)
+                    */
+    char *yin;     /* for a text_only entry: its text as YIN, printed at load apart from the context, or NULL
+                      when it did not parse there; owned */
 };
 
 /* No entry (an index's chain end or free slot). */
@@ -100,6 +106,11 @@ enum fleet_err schema_set_load(struct schema_set *set, const char *schemas_dir, 
  * unless pinned, the folder's modules before (and instead of) the default ones. A module that does not
  * parse or compile is left out with whatever imports it, one warning line each, unless opts->strict.
  * Prints one summary line (modules, submodules, skipped, seconds).
+ *
+ * With opts->folder_revisions_win (a recorded device), a module of the folder that cannot be implemented
+ * because the context implements another revision of it (libyang's own ietf-yang-library) is not skipped:
+ * it gets a text_only entry, advertised with its revision and served by get-schema from the folder's text,
+ * and a lookup without revision finds it first; what imports it is loaded against the implemented revision.
  */
 enum fleet_err schema_set_load_with(struct schema_set *set, const char *schemas_dir,
                                     const struct schema_options *opts, const char *extra_dir,
@@ -118,8 +129,9 @@ enum fleet_err schema_set_replace_caps(struct schema_set *set, char **caps, size
 void schema_set_free(struct schema_set *set);
 
 /**
- * @brief Find an advertised module by name and optional revision (NULL or "" = latest: the newest revision,
- * or the first entry of the name in load order when one has none). A hash lookup once the set is loaded;
+ * @brief Find an advertised module by name and optional revision (NULL or "" = latest: a text_only entry
+ * (the device's own revision), else the newest revision, or the first entry of the name in load order when
+ * one has none). A hash lookup once the set is loaded;
  * safe from any thread then.
  * @return The entry or NULL.
  */
@@ -133,8 +145,11 @@ const struct schema_module *schema_find_submodule(const struct schema_set *set, 
                                                   const char *revision);
 
 /**
- * @brief The module's (or submodule's) text for get-schema, printed by libyang.
+ * @brief The module's (or submodule's) text for get-schema, printed by libyang (a text_only entry's: the
+ * YIN printed at load; its YANG is schema_module_yang_xml()).
  * @param[in] format LYS_OUT_YANG or LYS_OUT_YIN.
+ * @return FLEET_OK, FLEET_ERR_NOMEM, or FLEET_ERR_INVAL for a text_only entry asked for YANG, or for YIN
+ *         when its text did not parse apart from the context.
  * @param[out] text Malloc'd text; the caller frees it.
  */
 enum fleet_err schema_module_text(const struct schema_module *m, LYS_OUTFORMAT format, char **text);
