@@ -72,7 +72,7 @@ struct load_state {
     unsigned char *skipped;  /* per file of dir: 1 once it is left out */
     size_t skipped_count;    /* files marked in skipped */
     unsigned char *shadowed; /* per file of dir: 1 when left out because the context implements another
-                                revision of its module, and served as text (folder_revisions_win only) */
+                                revision of its module, and served as text */
     const struct schema_options *opts; /* feature pins and strictness, never NULL */
 };
 
@@ -352,7 +352,7 @@ load_all(struct schema_set *set, struct load_state *st, const char *extra_dir, c
         if (!rc || bad < 0) {
             return rc;
         }
-        if (st->opts->folder_revisions_win && shadowed_by_context(st, set->ctx, bad)) {
+        if (shadowed_by_context(st, set->ctx, bad)) {
             /* Not a failure of the device's: its revision is advertised and served as text. What imports it
              * loads against the implemented revision, so nothing else is left out. */
             ly_ctx_destroy(set->ctx);

@@ -107,7 +107,7 @@ enum fleet_err schema_set_load(struct schema_set *set, const char *schemas_dir, 
  * parse or compile is left out with whatever imports it, one warning line each, unless opts->strict.
  * Prints one summary line (modules, submodules, skipped, seconds).
  *
- * With opts->folder_revisions_win (a recorded device), a module of the folder that cannot be implemented
+ * A module of the folder (a vendor's or a recorded device's) that cannot be implemented
  * because the context implements another revision of it (libyang's own ietf-yang-library) is not skipped:
  * it gets a text_only entry, advertised with its revision and served by get-schema from the folder's text,
  * and a lookup without revision finds it first; what imports it is loaded against the implemented revision.
