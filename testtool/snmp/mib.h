@@ -9,6 +9,7 @@
 #ifndef FLEET_MIB_H
 #define FLEET_MIB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ber.h"
@@ -116,5 +117,15 @@ struct mib_object *mib_objects(uint32_t *count);
 
 /** @brief Value of object @p o at @p row (1-based; 0 for scalars), computed at rq->now_ms. */
 void mib_value(struct mib_req *rq, const struct mib_object *o, uint32_t row, struct spdu_value *value);
+
+/** @return The object's MIB name ("ifAlias", ...), for messages and the SET mapping. */
+const char *mib_object_name(const struct mib_object *o);
+
+/**
+ * @brief This device's SNMPv3 engine ID: RFC 3411 format 5 (octets), "fleet" and the device index.
+ * The agent's USM and the snmpEngineID object both use it.
+ * @param[out] id At least 14 bytes. @return Its length.
+ */
+size_t mib_engine_id(const struct device *dev, uint8_t *id);
 
 #endif

@@ -208,18 +208,6 @@ answerable(const struct spdu_pdu *pdu, int version)
            (pdu->type == SPDU_GETBULK && version != SPDU_V1);
 }
 
-size_t
-respond_engine_id(const struct device *dev, uint8_t *id)
-{
-    static const uint8_t head[] = {0x80, 0x00, 0x00, 0x00, 0x05, 'f', 'l', 'e', 'e', 't'};
-    memcpy(id, head, sizeof head);
-    id[10] = (uint8_t)(dev->index >> 24);
-    id[11] = (uint8_t)(dev->index >> 16);
-    id[12] = (uint8_t)(dev->index >> 8);
-    id[13] = (uint8_t)dev->index;
-    return 14;
-}
-
 /* Lookup for susm_agent_receive(): a configured user with keys localized for this device's engine. */
 struct v3_lookup {
     const struct fleet_config *cfg; /* the users */
@@ -274,7 +262,7 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
     int status;
 
     engine.id = id;
-    engine.id_len = respond_engine_id(dev, id);
+    engine.id_len = mib_engine_id(dev, id);
     engine.boots = 1 + dev->reboots; /* each reboot (control API) counts, as RFC 3414 2.2.2 wants */
     engine.time_s = (uint32_t)((now_ms - devview_boot_ms(dev)) / 1000);
     engine.max_msg_bytes = (int32_t)(max_msg < out_cap ? max_msg : out_cap);

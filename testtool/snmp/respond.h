@@ -28,12 +28,6 @@ struct respond_scratch {
 };
 
 /**
- * @brief This device's SNMPv3 engine ID: RFC 3411 format 5 (octets), "fleet" and the device index.
- * @param[out] id At least 14 bytes. @return Its length.
- */
-size_t respond_engine_id(const struct device *dev, uint8_t *id);
-
-/**
  * @brief Parse "NAME:AUTH:AUTHPASS:PRIV:PRIVPASS" (AUTH and PRIV as susm_auth_parse() and
  * susm_priv_parse() take them: sha256, SHA-256, AES, ...) and derive the keys (a few milliseconds).
  * @return FLEET_OK or FLEET_ERR_INVAL with @p err set.
