@@ -83,8 +83,8 @@ get_or_next(struct mib_req *rq, struct spdu_encoder *e, const struct spdu_pdu *p
     spdu_binding_iter_init(&it, pdu);
     while (spdu_binding_next(&it, &b) == FLEET_OK) {
         struct spdu_value v;
-        struct ber_oid found;
-        const struct ber_oid *name = &b.name;
+        struct oid found;
+        const struct oid *name = &b.name;
         i++;
         if (next) {
             mib_next(rq, &b.name, &found, &v);
@@ -119,7 +119,7 @@ getbulk(struct mib_req *rq, struct respond_scratch *scratch, struct spdu_encoder
     spdu_binding_iter_init(&it, pdu);
     while (spdu_binding_next(&it, &b) == FLEET_OK) {
         struct spdu_value v;
-        struct ber_oid found;
+        struct oid found;
         if (i++ < non_repeaters || repeaters == RESPOND_MAX_REPEATERS || !max_reps) {
             if (i > non_repeaters && !max_reps) {
                 continue; /* max-repetitions 0: repeaters get nothing */
@@ -138,7 +138,7 @@ getbulk(struct mib_req *rq, struct respond_scratch *scratch, struct spdu_encoder
         uint32_t ended = 0;
         for (uint32_t r = 0; r < repeaters; r++) {
             struct spdu_value v;
-            struct ber_oid *pos = &scratch->repeaters[r];
+            struct oid *pos = &scratch->repeaters[r];
             mib_next_hinted(rq, pos, pos, &v, &scratch->hints[r]);
             ended += v.tag == BER_END_OF_MIB_VIEW;
             if (e->count >= RESPOND_MAX_BINDINGS || spdu_enc_binding(e, pos, &v)) {

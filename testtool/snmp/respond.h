@@ -22,9 +22,9 @@ struct device;
 
 /* The scratch a worker lends to request processing (large: never on a device). */
 struct respond_scratch {
-    struct ber_oid repeaters[RESPOND_MAX_REPEATERS]; /* GETBULK: where each repeater stands */
-    uint32_t hints[RESPOND_MAX_REPEATERS];           /* GETBULK: the object each repeater walks in */
-    uint8_t v3_pdu[65536 + 64];                      /* SNMPv3: the response PDU before USM wraps it */
+    struct oid repeaters[RESPOND_MAX_REPEATERS]; /* GETBULK: where each repeater stands */
+    uint32_t hints[RESPOND_MAX_REPEATERS];       /* GETBULK: the object each repeater walks in */
+    uint8_t v3_pdu[65536 + 64];                  /* SNMPv3: the response PDU before USM wraps it */
 };
 
 /**
