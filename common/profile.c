@@ -279,7 +279,7 @@ profile_fill_identity(struct profile *p, const struct lyd_node *top, struct prof
     const struct lyd_node *id = ydata_child(top, "identity");
     const char *oid = ydata_str(id, "sys-object-id");
 
-    if (ber_oid_parse(oid, &p->sys_object_id)) {
+    if (oid_parse(oid, &p->sys_object_id)) {
         profile_fail(ld, "identity/sys-object-id \"%s\": not encodable (a sub-identifier above 4294967295)",
                      oid);
         return FLEET_ERR_INVAL;
@@ -505,7 +505,7 @@ profile_fill_lists(struct profile *p, const struct lyd_node *top, struct profile
     }
     LY_LIST_FOR(lyd_child(coll), c)
     {
-        if (ber_oid_parse(lyd_get_value(c), &p->collection[p->collection_count])) {
+        if (oid_parse(lyd_get_value(c), &p->collection[p->collection_count])) {
             profile_fail(ld, "collection/object \"%s\": not encodable (a sub-identifier above 4294967295)",
                          lyd_get_value(c));
             return FLEET_ERR_INVAL;

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ber.h"
 #include "err.h"
+#include "oid.h"
 
 /* Most interfaces one profile may define (ifIndex stays small and tables stay bounded). */
 #define PROFILE_MAX_INTERFACES 65536
@@ -63,7 +63,7 @@ struct profile {
     char *name;                       /* profile name */
     char *path;                       /* file it was read from */
     char *sys_descr;                  /* sysDescr */
-    struct ber_oid sys_object_id;     /* sysObjectID */
+    struct oid sys_object_id;         /* sysObjectID */
     char *sys_contact;                /* initial sysContact (ietf-system contact), or NULL */
     char *sys_location;               /* initial sysLocation (ietf-system location), or NULL */
     char *hostname_format;            /* initial sysName/hostname; "{DEVICE}" becomes the device index */
@@ -75,7 +75,7 @@ struct profile {
     uint32_t cpu_count;               /* entries in cpus */
     struct profile_storage *storages; /* hrStorageTable rows */
     uint32_t storage_count;           /* entries in storages */
-    struct ber_oid *collection;       /* OIDs (columns or scalars) a collection walks, in order */
+    struct oid *collection;           /* OIDs (columns or scalars) a collection walks, in order */
     uint32_t collection_count;        /* entries in collection */
     char **schemas;                   /* extra YANG module names to load from the schemas folder */
     uint32_t schema_count;            /* entries in schemas */

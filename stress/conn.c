@@ -3,7 +3,9 @@
  * the socket takes it (write first) and only a short write arms EPOLLOUT;
  * input is read in bulk and every complete message goes to the workload.
  * This file also holds the plain TCP transport; SSH is in conn_ssh.c, TLS in
- * conn_tls.c, the choice between them in conn_detect.c.
+ * conn_tls.c, the choice between them in conn_detect.c. None of them is
+ * named here: a connection begins with the registered first transport
+ * (conn_internal.h) and goes on with whatever c->tr points to.
  */
 #include "conn.h"
 #include "conn_internal.h"
@@ -29,6 +31,14 @@ static const char *const failure_names[CONN_FAIL_COUNT] = {
 };
 
 static char read_buf[CONN_READ_BYTES]; /* lent to the connection being read; one loop, one thread */
+/* Where conn_start() begins: plain TCP until a transport registers (conn_transport_first()). */
+static const struct conn_transport *first_transport = &conn_tcp_transport;
+
+void
+conn_transport_first(const struct conn_transport *tr)
+{
+    first_transport = tr;
+}
 
 char *
 conn_read_buffer(size_t *len)
@@ -93,7 +103,7 @@ on_timeout(struct loop *loop, struct loop_timer *timer)
 
     (void)loop;
     snprintf(detail, sizeof detail, "no answer within %u ms%s", (unsigned)c->timeout_ms,
-             conn_detect_timeout_hint(c));
+             c->state == CONN_HANDSHAKE && c->tr->timeout_hint ? c->tr->timeout_hint(c) : "");
     conn_fail(c, CONN_FAIL_TIMEOUT, detail);
 }
 
@@ -177,7 +187,7 @@ conn_start(struct conn *c, struct loop *loop, struct ly_ctx *xml_ctx, const stru
     c->addr = addr;
     c->port = port;
     c->started_us = loop_clock_monotonic();
-    c->tr = conn_detect_first(c);
+    c->tr = first_transport->choose ? first_transport->choose(c) : first_transport;
     return connect_socket(c);
 }
 
@@ -414,9 +424,6 @@ tcp_io(struct conn *c, uint32_t events)
     for (int i = 0; i < CONN_MAX_READS_PER_EVENT && c->state != CONN_CLOSED; i++) {
         ssize_t n = read(c->fd, buf, sizeof read_buf);
         if (n > 0) {
-            if (!c->heard && conn_detect_tcp_heard(c, buf, (size_t)n)) {
-                return; /* an SSH server: failed, or connecting again over SSH */
-            }
             conn_input(c, buf, (size_t)n);
             if (c->state == CONN_READY && c->cb->drained) {
                 c->cb->drained(c);
@@ -442,4 +449,6 @@ const struct conn_transport conn_tcp_transport = {
     .io = tcp_io,
     .send = tcp_send,
     .close = NULL,
+    .choose = NULL,
+    .timeout_hint = NULL,
 };

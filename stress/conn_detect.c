@@ -15,6 +15,13 @@
  * version line after all (a loaded SSH server late with its banner), it is
  * reconnected once over SSH. With an explicit --ssh the same look finds a
  * mismatch and names the option to use, in one line.
+ *
+ * conn_transport_set() registers the detection as the transport every
+ * connection begins with; its choose() picks TLS, SSH, TCP or itself. TCP
+ * chosen without the server having spoken runs wrapped in a banner check
+ * (tcp_checked_transport): the first bytes are peeked like the detection's,
+ * and an SSH version line there fails the connection or restarts it over
+ * SSH before the TCP transport reads them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,6 +57,7 @@ static struct {
 } detect;
 
 static const struct conn_transport detect_transport;
+static const struct conn_transport tcp_checked_transport;
 
 void
 conn_transport_set(enum conn_transport_mode mode)
@@ -59,6 +67,7 @@ conn_transport_set(enum conn_transport_mode mode)
     detect.tcp = 0;
     detect.ssh = 0;
     detect.tls = 0;
+    conn_transport_first(&detect_transport);
 }
 
 const char *
@@ -154,8 +163,9 @@ hand_over(struct conn *c, const struct conn_transport *tr)
     tr->open(c);
 }
 
-const struct conn_transport *
-conn_detect_first(struct conn *c)
+/* The detection's choose(): the transport a connection begins with. Resets c->heard and c->silent. */
+static const struct conn_transport *
+detect_choose(struct conn *c)
 {
     c->heard = 0;
     c->silent = 0;
@@ -168,7 +178,7 @@ conn_detect_first(struct conn *c)
         /* --tcp-preamble implies TCP (netconfd's tcp-direct speaks only after it). */
         c->silent = detect.mode == CONN_TRANSPORT_AUTO && !c->preamble;
         detect.tcp++;
-        return &conn_tcp_transport;
+        return &tcp_checked_transport;
     }
     if (detect.mode == CONN_TRANSPORT_SSH && detect.learned == DETECT_LEARNED_SILENT) {
         c->silent = 1;
@@ -202,9 +212,22 @@ mismatch(struct conn *c, const char *buf, size_t len, enum conn_detect_kind kind
     conn_fail(c, CONN_FAIL_TRANSPORT, detail);
 }
 
-int
-conn_detect_tcp_heard(struct conn *c, const char *buf, size_t len)
+/*
+ * The first bytes over TCP, peeked (the TCP transport reads them after): an SSH version line fails the
+ * connection (CONN_FAIL_TRANSPORT), or restarts it over SSH when TCP was only assumed because the server
+ * was silent. Returns 1 when the connection was failed or restarted.
+ */
+static int
+tcp_heard(struct conn *c)
 {
+    char buf[CONN_DETECT_PEEK_BYTES];
+    ssize_t n = recv(c->fd, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+    size_t len;
+
+    if (n <= 0) {
+        return 0; /* nothing yet, the server closed, or an error: the TCP transport's read reports it */
+    }
+    len = (size_t)n;
     c->heard = 1;
     if (conn_detect_classify(buf, len) != CONN_DETECT_SSH) {
         return 0;
@@ -229,7 +252,7 @@ on_grace(struct loop *loop, struct loop_timer *timer)
     (void)loop;
     c->silent = 1;
     detect.learned = DETECT_LEARNED_SILENT;
-    hand_over(c, detect.mode == CONN_TRANSPORT_SSH ? &conn_ssh_transport : &conn_tcp_transport);
+    hand_over(c, detect.mode == CONN_TRANSPORT_SSH ? &conn_ssh_transport : &tcp_checked_transport);
 }
 
 static int
@@ -300,27 +323,10 @@ detect_send(struct conn *c, const char *bytes, size_t len)
     return 0;
 }
 
-const char *
-conn_detect_timeout_hint(const struct conn *c)
+static const char *
+detect_timeout_hint(const struct conn *c)
 {
-    if (c->state != CONN_HANDSHAKE) {
-        return "";
-    }
-    if (c->tr == &conn_tls_transport) {
-        return " (in the TLS handshake: does the server speak TLS on this port?)";
-    }
-    if (c->heard) {
-        return "";
-    }
-    if (c->tr == &detect_transport) {
-        return " (the server sent nothing: neither an SSH version line nor a NETCONF hello)";
-    }
-    if (c->tr == &conn_ssh_transport && c->silent) {
-        return " (the server had sent no SSH version line within 1 s: if it speaks NETCONF over plain TCP, "
-               "use "
-               "--ssh false)";
-    }
-    return "";
+    return c->heard ? "" : " (the server sent nothing: neither an SSH version line nor a NETCONF hello)";
 }
 
 static const struct conn_transport detect_transport = {
@@ -328,4 +334,37 @@ static const struct conn_transport detect_transport = {
     .io = detect_io,
     .send = detect_send,
     .close = NULL,
+    .choose = detect_choose,
+    .timeout_hint = detect_timeout_hint,
+};
+
+/* TCP with the banner check in front of its first read; the TCP transport does all the rest. */
+static int
+tcp_checked_open(struct conn *c)
+{
+    return conn_tcp_transport.open(c);
+}
+
+static void
+tcp_checked_io(struct conn *c, uint32_t events)
+{
+    if ((events & LOOP_READ) && !c->heard && tcp_heard(c)) {
+        return; /* an SSH server: failed, or connecting again over SSH */
+    }
+    conn_tcp_transport.io(c, events);
+}
+
+static int
+tcp_checked_send(struct conn *c, const char *bytes, size_t len)
+{
+    return conn_tcp_transport.send(c, bytes, len);
+}
+
+static const struct conn_transport tcp_checked_transport = {
+    .open = tcp_checked_open,
+    .io = tcp_checked_io,
+    .send = tcp_checked_send,
+    .close = NULL,
+    .choose = NULL,
+    .timeout_hint = NULL,
 };

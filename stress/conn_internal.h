@@ -1,12 +1,18 @@
 /*
  * What conn.c shares with its transports: the byte stream under a NETCONF
  * connection is plain TCP (conn.c), an SSH channel (conn_ssh.c) or a TLS
- * session (conn_tls.c), each an
- * ops table like redis's ConnectionType; without --ssh or --tls another one
- * (conn_detect.c) looks at the server's first bytes and hands the connection
- * to one of them. conn.c owns the socket's connect,
- * the timers, the hello and the framing; a transport moves bytes once the
- * TCP connection is up. Workload code never sees which one runs.
+ * session (conn_tls.c), each an ops table like redis's ConnectionType;
+ * without --ssh or --tls another one (conn_detect.c) looks at the server's
+ * first bytes and hands the connection to one of them. conn.c owns the
+ * socket's connect, the timers, the hello and the framing; a transport moves
+ * bytes once the TCP connection is up. Workload code never sees which one
+ * runs.
+ *
+ * conn.c reaches the transports only through this table: the one a
+ * connection begins with is registered (conn_transport_first(); the
+ * detection registers itself when conn_transport_set() runs), and what a
+ * timeout says about the set-up is the transport's own hint. The transports
+ * build on conn.c (conn_fail(), conn_input(), ...), never the other way.
  */
 #ifndef STRESS_CONN_INTERNAL_H
 #define STRESS_CONN_INTERNAL_H
@@ -26,7 +32,19 @@ struct conn_transport {
     int (*send)(struct conn *c, const char *bytes, size_t len);
     /* Release the transport's state; may close c->fd (then sets it to -1). NULL when nothing to release. */
     void (*close)(struct conn *c);
+    /* conn_start() of the registered first transport: the transport this connection begins with (this one
+     * or one it chooses for it). NULL: this one. */
+    const struct conn_transport *(*choose)(struct conn *c);
+    /* Words appended to a timeout's detail in CONN_HANDSHAKE (what the server did not send), or "". NULL:
+     * none. */
+    const char *(*timeout_hint)(const struct conn *c);
 };
+
+/**
+ * @brief Register the transport every later conn_start() begins with (through its choose(), if any);
+ * plain TCP until then. Call before any conn_start().
+ */
+void conn_transport_first(const struct conn_transport *tr);
 
 /* NETCONF over SSH (conn_ssh.c). */
 extern const struct conn_transport conn_ssh_transport;
@@ -44,12 +62,6 @@ enum conn_detect_kind {
     CONN_DETECT_XML,     /* XML: a NETCONF server over plain TCP sending its hello */
 };
 
-/**
- * @brief The transport conn_start() begins with, after the TCP connect: TCP, SSH, TLS, or the detection,
- * which hands the connection to one of them (conn_detect.c). Resets c->heard and c->silent.
- */
-const struct conn_transport *conn_detect_first(struct conn *c);
-
 /** @brief Classify the first @p len bytes a server sent. */
 enum conn_detect_kind conn_detect_classify(const char *buf, size_t len);
 
@@ -58,16 +70,6 @@ enum conn_detect_kind conn_detect_classify(const char *buf, size_t len);
  * "...". @return The length written to @p out (NUL-terminated when @p out_len > 0).
  */
 size_t conn_detect_quote(const char *buf, size_t len, char *out, size_t out_len);
-
-/**
- * @brief The first bytes read over TCP: an SSH version line fails the connection (CONN_FAIL_TRANSPORT),
- * or restarts it over SSH when TCP was only assumed because the server was silent.
- * @return 0 to go on with the bytes, 1 when the connection was failed or restarted (drop them).
- */
-int conn_detect_tcp_heard(struct conn *c, const char *buf, size_t len);
-
-/** @return Words appended to a timeout's detail during the set-up (what the server did not send), or "". */
-const char *conn_detect_timeout_hint(const struct conn *c);
 
 /**
  * @brief Close the socket and connect again, over @p tr this time (the callbacks, the target and the start

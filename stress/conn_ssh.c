@@ -411,9 +411,22 @@ ssh_close(struct conn *c)
     }
 }
 
+/* Only a connection handed over for silence (conn_detect.c) has a hint: the server may not speak SSH. */
+static const char *
+ssh_timeout_hint(const struct conn *c)
+{
+    if (c->heard || !c->silent) {
+        return "";
+    }
+    return " (the server had sent no SSH version line within 1 s: if it speaks NETCONF over plain TCP, use "
+           "--ssh false)";
+}
+
 const struct conn_transport conn_ssh_transport = {
     .open = ssh_open,
     .io = ssh_io,
     .send = ssh_send,
     .close = ssh_close,
+    .choose = NULL,
+    .timeout_hint = ssh_timeout_hint,
 };

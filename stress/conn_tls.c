@@ -454,9 +454,18 @@ tls_close(struct conn *c)
     free(t);
 }
 
+static const char *
+tls_timeout_hint(const struct conn *c)
+{
+    (void)c;
+    return " (in the TLS handshake: does the server speak TLS on this port?)";
+}
+
 const struct conn_transport conn_tls_transport = {
     .open = tls_open,
     .io = tls_io,
     .send = tls_send,
     .close = tls_close,
+    .choose = NULL,
+    .timeout_hint = tls_timeout_hint,
 };

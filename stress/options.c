@@ -292,7 +292,7 @@ parse_v3_user(const char *text, struct stress_v3_user *u)
 static int
 check_oids(const char *text, char *bad, size_t bad_len)
 {
-    struct ber_oid oid;
+    struct oid oid;
     char item[1024];
     const char *p = text;
     uint32_t n = 0;
@@ -305,7 +305,7 @@ check_oids(const char *text, char *bad, size_t bad_len)
         }
         memcpy(item, p, len);
         item[len] = '\0';
-        if (ber_oid_parse(item, &oid) != FLEET_OK || oid.len < 2) {
+        if (oid_parse(item, &oid) != FLEET_OK || oid.len < 2) {
             return -1;
         }
         p += len;

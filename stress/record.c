@@ -991,8 +991,7 @@ struct rec_snmp {
 
 /* Encode the next request (discovery, or a GETBULK of @p n names) under s->request_id. @return 0, -1. */
 static int
-encode_request(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n, uint8_t **msg,
-               size_t *msg_len)
+encode_request(struct rec_snmp *s, const struct oid *const *names, uint32_t n, uint8_t **msg, size_t *msg_len)
 {
     const struct stress_options *o = s->r->o;
     struct spdu_value null_value = {.tag = BER_NULL};
@@ -1057,7 +1056,7 @@ take_datagram(struct rec_snmp *s, size_t got)
 /* Send a request (a new request-id) and wait for its answer, with the retries of --retries.
  * @return 0 with the answer taken in; -1 with a problem listed. */
 static int
-exchange(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n)
+exchange(struct rec_snmp *s, const struct oid *const *names, uint32_t n)
 {
     const struct stress_options *o = s->r->o;
     uint8_t *msg;
@@ -1110,7 +1109,7 @@ exchange(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n)
 /* v3: send, then act on what came back: resynchronize once on notInTimeWindow, list a Report or an
  * unusable message as a problem. @return 0 with a Response (or the discovery) in s->msg, or -1. */
 static int
-exchange_v3(struct rec_snmp *s, const struct ber_oid *const *names, uint32_t n)
+exchange_v3(struct rec_snmp *s, const struct oid *const *names, uint32_t n)
 {
     for (int resynced = 0;; resynced = 1) {
         if (exchange(s, names, n)) {
@@ -1164,19 +1163,19 @@ setup_v3(struct rec_snmp *s)
 
 /* Write the varbinds of @p pdu inside the walk into @p out, in order; note sysName. */
 static void
-take_bindings(struct record *r, FILE *out, const struct ber_oid *root, const struct spdu_pdu *pdu,
-              struct ber_oid *last)
+take_bindings(struct record *r, FILE *out, const struct oid *root, const struct spdu_pdu *pdu,
+              struct oid *last)
 {
     struct spdu_binding_iter it;
     struct spdu_binding b;
 
     spdu_binding_iter_init(&it, pdu);
     while (spdu_binding_next(&it, &b) == FLEET_OK) {
-        struct ber_oid value_oid;
+        struct oid value_oid;
         if (!walk_in_subtree(root, &b.name) || b.value.tag >= BER_NO_SUCH_OBJECT) {
             break;
         }
-        if (last->len && ber_oid_cmp(&b.name, last) <= 0) {
+        if (last->len && oid_cmp(&b.name, last) <= 0) {
             break; /* walk_response() reports it */
         }
         if (b.value.tag == BER_OID) {
@@ -1200,7 +1199,7 @@ static int
 snmp_walk_run(struct record *r)
 {
     const struct stress_options *o = r->o;
-    struct ber_oid root;
+    struct oid root;
     struct walk_plan plan = {0};
     struct walk_column col;
     struct walk w;
@@ -1209,11 +1208,11 @@ snmp_walk_run(struct record *r)
     char path[4096];
     FILE *out = NULL;
     int rc = -1;
-    const struct ber_oid *names[1];
-    struct ber_oid last = {0};
+    const struct oid *names[1];
+    struct oid last = {0};
     struct rec_snmp *s = calloc(1, sizeof *s);
 
-    ber_oid_parse("1.3.6.1", &root);
+    oid_parse("1.3.6.1", &root);
     snprintf(path, sizeof path, "%s/" RECORD_SNMPREC, o->out_dir);
     to_len = netaddr_sockaddr(&o->ip_fam, o->ip, (uint16_t)(o->snmp_port ? o->snmp_port : 161), &to);
     if (s) {

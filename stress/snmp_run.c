@@ -17,7 +17,7 @@
  *
  * Memory: a device costs 9 bytes (queue entry, rounds, first failure); a
  * slot costs its struct plus --max-vars-per-pdu window cursors of a full
- * struct ber_oid (516 bytes) each, so 10,000 collections at once with the
+ * struct oid (516 bytes) each, so 10,000 collections at once with the
  * default window take about 52 MB. Cursors kept BER-encoded in a small
  * inline buffer would cut that tenfold if it ever matters.
  *
@@ -140,7 +140,7 @@ struct snmprun {
     struct loop *loop;                     /* the one loop */
     struct profile *profile;               /* loaded profile, or NULL with --oids */
     struct walk_plan plan;                 /* roots every collection walks */
-    const struct ber_oid **names;          /* plan.max_vars request OIDs, lent to each send */
+    const struct oid **names;              /* plan.max_vars request OIDs, lent to each send */
     int *fds;                              /* UDP sockets */
     uint32_t fd_count;                     /* entries in fds */
     struct snmprun_slot *slots;            /* min(concurrency, devices) */
@@ -972,7 +972,7 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     const struct walk_fit *f = &sum->fit;
     struct sbuf b = {0};
     uint32_t failed_devices = 0;
-    char text[BER_OID_MAX_SUBIDS * 11];
+    char text[OID_MAX_SUBIDS * 11];
     int rc;
 
     sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
@@ -1001,7 +1001,7 @@ write_manifest(struct snmprun *run, const struct snmprun_summary *sum)
     sbuf_adds(&b, ",\"oids\":[");
     for (uint32_t i = 0; i < run->plan.count; i++) {
         sbuf_adds(&b, i ? "," : "");
-        sbuf_add_json(&b, ber_oid_format(&run->plan.roots[i], text, sizeof text));
+        sbuf_add_json(&b, oid_format(&run->plan.roots[i], text, sizeof text));
     }
     sbuf_printf(&b,
                 "],\"concurrency\":%u,\"max_repetitions\":%u,\"max_vars_per_pdu\":%u,\"timeout_ms\":%u,"
@@ -1137,7 +1137,7 @@ static int
 load_plan(struct snmprun *run)
 {
     const struct stress_options *o = run->o;
-    struct ber_oid *oids = NULL;
+    struct oid *oids = NULL;
     uint32_t count = 0;
     char err[512];
     int rc = -1;
@@ -1156,7 +1156,7 @@ load_plan(struct snmprun *run)
             size_t len = strcspn(p, ",");
             snprintf(item, sizeof item, "%.*s", (int)len, p);
             /* options.c checked every item already */
-            if (ber_oid_parse(item, &oids[i]) != FLEET_OK) {
+            if (oid_parse(item, &oids[i]) != FLEET_OK) {
                 fprintf(stderr, "fleetsim-stress: --oids: \"%s\" is not a dotted OID\n", item);
                 goto cleanup;
             }

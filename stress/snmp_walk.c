@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum fleet_err
-walk_plan_init(struct walk_plan *plan, const struct ber_oid *oids, uint32_t count, uint32_t max_vars)
+walk_plan_init(struct walk_plan *plan, const struct oid *oids, uint32_t count, uint32_t max_vars)
 {
     memset(plan, 0, sizeof *plan);
     if (!count || !max_vars) {
@@ -79,7 +79,7 @@ walk_finished(const struct walk *w)
 }
 
 uint32_t
-walk_request(const struct walk *w, const struct ber_oid **names)
+walk_request(const struct walk *w, const struct oid **names)
 {
     for (uint32_t i = 0; i < w->active; i++) {
         names[i] = &w->cols[i].cursor;
@@ -95,7 +95,7 @@ walk_is_numeric(uint8_t tag)
 }
 
 int
-walk_in_subtree(const struct ber_oid *root, const struct ber_oid *oid)
+walk_in_subtree(const struct oid *root, const struct oid *oid)
 {
     return oid->len >= root->len && !memcmp(oid->sub, root->sub, root->len * sizeof *root->sub);
 }
@@ -135,7 +135,7 @@ walk_response(struct walk *w, const struct spdu_pdu *pdu, const char **why)
         struct walk_column *c = &w->cols[col];
 
         w->varbinds++;
-        const struct ber_oid *root = &w->plan->roots[c->root];
+        const struct oid *root = &w->plan->roots[c->root];
 
         if (ended_bits[col / 64] & (1ull << (col % 64))) {
             continue;
@@ -146,7 +146,7 @@ walk_response(struct walk *w, const struct spdu_pdu *pdu, const char **why)
             ended_count++;
             continue;
         }
-        if (ber_oid_cmp(&b.name, &c->cursor) <= 0) {
+        if (oid_cmp(&b.name, &c->cursor) <= 0) {
             *why = "OID not increasing";
             err = FLEET_ERR_PROTO;
             goto cleanup;

@@ -30,17 +30,17 @@
 
 /* What every collection walks; read-only once built, shared by every collection. */
 struct walk_plan {
-    struct ber_oid *roots;  /* subtrees to walk, in order; a value belongs to root r when r is its prefix */
-    struct ber_oid *starts; /* OID the walk of each root starts after: the root, or for a root ending
+    struct oid *roots;  /* subtrees to walk, in order; a value belongs to root r when r is its prefix */
+    struct oid *starts; /* OID the walk of each root starts after: the root, or for a root ending
                                in .0 (a scalar) its parent, so that the scalar itself is returned */
-    uint32_t count;         /* entries in roots and starts */
-    uint32_t max_vars;      /* roots walked together in one GETBULK, >= 1 */
+    uint32_t count;     /* entries in roots and starts */
+    uint32_t max_vars;  /* roots walked together in one GETBULK, >= 1 */
 };
 
 /* One root in the window of a walk. */
 struct walk_column {
-    uint32_t root;         /* index in the plan's roots */
-    struct ber_oid cursor; /* last OID received inside the root's subtree, or the root's start OID */
+    uint32_t root;     /* index in the plan's roots */
+    struct oid cursor; /* last OID received inside the root's subtree, or the root's start OID */
 };
 
 /* The state of one collection's walk; valid between walk_start() and walk_finished(). */
@@ -60,7 +60,7 @@ struct walk {
  * @return FLEET_OK, FLEET_ERR_INVAL when @p count or @p max_vars is 0 or an OID has fewer than 2
  * sub-identifiers, FLEET_ERR_NOMEM.
  */
-enum fleet_err walk_plan_init(struct walk_plan *plan, const struct ber_oid *oids, uint32_t count,
+enum fleet_err walk_plan_init(struct walk_plan *plan, const struct oid *oids, uint32_t count,
                               uint32_t max_vars);
 
 /** @brief Free what walk_plan_init() allocated; a zeroed plan is fine. */
@@ -80,7 +80,7 @@ int walk_finished(const struct walk *w);
  * @param[out] names w->plan->max_vars entries; each points into the walk, valid until walk_response().
  * @return How many (w->active).
  */
-uint32_t walk_request(const struct walk *w, const struct ber_oid **names);
+uint32_t walk_request(const struct walk *w, const struct oid **names);
 
 /**
  * @brief Take in the response to the request walk_request() described. Varbind k answers window
@@ -97,7 +97,7 @@ enum fleet_err walk_response(struct walk *w, const struct spdu_pdu *pdu, const c
 int walk_is_numeric(uint8_t tag);
 
 /** @return 1 when @p root is a prefix of (or equal to) @p oid. */
-int walk_in_subtree(const struct ber_oid *root, const struct ber_oid *oid);
+int walk_in_subtree(const struct oid *root, const struct oid *oid);
 
 /*
  * How well T = P x R + c describes collection times: T the collection time, P its requests, R one

@@ -217,7 +217,7 @@ go_down(struct device *dev, int mode, int freeze)
 static void
 send_cold_start(struct device *dev)
 {
-    static const struct ber_oid cold_start = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 1}};
+    static const struct oid cold_start = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 1}};
     struct fleet *fleet = dev->worker->fleet;
     uint64_t now_ms = devview_now_ms(fleet);
     char name[256];

@@ -16,10 +16,10 @@
 
 #include "devview.h"
 #include "edit.h"
+#include "edit_err.h"
 #include "identity.h"
 #include "lock.h"
 #include "log.h"
-#include "ncerr.h"
 #include "notif_file.h"
 #include "sbuf.h"
 #include "stream.h"
@@ -85,7 +85,7 @@ devact_set(struct device *dev, const struct devact_params *p)
     static const enum edit_op default_ops[] = {EDIT_OP_MERGE, EDIT_OP_REPLACE, EDIT_OP_NONE};
     const struct schema_set *schemas = &dev->type->schemas;
     struct lyd_node *config = NULL, **tree;
-    struct ncerr *errs = NULL, *busy;
+    struct edit_err *errs = NULL, *busy;
     int changed = 0, rc = -1;
 
     if (!p->config || p->set_op > DEVACT_SET_NONE) {
@@ -94,7 +94,7 @@ devact_set(struct device *dev, const struct devact_params *p)
     if ((busy = lock_check_write(&dev->ds, DS_RUNNING, 0))) {
         log_debug("device %u: set refused: %s", dev->index,
                   busy->message ? busy->message : "running is locked");
-        ncerr_free(busy);
+        edit_err_free(busy);
         goto cleanup;
     }
     if (lyd_parse_data_mem(schemas->ctx, p->config, LYD_XML,
@@ -125,7 +125,7 @@ devact_set(struct device *dev, const struct devact_params *p)
     }
 
 cleanup:
-    ncerr_free(errs);
+    edit_err_free(errs);
     lyd_free_all(config);
     return rc;
 }

@@ -351,7 +351,7 @@ device_type_label(const struct fleet_config *cfg, char *buf, size_t buf_len)
 static char *
 recorded_system_string(const struct rec_table *rec, uint32_t leaf)
 {
-    struct ber_oid oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, leaf, 0}};
+    struct oid oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, leaf, 0}};
     uint32_t i = rec_find(rec, &oid);
     const struct rec_entry *e;
 
@@ -372,7 +372,7 @@ adopt_recorded_system(struct device_type *type)
     static const uint32_t leaves[] = {1, 4, 5, 6};
     char **fields[] = {&type->profile->sys_descr, &type->profile->sys_contact,
                        &type->profile->hostname_format, &type->profile->sys_location};
-    struct ber_oid oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 2, 0}};
+    struct oid oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 2, 0}};
     uint32_t i = rec_find(type->recording, &oid);
 
     for (size_t k = 0; k < sizeof leaves / sizeof leaves[0]; k++) {
@@ -383,7 +383,7 @@ adopt_recorded_system(struct device_type *type)
         }
     }
     if (i < type->recording->count && type->recording->entries[i].tag == BER_OID &&
-        type->recording->entries[i].v.ref.len <= BER_OID_MAX_SUBIDS) {
+        type->recording->entries[i].v.ref.len <= OID_MAX_SUBIDS) {
         const struct rec_entry *e = &type->recording->entries[i];
         type->profile->sys_object_id.len = e->v.ref.len;
         memcpy(type->profile->sys_object_id.sub, type->recording->arcs + e->v.ref.off,

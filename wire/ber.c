@@ -26,8 +26,6 @@
 #define BER_MAX_SUBID 0xffffffffu
 /* The first encoded sub-identifier holds 40 * X + Y, with Y up to 2^32-1 when X is 2. */
 #define BER_MAX_FIRST_SUBID (80ull + BER_MAX_SUBID)
-/* Longest decimal sub-identifier ("4294967295"). */
-#define BER_SUBID_MAX_DIGITS 10
 
 enum fleet_err
 ber_read_header(struct ber_reader *r, uint8_t *tag, size_t *len)
@@ -185,7 +183,7 @@ ber_read_bytes(struct ber_reader *r, uint8_t want, const uint8_t **value, size_t
  * (the well-formedness check of a whole PDU needs no copy).
  */
 static enum fleet_err
-ber_oid_walk(const uint8_t *p, size_t len, struct ber_oid *oid)
+ber_oid_walk(const uint8_t *p, size_t len, struct oid *oid)
 {
     enum fleet_err rc = FLEET_ERR_PROTO;
     uint64_t v = 0, limit = BER_MAX_FIRST_SUBID;
@@ -221,7 +219,7 @@ ber_oid_walk(const uint8_t *p, size_t len, struct ber_oid *oid)
             count = 2;
             limit = BER_MAX_SUBID;
         } else {
-            if (count >= BER_OID_MAX_SUBIDS) {
+            if (count >= OID_MAX_SUBIDS) {
                 goto cleanup;
             }
             if (oid) {
@@ -245,7 +243,7 @@ cleanup:
 }
 
 enum fleet_err
-ber_oid_decode(const uint8_t *p, size_t len, struct ber_oid *oid)
+ber_oid_decode(const uint8_t *p, size_t len, struct oid *oid)
 {
     return ber_oid_walk(p, len, oid);
 }
@@ -257,7 +255,7 @@ ber_oid_check(const uint8_t *p, size_t len)
 }
 
 enum fleet_err
-ber_read_oid(struct ber_reader *r, struct ber_oid *oid)
+ber_read_oid(struct ber_reader *r, struct oid *oid)
 {
     struct ber_reader c = *r;
     const uint8_t *p;
@@ -341,7 +339,7 @@ ber_subid_size(uint64_t v)
  * arcs is encoded as if padded with zeros (it then decodes with two).
  */
 static uint64_t
-ber_oid_first(const struct ber_oid *oid)
+ber_oid_first(const struct oid *oid)
 {
     if (oid->len == 0) {
         return 0;
@@ -353,7 +351,7 @@ ber_oid_first(const struct ber_oid *oid)
 }
 
 size_t
-ber_oid_size(const struct ber_oid *oid)
+ber_oid_size(const struct oid *oid)
 {
     size_t n = ber_subid_size(ber_oid_first(oid));
     uint32_t i;
@@ -449,7 +447,7 @@ ber_put_subid(uint8_t *p, uint64_t v)
 }
 
 uint8_t *
-ber_put_oid_contents(uint8_t *p, const struct ber_oid *oid)
+ber_put_oid_contents(uint8_t *p, const struct oid *oid)
 {
     uint32_t i;
 
@@ -461,104 +459,8 @@ ber_put_oid_contents(uint8_t *p, const struct ber_oid *oid)
 }
 
 uint8_t *
-ber_put_oid(uint8_t *p, const struct ber_oid *oid)
+ber_put_oid(uint8_t *p, const struct oid *oid)
 {
     p = ber_put_header(p, BER_OID, ber_oid_size(oid));
     return ber_put_oid_contents(p, oid);
-}
-
-int
-ber_oid_cmp(const struct ber_oid *a, const struct ber_oid *b)
-{
-    uint32_t n = a->len < b->len ? a->len : b->len;
-    uint32_t i;
-
-    for (i = 0; i < n; i++) {
-        if (a->sub[i] != b->sub[i]) {
-            return a->sub[i] < b->sub[i] ? -1 : 1;
-        }
-    }
-    if (a->len == b->len) {
-        return 0;
-    }
-    return a->len < b->len ? -1 : 1;
-}
-
-enum fleet_err
-ber_oid_parse(const char *text, struct ber_oid *oid)
-{
-    enum fleet_err rc = FLEET_ERR_INVAL;
-    const char *s = text;
-    uint32_t count = 0;
-
-    if (*s == '.') {
-        s++;
-    }
-    for (;;) {
-        uint64_t v = 0;
-        int digits = 0;
-
-        while (*s >= '0' && *s <= '9') {
-            if (++digits > BER_SUBID_MAX_DIGITS) {
-                goto cleanup;
-            }
-            v = v * 10 + (uint64_t)(*s - '0');
-            s++;
-        }
-        if (digits == 0 || v > BER_MAX_SUBID || count >= BER_OID_MAX_SUBIDS) {
-            goto cleanup;
-        }
-        oid->sub[count++] = (uint32_t)v;
-        if (*s == '\0') {
-            break;
-        }
-        if (*s != '.') {
-            goto cleanup;
-        }
-        s++;
-    }
-    /* X.690 8.19.4: only these first two arcs can be encoded and decoded back unchanged. */
-    if (count < 2 || oid->sub[0] > 2 || (oid->sub[0] < 2 && oid->sub[1] >= 40)) {
-        goto cleanup;
-    }
-    oid->len = count;
-    rc = FLEET_OK;
-
-cleanup:
-    return rc;
-}
-
-char *
-ber_oid_format(const struct ber_oid *oid, char *buf, size_t buf_len)
-{
-    size_t pos = 0;
-    uint32_t i;
-
-    if (buf_len == 0) {
-        return buf;
-    }
-    for (i = 0; i < oid->len; i++) {
-        char digits[BER_SUBID_MAX_DIGITS];
-        uint32_t v = oid->sub[i];
-        size_t n = 0;
-
-        if (i > 0) {
-            if (pos + 1 >= buf_len) {
-                break;
-            }
-            buf[pos++] = '.';
-        }
-        do {
-            digits[n++] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
-        while (n > 0 && pos + 1 < buf_len) {
-            buf[pos++] = digits[--n];
-        }
-        if (n > 0) {
-            break;
-        }
-    }
-    buf[pos] = '\0';
-    return buf;
 }

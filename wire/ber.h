@@ -11,9 +11,8 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "oid.h"
 
-/* RFC 2578 section 3.5: an OBJECT IDENTIFIER has at most 128 sub-identifiers. */
-#define BER_OID_MAX_SUBIDS 128
 /* Bytes an encoded tag and length take at most here (tag 1, length 1 + 4). */
 #define BER_HEADER_MAX_BYTES 6
 
@@ -33,11 +32,6 @@ enum ber_tag {
     BER_NO_SUCH_OBJECT = 0x80,   /* [0] IMPLICIT NULL in a v2 varbind */
     BER_NO_SUCH_INSTANCE = 0x81, /* [1] IMPLICIT NULL */
     BER_END_OF_MIB_VIEW = 0x82,  /* [2] IMPLICIT NULL */
-};
-
-struct ber_oid {
-    uint32_t len;                     /* sub-identifiers used, 0..BER_OID_MAX_SUBIDS */
-    uint32_t sub[BER_OID_MAX_SUBIDS]; /* sub-identifiers, first two not combined */
 };
 
 /* A read cursor over a byte range. */
@@ -74,13 +68,13 @@ enum fleet_err ber_read_bytes(struct ber_reader *r, uint8_t want, const uint8_t 
 
 /** @brief Decode the contents (no header) of an OBJECT IDENTIFIER. Refuses more than 128 sub-ids,
  * sub-ids above 2^32-1 and non-minimal encodings. */
-enum fleet_err ber_oid_decode(const uint8_t *p, size_t len, struct ber_oid *oid);
+enum fleet_err ber_oid_decode(const uint8_t *p, size_t len, struct oid *oid);
 
 /** @brief Check OID contents like ber_oid_decode() without storing them (no 516-byte copy). */
 enum fleet_err ber_oid_check(const uint8_t *p, size_t len);
 
 /** @brief Read a whole OBJECT IDENTIFIER element. */
-enum fleet_err ber_read_oid(struct ber_reader *r, struct ber_oid *oid);
+enum fleet_err ber_read_oid(struct ber_reader *r, struct oid *oid);
 
 /** @return Bytes the length field for @p len takes (1..5). */
 size_t ber_length_size(size_t len);
@@ -92,7 +86,7 @@ size_t ber_int_size(int64_t value);
 size_t ber_uint_size(uint64_t value);
 
 /** @return Bytes the contents of @p oid take. */
-size_t ber_oid_size(const struct ber_oid *oid);
+size_t ber_oid_size(const struct oid *oid);
 
 /*
  * Encoders write at @p p (room checked by the caller with the size functions) and return the
@@ -102,17 +96,8 @@ uint8_t *ber_put_header(uint8_t *p, uint8_t tag, size_t len);
 uint8_t *ber_put_int(uint8_t *p, uint8_t tag, int64_t value);
 uint8_t *ber_put_uint(uint8_t *p, uint8_t tag, uint64_t value);
 uint8_t *ber_put_bytes(uint8_t *p, uint8_t tag, const void *value, size_t len);
-uint8_t *ber_put_oid(uint8_t *p, const struct ber_oid *oid);
+uint8_t *ber_put_oid(uint8_t *p, const struct oid *oid);
 /** @brief Write only the contents of @p oid (ber_oid_size() bytes), for a caller that wrote the header. */
-uint8_t *ber_put_oid_contents(uint8_t *p, const struct ber_oid *oid);
-
-/** @return <0, 0, >0 as @p a sorts before, equal to, after @p b (lexicographic, shorter first on a tie). */
-int ber_oid_cmp(const struct ber_oid *a, const struct ber_oid *b);
-
-/** @brief Parse dotted text ("1.3.6.1.2.1.1.1.0", a leading dot allowed) into @p oid. */
-enum fleet_err ber_oid_parse(const char *text, struct ber_oid *oid);
-
-/** @brief Print @p oid as dotted text into @p buf (truncated, always NUL-terminated); @return @p buf. */
-char *ber_oid_format(const struct ber_oid *oid, char *buf, size_t buf_len);
+uint8_t *ber_put_oid_contents(uint8_t *p, const struct oid *oid);
 
 #endif

@@ -8,12 +8,12 @@
 #include <inttypes.h>
 
 enum fleet_err
-snmprec_print_line(FILE *out, const struct ber_oid *name, const struct spdu_value *value)
+snmprec_print_line(FILE *out, const struct oid *name, const struct spdu_value *value)
 {
-    char text[BER_OID_MAX_SUBIDS * 11 + 1];
+    char text[OID_MAX_SUBIDS * 11 + 1];
     int printable = 1;
 
-    fprintf(out, "%s|", ber_oid_format(name, text, sizeof text));
+    fprintf(out, "%s|", oid_format(name, text, sizeof text));
     switch (value->tag) {
     case BER_INTEGER:
         fprintf(out, "2|%" PRId64 "\n", value->v.i);
@@ -42,7 +42,7 @@ snmprec_print_line(FILE *out, const struct ber_oid *name, const struct spdu_valu
         fputs("5|\n", out);
         break;
     case BER_OID:
-        fprintf(out, "6|%s\n", ber_oid_format(value->v.oid, text, sizeof text));
+        fprintf(out, "6|%s\n", oid_format(value->v.oid, text, sizeof text));
         break;
     case BER_COUNTER32:
     case BER_GAUGE32:

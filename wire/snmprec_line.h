@@ -18,6 +18,6 @@
  * ASCII as `4x|hex`. @return FLEET_OK, or FLEET_ERR_INVAL for a type `.snmprec` cannot hold (a `5|` line
  * is printed for it).
  */
-enum fleet_err snmprec_print_line(FILE *out, const struct ber_oid *name, const struct spdu_value *value);
+enum fleet_err snmprec_print_line(FILE *out, const struct oid *name, const struct spdu_value *value);
 
 #endif

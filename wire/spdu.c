@@ -301,7 +301,7 @@ spdu_enc_fits(const struct spdu_encoder *e, size_t n)
 }
 
 enum fleet_err
-spdu_enc_binding(struct spdu_encoder *e, const struct ber_oid *name, const struct spdu_value *value)
+spdu_enc_binding(struct spdu_encoder *e, const struct oid *name, const struct spdu_value *value)
 {
     enum fleet_err rc = FLEET_OK;
     size_t name_len, value_len, seq_len, total;

@@ -93,13 +93,13 @@ struct spdu_value {
             const uint8_t *ptr; /* OCTET STRING, IpAddress (4 bytes), Opaque; or OID contents when decoded */
             size_t len;         /* bytes at ptr */
         } bytes;
-        const struct ber_oid *oid; /* OBJECT IDENTIFIER, when encoding */
+        const struct oid *oid; /* OBJECT IDENTIFIER, when encoding */
     } v;
 };
 
 /* One varbind as decoded. */
 struct spdu_binding {
-    struct ber_oid name;     /* the variable's OID */
+    struct oid name;         /* the variable's OID */
     struct spdu_value value; /* its value (OIDs as bytes: ber_oid_decode them) */
     const uint8_t *raw;      /* the whole encoded varbind, for echoing it back */
     size_t raw_len;          /* bytes at raw */
@@ -158,7 +158,7 @@ size_t spdu_bindings_budget(size_t max_msg_bytes, size_t community_len, int32_t 
  * @brief Append one varbind.
  * @return FLEET_OK, or FLEET_ERR_LIMIT when it would pass the budget or the buffer (nothing written).
  */
-enum fleet_err spdu_enc_binding(struct spdu_encoder *e, const struct ber_oid *name,
+enum fleet_err spdu_enc_binding(struct spdu_encoder *e, const struct oid *name,
                                 const struct spdu_value *value);
 
 /** @brief Append an already encoded varbind (for echoing a request's). Same limits. */

@@ -868,7 +868,7 @@ susm_encode_report(const struct susm_msg *req, const struct susm_engine *engine,
     struct spdu_value value = {.tag = BER_COUNTER32, .v.u = counter};
     struct spdu_encoder e;
     struct susm_out o;
-    struct ber_oid name;
+    struct oid name;
     enum fleet_err rc;
     size_t pdu_len;
 

@@ -22,7 +22,7 @@
 static char *
 fz_print_all(const struct rec_table *rec, size_t *len)
 {
-    struct ber_oid scratch;
+    struct oid scratch;
     char *text = NULL;
     FILE *out = open_memstream(&text, len);
     int failed = 0;
@@ -31,7 +31,7 @@ fz_print_all(const struct rec_table *rec, size_t *len)
         abort();
     }
     for (uint32_t i = 0; i < rec->count && !failed; i++) {
-        struct ber_oid oid;
+        struct oid oid;
         struct spdu_value value;
         rec_entry_oid(rec, i, &oid);
         rec_value(rec, i, 42, 123456, &scratch, &value);
@@ -62,11 +62,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto cleanup;
     }
     for (uint32_t i = 1; i < rec->count; i++) {
-        struct ber_oid a;
-        struct ber_oid b;
+        struct oid a;
+        struct oid b;
         rec_entry_oid(rec, i - 1, &a);
         rec_entry_oid(rec, i, &b);
-        if (ber_oid_cmp(&a, &b) >= 0) {
+        if (oid_cmp(&a, &b) >= 0) {
             abort();
         }
     }
@@ -79,11 +79,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         fclose(back);
         for (uint32_t i = 0; i < rec->count; i++) {
-            struct ber_oid a;
-            struct ber_oid b;
+            struct oid a;
+            struct oid b;
             rec_entry_oid(rec, i, &a);
             rec_entry_oid(again, i, &b);
-            if (ber_oid_cmp(&a, &b)) {
+            if (oid_cmp(&a, &b)) {
                 abort();
             }
         }

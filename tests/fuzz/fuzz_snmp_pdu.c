@@ -46,7 +46,7 @@
 /* AES-128 key and IV bytes (RFC 3826). */
 #define FZ_AES_BYTES 16
 /* Room for an OID printed as text. */
-#define FZ_OID_TEXT_BYTES (BER_OID_MAX_SUBIDS * 11 + 1)
+#define FZ_OID_TEXT_BYTES (OID_MAX_SUBIDS * 11 + 1)
 
 static const uint8_t fz_auth_pw[] = "maplesyrup";
 static const uint8_t fz_priv_pw[] = "privacy-pass";
@@ -199,7 +199,7 @@ fz_binding_roundtrip(const struct spdu_binding *b)
 {
     uint8_t buf[SPDU_HEADROOM(0) + 4096], *pdu, text_buf[FZ_OID_TEXT_BYTES];
     struct spdu_value value = b->value;
-    struct ber_oid value_oid, parsed;
+    struct oid value_oid, parsed;
     struct spdu_binding_iter it;
     struct spdu_binding back;
     struct ber_reader r;
@@ -208,8 +208,8 @@ fz_binding_roundtrip(const struct spdu_binding *b)
     size_t pdu_len;
 
     /* The name's text form parses back to it. */
-    ber_oid_format(&b->name, (char *)text_buf, sizeof text_buf);
-    fz_require(ber_oid_parse((char *)text_buf, &parsed) == FLEET_OK && ber_oid_cmp(&parsed, &b->name) == 0,
+    oid_format(&b->name, (char *)text_buf, sizeof text_buf);
+    fz_require(oid_parse((char *)text_buf, &parsed) == FLEET_OK && oid_cmp(&parsed, &b->name) == 0,
                "OID text does not parse back");
 
     if (b->raw_len > sizeof buf - SPDU_HEADROOM(0)) {
@@ -229,11 +229,11 @@ fz_binding_roundtrip(const struct spdu_binding *b)
                "encoded varbind does not decode");
     spdu_binding_iter_init(&it, &p);
     fz_require(spdu_binding_next(&it, &back) == FLEET_OK, "encoded varbind does not iterate");
-    fz_require(ber_oid_cmp(&back.name, &b->name) == 0, "name changed");
+    fz_require(oid_cmp(&back.name, &b->name) == 0, "name changed");
     if (b->value.tag == BER_OID) {
-        struct ber_oid again;
+        struct oid again;
         fz_require(ber_oid_decode(back.value.v.bytes.ptr, back.value.v.bytes.len, &again) == FLEET_OK &&
-                       ber_oid_cmp(&again, &value_oid) == 0,
+                       oid_cmp(&again, &value_oid) == 0,
                    "OID value changed");
     } else {
         fz_same_value(&b->value, &back.value);

@@ -108,14 +108,14 @@ fz_raw(struct fz_in *in, const uint8_t **buf, size_t *len)
 }
 
 static void
-fz_oid(struct ber_oid *oid, const char *text)
+fz_oid(struct oid *oid, const char *text)
 {
-    fz_require(ber_oid_parse(text, oid) == FLEET_OK, "bad plan OID");
+    fz_require(oid_parse(text, oid) == FLEET_OK, "bad plan OID");
 }
 
 /* The plans: table columns, a whole table, scalars, a subtree. */
 static uint32_t
-fz_plan_oids(unsigned which, struct ber_oid *oids)
+fz_plan_oids(unsigned which, struct oid *oids)
 {
     static const char *const plans[4][FZ_MAX_ROOTS] = {
         {"1.3.6.1.2.1.2.2.1.10", "1.3.6.1.2.1.2.2.1.16", "1.3.6.1.2.1.31.1.1.1.6", "1.3.6.1.2.1.31.1.1.1.10"},
@@ -148,7 +148,7 @@ fz_check_walk(const struct walk *w)
         fz_require(c->root < w->next_root, "column of a root not taken yet");
         fz_require(i == 0 || w->cols[i - 1].root < c->root, "window out of plan order");
         fz_require(walk_in_subtree(&plan->roots[c->root], &c->cursor) ||
-                       ber_oid_cmp(&c->cursor, &plan->starts[c->root]) == 0,
+                       oid_cmp(&c->cursor, &plan->starts[c->root]) == 0,
                    "cursor outside its root");
     }
     fz_require(w->active > 0 || w->next_root == plan->count, "walk ended with roots left");
@@ -168,7 +168,7 @@ fz_build_response(struct fz_in *in, uint8_t r, const struct walk *w, uint8_t *bu
                   spdu_bindings_budget(FZ_MAX_SIZE, sizeof community - 1, 1));
     for (uint32_t k = 0; k < count && k < FZ_MAX_BUILT_BINDINGS; k++) {
         uint8_t col_b, how, type;
-        struct ber_oid name;
+        struct oid name;
         struct spdu_value value;
         const struct walk_column *c;
 
@@ -180,7 +180,7 @@ fz_build_response(struct fz_in *in, uint8_t r, const struct walk *w, uint8_t *bu
         switch (how & 7) {
         case 0: /* the next row: one arc more */
         case 1:
-            if (name.len < BER_OID_MAX_SUBIDS) {
+            if (name.len < OID_MAX_SUBIDS) {
                 name.sub[name.len++] = how >> 3;
             }
             break;
@@ -245,7 +245,7 @@ fz_build_response(struct fz_in *in, uint8_t r, const struct walk *w, uint8_t *bu
 static void
 fz_walk_mode(uint8_t control, struct fz_in *in)
 {
-    struct ber_oid oids[FZ_MAX_ROOTS];
+    struct oid oids[FZ_MAX_ROOTS];
     struct walk_column *cols;
     struct walk_plan plan;
     struct walk w;
@@ -259,7 +259,7 @@ fz_walk_mode(uint8_t control, struct fz_in *in)
     fz_require(cols != NULL, "out of memory");
     walk_start(&w, &plan, cols);
     while (!fz_byte(in, &r)) {
-        const struct ber_oid *names[8];
+        const struct oid *names[8];
         const uint8_t *msg;
         size_t msg_len;
         struct spdu_message m;
@@ -306,7 +306,7 @@ fz_build_v3(struct fz_in *in, const struct walk_v3_engine *e, int32_t msg_id, in
     struct susm_user agent_user;
     struct spdu_encoder enc;
     struct spdu_value value;
-    struct ber_oid name;
+    struct oid name;
     struct susm_out o;
     size_t pdu_len;
     uint8_t type;

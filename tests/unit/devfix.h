@@ -141,10 +141,10 @@ devfix_free(struct devfix *f)
 /* An OID from its arcs: OID(1, 3, 6, 1, 2, 1, 1, 5, 0). */
 #define OID(...) oid_of((const uint32_t[]){__VA_ARGS__}, sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t))
 
-static inline struct ber_oid
+static inline struct oid
 oid_of(const uint32_t *sub, uint32_t len)
 {
-    struct ber_oid o;
+    struct oid o;
 
     o.len = len;
     memcpy(o.sub, sub, len * sizeof *sub);
@@ -153,7 +153,7 @@ oid_of(const uint32_t *sub, uint32_t len)
 
 /* Two OIDs are the same. */
 static inline void
-assert_oid_equal(const struct ber_oid *a, const struct ber_oid *b)
+assert_oid_equal(const struct oid *a, const struct oid *b)
 {
     assert_int_equal(a->len, b->len);
     assert_memory_equal(a->sub, b->sub, a->len * sizeof *a->sub);

@@ -19,8 +19,8 @@
 #define IFX_ENTRY 1, 3, 6, 1, 2, 1, 31, 1, 1, 1
 
 /* @p o with @p arc appended. */
-static struct ber_oid
-oid_plus(struct ber_oid o, uint32_t arc)
+static struct oid
+oid_plus(struct oid o, uint32_t arc)
 {
     o.sub[o.len++] = arc;
     return o;
@@ -41,7 +41,7 @@ test_get_scalars(void **state)
     struct devfix *f = devfix_new("minimal");
     struct mib_req rq;
     struct spdu_value v;
-    struct ber_oid o;
+    struct oid o;
     uint64_t now = DEVFIX_NOW_MS + 12345;
 
     assert_int_equal(mib_req_init(&rq, &f->dev, now, 0), FLEET_OK);
@@ -76,7 +76,7 @@ check_if_descr(const char *profile)
     const struct profile *p = f->type.profile;
     struct mib_req rq;
     struct spdu_value v;
-    struct ber_oid col = OID(IF_ENTRY, 2), o;
+    struct oid col = OID(IF_ENTRY, 2), o;
 
     assert_int_equal(mib_req_init(&rq, &f->dev, DEVFIX_NOW_MS, 0), FLEET_OK);
     for (uint32_t n = 1; n <= p->if_count; n++) {
@@ -121,7 +121,7 @@ test_get_unknown_object(void **state)
     struct devfix *f = devfix_new("minimal");
     struct mib_req rq;
     struct spdu_value v;
-    struct ber_oid o;
+    struct oid o;
 
     assert_int_equal(mib_req_init(&rq, &f->dev, DEVFIX_NOW_MS, 0), FLEET_OK);
     o = OID(1, 3, 6, 1, 4, 1, 99999, 1, 0);
@@ -144,7 +144,7 @@ test_next_walks_if_table_in_column_order(void **state)
     uint32_t n = f->type.profile->if_count;
     struct mib_req rq;
     struct spdu_value v;
-    struct ber_oid name = OID(IF_ENTRY), next, want;
+    struct oid name = OID(IF_ENTRY), next, want;
 
     assert_int_equal(mib_req_init(&rq, &f->dev, DEVFIX_NOW_MS, 0), FLEET_OK);
     /* ifEntry -> ifIndex.1 .. ifIndex.N -> ifDescr.1 .. ifDescr.N -> ifType.1 */
@@ -174,7 +174,7 @@ test_next_walks_if_table_in_column_order(void **state)
     name = OID(IF_ENTRY, 22, 99);
     mib_next(&rq, &name, &next, &v);
     /* Whatever follows the last column's last row is after the ifTable, not inside it. */
-    assert_true(ber_oid_cmp(&next, &name) > 0);
+    assert_true(oid_cmp(&next, &name) > 0);
     want = OID(IF_ENTRY);
     assert_false(next.len > want.len && !memcmp(next.sub, want.sub, want.len * sizeof *want.sub));
     /* sysUpTime -> sysUpTime.0 */
@@ -195,7 +195,7 @@ test_next_end_of_mib_view(void **state)
     const struct mib_object *last = &view->objects[view->count - 1];
     struct mib_req rq;
     struct spdu_value v;
-    struct ber_oid name, next;
+    struct oid name, next;
     uint32_t steps = 0;
 
     assert_int_equal(mib_req_init(&rq, &f->dev, DEVFIX_NOW_MS, 0), FLEET_OK);
@@ -214,7 +214,7 @@ test_next_end_of_mib_view(void **state)
         if (v.tag == BER_END_OF_MIB_VIEW) {
             break;
         }
-        assert_true(ber_oid_cmp(&next, &name) > 0);
+        assert_true(oid_cmp(&next, &name) > 0);
         name = next;
         assert_true(++steps < 100000);
     }
@@ -230,7 +230,7 @@ test_v1_hides_counter64(void **state)
     uint32_t n = f->type.profile->if_count;
     struct mib_req v1, v2;
     struct spdu_value v;
-    struct ber_oid o = OID(IFX_ENTRY, 6, 1), next, want; /* ifHCInOctets.1 */
+    struct oid o = OID(IFX_ENTRY, 6, 1), next, want; /* ifHCInOctets.1 */
 
     assert_int_equal(mib_req_init(&v2, &f->dev, DEVFIX_NOW_MS, 0), FLEET_OK);
     assert_int_equal(mib_req_init(&v1, &f->dev, DEVFIX_NOW_MS, 1), FLEET_OK);
@@ -270,7 +270,7 @@ test_oper_status_follows_running(void **state)
     char path[256];
     struct mib_req rq;
     struct spdu_value v;
-    struct ber_oid o;
+    struct oid o;
     uint64_t t1 = DEVFIX_NOW_MS + 7000;
 
     devfix_set_now(f, t1);

@@ -57,7 +57,7 @@ teardown(void **state)
 /* Build a request of @p count varbinds (NULL values unless @p values) into r->req. */
 static void
 build(struct rfix *r, int version, const char *community, uint8_t type, int32_t request_id, int32_t es,
-      int32_t ei, const struct ber_oid *names, const struct spdu_value *values, uint32_t count)
+      int32_t ei, const struct oid *names, const struct spdu_value *values, uint32_t count)
 {
     static uint8_t buf[65536];
     struct spdu_encoder e;
@@ -108,7 +108,7 @@ static void
 test_get_right_community(void **state)
 {
     struct rfix *r = *state;
-    struct ber_oid names[2] = {OID(1, 3, 6, 1, 2, 1, 1, 3, 0), OID(IF_ENTRY, 2, 1)};
+    struct oid names[2] = {OID(1, 3, 6, 1, 2, 1, 1, 3, 0), OID(IF_ENTRY, 2, 1)};
     struct spdu_binding b[4];
     const char *if1 = r->f->type.profile->ifs[0].name;
 
@@ -140,7 +140,7 @@ static void
 test_wrong_community_no_answer(void **state)
 {
     struct rfix *r = *state;
-    struct ber_oid name = OID(1, 3, 6, 1, 2, 1, 1, 3, 0);
+    struct oid name = OID(1, 3, 6, 1, 2, 1, 1, 3, 0);
 
     build(r, SPDU_V2C, "publi", SPDU_GET, 1, 0, 0, &name, NULL, 1);
     assert_int_equal(send_req(r), 0);
@@ -155,7 +155,7 @@ static void
 test_set_with_read_community_no_access(void **state)
 {
     struct rfix *r = *state;
-    struct ber_oid name = OID(1, 3, 6, 1, 2, 1, 1, 4, 0); /* sysContact.0 */
+    struct oid name = OID(1, 3, 6, 1, 2, 1, 1, 4, 0); /* sysContact.0 */
     struct spdu_value val = {.tag = BER_OCTET_STRING, .v.bytes = {(const uint8_t *)"noc@x", 5}};
     struct spdu_binding b[2];
 
@@ -179,7 +179,7 @@ static void
 test_set_with_write_community(void **state)
 {
     struct rfix *r = *state;
-    struct ber_oid name = OID(1, 3, 6, 1, 2, 1, 1, 4, 0); /* sysContact.0 */
+    struct oid name = OID(1, 3, 6, 1, 2, 1, 1, 4, 0); /* sysContact.0 */
     struct spdu_value val = {.tag = BER_OCTET_STRING, .v.bytes = {(const uint8_t *)"noc@x", 5}};
     struct spdu_binding b[2];
 
@@ -200,7 +200,7 @@ static void
 test_malformed_counts_parse_error(void **state)
 {
     struct rfix *r = *state;
-    struct ber_oid name = OID(1, 3, 6, 1, 2, 1, 1, 3, 0);
+    struct oid name = OID(1, 3, 6, 1, 2, 1, 1, 3, 0);
     static const uint8_t garbage[] = {0x30, 0x82, 0xff, 0xff, 0x02, 0x01};
     uint8_t copy[sizeof garbage];
 
@@ -221,9 +221,9 @@ test_getbulk_max_repetitions(void **state)
 {
     struct rfix *r = *state;
     uint32_t n = r->f->type.profile->if_count;
-    struct ber_oid names[2] = {OID(1, 3, 6, 1, 2, 1, 1, 3), OID(IF_ENTRY, 2)};
+    struct oid names[2] = {OID(1, 3, 6, 1, 2, 1, 1, 3), OID(IF_ENTRY, 2)};
     struct spdu_binding b[32];
-    struct ber_oid want;
+    struct oid want;
 
     /* One non-repeater, ifDescr repeated 3 times. */
     build(r, SPDU_V2C, "public", SPDU_GETBULK, 5, 1, 3, names, NULL, 2);
@@ -261,7 +261,7 @@ static void
 test_too_big(void **state)
 {
     struct rfix *r = *state;
-    struct ber_oid names[40];
+    struct oid names[40];
     size_t len;
 
     for (uint32_t i = 0; i < 40; i++) {
@@ -294,7 +294,7 @@ static void
 test_v1_get_missing_is_no_such_name(void **state)
 {
     struct rfix *r = *state;
-    struct ber_oid names[2] = {OID(1, 3, 6, 1, 2, 1, 1, 3, 0), OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6, 1)};
+    struct oid names[2] = {OID(1, 3, 6, 1, 2, 1, 1, 3, 0), OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6, 1)};
     struct spdu_binding b[2];
 
     build(r, SPDU_V1, "public", SPDU_GET, 15, 0, 0, names, NULL, 2);

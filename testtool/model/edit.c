@@ -20,7 +20,7 @@ struct edit_ctx {
     const struct schema_set *set;        /* schemas */
     struct lyd_node **tree;              /* datastore root pointer */
     struct undo_log log;                 /* changes so far */
-    struct ncerr **errs;                 /* where protocol errors go */
+    struct edit_err **errs;              /* where protocol errors go */
     enum edit_error_option error_option; /* stop, continue or roll back */
     int failed;                          /* 1 once a protocol error was recorded */
     int nomem;                           /* 1 once memory ran out */
@@ -41,13 +41,13 @@ edit_op_parse(const char *name, enum edit_op *op)
 }
 
 static void
-record(struct edit_ctx *ec, struct ncerr *err)
+record(struct edit_ctx *ec, struct edit_err *err)
 {
     if (!err) {
         ec->nomem = 1;
         return;
     }
-    ncerr_append(ec->errs, err);
+    edit_err_append(ec->errs, err);
     ec->failed = 1;
 }
 
@@ -248,7 +248,8 @@ place_user_ordered(struct edit_ctx *ec, const struct lyd_node *edit, struct lyd_
         struct lyd_meta *ref = lyd_find_meta(edit->meta, NULL, is_list ? "yang:key" : "yang:value");
         char *bare = NULL;
         if (!ref) {
-            record(ec, ncerr_missing_attribute(NCERR_PROTOCOL, is_list ? "key" : "value", LYD_NAME(edit)));
+            record(ec,
+                   edit_err_missing_attribute(EDIT_ERR_PROTOCOL, is_list ? "key" : "value", LYD_NAME(edit)));
             return -1;
         }
         bare = is_list ? bare_key_predicate(lyd_get_meta_value(ref)) : NULL;
@@ -259,9 +260,9 @@ place_user_ordered(struct edit_ctx *ec, const struct lyd_node *edit, struct lyd_
         lyd_find_sibling_val(first, node->schema, is_list ? bare : lyd_get_meta_value(ref), 0, &anchor);
         free(bare);
         if (!anchor) {
-            struct ncerr *err =
-                ncerr_bad_attribute(NCERR_PROTOCOL, is_list ? "key" : "value", LYD_NAME(edit),
-                                    "No instance \"%s\" to insert %s.", lyd_get_meta_value(ref), where);
+            struct edit_err *err =
+                edit_err_bad_attribute(EDIT_ERR_PROTOCOL, is_list ? "key" : "value", LYD_NAME(edit),
+                                       "No instance \"%s\" to insert %s.", lyd_get_meta_value(ref), where);
             if (err) {
                 err->app_tag = strdup("missing-instance");
             }
@@ -369,19 +370,19 @@ diagnose_opaque(struct edit_ctx *ec, const struct lyd_node *node)
         goto cleanup; /* the opaque parent was reported already */
     }
     if (!mod) {
-        record(ec, ncerr_unknown_namespace(NCERR_APP, o->name.name, ns ? ns : ""));
+        record(ec, edit_err_unknown_namespace(EDIT_ERR_APP, o->name.name, ns ? ns : ""));
         goto cleanup;
     }
     path = edit_child_path(eparent, NULL, pschema ? pschema->module : NULL, mod, o->name.name);
     snode = lys_find_child(pschema, mod, o->name.name, 0, 0, 0);
     if (!snode) {
-        record(ec, ncerr_unknown_element(NCERR_APP, o->name.name, path));
+        record(ec, edit_err_unknown_element(EDIT_ERR_APP, o->name.name, path));
     } else if (snode->nodetype & (LYS_LEAF | LYS_LEAFLIST)) {
         if (lyd_value_validate(ctx, snode, o->value, strlen(o->value), NULL, NULL, NULL)) {
-            record(ec, ncerr_invalid_value(NCERR_APP, path, "%s", ly_errmsg(ctx)));
+            record(ec, edit_err_invalid_value(EDIT_ERR_APP, path, "%s", ly_errmsg(ctx)));
         } else {
-            record(ec,
-                   ncerr_bad_element(NCERR_APP, o->name.name, path, "Invalid element \"%s\".", o->name.name));
+            record(ec, edit_err_bad_element(EDIT_ERR_APP, o->name.name, path, "Invalid element \"%s\".",
+                                            o->name.name));
         }
     } else if (snode->nodetype == LYS_LIST) {
         const struct lysc_node *key = lysc_node_child(snode);
@@ -398,9 +399,10 @@ diagnose_opaque(struct edit_ctx *ec, const struct lyd_node *node)
                 break;
             }
         }
-        record(ec, ncerr_missing_element(NCERR_APP, missing, path));
+        record(ec, edit_err_missing_element(EDIT_ERR_APP, missing, path));
     } else {
-        record(ec, ncerr_bad_element(NCERR_APP, o->name.name, path, "Invalid element \"%s\".", o->name.name));
+        record(ec, edit_err_bad_element(EDIT_ERR_APP, o->name.name, path, "Invalid element \"%s\".",
+                                        o->name.name));
     }
 
 cleanup:
@@ -414,8 +416,8 @@ effective_op(struct edit_ctx *ec, const struct lyd_node *node, enum edit_op inhe
 
     *op = inherited;
     if (meta && edit_op_parse(lyd_get_meta_value(meta), op)) {
-        record(ec, ncerr_bad_attribute(NCERR_PROTOCOL, "operation", LYD_NAME(node),
-                                       "Unknown operation \"%s\".", lyd_get_meta_value(meta)));
+        record(ec, edit_err_bad_attribute(EDIT_ERR_PROTOCOL, "operation", LYD_NAME(node),
+                                          "Unknown operation \"%s\".", lyd_get_meta_value(meta)));
         return -1;
     }
     return 0;
@@ -441,9 +443,9 @@ check_case_conflicts(struct edit_ctx *ec, const struct lyd_node *first)
             const struct lysc_node *cb = b->schema ? case_of(b->schema) : NULL;
             if (cb && cb != ca && cb->parent == ca->parent) {
                 char *path = lyd_path(b, LYD_PATH_STD, NULL, 0);
-                record(ec, ncerr_bad_element(NCERR_APP, LYD_NAME(b), path,
-                                             "More than one case of choice \"%s\" in the request.",
-                                             ca->parent->name));
+                record(ec, edit_err_bad_element(EDIT_ERR_APP, LYD_NAME(b), path,
+                                                "More than one case of choice \"%s\" in the request.",
+                                                ca->parent->name));
                 free(path);
                 return -1;
             }
@@ -500,7 +502,8 @@ delete_opaque_leaf(struct edit_ctx *ec, const struct lyd_node *edit, struct lyd_
         }
     } else if (op == EDIT_OP_DELETE) {
         char *path = edit_child_path(parent, NULL, parent ? parent->schema->module : NULL, mod, snode->name);
-        record(ec, ncerr_data_missing(path, NULL, "Data \"%s\" to delete does not exist.", path ? path : ""));
+        record(ec,
+               edit_err_data_missing(path, NULL, "Data \"%s\" to delete does not exist.", path ? path : ""));
         free(path);
     }
     return 1;
@@ -594,7 +597,8 @@ apply_node(struct edit_ctx *ec, const struct lyd_node *edit, struct lyd_node *pa
     }
     if (edit->schema->flags & LYS_CONFIG_R || edit->schema->nodetype & (LYS_RPC | LYS_ACTION | LYS_NOTIF)) {
         path = node_path(edit);
-        record(ec, ncerr_invalid_value(NCERR_APP, path, "Node \"%s\" is not configuration.", LYD_NAME(edit)));
+        record(ec, edit_err_invalid_value(EDIT_ERR_APP, path, "Node \"%s\" is not configuration.",
+                                          LYD_NAME(edit)));
         goto cleanup;
     }
     if (effective_op(ec, edit, inherited, &op)) {
@@ -609,7 +613,7 @@ apply_node(struct edit_ctx *ec, const struct lyd_node *edit, struct lyd_node *pa
     case EDIT_OP_CREATE:
         if (exists) {
             path = node_path(match);
-            record(ec, ncerr_data_exists(path));
+            record(ec, edit_err_data_exists(path));
             break;
         }
         /* fall through */
@@ -637,8 +641,8 @@ apply_node(struct edit_ctx *ec, const struct lyd_node *edit, struct lyd_node *pa
     case EDIT_OP_DELETE:
         if (!exists) {
             path = node_path(edit);
-            record(ec,
-                   ncerr_data_missing(path, NULL, "Data \"%s\" to delete does not exist.", path ? path : ""));
+            record(ec, edit_err_data_missing(path, NULL, "Data \"%s\" to delete does not exist.",
+                                             path ? path : ""));
             break;
         }
         /* fall through */
@@ -669,7 +673,7 @@ apply_node(struct edit_ctx *ec, const struct lyd_node *edit, struct lyd_node *pa
             }
         } else if (inner) {
             path = node_path(edit);
-            record(ec, ncerr_data_missing(path, NULL, "Data \"%s\" does not exist.", path ? path : ""));
+            record(ec, edit_err_data_missing(path, NULL, "Data \"%s\" does not exist.", path ? path : ""));
         }
         break;
     }
@@ -735,7 +739,7 @@ drop_unmentioned_top(struct edit_ctx *ec, const struct lyd_node *config)
 
 enum fleet_err
 edit_apply(const struct schema_set *set, struct lyd_node **tree, const struct edit_request *req,
-           struct ncerr **errs, int *changed)
+           struct edit_err **errs, int *changed)
 {
     struct edit_ctx ec = {.set = set, .tree = tree, .errs = errs, .error_option = req->error_option};
     enum fleet_err rc = FLEET_OK;

@@ -12,9 +12,9 @@
 
 #include <libyang/libyang.h>
 
+#include "edit_err.h"
 #include "edit_path.h"
 #include "err.h"
-#include "ncerr.h"
 #include "schema.h"
 #include "undo.h"
 
@@ -68,6 +68,6 @@ int edit_op_parse(const char *name, enum edit_op *op);
  * @return FLEET_OK (look at @p errs for protocol errors) or FLEET_ERR_NOMEM.
  */
 enum fleet_err edit_apply(const struct schema_set *set, struct lyd_node **tree,
-                          const struct edit_request *req, struct ncerr **errs, int *changed);
+                          const struct edit_request *req, struct edit_err **errs, int *changed);
 
 #endif

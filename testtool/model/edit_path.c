@@ -74,39 +74,39 @@ last_segment_name(const char *path)
     return strndup(seg, len);
 }
 
-struct ncerr *
+struct edit_err *
 edit_error_from_libyang(const struct ly_ctx *ctx)
 {
     const struct ly_err_item *e = ly_err_last(ctx);
     const char *msg = e && e->msg ? e->msg : "Validation failed.";
     const char *apptag = e ? e->apptag : NULL;
     char *path = libyang_error_path(e ? e->path : NULL);
-    struct ncerr *err;
+    struct edit_err *err;
 
     if (apptag && (!strcmp(apptag, "instance-required") || !strcmp(apptag, "missing-choice"))) {
-        err = ncerr_data_missing(path, apptag, "%s", msg);
+        err = edit_err_data_missing(path, apptag, "%s", msg);
     } else if (apptag) {
-        err = ncerr_operation_failed(NCERR_APP, apptag, path, "%s", msg);
+        err = edit_err_operation_failed(EDIT_ERR_APP, apptag, path, "%s", msg);
     } else if (strstr(msg, "When condition")) {
         /* RFC 7950 section 8.3.1: a node whose "when" is false is an unknown element. */
         char *name = last_segment_name(path);
-        err = ncerr_unknown_element(NCERR_APP, name ? name : "", path);
+        err = edit_err_unknown_element(EDIT_ERR_APP, name ? name : "", path);
         if (err) {
             free(err->message);
             err->message = strdup(msg);
         }
         free(name);
     } else if (strstr(msg, "Mandatory")) {
-        err = ncerr_data_missing(path, NULL, "%s", msg);
+        err = edit_err_data_missing(path, NULL, "%s", msg);
     } else if (strstr(msg, "leafref") || strstr(msg, "instance-identifier") ||
                strstr(msg, "required instance")) {
-        err = ncerr_data_missing(path, "instance-required", "%s", msg);
+        err = edit_err_data_missing(path, "instance-required", "%s", msg);
     } else if (strstr(msg, "Duplicate") || strstr(msg, "unique")) {
-        err = ncerr_operation_failed(NCERR_APP, "data-not-unique", path, "%s", msg);
+        err = edit_err_operation_failed(EDIT_ERR_APP, "data-not-unique", path, "%s", msg);
     } else if (strstr(msg, "Must condition") || strstr(msg, "must")) {
-        err = ncerr_operation_failed(NCERR_APP, "must-violation", path, "%s", msg);
+        err = edit_err_operation_failed(EDIT_ERR_APP, "must-violation", path, "%s", msg);
     } else {
-        err = ncerr_invalid_value(NCERR_APP, path, "%s", msg);
+        err = edit_err_invalid_value(EDIT_ERR_APP, path, "%s", msg);
     }
     free(path);
     return err;

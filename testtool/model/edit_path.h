@@ -8,7 +8,7 @@
 
 #include <libyang/libyang.h>
 
-#include "ncerr.h"
+#include "edit_err.h"
 
 /**
  * @brief Path of a node that is not in the tree (missing or unknown), in libyang's form:
@@ -28,6 +28,6 @@ char *edit_child_path(const struct lyd_node *parent, const char *parent_path,
  * @brief Map libyang's last error of @p ctx to an rpc-error (for full validation).
  * @return New record, or NULL when memory ran out.
  */
-struct ncerr *edit_error_from_libyang(const struct ly_ctx *ctx);
+struct edit_err *edit_error_from_libyang(const struct ly_ctx *ctx);
 
 #endif

@@ -14,19 +14,19 @@
 
 struct vctx {
     const struct ly_ctx *ctx; /* for messages */
-    struct ncerr **errs;      /* where failures go */
+    struct edit_err **errs;   /* where failures go */
     int failed;               /* 1 after the first failure */
     int nomem;                /* 1 when memory ran out */
 };
 
 static void
-fail(struct vctx *v, struct ncerr *err)
+fail(struct vctx *v, struct edit_err *err)
 {
     if (!err) {
         v->nomem = 1;
         return;
     }
-    ncerr_append(v->errs, err);
+    edit_err_append(v->errs, err);
     v->failed = 1;
 }
 
@@ -99,7 +99,8 @@ check_schema_child(struct vctx *v, const struct lyd_node *parent, const struct l
     case LYS_CHOICE:
         if ((s->flags & LYS_MAND_TRUE) && !choice_has_data(first, s)) {
             path = child_path(parent, NULL, s);
-            fail(v, ncerr_data_missing(path, "missing-choice", "Missing mandatory choice \"%s\".", s->name));
+            fail(v,
+                 edit_err_data_missing(path, "missing-choice", "Missing mandatory choice \"%s\".", s->name));
             free(path);
         }
         break;
@@ -108,8 +109,8 @@ check_schema_child(struct vctx *v, const struct lyd_node *parent, const struct l
     case LYS_ANYXML:
         if ((s->flags & LYS_MAND_TRUE) && lyd_find_sibling_val(first, s, NULL, 0, NULL)) {
             path = child_path(parent, NULL, s);
-            fail(v,
-                 ncerr_data_missing(path, NULL, "Mandatory node \"%s\" instance does not exist.", s->name));
+            fail(v, edit_err_data_missing(path, NULL, "Mandatory node \"%s\" instance does not exist.",
+                                          s->name));
             free(path);
         }
         break;
@@ -119,8 +120,8 @@ check_schema_child(struct vctx *v, const struct lyd_node *parent, const struct l
                                                : ((const struct lysc_node_leaflist *)s)->min;
         if (min && count_instances(first, s, min) < min) {
             path = child_path(parent, NULL, s);
-            fail(v, ncerr_operation_failed(NCERR_APP, "too-few-elements", path, "Too few \"%s\" instances.",
-                                           s->name));
+            fail(v, edit_err_operation_failed(EDIT_ERR_APP, "too-few-elements", path,
+                                              "Too few \"%s\" instances.", s->name));
             free(path);
         }
         if (s->nodetype == LYS_LIST && !lyd_find_sibling_val(first, s, NULL, 0, &inst)) {
@@ -168,11 +169,11 @@ check_children(struct vctx *v, const struct lyd_node *parent, const struct lysc_
         path = child_path(NULL, missing_path, s);
         if (s->flags & LYS_MAND_TRUE) {
             if (s->nodetype == LYS_CHOICE) {
-                fail(v,
-                     ncerr_data_missing(path, "missing-choice", "Missing mandatory choice \"%s\".", s->name));
+                fail(v, edit_err_data_missing(path, "missing-choice", "Missing mandatory choice \"%s\".",
+                                              s->name));
             } else {
-                fail(v, ncerr_data_missing(path, NULL, "Mandatory node \"%s\" instance does not exist.",
-                                           s->name));
+                fail(v, edit_err_data_missing(path, NULL, "Mandatory node \"%s\" instance does not exist.",
+                                              s->name));
             }
         } else if (s->nodetype == LYS_CONTAINER && !(s->flags & LYS_PRESENCE)) {
             check_children(v, NULL, s, path);
@@ -198,8 +199,8 @@ check_max_elements(struct vctx *v, const struct lyd_node *node)
     }
     if (count_instances(lyd_first_sibling(node), s, max + 1) > max) {
         path = lyd_path(node, LYD_PATH_STD, NULL, 0);
-        fail(v, ncerr_operation_failed(NCERR_APP, "too-many-elements", path, "Too many \"%s\" instances.",
-                                       s->name));
+        fail(v, edit_err_operation_failed(EDIT_ERR_APP, "too-many-elements", path,
+                                          "Too many \"%s\" instances.", s->name));
         free(path);
     }
 }
@@ -259,7 +260,7 @@ forget_when_results(struct lyd_node *tree, const struct lys_module *mod)
 }
 
 static enum fleet_err
-validate_flagged_modules(const struct schema_set *set, struct lyd_node **tree, struct ncerr **errs)
+validate_flagged_modules(const struct schema_set *set, struct lyd_node **tree, struct edit_err **errs)
 {
     for (size_t i = 0; i < set->module_count; i++) {
         if (!set->modules[i].needs_module_validation) {
@@ -267,11 +268,11 @@ validate_flagged_modules(const struct schema_set *set, struct lyd_node **tree, s
         }
         forget_when_results(*tree, set->modules[i].mod);
         if (lyd_validate_module(tree, set->modules[i].mod, LYD_VALIDATE_NO_STATE, NULL)) {
-            struct ncerr *err = edit_error_from_libyang(set->ctx);
+            struct edit_err *err = edit_error_from_libyang(set->ctx);
             if (!err) {
                 return FLEET_ERR_NOMEM;
             }
-            ncerr_append(errs, err);
+            edit_err_append(errs, err);
             return FLEET_ERR_INVAL;
         }
     }
@@ -280,7 +281,7 @@ validate_flagged_modules(const struct schema_set *set, struct lyd_node **tree, s
 
 enum fleet_err
 validate_edit(const struct schema_set *set, struct lyd_node **tree, const struct undo_log *log,
-              struct ncerr **errs)
+              struct edit_err **errs)
 {
     struct vctx v = {.ctx = set->ctx, .errs = errs};
 
@@ -310,9 +311,9 @@ validate_edit(const struct schema_set *set, struct lyd_node **tree, const struct
 }
 
 enum fleet_err
-validate_full(const struct ly_ctx *ctx, struct lyd_node **tree, struct ncerr **errs)
+validate_full(const struct ly_ctx *ctx, struct lyd_node **tree, struct edit_err **errs)
 {
-    struct ncerr *err;
+    struct edit_err *err;
 
     if (!lyd_validate_all(tree, ctx, LYD_VALIDATE_NO_STATE, NULL)) {
         return FLEET_OK;
@@ -321,6 +322,6 @@ validate_full(const struct ly_ctx *ctx, struct lyd_node **tree, struct ncerr **e
     if (!err) {
         return FLEET_ERR_NOMEM;
     }
-    ncerr_append(errs, err);
+    edit_err_append(errs, err);
     return FLEET_ERR_INVAL;
 }

@@ -10,8 +10,8 @@
 
 #include <libyang/libyang.h>
 
+#include "edit_err.h"
 #include "edit_path.h"
-#include "ncerr.h"
 #include "schema.h"
 #include "undo.h"
 
@@ -24,12 +24,12 @@
  * @return FLEET_OK when valid, FLEET_ERR_INVAL when not (see @p errs), FLEET_ERR_NOMEM.
  */
 enum fleet_err validate_edit(const struct schema_set *set, struct lyd_node **tree, const struct undo_log *log,
-                             struct ncerr **errs);
+                             struct edit_err **errs);
 
 /**
  * @brief Full validation of a whole configuration tree (copy-config, validate, start-up).
  * @return FLEET_OK, FLEET_ERR_INVAL (see @p errs) or FLEET_ERR_NOMEM.
  */
-enum fleet_err validate_full(const struct ly_ctx *ctx, struct lyd_node **tree, struct ncerr **errs);
+enum fleet_err validate_full(const struct ly_ctx *ctx, struct lyd_node **tree, struct edit_err **errs);
 
 #endif

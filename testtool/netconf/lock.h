@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "datastore.h"
-#include "ncerr.h"
+#include "edit_err.h"
 
 /**
  * @brief Take the lock of @p id for session @p sid.
@@ -17,19 +17,19 @@
  * same session holds it already, or for the candidate when it has uncommitted changes.
  * @return NULL when granted, else the error.
  */
-struct ncerr *lock_acquire(struct datastore *ds, enum ds_id id, uint32_t sid);
+struct edit_err *lock_acquire(struct datastore *ds, enum ds_id id, uint32_t sid);
 
 /**
  * @brief Release the lock of @p id held by @p sid.
  * @return NULL when released; operation-failed when not locked or held by another session.
  */
-struct ncerr *lock_release(struct datastore *ds, enum ds_id id, uint32_t sid);
+struct edit_err *lock_release(struct datastore *ds, enum ds_id id, uint32_t sid);
 
 /**
  * @brief May session @p sid change datastore @p id?
  * @return NULL when allowed; in-use when another session holds the lock.
  */
-struct ncerr *lock_check_write(const struct datastore *ds, enum ds_id id, uint32_t sid);
+struct edit_err *lock_check_write(const struct datastore *ds, enum ds_id id, uint32_t sid);
 
 /**
  * @brief A session ended: free its locks; a candidate it held locked loses its uncommitted changes.

@@ -39,7 +39,7 @@ pick_datastore(struct rpc_call *call, const char *param, int allow_config, struc
     }
     child = lyd_child(container);
     if (!child) {
-        rpc_fail(call, ncerr_missing_element(NCERR_PROTOCOL, param, NULL));
+        rpc_fail(call, edit_err_missing_element(EDIT_ERR_PROTOCOL, param, NULL));
         return -1;
     }
     if (!strcmp(LYD_NAME(child), "running")) {
@@ -53,8 +53,8 @@ pick_datastore(struct rpc_call *call, const char *param, int allow_config, struc
         ref->is_config = 1;
         ref->config = any->value_type == LYD_ANYDATA_DATATREE ? any->value.tree : NULL;
     } else {
-        rpc_fail(call, ncerr_operation_not_supported(NCERR_PROTOCOL, "Datastore \"%s\" is not supported.",
-                                                     LYD_NAME(child)));
+        rpc_fail(call, edit_err_operation_not_supported(
+                           EDIT_ERR_PROTOCOL, "Datastore \"%s\" is not supported.", LYD_NAME(child)));
         return -1;
     }
     return 0;
@@ -81,7 +81,8 @@ wd_print_option(struct rpc_call *call, uint32_t *opts)
     } else if (!strcmp(mode, "trim")) {
         *opts = LYD_PRINT_WD_TRIM;
     } else {
-        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "Unknown with-defaults mode \"%s\".", mode));
+        rpc_fail(call,
+                 edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, "Unknown with-defaults mode \"%s\".", mode));
         return -1;
     }
     return 0;
@@ -106,7 +107,7 @@ print_into_reply(struct rpc_call *call, const struct lyd_node *tree, uint32_t wd
     }
     if (ly_out_new_clb(write_to_sbuf, &call->data, &out) ||
         lyd_print_all(out, tree, LYD_XML, LYD_PRINT_SHRINK | wd_opts)) {
-        rpc_fail(call, ncerr_operation_failed(NCERR_APP, NULL, NULL, "Cannot print the data."));
+        rpc_fail(call, edit_err_operation_failed(EDIT_ERR_APP, NULL, NULL, "Cannot print the data."));
     }
     ly_out_free(out, NULL, 0);
 }
@@ -199,7 +200,7 @@ filter_and_print(struct rpc_call *call, const struct lyd_node *filter, const str
         struct lyd_meta *select = lyd_find_meta(filter->meta, NULL, "ietf-netconf:select");
         char *xpath;
         if (!select) {
-            rpc_fail(call, ncerr_missing_attribute(NCERR_PROTOCOL, "select", "filter"));
+            rpc_fail(call, edit_err_missing_attribute(EDIT_ERR_PROTOCOL, "select", "filter"));
             return;
         }
         if (!(xpath = ops_xpath_to_module_prefixes(call, lyd_get_meta_value(select)))) {
@@ -226,14 +227,14 @@ ops_filter_print(struct rpc_call *call, const struct lyd_node *subtree, const ch
         return;
     }
     if (xpath && (unsafe = xmlguard_xpath_unsafe(xpath))) {
-        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, OPS_XPATH_REFUSED, xpath, unsafe));
+        rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, OPS_XPATH_REFUSED, xpath, unsafe));
         return;
     }
     if (xpath) {
         rc = filter_xpath(tree, xpath, &result);
         if (rc == FLEET_ERR_INVAL) {
-            rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "Invalid XPath filter \"%s\": %s", xpath,
-                                               ly_errmsg(call->dev->type->schemas.ctx)));
+            rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, "Invalid XPath filter \"%s\": %s",
+                                                  xpath, ly_errmsg(call->dev->type->schemas.ctx)));
         }
     } else {
         const struct lyd_node_any *any = (const struct lyd_node_any *)subtree;
@@ -379,8 +380,8 @@ parse_enum_param(struct rpc_call *call, const char *name, const char *const *nam
             return i;
         }
     }
-    rpc_fail(call,
-             ncerr_invalid_value(NCERR_PROTOCOL, NULL, "Invalid %s \"%s\".", name, lyd_get_value(node)));
+    rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, "Invalid %s \"%s\".", name,
+                                          lyd_get_value(node)));
     return -1;
 }
 
@@ -400,7 +401,7 @@ ops_edit_config_apply(struct rpc_call *call, const struct ops_edit_params *p)
 
     /* Locks: another session's lock makes the target in use. */
     if (req.test_option != EDIT_TEST_ONLY) {
-        struct ncerr *busy = lock_check_write(&dev->ds, p->target, call->sess->id);
+        struct edit_err *busy = lock_check_write(&dev->ds, p->target, call->sess->id);
         if (busy) {
             rpc_fail(call, busy);
             return;
@@ -436,8 +437,8 @@ op_edit_config(struct rpc_call *call)
         return;
     }
     if (target.id == DS_STARTUP) {
-        rpc_fail(call,
-                 ncerr_operation_not_supported(NCERR_PROTOCOL, "edit-config of startup is not supported."));
+        rpc_fail(call, edit_err_operation_not_supported(EDIT_ERR_PROTOCOL,
+                                                        "edit-config of startup is not supported."));
         return;
     }
     params.target = target.id;
@@ -448,8 +449,8 @@ op_edit_config(struct rpc_call *call)
         return;
     }
     if (rpc_param(call, "url", 0)) {
-        rpc_fail(call,
-                 ncerr_operation_not_supported(NCERR_PROTOCOL, "The :url capability is not supported."));
+        rpc_fail(call, edit_err_operation_not_supported(EDIT_ERR_PROTOCOL,
+                                                        "The :url capability is not supported."));
         return;
     }
     config = rpc_param(call, "config", 1);
@@ -494,14 +495,14 @@ op_copy_config(struct rpc_call *call)
     struct ds_ref target;
     struct ds_ref source;
     struct lyd_node *copy = NULL;
-    struct ncerr *busy;
+    struct edit_err *busy;
 
     if (pick_datastore(call, "target", 0, &target) || pick_datastore(call, "source", 1, &source)) {
         return;
     }
     if (!source.is_config && source.id == target.id) {
-        rpc_fail(call,
-                 ncerr_invalid_value(NCERR_PROTOCOL, NULL, "Source and target are the same datastore."));
+        rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL,
+                                              "Source and target are the same datastore."));
         return;
     }
     if ((busy = lock_check_write(&dev->ds, target.id, call->sess->id))) {
@@ -531,13 +532,13 @@ void
 op_delete_config(struct rpc_call *call)
 {
     struct ds_ref target;
-    struct ncerr *busy;
+    struct edit_err *busy;
 
     if (pick_datastore(call, "target", 0, &target)) {
         return;
     }
     if (target.id != DS_STARTUP) {
-        rpc_fail(call, ncerr_operation_not_supported(NCERR_PROTOCOL, "Only startup can be deleted."));
+        rpc_fail(call, edit_err_operation_not_supported(EDIT_ERR_PROTOCOL, "Only startup can be deleted."));
         return;
     }
     if ((busy = lock_check_write(&call->dev->ds, target.id, call->sess->id))) {
@@ -593,11 +594,11 @@ commit_by_replay(struct rpc_call *call)
                                    .default_op = default_op_values[edits[i].default_op],
                                    .test_option = EDIT_TEST_THEN_SET,
                                    .error_option = (enum edit_error_option)edits[i].error_option};
-        struct ncerr *errs = NULL;
+        struct edit_err *errs = NULL;
         int changed;
         enum fleet_err rc = edit_apply(&call->dev->type->schemas, tree, &req, &errs, &changed);
         int clean = !rc && (!errs || req.error_option == EDIT_CONTINUE_ON_ERROR);
-        ncerr_free(errs);
+        edit_err_free(errs);
         if (!clean) {
             return -1; /* running is partly updated; moving the candidate's tree still gives the right result
                         */
@@ -611,10 +612,11 @@ void
 op_commit(struct rpc_call *call)
 {
     struct device *dev = call->dev;
-    struct ncerr *busy;
+    struct edit_err *busy;
 
     if (rpc_param(call, "confirmed", 0)) {
-        rpc_fail(call, ncerr_operation_not_supported(NCERR_PROTOCOL, "Confirmed commit is not supported."));
+        rpc_fail(call,
+                 edit_err_operation_not_supported(EDIT_ERR_PROTOCOL, "Confirmed commit is not supported."));
         return;
     }
     if ((busy = lock_check_write(&dev->ds, DS_RUNNING, call->sess->id))) {
@@ -629,7 +631,7 @@ op_commit(struct rpc_call *call)
 void
 op_discard_changes(struct rpc_call *call)
 {
-    struct ncerr *busy;
+    struct edit_err *busy;
 
     if ((busy = lock_check_write(&call->dev->ds, DS_CANDIDATE, call->sess->id))) {
         rpc_fail(call, busy);
@@ -656,13 +658,13 @@ op_kill_session(struct rpc_call *call)
     }
     id = (uint32_t)strtoul(lyd_get_value(param), NULL, 10);
     if (id == call->sess->id) {
-        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "A session cannot kill itself."));
+        rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, "A session cannot kill itself."));
         return;
     }
     victim = sess_find(call->dev, id);
     if (!victim) {
-        rpc_fail(call,
-                 ncerr_invalid_value(NCERR_PROTOCOL, NULL, "No session %u on this device.", (unsigned)id));
+        rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, "No session %u on this device.",
+                                              (unsigned)id));
         return;
     }
     log_debug("device %u: session %u kills session %u", call->dev->index, call->sess->id, id);

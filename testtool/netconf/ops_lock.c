@@ -8,42 +8,44 @@
 #include "lock.h"
 #include "ops.h"
 
-struct ncerr *
+struct edit_err *
 lock_acquire(struct datastore *ds, enum ds_id id, uint32_t sid)
 {
     if (ds->lock[id]) {
-        return ncerr_lock_denied(ds->lock[id], "Datastore %s is already locked by session %u.", ds_name(id),
-                                 (unsigned)ds->lock[id]);
+        return edit_err_lock_denied(ds->lock[id], "Datastore %s is already locked by session %u.",
+                                    ds_name(id), (unsigned)ds->lock[id]);
     }
     if (id == DS_CANDIDATE && ds->candidate_dirty) {
         /* Session-id 0: the changes are not tied to a lock holder. */
-        return ncerr_lock_denied(0, "The candidate has uncommitted changes.");
+        return edit_err_lock_denied(0, "The candidate has uncommitted changes.");
     }
     ds->lock[id] = sid;
     ds->lock_time[id] = (uint32_t)time(NULL);
     return NULL;
 }
 
-struct ncerr *
+struct edit_err *
 lock_release(struct datastore *ds, enum ds_id id, uint32_t sid)
 {
     if (!ds->lock[id]) {
-        return ncerr_operation_failed(NCERR_PROTOCOL, NULL, NULL, "Datastore %s is not locked.", ds_name(id));
+        return edit_err_operation_failed(EDIT_ERR_PROTOCOL, NULL, NULL, "Datastore %s is not locked.",
+                                         ds_name(id));
     }
     if (ds->lock[id] != sid) {
-        return ncerr_operation_failed(NCERR_PROTOCOL, NULL, NULL, "Datastore %s is locked by session %u.",
-                                      ds_name(id), (unsigned)ds->lock[id]);
+        return edit_err_operation_failed(EDIT_ERR_PROTOCOL, NULL, NULL,
+                                         "Datastore %s is locked by session %u.", ds_name(id),
+                                         (unsigned)ds->lock[id]);
     }
     ds->lock[id] = 0;
     return NULL;
 }
 
-struct ncerr *
+struct edit_err *
 lock_check_write(const struct datastore *ds, enum ds_id id, uint32_t sid)
 {
     if (ds->lock[id] && ds->lock[id] != sid) {
-        return ncerr_in_use(NCERR_PROTOCOL, "Datastore %s is locked by session %u.", ds_name(id),
-                            (unsigned)ds->lock[id]);
+        return edit_err_in_use(EDIT_ERR_PROTOCOL, "Datastore %s is locked by session %u.", ds_name(id),
+                               (unsigned)ds->lock[id]);
     }
     return NULL;
 }
@@ -79,7 +81,7 @@ lock_target(struct rpc_call *call, enum ds_id *id)
             return 0;
         }
     }
-    rpc_fail(call, ncerr_missing_element(NCERR_PROTOCOL, "target", NULL));
+    rpc_fail(call, edit_err_missing_element(EDIT_ERR_PROTOCOL, "target", NULL));
     return -1;
 }
 
@@ -89,7 +91,7 @@ op_lock(struct rpc_call *call)
     enum ds_id id;
 
     if (!lock_target(call, &id)) {
-        struct ncerr *err = lock_acquire(&call->dev->ds, id, call->sess->id);
+        struct edit_err *err = lock_acquire(&call->dev->ds, id, call->sess->id);
         if (err) {
             rpc_fail(call, err);
         }
@@ -102,7 +104,7 @@ op_unlock(struct rpc_call *call)
     enum ds_id id;
 
     if (!lock_target(call, &id)) {
-        struct ncerr *err = lock_release(&call->dev->ds, id, call->sess->id);
+        struct edit_err *err = lock_release(&call->dev->ds, id, call->sess->id);
         if (err) {
             rpc_fail(call, err);
         }

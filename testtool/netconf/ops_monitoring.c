@@ -67,7 +67,8 @@ op_get_schema(struct rpc_call *call)
     } else if (strstr(fmt, "yang")) {
         out = LYS_OUT_YANG;
     } else {
-        rpc_fail(call, ncerr_invalid_value(NCERR_APP, NULL, "Schema format \"%s\" is not supported.", fmt));
+        rpc_fail(call,
+                 edit_err_invalid_value(EDIT_ERR_APP, NULL, "Schema format \"%s\" is not supported.", fmt));
         return;
     }
     m = ops_schema_lookup(&call->dev->type->schemas, lyd_get_value(id),
@@ -77,8 +78,8 @@ op_get_schema(struct rpc_call *call)
     }
     if (!m) {
         rpc_fail(call,
-                 ncerr_invalid_value(NCERR_APP, NULL, "No schema \"%s\"%s%s.", lyd_get_value(id),
-                                     version ? " revision " : "", version ? lyd_get_value(version) : ""));
+                 edit_err_invalid_value(EDIT_ERR_APP, NULL, "No schema \"%s\"%s%s.", lyd_get_value(id),
+                                        version ? " revision " : "", version ? lyd_get_value(version) : ""));
         return;
     }
     if (out == LYS_OUT_YANG) {

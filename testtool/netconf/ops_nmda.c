@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "device.h"
+#include "edit_err.h"
 #include "identity.h"
-#include "ncerr.h"
 #include "ops.h"
 
 #define NMDA_NS "urn:ietf:params:xml:ns:yang:ietf-netconf-nmda"
@@ -103,12 +103,12 @@ op_get_data(struct rpc_call *call)
         return;
     }
     if ((id = datastore_id(lyd_get_value(ds))) == -2) {
-        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "Datastore \"%s\" is not implemented.",
-                                           lyd_get_value(ds)));
+        rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, "Datastore \"%s\" is not implemented.",
+                                              lyd_get_value(ds)));
         return;
     }
     if (depth && strcmp(lyd_get_value(depth), "unbounded")) {
-        rpc_fail(call, ncerr_operation_not_supported(NCERR_PROTOCOL, "max-depth is not supported."));
+        rpc_fail(call, edit_err_operation_not_supported(EDIT_ERR_PROTOCOL, "max-depth is not supported."));
         return;
     }
     call->data_ns = NMDA_NS;
@@ -157,13 +157,13 @@ op_edit_data(struct rpc_call *call)
     }
     id = datastore_id(lyd_get_value(ds));
     if (id != DS_RUNNING && id != DS_CANDIDATE) {
-        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, "edit-data of \"%s\" is not supported.",
-                                           lyd_get_value(ds)));
+        rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL,
+                                              "edit-data of \"%s\" is not supported.", lyd_get_value(ds)));
         return;
     }
     if (!config) {
-        rpc_fail(call,
-                 ncerr_operation_not_supported(NCERR_PROTOCOL, "The :url capability is not supported."));
+        rpc_fail(call, edit_err_operation_not_supported(EDIT_ERR_PROTOCOL,
+                                                        "The :url capability is not supported."));
         return;
     }
     params.target = (enum ds_id)id;

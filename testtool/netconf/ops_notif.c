@@ -10,7 +10,7 @@
 
 #include "device.h"
 #include "devview.h"
-#include "ncerr.h"
+#include "edit_err.h"
 #include "ops.h"
 #include "session.h"
 #include "stream.h"
@@ -70,34 +70,35 @@ op_create_subscription(struct rpc_call *call)
     if (s->sub) {
         /* RFC 5277 2.1.1: a session holds one subscription. */
         rpc_fail(call,
-                 ncerr_operation_failed(NCERR_PROTOCOL, NULL, NULL,
-                                        "The session already has a subscription; open another session."));
+                 edit_err_operation_failed(EDIT_ERR_PROTOCOL, NULL, NULL,
+                                           "The session already has a subscription; open another session."));
         return;
     }
     if (stream && strcmp(lyd_get_value(stream), "NETCONF")) {
-        rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL,
-                                           "Stream \"%s\" does not exist; this device has "
-                                           "the NETCONF stream.",
-                                           lyd_get_value(stream)));
+        rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL,
+                                              "Stream \"%s\" does not exist; this device has "
+                                              "the NETCONF stream.",
+                                              lyd_get_value(stream)));
         return;
     }
     if ((start && (start_ms = parse_time_ms(lyd_get_value(start))) < 0) ||
         (stop && (stop_ms = parse_time_ms(lyd_get_value(stop))) < 0)) {
-        rpc_fail(call,
-                 ncerr_invalid_value(NCERR_PROTOCOL, NULL, "startTime or stopTime is not a date-and-time."));
+        rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL,
+                                              "startTime or stopTime is not a date-and-time."));
         return;
     }
     if (stop && !start) {
-        rpc_fail(call, ncerr_missing_element(NCERR_PROTOCOL, "startTime", NULL));
+        rpc_fail(call, edit_err_missing_element(EDIT_ERR_PROTOCOL, "startTime", NULL));
         return;
     }
     if (start && (uint64_t)start_ms > now_ms) {
-        rpc_fail(call, ncerr_bad_element(NCERR_PROTOCOL, "startTime", NULL, "startTime is in the future."));
+        rpc_fail(call,
+                 edit_err_bad_element(EDIT_ERR_PROTOCOL, "startTime", NULL, "startTime is in the future."));
         return;
     }
     if (stop && stop_ms < start_ms) {
-        rpc_fail(call,
-                 ncerr_bad_element(NCERR_PROTOCOL, "stopTime", NULL, "stopTime is earlier than startTime."));
+        rpc_fail(call, edit_err_bad_element(EDIT_ERR_PROTOCOL, "stopTime", NULL,
+                                            "stopTime is earlier than startTime."));
         return;
     }
     if (!(sub = calloc(1, sizeof *sub))) {
@@ -111,13 +112,13 @@ op_create_subscription(struct rpc_call *call)
             struct lyd_meta *select = lyd_find_meta(filter->meta, NULL, "ietf-netconf:select");
             if (!select || !(sub->xpath = ops_xpath_to_module_prefixes(call, lyd_get_meta_value(select)))) {
                 free(sub);
-                rpc_fail(call, ncerr_missing_attribute(NCERR_PROTOCOL, "select", "filter"));
+                rpc_fail(call, edit_err_missing_attribute(EDIT_ERR_PROTOCOL, "select", "filter"));
                 return;
             }
             const char *unsafe = xmlguard_xpath_unsafe(sub->xpath);
             if (unsafe) {
-                rpc_fail(call, ncerr_invalid_value(NCERR_PROTOCOL, NULL, OPS_XPATH_REFUSED,
-                                                   lyd_get_meta_value(select), unsafe));
+                rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, OPS_XPATH_REFUSED,
+                                                      lyd_get_meta_value(select), unsafe));
                 free(sub->xpath);
                 free(sub);
                 return;

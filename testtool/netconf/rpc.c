@@ -79,13 +79,13 @@ find_handler(const struct lysc_node *schema)
 }
 
 void
-rpc_fail(struct rpc_call *call, struct ncerr *err)
+rpc_fail(struct rpc_call *call, struct edit_err *err)
 {
     if (!err) {
-        err = ncerr_resource_denied(NCERR_APP, "Out of memory.");
+        err = edit_err_resource_denied(EDIT_ERR_APP, "Out of memory.");
     }
     if (err) {
-        ncerr_append(&call->errs, err);
+        edit_err_append(&call->errs, err);
     }
 }
 
@@ -101,7 +101,7 @@ rpc_param(struct rpc_call *call, const char *name, int required)
         }
     }
     if (required) {
-        rpc_fail(call, ncerr_missing_element(NCERR_PROTOCOL, name, NULL));
+        rpc_fail(call, edit_err_missing_element(EDIT_ERR_PROTOCOL, name, NULL));
     }
     return NULL;
 }
@@ -169,7 +169,7 @@ scan_rpc_attrs(const char *msg, struct sbuf *out)
  * naming it, or NULL when the scan finds none (or cannot follow the text). Elements that belong to the
  * base namespace (an operation's parameters, such as <config>) say so.
  */
-static struct ncerr *
+static struct edit_err *
 unqualified_element(const char *msg)
 {
     struct xmlscan_scope scope = {.count = 0};
@@ -200,15 +200,15 @@ unqualified_element(const char *msg)
         ns = xmlscan_resolve(&scope, t.prefix, t.prefix_len);
         if (!ns && !t.prefix) {
             char name[64];
-            struct ncerr *err;
+            struct edit_err *err;
             snprintf(name, sizeof name, "%.*s", (int)(t.local_len < 63 ? t.local_len : 63), t.local);
             if (!depth) {
-                return ncerr_malformed_message(
+                return edit_err_malformed_message(
                     "The message is not a NETCONF <rpc>: <%s> has no XML namespace "
                     "(an <rpc> is in the base namespace " NC_BASE_NS ").",
                     name);
             }
-            err = ncerr_unknown_element(NCERR_PROTOCOL, name, NULL);
+            err = edit_err_unknown_element(EDIT_ERR_PROTOCOL, name, NULL);
             if (err) {
                 char parent[64];
                 char text[400];
@@ -258,13 +258,13 @@ tag_for_session(const struct session *s, const char *tag)
 }
 
 static void
-print_errors(struct sbuf *b, const struct session *s, const struct ncerr *e)
+print_errors(struct sbuf *b, const struct session *s, const struct edit_err *e)
 {
     for (; e; e = e->next) {
         sbuf_printf(b,
                     "<rpc-error><error-type>%s</error-type><error-tag>%s</error-tag>"
                     "<error-severity>error</error-severity>",
-                    ncerr_type_name(e->type), tag_for_session(s, e->tag));
+                    edit_err_type_name(e->type), tag_for_session(s, e->tag));
         if (e->app_tag) {
             sbuf_adds(b, "<error-app-tag>");
             sbuf_add_xml(b, e->app_tag);
@@ -344,7 +344,7 @@ send_reply(struct session *s, const char *attrs, size_t attrs_len, struct rpc_ca
  * refuses the whole message for it; RFC 6241 wants bad-attribute naming the
  * attribute and its element. Returns the error or NULL when none is found.
  */
-static struct ncerr *
+static struct edit_err *
 find_bad_operation_attr(const char *msg)
 {
     static const char *const ops[] = {"merge", "replace", "create", "delete", "remove"};
@@ -385,8 +385,8 @@ find_bad_operation_attr(const char *msg)
         {
             char *elem = strndup(tag, tag_len);
             char *val = strndup(value + 1, (size_t)(end - value - 1));
-            struct ncerr *err = ncerr_bad_attribute(NCERR_PROTOCOL, "operation", elem ? elem : "",
-                                                    "Unknown operation \"%s\".", val ? val : "");
+            struct edit_err *err = edit_err_bad_attribute(EDIT_ERR_PROTOCOL, "operation", elem ? elem : "",
+                                                          "Unknown operation \"%s\".", val ? val : "");
             free(elem);
             free(val);
             return err;
@@ -406,10 +406,10 @@ first_quoted(const char *msg)
 }
 
 /* A known operation with bad parameters: the error-tag from libyang's reason. */
-static struct ncerr *
+static struct edit_err *
 parameter_error(const char *msg, const char *why)
 {
-    struct ncerr *err = find_bad_operation_attr(msg);
+    struct edit_err *err = find_bad_operation_attr(msg);
     char *name;
 
     if (err) {
@@ -417,7 +417,7 @@ parameter_error(const char *msg, const char *why)
     }
     if (strstr(why, "not found as a child") || strstr(why, "not found in the")) {
         name = first_quoted(why);
-        err = ncerr_unknown_element(NCERR_PROTOCOL, name ? name : "", NULL);
+        err = edit_err_unknown_element(EDIT_ERR_PROTOCOL, name ? name : "", NULL);
         if (err) {
             free(err->message);
             err->message = strdup(why);
@@ -427,11 +427,11 @@ parameter_error(const char *msg, const char *why)
     }
     if (strstr(why, "Mandatory") || strstr(why, "Missing")) {
         name = first_quoted(why);
-        err = ncerr_missing_element(NCERR_PROTOCOL, name ? name : "", NULL);
+        err = edit_err_missing_element(EDIT_ERR_PROTOCOL, name ? name : "", NULL);
         free(name);
         return err;
     }
-    return ncerr_invalid_value(NCERR_PROTOCOL, NULL, "%s", why);
+    return edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL, "%s", why);
 }
 
 /*
@@ -440,7 +440,7 @@ parameter_error(const char *msg, const char *why)
  * every element is opaque and only XML itself can fail; the envelope it
  * yields carries the attributes the reply must echo.
  */
-static struct ncerr *
+static struct edit_err *
 diagnose(struct session *s, const char *msg, struct lyd_node **envelope)
 {
     struct fleet *fleet = s->worker->fleet;
@@ -451,7 +451,7 @@ diagnose(struct session *s, const char *msg, struct lyd_node **envelope)
     const struct lyd_node_opaq *root;
     const struct lyd_node_opaq *op;
     const struct lys_module *mod;
-    struct ncerr *err = NULL;
+    struct edit_err *err = NULL;
 
     *envelope = NULL;
     if (!why_copy) {
@@ -461,18 +461,18 @@ diagnose(struct session *s, const char *msg, struct lyd_node **envelope)
         !tree) {
         err = unqualified_element(msg);
         if (!err) {
-            err = ncerr_malformed_message("Malformed message: %s", why_copy);
+            err = edit_err_malformed_message("Malformed message: %s", why_copy);
         }
         goto cleanup;
     }
     root = (const struct lyd_node_opaq *)tree;
     if (tree->schema || tree->next || strcmp(root->name.name, "rpc") || !root->name.module_ns ||
         strcmp(root->name.module_ns, NC_BASE_NS)) {
-        err = ncerr_malformed_message("The message is not a NETCONF <rpc>.");
+        err = edit_err_malformed_message("The message is not a NETCONF <rpc>.");
         goto cleanup;
     }
     if (!rpc_has_message_id(tree)) {
-        err = ncerr_missing_attribute(NCERR_RPC, "message-id", "rpc");
+        err = edit_err_missing_attribute(EDIT_ERR_RPC, "message-id", "rpc");
         goto cleanup;
     }
     /* The envelope is usable for the reply's attributes from here on. */
@@ -480,16 +480,16 @@ diagnose(struct session *s, const char *msg, struct lyd_node **envelope)
     tree = NULL;
     op = (const struct lyd_node_opaq *)lyd_child(*envelope);
     if (!op) {
-        err = ncerr_missing_element(NCERR_RPC, "operation", NULL);
+        err = edit_err_missing_element(EDIT_ERR_RPC, "operation", NULL);
     } else if (op->name.module_ns && !strcmp(op->name.module_ns, RPC_EXI_NS)) {
         /* EXI: known, never advertised, not spoken; a clear refusal rather than an unknown namespace */
-        err = ncerr_operation_not_supported(NCERR_PROTOCOL, "EXI is not supported: \"%s\" is refused.",
-                                            op->name.name);
+        err = edit_err_operation_not_supported(EDIT_ERR_PROTOCOL, "EXI is not supported: \"%s\" is refused.",
+                                               op->name.name);
     } else if (!op->name.module_ns || !(mod = ly_ctx_get_module_implemented_ns(ctx, op->name.module_ns))) {
-        err = ncerr_unknown_namespace(NCERR_PROTOCOL, op->name.name, op->name.module_ns);
+        err = edit_err_unknown_namespace(EDIT_ERR_PROTOCOL, op->name.name, op->name.module_ns);
     } else if (!lys_find_child(NULL, mod, op->name.name, 0, LYS_RPC, 0)) {
-        err = ncerr_operation_not_supported(NCERR_PROTOCOL, "Operation \"%s\" is not supported.",
-                                            op->name.name);
+        err = edit_err_operation_not_supported(EDIT_ERR_PROTOCOL, "Operation \"%s\" is not supported.",
+                                               op->name.name);
     } else {
         err = parameter_error(msg, why_copy);
     }
@@ -614,7 +614,7 @@ process_fast_edit(struct session *s, const char *msg)
     rc = 0;
 
 cleanup:
-    ncerr_free(call.errs);
+    edit_err_free(call.errs);
     sbuf_free(&call.data);
     lyd_free_all(config);
     rpc_fast_edit_free(&fe);
@@ -679,8 +679,9 @@ rpc_process(struct session *s, const char *msg, size_t len)
     if (xmlguard_empty_namespace(msg)) {
         s->in_bad_rpcs++;
         s->dev->stats.in_bad_rpcs++;
-        rpc_fail(&call, ncerr_malformed_message("Empty XML namespace declarations (xmlns=\"\") are refused: "
-                                                "the XML parser cannot take them safely."));
+        rpc_fail(&call,
+                 edit_err_malformed_message("Empty XML namespace declarations (xmlns=\"\") are refused: "
+                                            "the XML parser cannot take them safely."));
         goto reply;
     }
     if (!process_custom(s, msg) || !process_fast_edit(s, msg) || !process_fast_get_schema(s, msg)) {
@@ -704,7 +705,7 @@ rpc_process(struct session *s, const char *msg, size_t len)
         /* RFC 6241 4.1: no message-id, no execution. */
         s->in_bad_rpcs++;
         s->dev->stats.in_bad_rpcs++;
-        rpc_fail(&call, ncerr_missing_attribute(NCERR_RPC, "message-id", "rpc"));
+        rpc_fail(&call, edit_err_missing_attribute(EDIT_ERR_RPC, "message-id", "rpc"));
         goto reply;
     }
     s->in_rpcs++;
@@ -712,8 +713,8 @@ rpc_process(struct session *s, const char *msg, size_t len)
     call.op = op;
     handler = op->schema ? find_handler(op->schema) : NULL;
     if (!handler) {
-        rpc_fail(&call, ncerr_operation_not_supported(NCERR_PROTOCOL, "Operation \"%s\" is not supported.",
-                                                      LYD_NAME(op)));
+        rpc_fail(&call, edit_err_operation_not_supported(EDIT_ERR_PROTOCOL,
+                                                         "Operation \"%s\" is not supported.", LYD_NAME(op)));
     } else {
         uint32_t gen = s->dev->ds.running_gen;
         handler(&call);
@@ -740,7 +741,7 @@ reply:
         }
     }
     sbuf_free(&call.data);
-    ncerr_free(call.errs);
+    edit_err_free(call.errs);
     lyd_free_all(envelope);
     lyd_free_all(op);
     ly_in_free(in, 0);

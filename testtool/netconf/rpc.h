@@ -9,7 +9,7 @@
 
 #include <libyang/libyang.h>
 
-#include "ncerr.h"
+#include "edit_err.h"
 #include "sbuf.h"
 #include "session.h"
 
@@ -23,7 +23,7 @@ struct rpc_call {
     struct sbuf data;          /* reply content; sent inside <data> when has_data */
     int has_data;              /* 1: reply <data>...</data>, 0: reply <ok/> */
     const char *data_ns;       /* namespace of <data> (get-schema's differs), NULL for the base one */
-    struct ncerr *errs;        /* when set, the reply is these rpc-errors */
+    struct edit_err *errs;     /* when set, the reply is these rpc-errors */
     int close_after_reply;     /* 1: end the session once the reply is sent */
     int after_reply;           /* 1: a subscription starts once the reply is queued */
 };
@@ -38,7 +38,7 @@ typedef void (*rpc_handler)(struct rpc_call *call);
 void rpc_process(struct session *s, const char *msg, size_t len);
 
 /** @brief Append an error to the call (an out-of-memory error if @p err is NULL). */
-void rpc_fail(struct rpc_call *call, struct ncerr *err);
+void rpc_fail(struct rpc_call *call, struct edit_err *err);
 
 /** @brief Reply with an error when a required parameter is missing; returns the child or NULL. */
 const struct lyd_node *rpc_param(struct rpc_call *call, const char *name, int required);

@@ -110,14 +110,14 @@ struct trap_sender {
 };
 
 /* sysUpTime.0 and snmpTrapOID.0 (RFC 3418), the first two varbinds of every v2 notification. */
-static const struct ber_oid trap_sysuptime_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 3, 0}};
-static const struct ber_oid trap_snmptrapoid_oid = {.len = 11, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0}};
+static const struct oid trap_sysuptime_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 3, 0}};
+static const struct oid trap_snmptrapoid_oid = {.len = 11, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0}};
 /* The identity appended after a named origin's objects: snmpTrapAddress.0 (RFC 3584) and sysName.0. */
-static const struct ber_oid trap_snmptrapaddress_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 18, 1, 3, 0}};
-static const struct ber_oid trap_sysname_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 5, 0}};
+static const struct oid trap_snmptrapaddress_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 18, 1, 3, 0}};
+static const struct oid trap_sysname_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 5, 0}};
 /* IF-MIB linkDown and linkUp (RFC 2863): snmpTraps.3 and .4. */
-static const struct ber_oid trap_linkdown_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 3}};
-static const struct ber_oid trap_linkup_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 4}};
+static const struct oid trap_linkdown_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 3}};
+static const struct oid trap_linkup_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 4}};
 /* ifEntry (1.3.6.1.2.1.2.2.1) columns ifIndex (1), ifAdminStatus (7), ifOperStatus (8). */
 static const uint32_t trap_ifentry_prefix[] = {1, 3, 6, 1, 2, 1, 2, 2, 1};
 #define TRAP_IFINDEX_COLUMN       1
@@ -615,7 +615,7 @@ trap_sender_free(struct trap_sender *s)
 /* Encode into the next batch buffer; FLEET_ERR_LIMIT when the message would pass TRAP_MAX_MSG_BYTES. */
 static enum fleet_err
 trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struct trap_origin *from,
-            uint32_t sysuptime_ticks, const struct ber_oid *trap_oid, const struct trap_varbind *varbinds,
+            uint32_t sysuptime_ticks, const struct oid *trap_oid, const struct trap_varbind *varbinds,
             size_t varbind_count, uint8_t **msg, size_t *msg_len)
 {
     struct spdu_encoder e;
@@ -658,7 +658,7 @@ trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struc
 
 enum fleet_err
 trap_send(struct trap_sender *s, const struct trap_origin *from, const struct trap_sink *sink,
-          uint32_t sysuptime_ticks, const struct ber_oid *trap_oid, const struct trap_varbind *varbinds,
+          uint32_t sysuptime_ticks, const struct oid *trap_oid, const struct trap_varbind *varbinds,
           size_t varbind_count, struct trap_counters *row)
 {
     union netaddr_sa peer;
@@ -755,7 +755,7 @@ cleanup:
 
 /* Write ifEntry.column.if_index into @p oid. */
 static void
-trap_ifentry_oid(struct ber_oid *oid, uint32_t column, uint32_t if_index)
+trap_ifentry_oid(struct oid *oid, uint32_t column, uint32_t if_index)
 {
     size_t n = sizeof trap_ifentry_prefix / sizeof trap_ifentry_prefix[0];
 
@@ -770,7 +770,7 @@ trap_send_link(struct trap_sender *s, const struct trap_origin *from, const stru
                uint32_t sysuptime_ticks, int up, uint32_t if_index, int32_t admin_status, int32_t oper_status,
                struct trap_counters *row)
 {
-    struct ber_oid names[3];
+    struct oid names[3];
     struct trap_varbind vb[3];
 
     trap_ifentry_oid(&names[0], TRAP_IFINDEX_COLUMN, if_index);

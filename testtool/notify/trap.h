@@ -117,8 +117,8 @@ struct trap_origin {
 
 /* One of a notification's objects (after sysUpTime.0 and snmpTrapOID.0). */
 struct trap_varbind {
-    const struct ber_oid *name; /* the object instance */
-    struct spdu_value value;    /* its value (OIDs through v.oid) */
+    const struct oid *name;  /* the object instance */
+    struct spdu_value value; /* its value (OIDs through v.oid) */
 };
 
 /**
@@ -171,9 +171,9 @@ void trap_sender_free(struct trap_sender *sender);
  * FLEET_ERR_INVAL for a value the encoder refuses (a bug of the caller: nothing counted).
  */
 enum fleet_err trap_send(struct trap_sender *sender, const struct trap_origin *from,
-                         const struct trap_sink *sink, uint32_t sysuptime_ticks,
-                         const struct ber_oid *trap_oid, const struct trap_varbind *varbinds,
-                         size_t varbind_count, struct trap_counters *row);
+                         const struct trap_sink *sink, uint32_t sysuptime_ticks, const struct oid *trap_oid,
+                         const struct trap_varbind *varbinds, size_t varbind_count,
+                         struct trap_counters *row);
 
 /**
  * @brief Queue IF-MIB linkUp (1.3.6.1.6.3.1.1.5.4) or linkDown (1.3.6.1.6.3.1.1.5.3) with ifIndex.N,

@@ -19,7 +19,7 @@
 #include "recording.h"
 
 static void
-oid_copy(struct ber_oid *dst, const struct ber_oid *src)
+oid_copy(struct oid *dst, const struct oid *src)
 {
     dst->len = src->len;
     memcpy(dst->sub, src->sub, src->len * sizeof *src->sub);
@@ -28,7 +28,7 @@ oid_copy(struct ber_oid *dst, const struct ber_oid *src)
 static int
 object_order(const void *a, const void *b)
 {
-    return ber_oid_cmp(&((const struct mib_object *)a)->oid, &((const struct mib_object *)b)->oid);
+    return oid_cmp(&((const struct mib_object *)a)->oid, &((const struct mib_object *)b)->oid);
 }
 
 enum fleet_err
@@ -89,7 +89,7 @@ mib_rows(const struct mib_req *rq, enum mib_table table)
  * name (is a prefix of it), else the order of the two.
  */
 static int
-prefix_cmp(const struct ber_oid *obj, const struct ber_oid *name)
+prefix_cmp(const struct oid *obj, const struct oid *name)
 {
     uint32_t n = obj->len < name->len ? obj->len : name->len;
 
@@ -103,7 +103,7 @@ prefix_cmp(const struct ber_oid *obj, const struct ber_oid *name)
 
 /* Index of the first object that contains @p name or sorts after it. */
 static uint32_t
-first_candidate(const struct mib_view *view, const struct ber_oid *name)
+first_candidate(const struct mib_view *view, const struct oid *name)
 {
     const struct mib_object *objects = view->objects;
     uint32_t lo = 0, hi = view->count;
@@ -151,7 +151,7 @@ rec_served(struct mib_req *rq, const struct rec_table *rec, uint32_t i, struct s
 }
 
 const struct mib_object *
-mib_find(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, int *is_object)
+mib_find(struct mib_req *rq, const struct oid *name, uint32_t *row, int *is_object)
 {
     const struct mib_view *view = &rq->dev->type->mib;
     const struct mib_object *objects = view->objects;
@@ -194,7 +194,7 @@ data_table(const struct mib_req *rq, int i)
 }
 
 void
-mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *value)
+mib_get(struct mib_req *rq, const struct oid *name, struct spdu_value *value)
 {
     uint32_t row;
     int is_object;
@@ -218,7 +218,7 @@ mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *value
 
 /* The first row of object @p o after the name's suffix, or 0 when it has none. */
 static uint32_t
-next_row(const struct mib_req *rq, const struct mib_object *o, const struct ber_oid *name, int contains)
+next_row(const struct mib_req *rq, const struct mib_object *o, const struct oid *name, int contains)
 {
     uint32_t rows = mib_rows(rq, (enum mib_table)o->table);
     uint64_t next;
@@ -240,7 +240,7 @@ next_row(const struct mib_req *rq, const struct mib_object *o, const struct ber_
  * (the usual GETBULK column walk) the binary search is skipped.
  */
 static const struct mib_object *
-live_next(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, uint32_t *hint)
+live_next(struct mib_req *rq, const struct oid *name, uint32_t *row, uint32_t *hint)
 {
     const struct mib_view *view = &rq->dev->type->mib;
     const struct mib_object *objects = view->objects;
@@ -269,19 +269,19 @@ live_next(struct mib_req *rq, const struct ber_oid *name, uint32_t *row, uint32_
  * @p next is written.
  */
 void
-mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value)
+mib_next(struct mib_req *rq, const struct oid *name, struct oid *next, struct spdu_value *value)
 {
     mib_next_hinted(rq, name, next, value, NULL);
 }
 
 void
-mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next,
-                struct spdu_value *value, uint32_t *hint)
+mib_next_hinted(struct mib_req *rq, const struct oid *name, struct oid *next, struct spdu_value *value,
+                uint32_t *hint)
 {
     const struct rec_table *best = NULL;
     uint32_t best_i = 0, row = 0;
     const struct mib_object *o = live_next(rq, name, &row, hint);
-    struct ber_oid *live = &rq->next_scratch;
+    struct oid *live = &rq->next_scratch;
 
     if (o && !rq->dev->type->smiv2_table && !rq->dev->type->recording) {
         /* No data tables (the usual case): the live instance is the answer, written in place. */
@@ -291,7 +291,7 @@ mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *
         return;
     }
     if (o) {
-        /* Only the arcs in use are copied: a whole struct ber_oid is half a kilobyte. */
+        /* Only the arcs in use are copied: a whole struct oid is half a kilobyte. */
         oid_copy(live, &o->oid);
         live->sub[live->len++] = o->table == MIB_SCALAR ? 0 : row;
     }
@@ -305,7 +305,7 @@ mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *
             continue;
         }
         if (best) {
-            struct ber_oid cand;
+            struct oid cand;
             rec_entry_oid(rec, ri, &cand);
             if (rec_entry_cmp(best, best_i, &cand) <= 0) {
                 continue;
@@ -332,7 +332,7 @@ mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *
 
 /* A recorded OID inside a live object's column (or equal to a live scalar's instance) is the live view's. */
 static int
-live_owns(const struct ber_oid *oid, void *ctx)
+live_owns(const struct oid *oid, void *ctx)
 {
     const struct mib_view *view = ctx;
     uint32_t i = first_candidate(view, oid);
@@ -348,7 +348,7 @@ mib_attach_recording(const struct mib_view *view, struct rec_table *rec)
 
 /* An OID the profile's smiv2 data serves is not the recording's. */
 static int
-smiv2_owns(const struct ber_oid *oid, void *ctx)
+smiv2_owns(const struct oid *oid, void *ctx)
 {
     const struct rec_table *smiv2 = ctx;
     return rec_find(smiv2, oid) < smiv2->count;

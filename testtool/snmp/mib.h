@@ -9,6 +9,7 @@
 #ifndef FLEET_MIB_H
 #define FLEET_MIB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ber.h"
@@ -29,11 +30,11 @@ enum mib_table {
 
 /* One scalar or column. */
 struct mib_object {
-    struct ber_oid oid; /* the object's OID (without instance) */
-    uint8_t table;      /* enum mib_table */
-    uint8_t id;         /* which object, enum mib_id in mib_values.c */
-    uint8_t tag;        /* its SNMP type (enum ber_tag) */
-    uint8_t writable;   /* 1 when SET may change it */
+    struct oid oid;   /* the object's OID (without instance) */
+    uint8_t table;    /* enum mib_table */
+    uint8_t id;       /* which object, enum mib_id in mib_values.c */
+    uint8_t tag;      /* its SNMP type (enum ber_tag) */
+    uint8_t writable; /* 1 when SET may change it */
 };
 
 /* Largest string value the agent produces (sysDescr and the like are cut here). */
@@ -49,8 +50,8 @@ struct mib_req {
     uint8_t dir_derived[2];        /* 1 when dir[] also holds the packet counters */
     struct dyn_direction_counters dir[2]; /* those counters at now_ms */
     uint8_t scratch[MIB_VALUE_MAX_BYTES]; /* bytes of a value built for one varbind */
-    struct ber_oid oid_scratch;           /* an OID value built for one varbind */
-    struct ber_oid next_scratch;          /* GETNEXT: the live candidate while data tables are compared */
+    struct oid oid_scratch;               /* an OID value built for one varbind */
+    struct oid next_scratch;              /* GETNEXT: the live candidate while data tables are compared */
     uint64_t seed;                        /* the device's seed */
 };
 
@@ -69,29 +70,28 @@ enum fleet_err mib_req_init(struct mib_req *rq, struct device *dev, uint64_t now
  * @brief GET one instance.
  * @param[out] value The value, or noSuchObject / noSuchInstance.
  */
-void mib_get(struct mib_req *rq, const struct ber_oid *name, struct spdu_value *value);
+void mib_get(struct mib_req *rq, const struct oid *name, struct spdu_value *value);
 
 /**
  * @brief GETNEXT: the first instance after @p name.
  * @param[out] next Its OID (unchanged name on endOfMibView).
  * @param[out] value Its value, or endOfMibView.
  */
-void mib_next(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next, struct spdu_value *value);
+void mib_next(struct mib_req *rq, const struct oid *name, struct oid *next, struct spdu_value *value);
 
 /**
  * @brief mib_next() for a walk: @p hint (start it at UINT32_MAX) remembers the object the walk is in,
  * so the next step of the same walk needs no search.
  */
-void mib_next_hinted(struct mib_req *rq, const struct ber_oid *name, struct ber_oid *next,
-                     struct spdu_value *value, uint32_t *hint);
+void mib_next_hinted(struct mib_req *rq, const struct oid *name, struct oid *next, struct spdu_value *value,
+                     uint32_t *hint);
 
 /**
  * @brief Find the object and row of an instance.
  * @return The object, or NULL (then *is_object tells whether the OID names an object without a valid
  * instance).
  */
-const struct mib_object *mib_find(struct mib_req *rq, const struct ber_oid *name, uint32_t *row,
-                                  int *is_object);
+const struct mib_object *mib_find(struct mib_req *rq, const struct oid *name, uint32_t *row, int *is_object);
 
 /** @return Rows of @p table on the request's device. */
 uint32_t mib_rows(const struct mib_req *rq, enum mib_table table);
@@ -116,5 +116,15 @@ struct mib_object *mib_objects(uint32_t *count);
 
 /** @brief Value of object @p o at @p row (1-based; 0 for scalars), computed at rq->now_ms. */
 void mib_value(struct mib_req *rq, const struct mib_object *o, uint32_t row, struct spdu_value *value);
+
+/** @return The object's MIB name ("ifAlias", ...), for messages and the SET mapping. */
+const char *mib_object_name(const struct mib_object *o);
+
+/**
+ * @brief This device's SNMPv3 engine ID: RFC 3411 format 5 (octets), "fleet" and the device index.
+ * The agent's USM and the snmpEngineID object both use it.
+ * @param[out] id At least 14 bytes. @return Its length.
+ */
+size_t mib_engine_id(const struct device *dev, uint8_t *id);
 
 #endif

@@ -11,10 +11,10 @@
 #include "device.h"
 #include "devview.h"
 #include "edit.h"
+#include "edit_err.h"
 #include "identity.h"
 #include "lock.h"
 #include "mib_set.h"
-#include "ncerr.h"
 #include "sbuf.h"
 
 /* DisplayString (RFC 2579) and ifAlias (RFC 2863) length limits. */
@@ -156,7 +156,7 @@ mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index)
     struct spdu_binding bindings[MIB_SET_MAX_BINDINGS];
     struct spdu_binding_iter it;
     struct lyd_node *config = NULL, **tree;
-    struct ncerr *errs = NULL, *busy;
+    struct edit_err *errs = NULL, *busy;
     char *xml = NULL;
     uint32_t count = 0;
     int status = SPDU_NO_ERROR, changed = 0;
@@ -179,7 +179,7 @@ mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index)
     }
     /* A NETCONF session's lock on running keeps SNMP out too. */
     if ((busy = lock_check_write(&dev->ds, DS_RUNNING, 0))) {
-        ncerr_free(busy);
+        edit_err_free(busy);
         *error_index = 1;
         return SPDU_RESOURCE_UNAVAILABLE;
     }
@@ -210,7 +210,7 @@ mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index)
     }
 
 cleanup:
-    ncerr_free(errs);
+    edit_err_free(errs);
     lyd_free_all(config);
     free(xml);
     return status;

@@ -19,7 +19,4 @@
  */
 int mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index);
 
-/** @return The object's MIB name ("ifAlias", ...), for messages and the SET mapping. */
-const char *mib_object_name(const struct mib_object *o);
-
 #endif

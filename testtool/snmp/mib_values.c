@@ -5,17 +5,16 @@
  * view (admin status and ifAlias from running, oper status and counters
  * from the view at the request's instant; Counter32 columns are the low 32
  * bits of the 64-bit counters); HOST-RESOURCES-MIB rows from the profile's
- * processors and storage with gauges from dynamics.c.
+ * processors and storage with gauges from dynamics.c. The engine ID lives
+ * here too: snmpEngineID is one of the values, and the request handling
+ * above (respond.c's USM) takes it from here rather than the other way.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "agent.h"
 #include "device.h"
 #include "devview.h"
 #include "mib.h"
-#include "mib_set.h"
-#include "respond.h"
 
 enum mib_id {
     ID_SYS_DESCR,
@@ -299,7 +298,7 @@ agent_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v
     case ID_ENGINE_ID:
         v->tag = BER_OCTET_STRING;
         v->v.bytes.ptr = rq->scratch;
-        v->v.bytes.len = respond_engine_id(rq->dev, rq->scratch);
+        v->v.bytes.len = mib_engine_id(rq->dev, rq->scratch);
         return;
     case ID_ENGINE_BOOTS:
         set_int(v, BER_INTEGER, 1 + (int64_t)rq->dev->reboots);
@@ -568,4 +567,16 @@ mib_object_name(const struct mib_object *o)
         return "ifAlias";
     }
     return "read-only object";
+}
+
+size_t
+mib_engine_id(const struct device *dev, uint8_t *id)
+{
+    static const uint8_t head[] = {0x80, 0x00, 0x00, 0x00, 0x05, 'f', 'l', 'e', 'e', 't'};
+    memcpy(id, head, sizeof head);
+    id[10] = (uint8_t)(dev->index >> 24);
+    id[11] = (uint8_t)(dev->index >> 16);
+    id[12] = (uint8_t)(dev->index >> 8);
+    id[13] = (uint8_t)dev->index;
+    return 14;
 }

@@ -3,7 +3,7 @@
  * one table: names and OID values go into a pool of arcs, strings into a
  * pool of bytes, and each entry refers to them by offset, so a million
  * entries cost 24 bytes each plus their data rather than a 516-byte
- * struct ber_oid apiece. The entries are merge-sorted by OID once at the
+ * struct oid apiece. The entries are merge-sorted by OID once at the
  * end (recordings are usually sorted already, and the sort is stable, so
  * a duplicate is reported with both its lines). snmpwalk output may carry
  * a value over several lines (strings with newlines, Hex-STRING wrapped at
@@ -134,7 +134,7 @@ add_bytes(struct rec_parser *ps, const uint8_t *bytes, uint32_t len, struct rec_
 
 /* sysUpTime.0 and hrSystemUptime.0: the TimeTicks that count the time since boot. */
 static int
-is_uptime(const struct ber_oid *oid)
+is_uptime(const struct oid *oid)
 {
     static const uint32_t sys_uptime[] = {1, 3, 6, 1, 2, 1, 1, 3, 0};
     static const uint32_t hr_uptime[] = {1, 3, 6, 1, 2, 1, 25, 1, 1, 0};
@@ -145,7 +145,7 @@ is_uptime(const struct ber_oid *oid)
 
 /* Append entry @p e (value set, string bytes already pooled) named @p name. */
 static enum fleet_err
-add_entry(struct rec_parser *ps, const struct ber_oid *name, struct rec_entry *e, uint32_t line)
+add_entry(struct rec_parser *ps, const struct oid *name, struct rec_entry *e, uint32_t line)
 {
     struct rec_table *rec = ps->rec;
     enum fleet_err rc =
@@ -277,8 +277,8 @@ parse_unsigned(struct rec_parser *ps, uint8_t tag, const char *s, int units, str
 static enum fleet_err
 parse_oid_value(struct rec_parser *ps, const char *s, struct rec_entry *e)
 {
-    struct ber_oid oid;
-    char buf[BER_OID_MAX_SUBIDS * 11 + 2];
+    struct oid oid;
+    char buf[OID_MAX_SUBIDS * 11 + 2];
     size_t n = strcspn(s, " \t\n");
 
     if (n >= sizeof buf) {
@@ -286,7 +286,7 @@ parse_oid_value(struct rec_parser *ps, const char *s, struct rec_entry *e)
     }
     memcpy(buf, s, n);
     buf[n] = '\0';
-    if (*skip_space(s + n) || ber_oid_parse(buf, &oid)) {
+    if (*skip_space(s + n) || oid_parse(buf, &oid)) {
         return fail(ps, FLEET_ERR_INVAL, "bad OBJECT IDENTIFIER value \"%s\" (numeric OIDs only)", s);
     }
     e->v.ref.len = oid.len;
@@ -295,9 +295,9 @@ parse_oid_value(struct rec_parser *ps, const char *s, struct rec_entry *e)
 
 /* The name of a record: dotted text into @p oid. */
 static enum fleet_err
-parse_name(struct rec_parser *ps, const char *text, struct ber_oid *oid)
+parse_name(struct rec_parser *ps, const char *text, struct oid *oid)
 {
-    if (ber_oid_parse(text, oid)) {
+    if (oid_parse(text, oid)) {
         return fail(ps, FLEET_ERR_INVAL, "bad OID \"%s\" (numeric, e.g. 1.3.6.1.2.1.1.1.0)", text);
     }
     return FLEET_OK;
@@ -308,7 +308,7 @@ static enum fleet_err
 snmprec_line(struct rec_parser *ps, char *line)
 {
     struct rec_entry e = {0};
-    struct ber_oid name;
+    struct oid name;
     char *tag_text, *value, *end;
     uint64_t tag;
     int hex = 0;
@@ -424,7 +424,7 @@ static enum fleet_err
 walk_record(struct rec_parser *ps)
 {
     struct rec_entry e = {0};
-    struct ber_oid name;
+    struct oid name;
     char *rest = strstr(ps->pend, " = ");
     const char *type_end, *v;
     int64_t n = -1;
@@ -719,12 +719,12 @@ rec_read(FILE *in, const char *name, struct rec_table **out, char *err, size_t e
     for (uint32_t i = 1; i < ps.rec->count; i++) {
         const struct rec_entry *a = &ps.rec->entries[i - 1], *b = &ps.rec->entries[i];
         if (entry_less_eq(ps.rec, b, a)) {
-            struct ber_oid oid;
-            char text[BER_OID_MAX_SUBIDS * 11 + 1];
+            struct oid oid;
+            char text[OID_MAX_SUBIDS * 11 + 1];
             rec_entry_oid(ps.rec, i, &oid);
             ps.line = b->line;
             rc = fail(&ps, FLEET_ERR_INVAL, "duplicate OID %s (first on line %" PRIu32 ")",
-                      ber_oid_format(&oid, text, sizeof text), a->line);
+                      oid_format(&oid, text, sizeof text), a->line);
             goto cleanup;
         }
     }
@@ -768,7 +768,7 @@ rec_free(struct rec_table *rec)
 }
 
 void
-rec_entry_oid(const struct rec_table *rec, uint32_t i, struct ber_oid *oid)
+rec_entry_oid(const struct rec_table *rec, uint32_t i, struct oid *oid)
 {
     const struct rec_entry *e = &rec->entries[i];
 
@@ -777,7 +777,7 @@ rec_entry_oid(const struct rec_table *rec, uint32_t i, struct ber_oid *oid)
 }
 
 int
-rec_entry_cmp(const struct rec_table *rec, uint32_t i, const struct ber_oid *oid)
+rec_entry_cmp(const struct rec_table *rec, uint32_t i, const struct oid *oid)
 {
     const struct rec_entry *e = &rec->entries[i];
     const uint32_t *arcs = rec->arcs + e->oid_off;
@@ -793,7 +793,7 @@ rec_entry_cmp(const struct rec_table *rec, uint32_t i, const struct ber_oid *oid
 
 /* Index of the first entry at or after @p oid (@p after: strictly after). */
 static uint32_t
-lower_bound(const struct rec_table *rec, const struct ber_oid *oid, int after)
+lower_bound(const struct rec_table *rec, const struct oid *oid, int after)
 {
     uint32_t lo = 0, hi = rec->count;
 
@@ -810,14 +810,14 @@ lower_bound(const struct rec_table *rec, const struct ber_oid *oid, int after)
 }
 
 uint32_t
-rec_find(const struct rec_table *rec, const struct ber_oid *oid)
+rec_find(const struct rec_table *rec, const struct oid *oid)
 {
     uint32_t i = lower_bound(rec, oid, 0);
     return i < rec->count && rec_entry_cmp(rec, i, oid) == 0 ? i : rec->count;
 }
 
 uint32_t
-rec_find_next(const struct rec_table *rec, const struct ber_oid *oid)
+rec_find_next(const struct rec_table *rec, const struct oid *oid)
 {
     return lower_bound(rec, oid, 1);
 }
@@ -836,7 +836,7 @@ entry_hash(const struct rec_table *rec, const struct rec_entry *e)
 
 void
 rec_value(const struct rec_table *rec, uint32_t i, uint64_t seed, uint64_t elapsed_ms,
-          struct ber_oid *oid_scratch, struct spdu_value *value)
+          struct oid *oid_scratch, struct spdu_value *value)
 {
     const struct rec_entry *e = &rec->entries[i];
 
@@ -879,9 +879,9 @@ rec_value(const struct rec_table *rec, uint32_t i, uint64_t seed, uint64_t elaps
 }
 
 uint32_t
-rec_drop(struct rec_table *rec, int (*shadowed)(const struct ber_oid *oid, void *ctx), void *ctx)
+rec_drop(struct rec_table *rec, int (*shadowed)(const struct oid *oid, void *ctx), void *ctx)
 {
-    struct ber_oid oid;
+    struct oid oid;
     uint32_t kept = 0, dropped;
 
     for (uint32_t i = 0; i < rec->count; i++) {
@@ -896,7 +896,7 @@ rec_drop(struct rec_table *rec, int (*shadowed)(const struct ber_oid *oid, void 
 }
 
 enum fleet_err
-rec_print_line(FILE *out, const struct ber_oid *name, const struct spdu_value *value)
+rec_print_line(FILE *out, const struct oid *name, const struct spdu_value *value)
 {
     return snmprec_print_line(out, name, value);
 }

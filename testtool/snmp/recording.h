@@ -39,7 +39,7 @@ struct device;
 struct rec_entry {
     uint32_t oid_off; /* first arc of its name in rec_table.arcs */
     uint32_t line;    /* line of the file it came from (1-based), for error messages */
-    uint16_t oid_len; /* arcs in its name, 2..BER_OID_MAX_SUBIDS */
+    uint16_t oid_len; /* arcs in its name, 2..OID_MAX_SUBIDS */
     uint8_t tag;      /* enum ber_tag of its value */
     uint8_t moves;    /* 1: a counter or an uptime, served as value + growth since the fleet started */
     union {
@@ -83,16 +83,16 @@ enum fleet_err rec_read(FILE *in, const char *name, struct rec_table **rec, char
 void rec_free(struct rec_table *rec);
 
 /** @brief The name of entry @p i. */
-void rec_entry_oid(const struct rec_table *rec, uint32_t i, struct ber_oid *oid);
+void rec_entry_oid(const struct rec_table *rec, uint32_t i, struct oid *oid);
 
 /** @return <0, 0, >0 as entry @p i sorts before, equal to, after @p oid. */
-int rec_entry_cmp(const struct rec_table *rec, uint32_t i, const struct ber_oid *oid);
+int rec_entry_cmp(const struct rec_table *rec, uint32_t i, const struct oid *oid);
 
 /** @return Index of the entry named @p oid, or rec->count. */
-uint32_t rec_find(const struct rec_table *rec, const struct ber_oid *oid);
+uint32_t rec_find(const struct rec_table *rec, const struct oid *oid);
 
 /** @return Index of the first entry after @p oid, or rec->count. */
-uint32_t rec_find_next(const struct rec_table *rec, const struct ber_oid *oid);
+uint32_t rec_find_next(const struct rec_table *rec, const struct oid *oid);
 
 /**
  * @brief Value of entry @p i on a device with @p seed, @p elapsed_ms after the fleet started.
@@ -102,18 +102,18 @@ uint32_t rec_find_next(const struct rec_table *rec, const struct ber_oid *oid);
  * @param[out] value Points into the table (strings) or @p oid_scratch; valid while both live.
  */
 void rec_value(const struct rec_table *rec, uint32_t i, uint64_t seed, uint64_t elapsed_ms,
-               struct ber_oid *oid_scratch, struct spdu_value *value);
+               struct oid *oid_scratch, struct spdu_value *value);
 
 /**
  * @brief Drop every entry @p shadowed says yes to (the live objects own those OIDs). Call before the
  * table is shared. @return Entries dropped.
  */
-uint32_t rec_drop(struct rec_table *rec, int (*shadowed)(const struct ber_oid *oid, void *ctx), void *ctx);
+uint32_t rec_drop(struct rec_table *rec, int (*shadowed)(const struct oid *oid, void *ctx), void *ctx);
 
 /**
  * @brief Print one variable as a `.snmprec` line: `OID|TAG|VALUE`, strings that are not printable
  * ASCII as `4x|hex`. @return FLEET_OK, or FLEET_ERR_INVAL for a type `.snmprec` cannot hold.
  */
-enum fleet_err rec_print_line(FILE *out, const struct ber_oid *name, const struct spdu_value *value);
+enum fleet_err rec_print_line(FILE *out, const struct oid *name, const struct spdu_value *value);
 
 #endif

@@ -83,8 +83,8 @@ get_or_next(struct mib_req *rq, struct spdu_encoder *e, const struct spdu_pdu *p
     spdu_binding_iter_init(&it, pdu);
     while (spdu_binding_next(&it, &b) == FLEET_OK) {
         struct spdu_value v;
-        struct ber_oid found;
-        const struct ber_oid *name = &b.name;
+        struct oid found;
+        const struct oid *name = &b.name;
         i++;
         if (next) {
             mib_next(rq, &b.name, &found, &v);
@@ -119,7 +119,7 @@ getbulk(struct mib_req *rq, struct respond_scratch *scratch, struct spdu_encoder
     spdu_binding_iter_init(&it, pdu);
     while (spdu_binding_next(&it, &b) == FLEET_OK) {
         struct spdu_value v;
-        struct ber_oid found;
+        struct oid found;
         if (i++ < non_repeaters || repeaters == RESPOND_MAX_REPEATERS || !max_reps) {
             if (i > non_repeaters && !max_reps) {
                 continue; /* max-repetitions 0: repeaters get nothing */
@@ -138,7 +138,7 @@ getbulk(struct mib_req *rq, struct respond_scratch *scratch, struct spdu_encoder
         uint32_t ended = 0;
         for (uint32_t r = 0; r < repeaters; r++) {
             struct spdu_value v;
-            struct ber_oid *pos = &scratch->repeaters[r];
+            struct oid *pos = &scratch->repeaters[r];
             mib_next_hinted(rq, pos, pos, &v, &scratch->hints[r]);
             ended += v.tag == BER_END_OF_MIB_VIEW;
             if (e->count >= RESPOND_MAX_BINDINGS || spdu_enc_binding(e, pos, &v)) {
@@ -208,18 +208,6 @@ answerable(const struct spdu_pdu *pdu, int version)
            (pdu->type == SPDU_GETBULK && version != SPDU_V1);
 }
 
-size_t
-respond_engine_id(const struct device *dev, uint8_t *id)
-{
-    static const uint8_t head[] = {0x80, 0x00, 0x00, 0x00, 0x05, 'f', 'l', 'e', 'e', 't'};
-    memcpy(id, head, sizeof head);
-    id[10] = (uint8_t)(dev->index >> 24);
-    id[11] = (uint8_t)(dev->index >> 16);
-    id[12] = (uint8_t)(dev->index >> 8);
-    id[13] = (uint8_t)dev->index;
-    return 14;
-}
-
 /* Lookup for susm_agent_receive(): a configured user with keys localized for this device's engine. */
 struct v3_lookup {
     const struct fleet_config *cfg; /* the users */
@@ -274,7 +262,7 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
     int status;
 
     engine.id = id;
-    engine.id_len = respond_engine_id(dev, id);
+    engine.id_len = mib_engine_id(dev, id);
     engine.boots = 1 + dev->reboots; /* each reboot (control API) counts, as RFC 3414 2.2.2 wants */
     engine.time_s = (uint32_t)((now_ms - devview_boot_ms(dev)) / 1000);
     engine.max_msg_bytes = (int32_t)(max_msg < out_cap ? max_msg : out_cap);

@@ -22,16 +22,10 @@ struct device;
 
 /* The scratch a worker lends to request processing (large: never on a device). */
 struct respond_scratch {
-    struct ber_oid repeaters[RESPOND_MAX_REPEATERS]; /* GETBULK: where each repeater stands */
-    uint32_t hints[RESPOND_MAX_REPEATERS];           /* GETBULK: the object each repeater walks in */
-    uint8_t v3_pdu[65536 + 64];                      /* SNMPv3: the response PDU before USM wraps it */
+    struct oid repeaters[RESPOND_MAX_REPEATERS]; /* GETBULK: where each repeater stands */
+    uint32_t hints[RESPOND_MAX_REPEATERS];       /* GETBULK: the object each repeater walks in */
+    uint8_t v3_pdu[65536 + 64];                  /* SNMPv3: the response PDU before USM wraps it */
 };
-
-/**
- * @brief This device's SNMPv3 engine ID: RFC 3411 format 5 (octets), "fleet" and the device index.
- * @param[out] id At least 14 bytes. @return Its length.
- */
-size_t respond_engine_id(const struct device *dev, uint8_t *id);
 
 /**
  * @brief Parse "NAME:AUTH:AUTHPASS:PRIV:PRIVPASS" (AUTH and PRIV as susm_auth_parse() and

@@ -147,14 +147,14 @@ put_hex(FILE *out, const uint8_t *p, size_t len)
 
 /* Append one key's index arcs (RFC 2578 7.7) to @p oid. */
 static enum fleet_err
-add_index(struct ber_oid *oid, const struct lyd_node_term *key, int implied)
+add_index(struct oid *oid, const struct lyd_node_term *key, int implied)
 {
     LY_DATA_TYPE base = key->value.realtype->basetype;
     const char *text = lyd_get_value(&key->node);
 
     if (snmp_tag(key->schema) == BER_OID) {
-        struct ber_oid v;
-        if (ber_oid_parse(text, &v) || oid->len + v.len + 1 > BER_OID_MAX_SUBIDS) {
+        struct oid v;
+        if (oid_parse(text, &v) || oid->len + v.len + 1 > OID_MAX_SUBIDS) {
             return FLEET_ERR_INVAL;
         }
         if (!implied) {
@@ -166,7 +166,7 @@ add_index(struct ber_oid *oid, const struct lyd_node_term *key, int implied)
     }
     if (snmp_tag(key->schema) == BER_IPADDRESS) {
         unsigned a, b, c, d;
-        if (sscanf(text, "%u.%u.%u.%u", &a, &b, &c, &d) != 4 || oid->len + 4 > BER_OID_MAX_SUBIDS) {
+        if (sscanf(text, "%u.%u.%u.%u", &a, &b, &c, &d) != 4 || oid->len + 4 > OID_MAX_SUBIDS) {
             return FLEET_ERR_INVAL;
         }
         oid->sub[oid->len++] = a;
@@ -185,14 +185,14 @@ add_index(struct ber_oid *oid, const struct lyd_node_term *key, int implied)
     case LY_TYPE_UINT32:
     case LY_TYPE_UINT64: {
         long long v = strtoll(text, NULL, 10);
-        if (v < 0 || v > 0xffffffffLL || oid->len + 1 > BER_OID_MAX_SUBIDS) {
+        if (v < 0 || v > 0xffffffffLL || oid->len + 1 > OID_MAX_SUBIDS) {
             return FLEET_ERR_INVAL; /* an index sub-identifier is 0..2^32-1 */
         }
         oid->sub[oid->len++] = (uint32_t)v;
         return FLEET_OK;
     }
     case LY_TYPE_ENUM:
-        if (oid->len + 1 > BER_OID_MAX_SUBIDS || key->value.enum_item->value < 0) {
+        if (oid->len + 1 > OID_MAX_SUBIDS || key->value.enum_item->value < 0) {
             return FLEET_ERR_INVAL;
         }
         oid->sub[oid->len++] = (uint32_t)key->value.enum_item->value;
@@ -200,7 +200,7 @@ add_index(struct ber_oid *oid, const struct lyd_node_term *key, int implied)
     default: {
         size_t len;
         const uint8_t *bytes = term_bytes(key, &len);
-        if (oid->len + len + 1 > BER_OID_MAX_SUBIDS) {
+        if (oid->len + len + 1 > OID_MAX_SUBIDS) {
             return FLEET_ERR_INVAL;
         }
         if (!implied) {
@@ -216,16 +216,16 @@ add_index(struct ber_oid *oid, const struct lyd_node_term *key, int implied)
 
 /* The instance OID of a leaf: its column + the entry's index, or its OID + .0 for a scalar. */
 static enum fleet_err
-instance_oid(const struct lyd_node *leaf, const char *column, struct ber_oid *oid)
+instance_oid(const struct lyd_node *leaf, const char *column, struct oid *oid)
 {
     const struct lyd_node *entry = lyd_parent(leaf);
     const char *implied;
 
-    if (ber_oid_parse(column, oid)) {
+    if (oid_parse(column, oid)) {
         return FLEET_ERR_INVAL;
     }
     if (!entry || entry->schema->nodetype != LYS_LIST) {
-        if (oid->len + 1 > BER_OID_MAX_SUBIDS) {
+        if (oid->len + 1 > OID_MAX_SUBIDS) {
             return FLEET_ERR_INVAL;
         }
         oid->sub[oid->len++] = 0;
@@ -245,14 +245,14 @@ write_leaf(FILE *out, const struct lyd_node *leaf, const char *column)
 {
     const struct lyd_node_term *t = (const struct lyd_node_term *)leaf;
     uint8_t tag = snmp_tag(leaf->schema);
-    struct ber_oid oid;
-    char name[BER_OID_MAX_SUBIDS * 11 + 1];
+    struct oid oid;
+    char name[OID_MAX_SUBIDS * 11 + 1];
     const char *v = lyd_get_value(leaf);
 
     if (instance_oid(leaf, column, &oid)) {
         return FLEET_ERR_INVAL;
     }
-    ber_oid_format(&oid, name, sizeof name);
+    oid_format(&oid, name, sizeof name);
     fprintf(out, "%s|", name[0] == '.' ? name + 1 : name);
     switch (tag) {
     case BER_INTEGER:

@@ -11,7 +11,7 @@ enum fleet_err
 snmprec_export(struct device *dev, uint64_t now_ms, FILE *out)
 {
     struct mib_req rq;
-    struct ber_oid pos = {.len = 2, .sub = {0, 0}}, prev;
+    struct oid pos = {.len = 2, .sub = {0, 0}}, prev;
     struct spdu_value v;
     enum fleet_err rc;
 
@@ -22,7 +22,7 @@ snmprec_export(struct device *dev, uint64_t now_ms, FILE *out)
         prev = pos;
         mib_next(&rq, &prev, &pos, &v);
         /* GETNEXT always moves forward; the check guards the walk against a bug looping forever. */
-        if (v.tag == BER_END_OF_MIB_VIEW || ber_oid_cmp(&pos, &prev) <= 0) {
+        if (v.tag == BER_END_OF_MIB_VIEW || oid_cmp(&pos, &prev) <= 0) {
             break;
         }
         if ((rc = rec_print_line(out, &pos, &v))) {

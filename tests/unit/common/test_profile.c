@@ -138,7 +138,7 @@ tp_expect_loaded(struct tp_state *st, const char *name_or_path)
 }
 
 static int
-tp_oid_under(const struct ber_oid *oid, const uint32_t *prefix, size_t len)
+tp_oid_under(const struct oid *oid, const uint32_t *prefix, size_t len)
 {
     return oid->len == len + 1 && !memcmp(oid->sub, prefix, len * sizeof *prefix);
 }
@@ -163,7 +163,7 @@ tp_samples(const struct profile *p)
     uint32_t samples = 0;
 
     for (uint32_t i = 0; i < p->collection_count; i++) {
-        const struct ber_oid *o = &p->collection[i];
+        const struct oid *o = &p->collection[i];
         if (tp_oid_under(o, tp_if_entry, 9) || tp_oid_under(o, tp_ifx_entry, 10)) {
             samples += p->if_count;
         } else if (tp_oid_under(o, tp_cpu_entry, 10)) {
@@ -193,11 +193,11 @@ test_crs_x_has_144_interfaces_and_1738_samples(void **state)
     assert_int_equal(p->storage_count, 3);
     assert_int_equal(p->collection_count, sizeof tp_crs_collection / sizeof tp_crs_collection[0]);
     for (uint32_t i = 0; i < p->collection_count; i++) {
-        assert_string_equal(ber_oid_format(&p->collection[i], buf, sizeof buf), tp_crs_collection[i]);
+        assert_string_equal(oid_format(&p->collection[i], buf, sizeof buf), tp_crs_collection[i]);
     }
     assert_int_equal(tp_samples(p), 1738);
 
-    assert_string_equal(ber_oid_format(&p->sys_object_id, buf, sizeof buf), "1.3.6.1.4.1.9.1.613");
+    assert_string_equal(oid_format(&p->sys_object_id, buf, sizeof buf), "1.3.6.1.4.1.9.1.613");
     assert_non_null(strstr(p->sys_descr, "IOS XR"));
     assert_string_equal(p->hostname_format, "crs-x-{DEVICE}");
     assert_int_equal(p->sys_services, 6);

@@ -22,7 +22,7 @@
 
 #include "datastore.h"
 #include "edit.h"
-#include "ncerr.h"
+#include "edit_err.h"
 #include "schema.h"
 #include "test_util.h"
 #include "validate.h"
@@ -181,7 +181,7 @@ struct te_state {
 
 /* One expected rpc-error; a NULL member must be NULL in the record too. */
 struct te_err {
-    enum ncerr_type type;
+    enum edit_err_type type;
     const char *tag;
     const char *app_tag;
     const char *path;
@@ -331,13 +331,13 @@ te_case_teardown(void **state)
 }
 
 /* Apply one edit; returns the rpc-errors (caller frees) and sets *changed. */
-static struct ncerr *
+static struct edit_err *
 te_edit(struct te_state *st, struct lyd_node **tree, const struct te_opts *o, const char *config_xml,
         int *changed)
 {
     struct te_rpc rpc;
     struct edit_request req;
-    struct ncerr *errs = NULL;
+    struct edit_err *errs = NULL;
 
     te_rpc_parse(st->set.ctx, config_xml, &rpc);
     req = (struct edit_request){
@@ -349,14 +349,14 @@ te_edit(struct te_state *st, struct lyd_node **tree, const struct te_opts *o, co
 }
 
 static void
-te_print_errs(const struct ncerr *e)
+te_print_errs(const struct edit_err *e)
 {
     if (!e) {
         print_error("  (no rpc-error)\n");
     }
     for (; e; e = e->next) {
         print_error("  rpc-error type=%s tag=%s app-tag=%s\n    path=%s\n    message=%s\n    info=%s\n",
-                    ncerr_type_name(e->type), e->tag, e->app_tag ? e->app_tag : "(null)",
+                    edit_err_type_name(e->type), e->tag, e->app_tag ? e->app_tag : "(null)",
                     e->path ? e->path : "(null)", e->message ? e->message : "(null)",
                     e->info_xml ? e->info_xml : "(null)");
     }
@@ -369,11 +369,11 @@ te_str_eq(const char *a, const char *b)
 }
 
 static void
-te_print_err_mismatch(const struct ncerr *errs, const struct te_err *want)
+te_print_err_mismatch(const struct edit_err *errs, const struct te_err *want)
 {
     print_error("expected one rpc-error type=%s tag=%s app-tag=%s\n    path=%s\n    message=%s\n    "
                 "info=%s\nactual:\n",
-                ncerr_type_name(want->type), want->tag, want->app_tag ? want->app_tag : "(null)",
+                edit_err_type_name(want->type), want->tag, want->app_tag ? want->app_tag : "(null)",
                 want->path ? want->path : "(null)", want->message ? want->message : "(null)",
                 want->info ? want->info : "(null)");
     te_print_errs(errs);
@@ -381,23 +381,23 @@ te_print_err_mismatch(const struct ncerr *errs, const struct te_err *want)
 
 /* Exactly one rpc-error, equal in every field to @p want? */
 static int
-te_err_matches(const struct ncerr *errs, const struct te_err *want)
+te_err_matches(const struct edit_err *errs, const struct te_err *want)
 {
-    return ncerr_count(errs) == 1 && errs->type == want->type && !strcmp(errs->tag, want->tag) &&
+    return edit_err_count(errs) == 1 && errs->type == want->type && !strcmp(errs->tag, want->tag) &&
            te_str_eq(errs->app_tag, want->app_tag) && te_str_eq(errs->path, want->path) &&
            te_str_eq(errs->message, want->message) && te_str_eq(errs->info_xml, want->info);
 }
 
 /* Require te_err_matches(); takes and frees @p errs. */
 static void
-te_assert_one_err(struct ncerr *errs, const struct te_err *want)
+te_assert_one_err(struct edit_err *errs, const struct te_err *want)
 {
     int same = te_err_matches(errs, want);
 
     if (!same) {
         te_print_err_mismatch(errs, want);
     }
-    ncerr_free(errs);
+    edit_err_free(errs);
     assert_true(same);
 }
 
@@ -434,12 +434,12 @@ static void
 te_apply_ok(struct te_state *st, struct lyd_node **tree, const struct te_opts *o, const char *config_xml)
 {
     int changed;
-    struct ncerr *errs = te_edit(st, tree, o, config_xml, &changed);
+    struct edit_err *errs = te_edit(st, tree, o, config_xml, &changed);
 
     if (errs) {
         print_error("edit %s\nfailed with:\n", config_xml);
         te_print_errs(errs);
-        ncerr_free(errs);
+        edit_err_free(errs);
         fail();
     }
     assert_int_equal(changed, 1);
@@ -452,7 +452,7 @@ te_apply_err(struct te_state *st, struct lyd_node **tree, const struct te_opts *
 {
     char *before = tu_print(*tree);
     int changed;
-    struct ncerr *errs = te_edit(st, tree, o, config_xml, &changed);
+    struct edit_err *errs = te_edit(st, tree, o, config_xml, &changed);
     char *after = tu_print(*tree);
     int bad = 0;
 
@@ -470,7 +470,7 @@ te_apply_err(struct te_state *st, struct lyd_node **tree, const struct te_opts *
         te_print_diff("before:", before, "after: ", after);
         bad = 1;
     }
-    ncerr_free(errs);
+    edit_err_free(errs);
     free(before);
     free(after);
     if (bad) {
@@ -492,7 +492,7 @@ te_apply_noop(struct te_state *st, struct lyd_node **tree, const struct te_opts 
 {
     char *before = tu_print(*tree);
     int changed;
-    struct ncerr *errs = te_edit(st, tree, o, config_xml, &changed);
+    struct edit_err *errs = te_edit(st, tree, o, config_xml, &changed);
 
     char *after = tu_print(*tree);
     int same = !strcmp(before, after);
@@ -504,7 +504,7 @@ te_apply_noop(struct te_state *st, struct lyd_node **tree, const struct te_opts 
     if (!same) {
         te_print_diff("before:", before, "after: ", after);
     }
-    ncerr_free(errs);
+    edit_err_free(errs);
     free(before);
     free(after);
     assert_null(errs);
@@ -642,7 +642,7 @@ test_create_existing_entry_is_data_exists(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-exists",
                                 NULL,
                                 "/ietf-interfaces:interfaces/interface[name='eth1']",
@@ -659,7 +659,7 @@ test_create_existing_leaf_of_entry_with_few_children_is_data_exists(void **state
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-exists",
                                 NULL,
                                 "/fleet-edit-test:system/user[name='root']/uid",
@@ -702,7 +702,7 @@ test_delete_missing_entry_is_data_missing(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
     const struct te_err want = {
-        NCERR_APP,
+        EDIT_ERR_APP,
         "data-missing",
         NULL,
         "/ietf-interfaces:interfaces/interface[name='eth9']",
@@ -742,7 +742,7 @@ test_none_with_missing_parent_and_nested_delete_is_data_missing(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = &st->loose;
     struct te_opts o = {EDIT_OP_NONE, EDIT_TEST_THEN_SET, EDIT_STOP_ON_ERROR};
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/ietf-interfaces:interfaces/interface[name='eth9']",
@@ -766,7 +766,7 @@ test_none_with_missing_parent_and_nested_merge_is_data_missing(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = &st->loose;
     struct te_opts o = {EDIT_OP_NONE, EDIT_TEST_THEN_SET, EDIT_STOP_ON_ERROR};
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/ietf-interfaces:interfaces/interface[name='eth9']",
@@ -815,7 +815,7 @@ test_user_ordered_leaf_list_keeps_order_on_merge_delete_and_rollback(void **stat
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/fleet-edit-test:system/dns[.='9.9.9.9']",
@@ -898,7 +898,7 @@ test_choice_case_switch_in_failed_edit_keeps_other_case(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "unknown-element",
                                 NULL,
                                 "/fleet-edit-test:system/bogus",
@@ -913,7 +913,7 @@ test_both_cases_of_a_choice_in_one_edit_is_bad_element(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "bad-element",
                                 NULL,
                                 "/fleet-edit-test:system/udp-port",
@@ -974,7 +974,7 @@ test_delete_leaf_holding_only_its_default_is_data_missing(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/fleet-edit-test:system/mtu",
@@ -991,7 +991,7 @@ test_unknown_element_is_unknown_element_with_bad_element(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "unknown-element",
                                 NULL,
                                 "/fleet-edit-test:system/bogus",
@@ -1007,7 +1007,7 @@ test_unknown_namespace_is_unknown_namespace(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
     const struct te_err want = {
-        NCERR_APP,
+        EDIT_ERR_APP,
         "unknown-namespace",
         NULL,
         NULL,
@@ -1023,7 +1023,7 @@ test_invalid_value_is_invalid_value(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "invalid-value",
                                 NULL,
                                 "/fleet-edit-test:system/mtu",
@@ -1038,7 +1038,7 @@ test_state_node_in_config_is_invalid_value(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "invalid-value",
                                 NULL,
                                 "/fleet-edit-test:system/counters",
@@ -1081,7 +1081,7 @@ test_deleting_np_container_with_mandatory_leaf_is_data_missing(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/fleet-edit-test:profile/auth/secret",
@@ -1097,7 +1097,7 @@ test_deleting_only_case_of_mandatory_choice_is_missing_choice(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 "missing-choice",
                                 "/fleet-edit-test:profile/mode",
@@ -1120,7 +1120,7 @@ test_list_entry_without_mandatory_leaf_is_data_missing(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/fleet-edit-test:system/user[name='bob']/uid",
@@ -1135,7 +1135,7 @@ test_deleting_mandatory_leaf_is_data_missing(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/fleet-edit-test:system/user[name='root']/uid",
@@ -1152,7 +1152,7 @@ test_presence_container_without_mandatory_choice_is_missing_choice(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 "missing-choice",
                                 "/fleet-edit-test:profile/mode",
@@ -1168,7 +1168,7 @@ test_np_container_without_mandatory_leaf_is_data_missing(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/fleet-edit-test:profile/auth/secret",
@@ -1183,7 +1183,7 @@ test_too_few_elements_is_operation_failed(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "operation-failed",
                                 "too-few-elements",
                                 "/fleet-edit-test:profile/peer",
@@ -1202,7 +1202,7 @@ test_too_many_elements_is_operation_failed(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "operation-failed",
                                 "too-many-elements",
                                 "/fleet-edit-test:profile/peer[id='4']",
@@ -1219,7 +1219,7 @@ test_leafref_to_missing_target_is_data_missing_instance_required(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 "instance-required",
                                 "/fleet-edit-refs:refs/uplink",
@@ -1236,7 +1236,7 @@ test_deleting_leafref_target_is_data_missing_instance_required(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 "instance-required",
                                 "/fleet-edit-refs:refs/uplink",
@@ -1256,7 +1256,7 @@ test_must_violation_is_operation_failed(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,           "operation-failed",
+    const struct te_err want = {EDIT_ERR_APP,        "operation-failed",
                                 "must-violation",    "/fleet-edit-refs:refs/high",
                                 "high is below low", NULL};
 
@@ -1268,7 +1268,7 @@ test_unique_violation_is_operation_failed_data_not_unique(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "operation-failed",
                                 "data-not-unique",
                                 "/fleet-edit-refs:refs/route[prefix='192.168.0.0/16']",
@@ -1305,7 +1305,7 @@ test_stop_on_error_failed_edit_leaves_tree_identical(void **state)
     struct lyd_node **tree = te_own(st);
     struct te_opts o = {EDIT_OP_MERGE, EDIT_TEST_THEN_SET, EDIT_STOP_ON_ERROR};
     const struct te_err want = {
-        NCERR_APP,
+        EDIT_ERR_APP,
         "unknown-namespace",
         NULL,
         NULL,
@@ -1322,7 +1322,7 @@ test_rollback_on_error_failed_validation_leaves_tree_identical(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
     struct te_opts o = {EDIT_OP_MERGE, EDIT_TEST_THEN_SET, EDIT_ROLLBACK_ON_ERROR};
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/fleet-edit-test:system/user[name='eve']/uid",
@@ -1348,7 +1348,7 @@ test_failed_delete_of_first_list_entry_keeps_entry_order(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "unknown-element",
                                 NULL,
                                 "/ietf-interfaces:interfaces/bogus",
@@ -1368,13 +1368,13 @@ test_rollback_restores_default_flag_of_np_container(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
     struct lyd_node *logging = NULL;
-    const struct te_err bogus = {NCERR_APP,
+    const struct te_err bogus = {EDIT_ERR_APP,
                                  "unknown-element",
                                  NULL,
                                  "/fleet-edit-test:system/bogus",
                                  "Unknown element \"bogus\".",
                                  "<bad-element>bogus</bad-element>"};
-    const struct te_err missing = {NCERR_APP,
+    const struct te_err missing = {EDIT_ERR_APP,
                                    "data-missing",
                                    NULL,
                                    "/fleet-edit-test:system/logging",
@@ -1415,7 +1415,7 @@ test_test_only_invalid_edit_reports_error_and_changes_nothing(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
     struct te_opts o = {EDIT_OP_MERGE, EDIT_TEST_ONLY, EDIT_STOP_ON_ERROR};
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "data-missing",
                                 NULL,
                                 "/fleet-edit-test:system/user[name='bob']/uid",
@@ -1438,7 +1438,7 @@ test_test_only_turning_when_false_is_refused(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
     struct te_opts o = {EDIT_OP_MERGE, EDIT_TEST_ONLY, EDIT_STOP_ON_ERROR};
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "unknown-element",
                                 NULL,
                                 "/fleet-edit-refs:refs/extras",
@@ -1454,7 +1454,7 @@ test_edit_turning_when_false_is_refused_and_keeps_node(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "unknown-element",
                                 NULL,
                                 "/fleet-edit-refs:refs/turbo",
@@ -1469,7 +1469,7 @@ test_node_whose_when_is_false_is_unknown_element(void **state)
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "unknown-element",
                                 NULL,
                                 "/fleet-edit-refs:refs/turbo",
@@ -1485,7 +1485,7 @@ test_edit_changing_node_whose_when_turns_false_is_refused_and_restored(void **st
 {
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "unknown-element",
                                 NULL,
                                 "/fleet-edit-refs:refs/extras",
@@ -1508,7 +1508,7 @@ test_replace_with_opaque_top_level_node_is_an_error_not_a_crash(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
     struct te_opts o = {EDIT_OP_REPLACE, EDIT_TEST_THEN_SET, EDIT_STOP_ON_ERROR};
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "bad-element",
                                 NULL,
                                 "/ietf-interfaces:interfaces",
@@ -1524,14 +1524,14 @@ test_continue_on_error_keeps_valid_part_and_reports_error(void **state)
     struct te_state *st = *state;
     struct lyd_node **tree = te_own(st);
     struct te_opts o = {EDIT_OP_MERGE, EDIT_TEST_THEN_SET, EDIT_CONTINUE_ON_ERROR};
-    const struct te_err want = {NCERR_APP,
+    const struct te_err want = {EDIT_ERR_APP,
                                 "unknown-element",
                                 NULL,
                                 "/fleet-edit-test:system/bogus",
                                 "Unknown element \"bogus\".",
                                 "<bad-element>bogus</bad-element>"};
     int changed;
-    struct ncerr *errs =
+    struct edit_err *errs =
         te_edit(st, tree, &o, TE_C_SYS "<bogus>1</bogus><hostname>kept</hostname></system>", &changed);
 
     te_assert_one_err(errs, &want);
@@ -1706,7 +1706,7 @@ test_scale_10000_interfaces_then_one_more_edit(void **state)
     desc = tu_print(*tree);
     {
         const struct te_err want = {
-            NCERR_APP,
+            EDIT_ERR_APP,
             "data-exists",
             NULL,
             "/ietf-interfaces:interfaces/interface[name='if9999']",

@@ -17,8 +17,8 @@
 #include <time.h>
 
 #include "datastore.h"
+#include "edit_err.h"
 #include "lock.h"
-#include "ncerr.h"
 #include "test_util.h"
 
 #define TL_IF_NS "urn:ietf:params:xml:ns:yang:ietf-interfaces"
@@ -36,7 +36,7 @@ struct tl_state {
 
 /* One expected rpc-error. */
 struct tl_err {
-    enum ncerr_type type;
+    enum edit_err_type type;
     const char *tag;
     const char *message;
     const char *info; /* error-info XML, or NULL */
@@ -97,18 +97,18 @@ tl_str_eq(const char *a, const char *b)
 
 /* @p err must be exactly one rpc-error equal to @p want (no app-tag, no path); frees it. */
 static void
-tl_assert_err(struct ncerr *err, const struct tl_err *want)
+tl_assert_err(struct edit_err *err, const struct tl_err *want)
 {
-    int same = ncerr_count(err) == 1 && err->type == want->type && !strcmp(err->tag, want->tag) &&
+    int same = edit_err_count(err) == 1 && err->type == want->type && !strcmp(err->tag, want->tag) &&
                !err->app_tag && !err->path && tl_str_eq(err->message, want->message) &&
                tl_str_eq(err->info_xml, want->info);
 
     if (!same) {
-        print_error("expected: type=%s tag=%s message=%s info=%s\n", ncerr_type_name(want->type), want->tag,
-                    want->message, want->info ? want->info : "(null)");
-        for (const struct ncerr *e = err; e; e = e->next) {
+        print_error("expected: type=%s tag=%s message=%s info=%s\n", edit_err_type_name(want->type),
+                    want->tag, want->message, want->info ? want->info : "(null)");
+        for (const struct edit_err *e = err; e; e = e->next) {
             print_error("actual:   type=%s tag=%s app-tag=%s path=%s message=%s info=%s\n",
-                        ncerr_type_name(e->type), e->tag, e->app_tag ? e->app_tag : "(null)",
+                        edit_err_type_name(e->type), e->tag, e->app_tag ? e->app_tag : "(null)",
                         e->path ? e->path : "(null)", e->message ? e->message : "(null)",
                         e->info_xml ? e->info_xml : "(null)");
         }
@@ -116,19 +116,19 @@ tl_assert_err(struct ncerr *err, const struct tl_err *want)
             print_error("actual:   no error\n");
         }
     }
-    ncerr_free(err);
+    edit_err_free(err);
     assert_true(same);
 }
 
 /* A call that must succeed; prints the error it got otherwise. */
 static void
-tl_assert_ok(struct ncerr *err)
+tl_assert_ok(struct edit_err *err)
 {
     if (err) {
         print_error("unexpected rpc-error: tag=%s message=%s\n", err->tag,
                     err->message ? err->message : "(null)");
     }
-    ncerr_free(err);
+    edit_err_free(err);
     assert_null(err);
 }
 
@@ -164,7 +164,7 @@ static void
 test_acquire_held_by_other_session_is_lock_denied_naming_holder(void **state)
 {
     struct tl_state *st = *state;
-    const struct tl_err want = {NCERR_PROTOCOL, "lock-denied",
+    const struct tl_err want = {EDIT_ERR_PROTOCOL, "lock-denied",
                                 "Datastore running is already locked by session 5.",
                                 "<session-id>5</session-id>"};
 
@@ -177,7 +177,7 @@ static void
 test_acquire_again_by_holder_is_lock_denied(void **state)
 {
     struct tl_state *st = *state;
-    const struct tl_err want = {NCERR_PROTOCOL, "lock-denied",
+    const struct tl_err want = {EDIT_ERR_PROTOCOL, "lock-denied",
                                 "Datastore startup is already locked by session 5.",
                                 "<session-id>5</session-id>"};
 
@@ -190,7 +190,7 @@ static void
 test_acquire_of_candidate_with_uncommitted_changes_is_lock_denied_session_0(void **state)
 {
     struct tl_state *st = *state;
-    const struct tl_err want = {NCERR_PROTOCOL, "lock-denied", "The candidate has uncommitted changes.",
+    const struct tl_err want = {EDIT_ERR_PROTOCOL, "lock-denied", "The candidate has uncommitted changes.",
                                 "<session-id>0</session-id>"};
 
     tl_dirty_candidate(st);
@@ -224,7 +224,8 @@ static void
 test_check_write_by_other_session_is_in_use(void **state)
 {
     struct tl_state *st = *state;
-    const struct tl_err want = {NCERR_PROTOCOL, "in-use", "Datastore running is locked by session 5.", NULL};
+    const struct tl_err want = {EDIT_ERR_PROTOCOL, "in-use", "Datastore running is locked by session 5.",
+                                NULL};
 
     tl_assert_ok(lock_acquire(&st->ds, DS_RUNNING, TL_SID_A));
     tl_assert_err(lock_check_write(&st->ds, DS_RUNNING, TL_SID_B), &want);
@@ -267,7 +268,7 @@ static void
 test_release_by_non_holder_is_operation_failed(void **state)
 {
     struct tl_state *st = *state;
-    const struct tl_err want = {NCERR_PROTOCOL, "operation-failed",
+    const struct tl_err want = {EDIT_ERR_PROTOCOL, "operation-failed",
                                 "Datastore running is locked by session 5.", NULL};
 
     tl_assert_ok(lock_acquire(&st->ds, DS_RUNNING, TL_SID_A));
@@ -279,7 +280,7 @@ static void
 test_release_when_unlocked_is_operation_failed(void **state)
 {
     struct tl_state *st = *state;
-    const struct tl_err want = {NCERR_PROTOCOL, "operation-failed", "Datastore candidate is not locked.",
+    const struct tl_err want = {EDIT_ERR_PROTOCOL, "operation-failed", "Datastore candidate is not locked.",
                                 NULL};
 
     tl_assert_err(lock_release(&st->ds, DS_CANDIDATE, TL_SID_A), &want);

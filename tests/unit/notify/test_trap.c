@@ -317,10 +317,10 @@ tt_netsnmp_parse(const struct tt_state *st)
 static void
 tt_assert_var_oid_name(const netsnmp_variable_list *var, const char *want)
 {
-    struct ber_oid o;
+    struct oid o;
 
     assert_non_null(var);
-    assert_int_equal(ber_oid_parse(want, &o), FLEET_OK);
+    assert_int_equal(oid_parse(want, &o), FLEET_OK);
     assert_int_equal(var->name_length, o.len);
     for (uint32_t i = 0; i < o.len; i++) {
         assert_int_equal(var->name[i], o.sub[i]);
@@ -330,10 +330,10 @@ tt_assert_var_oid_name(const netsnmp_variable_list *var, const char *want)
 static void
 tt_assert_var_oid_value(const netsnmp_variable_list *var, const char *want)
 {
-    struct ber_oid o;
+    struct oid o;
 
     assert_int_equal(var->type, ASN_OBJECT_ID);
-    assert_int_equal(ber_oid_parse(want, &o), FLEET_OK);
+    assert_int_equal(oid_parse(want, &o), FLEET_OK);
     assert_int_equal(var->val_len / sizeof(oid), o.len);
     for (uint32_t i = 0; i < o.len; i++) {
         assert_int_equal(var->val.objid[i], o.sub[i]);
@@ -516,7 +516,7 @@ test_link_up_trap_and_custom_varbinds(void **state)
     struct tt_state *st = *state;
     struct trap_sender *s = tt_sender(st, 0, 0);
     struct trap_counters row = {0};
-    struct ber_oid trap_oid, name;
+    struct oid trap_oid, name;
     struct trap_varbind vb;
     netsnmp_pdu *pdu;
     const netsnmp_variable_list *var;
@@ -532,8 +532,8 @@ test_link_up_trap_and_custom_varbinds(void **state)
     snmp_free_pdu(pdu);
 
     /* Any notification: the objects follow the two fixed varbinds, in the caller's order. */
-    assert_int_equal(ber_oid_parse("1.3.6.1.4.1.99999.0.1", &trap_oid), FLEET_OK);
-    assert_int_equal(ber_oid_parse("1.3.6.1.2.1.2.2.1.2.3", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.4.1.99999.0.1", &trap_oid), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.2.1.2.2.1.2.3", &name), FLEET_OK);
     vb = (struct trap_varbind){
         .name = &name,
         .value = {.tag = BER_OCTET_STRING, .v.bytes = {(const uint8_t *)text, sizeof text - 1}}};
@@ -609,12 +609,12 @@ test_oversized_notification_is_dropped(void **state)
     struct trap_sender *s = tt_sender(st, 0, 0);
     struct trap_counters row = {0};
     static uint8_t big[TRAP_MAX_MSG_BYTES];
-    struct ber_oid trap_oid, name;
+    struct oid trap_oid, name;
     struct trap_varbind vb = {.name = &name,
                               .value = {.tag = BER_OCTET_STRING, .v.bytes = {big, sizeof big}}};
 
-    assert_int_equal(ber_oid_parse("1.3.6.1.4.1.99999.0.2", &trap_oid), FLEET_OK);
-    assert_int_equal(ber_oid_parse("1.3.6.1.4.1.99999.1.0", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.4.1.99999.0.2", &trap_oid), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.4.1.99999.1.0", &name), FLEET_OK);
     assert_int_equal(trap_send(s, TT_FROM(TT_DEV_A), &st->sink, 1, &trap_oid, &vb, 1, &row), FLEET_ERR_LIMIT);
     tt_assert_row(&row, 1, 0, 0, 1, 0, 0, 0, 0);
     assert_int_equal(trap_sender_queued(s), 0);

@@ -63,16 +63,16 @@ expect_error(const char *text, enum fleet_err want, const char *message)
 static const char *
 oid_text(const struct rec_table *rec, uint32_t i, char *buf, size_t len)
 {
-    struct ber_oid oid;
+    struct oid oid;
     rec_entry_oid(rec, i, &oid);
-    return ber_oid_format(&oid, buf, len);
+    return oid_format(&oid, buf, len);
 }
 
 /* Entry @p i's value printed as a .snmprec line at elapsed 0. */
 static const char *
 line_of(const struct rec_table *rec, uint32_t i, char *buf, size_t len)
 {
-    struct ber_oid oid, scratch;
+    struct oid oid, scratch;
     struct spdu_value v;
     FILE *out = fmemopen(buf, len, "w");
 
@@ -235,24 +235,24 @@ test_find_and_find_next(void **state)
     (void)state;
     struct rec_table *rec =
         read_ok("1.3.6.1.4.1.9.2.0|2|2\n1.3.6.1.4.1.9.1.0|2|1\n1.3.6.1.4.1.9.10.0|2|10\n");
-    struct ber_oid oid;
+    struct oid oid;
     char buf[128];
 
-    assert_int_equal(ber_oid_parse("1.3.6.1.4.1.9.2.0", &oid), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.4.1.9.2.0", &oid), FLEET_OK);
     assert_int_equal(rec_find(rec, &oid), 1);
     assert_string_equal(oid_text(rec, rec_find_next(rec, &oid), buf, sizeof buf), "1.3.6.1.4.1.9.10.0");
-    assert_int_equal(ber_oid_parse("1.3.6.1.4.1.9.2", &oid), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.4.1.9.2", &oid), FLEET_OK);
     assert_int_equal(rec_find(rec, &oid), rec->count);
     assert_int_equal(rec_find_next(rec, &oid), 1);
-    assert_int_equal(ber_oid_parse("0.0", &oid), FLEET_OK);
+    assert_int_equal(oid_parse("0.0", &oid), FLEET_OK);
     assert_int_equal(rec_find_next(rec, &oid), 0);
-    assert_int_equal(ber_oid_parse("1.3.6.1.4.1.9.10.0", &oid), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.4.1.9.10.0", &oid), FLEET_OK);
     assert_int_equal(rec_find_next(rec, &oid), rec->count);
     rec_free(rec);
 }
 
 static int
-under_9_2(const struct ber_oid *oid, void *ctx)
+under_9_2(const struct oid *oid, void *ctx)
 {
     (void)ctx;
     return oid->len > 7 && oid->sub[6] == 9 && oid->sub[7] == 2;
@@ -282,7 +282,7 @@ test_counters_move_in_band_and_wrap(void **state)
                                     "1.3.6.1.4.1.9.3.0|66|100\n"
                                     "1.3.6.1.2.1.1.3.0|67|100\n"
                                     "1.3.6.1.4.1.9.4.0|67|100\n");
-    struct ber_oid scratch;
+    struct oid scratch;
     struct spdu_value a, b;
     uint64_t rate;
 
@@ -315,12 +315,12 @@ static void
 test_print_line_hex_for_unprintable(void **state)
 {
     (void)state;
-    struct ber_oid name;
+    struct oid name;
     struct spdu_value v = {.tag = BER_OCTET_STRING};
     char buf[128];
     FILE *out;
 
-    assert_int_equal(ber_oid_parse("1.3.6.1.2.1.1.1.0", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.2.1.1.1.0", &name), FLEET_OK);
     v.v.bytes.ptr = (const uint8_t *)"a|b c";
     v.v.bytes.len = 5;
     out = fmemopen(buf, sizeof buf, "w");

@@ -97,14 +97,14 @@ tv_request(struct tv_client *c, int32_t id, uint64_t now_us, uint8_t *out)
     uint8_t pdu_buf[256], *pdu;
     struct spdu_value null = {.tag = BER_NULL};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     struct susm_out o;
     size_t pdu_len, len;
 
     walk_v3_request_out(&c->engine, &c->user, &c->keys, id, 65507, 0x0102030405060708ull + (uint64_t)id,
                         now_us, &o);
     spdu_enc_init(&e, pdu_buf, sizeof pdu_buf, SPDU_HEADROOM(0), susm_bindings_budget(65507, &o, id));
-    assert_int_equal(ber_oid_parse("1.3.6.1.2.1.1.1", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.2.1.1.1", &name), FLEET_OK);
     assert_int_equal(spdu_enc_binding(&e, &name, &null), FLEET_OK);
     spdu_enc_finish_pdu(&e, SPDU_GETBULK, id, 0, 10, &pdu, &pdu_len);
     assert_int_equal(susm_encode(&o, pdu, pdu_len, out, TV_BUF_BYTES, &len), FLEET_OK);
@@ -119,7 +119,7 @@ tv_answer(struct tv_agent *a, uint8_t *req, size_t req_len, uint8_t *out)
     struct spdu_value v = {.tag = BER_OCTET_STRING, .v.bytes = {(const uint8_t *)"fleetsim", 8}};
     enum susm_report_kind kind;
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     struct susm_msg msg;
     struct susm_out o;
     size_t pdu_len, len;
@@ -133,7 +133,7 @@ tv_answer(struct tv_agent *a, uint8_t *req, size_t req_len, uint8_t *out)
     susm_response_out(&msg, &a->engine, 99, &o);
     spdu_enc_init(&e, pdu_buf, sizeof pdu_buf, SPDU_HEADROOM(0),
                   susm_bindings_budget(1400, &o, msg.pdu.request_id));
-    assert_int_equal(ber_oid_parse("1.3.6.1.2.1.1.1.0", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.2.1.1.1.0", &name), FLEET_OK);
     assert_int_equal(spdu_enc_binding(&e, &name, &v), FLEET_OK);
     spdu_enc_finish_pdu(&e, SPDU_RESPONSE, msg.pdu.request_id, 0, 0, &pdu, &pdu_len);
     assert_int_equal(susm_encode(&o, pdu, pdu_len, out, TV_BUF_BYTES, &len), FLEET_OK);

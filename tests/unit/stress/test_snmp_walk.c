@@ -33,21 +33,21 @@ struct response {
     struct spdu_message msg;
 };
 
-static struct ber_oid
+static struct oid
 oid(const char *text)
 {
-    struct ber_oid o;
+    struct oid o;
 
-    assert_int_equal(ber_oid_parse(text, &o), FLEET_OK);
+    assert_int_equal(oid_parse(text, &o), FLEET_OK);
     return o;
 }
 
 static void
-assert_oid(const struct ber_oid *got, const char *want)
+assert_oid(const struct oid *got, const char *want)
 {
     char text[512];
 
-    ber_oid_format(got, text, sizeof text);
+    oid_format(got, text, sizeof text);
     assert_string_equal(text, want);
 }
 
@@ -62,7 +62,7 @@ response(const struct vb *vbs, size_t count)
     assert_non_null(r);
     spdu_enc_init(&e, r->buf, sizeof r->buf, SPDU_HEADROOM(6), spdu_bindings_budget(4000, 6, 7));
     for (size_t i = 0; i < count; i++) {
-        struct ber_oid name = oid(vbs[i].oid);
+        struct oid name = oid(vbs[i].oid);
         struct spdu_value v = {.tag = vbs[i].tag};
         if (vbs[i].tag == BER_INTEGER) {
             v.v.i = vbs[i].value;
@@ -99,14 +99,14 @@ struct fixture {
     struct walk_plan plan;
     struct walk_column cols[16];
     struct walk w;
-    const struct ber_oid *names[16];
+    const struct oid *names[16];
 };
 
 static struct fixture *
 start(const char *const *roots, uint32_t count, uint32_t max_vars)
 {
     struct fixture *f = calloc(1, sizeof *f);
-    struct ber_oid oids[16];
+    struct oid oids[16];
 
     assert_non_null(f);
     assert_true(count <= 16 && max_vars <= 16);
@@ -297,8 +297,8 @@ static void
 test_plan_refuses_short_oids_and_zero_sizes(void **state)
 {
     struct walk_plan plan;
-    struct ber_oid ok = oid("1.3.6.1");
-    struct ber_oid one = {.len = 1, .sub = {1}};
+    struct oid ok = oid("1.3.6.1");
+    struct oid one = {.len = 1, .sub = {1}};
 
     (void)state;
     assert_int_equal(walk_plan_init(&plan, &one, 1, 10), FLEET_ERR_INVAL);

@@ -51,14 +51,14 @@ ts_rand64(void)
 }
 
 static void
-ts_oid(struct ber_oid *o, const char *text)
+ts_oid(struct oid *o, const char *text)
 {
-    assert_int_equal(ber_oid_parse(text, o), FLEET_OK);
+    assert_int_equal(oid_parse(text, o), FLEET_OK);
 }
 
 /* net-snmp's form of @p o. */
 static size_t
-ts_to_netsnmp_oid(const struct ber_oid *o, oid *out)
+ts_to_netsnmp_oid(const struct oid *o, oid *out)
 {
     uint32_t i;
 
@@ -165,7 +165,7 @@ struct ts_case {
 static const uint8_t ts_bin[] = {0x00, 0xff, 0x80, 0x7f, 0x00};
 static const uint8_t ts_ip[] = {192, 0, 2, 1};
 static uint8_t ts_long_str[300];
-static struct ber_oid ts_oid_value;
+static struct oid ts_oid_value;
 
 /* Fills @p c, which holds TS_MAX_CASES. */
 static size_t
@@ -213,8 +213,8 @@ ts_cases(struct ts_case *c)
 static void
 ts_assert_netsnmp_var(const netsnmp_variable_list *var, const struct ts_case *c)
 {
-    struct ber_oid name;
-    oid want[BER_OID_MAX_SUBIDS];
+    struct oid name;
+    oid want[OID_MAX_SUBIDS];
     size_t want_len;
 
     ts_oid(&name, c->name);
@@ -255,10 +255,10 @@ ts_assert_netsnmp_var(const netsnmp_variable_list *var, const struct ts_case *c)
 static void
 ts_assert_binding(const struct spdu_binding *b, const struct ts_case *c)
 {
-    struct ber_oid name, value_oid;
+    struct oid name, value_oid;
 
     ts_oid(&name, c->name);
-    assert_int_equal(ber_oid_cmp(&b->name, &name), 0);
+    assert_int_equal(oid_cmp(&b->name, &name), 0);
     assert_int_equal(b->value.tag, c->value.tag);
     switch (c->value.tag) {
     case BER_INTEGER:
@@ -279,7 +279,7 @@ ts_assert_binding(const struct spdu_binding *b, const struct ts_case *c)
         break;
     case BER_OID:
         assert_int_equal(ber_oid_decode(b->value.v.bytes.ptr, b->value.v.bytes.len, &value_oid), FLEET_OK);
-        assert_int_equal(ber_oid_cmp(&value_oid, c->value.v.oid), 0);
+        assert_int_equal(oid_cmp(&value_oid, c->value.v.oid), 0);
         break;
     default:
         break;
@@ -291,7 +291,7 @@ static size_t
 ts_encode_cases(uint8_t *buf, size_t cap, int32_t version, const struct ts_case *c, size_t n, uint8_t **msg)
 {
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     size_t i, len;
 
     spdu_enc_init(&e, buf, cap, SPDU_HEADROOM(TS_COMMUNITY_LEN),
@@ -371,7 +371,7 @@ test_error_status_and_index_reach_netsnmp(void **state)
     uint8_t buf[TS_BUF_BYTES], *msg;
     struct spdu_value null = {.tag = BER_NULL};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     netsnmp_pdu *pdu;
     size_t len;
 
@@ -396,7 +396,7 @@ test_finished_pdu_parses_with_netsnmp_pdu_parser(void **state)
     uint8_t buf[TS_BUF_BYTES], *out;
     struct spdu_encoder e;
     struct ts_case c[TS_MAX_CASES];
-    struct ber_oid name;
+    struct oid name;
     netsnmp_pdu *pdu;
     netsnmp_variable_list *var;
     size_t n = ts_cases(c), len, i;
@@ -432,8 +432,8 @@ static netsnmp_pdu *
 ts_netsnmp_request(const struct ts_request *rq, const struct ts_case *c, size_t n)
 {
     netsnmp_pdu *pdu = snmp_pdu_create(rq->command);
-    oid name[BER_OID_MAX_SUBIDS];
-    struct ber_oid o;
+    oid name[OID_MAX_SUBIDS];
+    struct oid o;
     size_t i;
 
     assert_non_null(pdu);
@@ -474,7 +474,7 @@ ts_netsnmp_request(const struct ts_request *rq, const struct ts_case *c, size_t 
             break;
         }
         case BER_OID: {
-            oid value[BER_OID_MAX_SUBIDS];
+            oid value[OID_MAX_SUBIDS];
             size_t value_len = ts_to_netsnmp_oid(v->v.oid, value);
 
             assert_non_null(
@@ -633,7 +633,7 @@ test_truncated_pdu_is_refused(void **state)
     uint8_t buf[TS_BUF_BYTES], *out;
     struct spdu_value v = {.tag = BER_INTEGER, .v.i = 5};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     size_t len, cut;
 
     (void)state;
@@ -833,7 +833,7 @@ ts_many_bindings(uint32_t count, size_t *len, uint8_t **buf)
     size_t cap = 64 + (size_t)count * 32;
     struct spdu_value null = {.tag = BER_NULL};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     uint8_t *msg;
     uint32_t i;
 
@@ -889,7 +889,7 @@ ts_fill_to_limit(size_t max_msg_bytes, const uint8_t *community, size_t communit
     spdu_enc_init(&e, buf, cap, SPDU_HEADROOM(community_len), budget);
     do {
         struct spdu_value v;
-        struct ber_oid name;
+        struct oid name;
         size_t before = e.pos;
         uint32_t j;
 
@@ -1006,7 +1006,7 @@ ts_fill_exact(size_t max_msg_bytes, size_t community_len, int32_t request_id)
     uint8_t *contents = calloc(1, max_msg_bytes);
     struct spdu_value v = {.tag = BER_OCTET_STRING};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     size_t len, left, slen = 0;
     uint32_t extra = 0;
     netsnmp_pdu *pdu;
@@ -1090,7 +1090,7 @@ test_encoder_refuses_past_buffer_and_writes_nothing(void **state)
     uint8_t buf[SPDU_HEADROOM(TS_COMMUNITY_LEN) + 40];
     struct spdu_value v = {.tag = BER_OCTET_STRING, .v.bytes = {ts_long_str, 30}};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
 
     (void)state;
     ts_oid(&name, "1.3.6.1.2.1.1.1.0");
@@ -1115,7 +1115,7 @@ test_encoder_refuses_invalid_values(void **state)
     struct spdu_value c32 = {.tag = BER_COUNTER32, .v.u = 1ull << 32};
     struct spdu_value bad = {.tag = 0x47};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
 
     (void)state;
     ts_oid(&name, "1.3.6.1.2.1.1.1.0");
@@ -1133,7 +1133,7 @@ test_reset_drops_written_bindings(void **state)
     struct spdu_value v = {.tag = BER_INTEGER, .v.i = 1};
     struct spdu_encoder e;
     struct spdu_message m;
-    struct ber_oid name;
+    struct oid name;
     size_t len;
 
     (void)state;

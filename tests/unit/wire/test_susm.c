@@ -240,12 +240,12 @@ tv_request_pdu(uint8_t *buf, size_t cap, uint8_t type, int32_t request_id, uint8
 {
     struct spdu_value null = {.tag = BER_NULL};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
 
     spdu_enc_init(&e, buf, cap, SPDU_HEADROOM(0), cap - SPDU_HEADROOM(0));
-    assert_int_equal(ber_oid_parse("1.3.6.1.2.1.1.1.0", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.2.1.1.1.0", &name), FLEET_OK);
     assert_int_equal(spdu_enc_binding(&e, &name, &null), FLEET_OK);
-    assert_int_equal(ber_oid_parse("1.3.6.1.2.1.1.3.0", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.2.1.1.3.0", &name), FLEET_OK);
     assert_int_equal(spdu_enc_binding(&e, &name, &null), FLEET_OK);
     spdu_enc_finish_pdu(&e, type, request_id, 0, 0, pdu, pdu_len);
 }
@@ -287,14 +287,14 @@ tv_agent_response(const struct susm_msg *req, const struct susm_engine *engine, 
     uint8_t pdu_buf[512], *pdu;
     struct spdu_value v = {.tag = BER_OCTET_STRING, .v.bytes = {(const uint8_t *)"fleetsim", 8}};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     struct susm_out o;
     size_t pdu_len, len;
 
     susm_response_out(req, engine, 99, &o);
     spdu_enc_init(&e, pdu_buf, sizeof pdu_buf, SPDU_HEADROOM(0),
                   susm_bindings_budget(1400, &o, req->pdu.request_id));
-    assert_int_equal(ber_oid_parse("1.3.6.1.2.1.1.1.0", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.2.1.1.1.0", &name), FLEET_OK);
     assert_int_equal(spdu_enc_binding(&e, &name, &v), FLEET_OK);
     spdu_enc_finish_pdu(&e, SPDU_RESPONSE, req->pdu.request_id, 0, 0, &pdu, &pdu_len);
     assert_int_equal(susm_encode(&o, pdu, pdu_len, out, TV_BUF_BYTES, &len), FLEET_OK);
@@ -845,7 +845,7 @@ tv_fill_v3(size_t max, const struct susm_user *user, uint8_t flags)
     struct spdu_value v = {.tag = BER_COUNTER64};
     struct tv_users users = {.count = 1};
     struct spdu_encoder e;
-    struct ber_oid name;
+    struct oid name;
     struct susm_out o;
     struct susm_msg msg;
     enum susm_report_kind kind;
@@ -859,7 +859,7 @@ tv_fill_v3(size_t max, const struct susm_user *user, uint8_t flags)
     o.context_name = (const uint8_t *)"ctx";
     o.context_name_len = 3;
     spdu_enc_init(&e, buf, max + 256, SPDU_HEADROOM(0), susm_bindings_budget(max, &o, INT32_MIN));
-    assert_int_equal(ber_oid_parse("1.3.6.1.2.1.31.1.1.1.6.1", &name), FLEET_OK);
+    assert_int_equal(oid_parse("1.3.6.1.2.1.31.1.1.1.6.1", &name), FLEET_OK);
     do {
         name.sub[name.len - 1] = n++;
         v.v.u = tv_rand64() >> (tv_rand64() % 64);

@@ -1,8 +1,11 @@
 /*
- * rpc-error records: one constructor per RFC 6241 appendix A error-tag, so
- * each error carries the tag, type, severity and error-info the RFC lists.
+ * An edit's error records: one constructor per RFC 6241 appendix A
+ * error-tag, so each error carries the tag, type, severity and error-info
+ * the RFC lists, whoever asked for the edit (a NETCONF session, an SNMP SET,
+ * the control API). Rendering them is the asker's: rpc.c prints rpc-error,
+ * mib_set.c maps them to an SNMP error-status.
  */
-#include "ncerr.h"
+#include "edit_err.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,10 +31,10 @@ dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-static struct ncerr *
-new_err(enum ncerr_type type, const char *tag, const char *path, char *message)
+static struct edit_err *
+new_err(enum edit_err_type type, const char *tag, const char *path, char *message)
 {
-    struct ncerr *e = calloc(1, sizeof *e);
+    struct edit_err *e = calloc(1, sizeof *e);
 
     if (!e) {
         free(message);
@@ -64,10 +67,10 @@ info_xml(const char *elem1, const char *val1, const char *elem2, const char *val
 }
 
 void
-ncerr_free(struct ncerr *err)
+edit_err_free(struct edit_err *err)
 {
     while (err) {
-        struct ncerr *next = err->next;
+        struct edit_err *next = err->next;
         free(err->app_tag);
         free(err->path);
         free(err->message);
@@ -78,7 +81,7 @@ ncerr_free(struct ncerr *err)
 }
 
 void
-ncerr_append(struct ncerr **list, struct ncerr *err)
+edit_err_append(struct edit_err **list, struct edit_err *err)
 {
     while (*list) {
         list = &(*list)->next;
@@ -87,7 +90,7 @@ ncerr_append(struct ncerr **list, struct ncerr *err)
 }
 
 uint32_t
-ncerr_count(const struct ncerr *err)
+edit_err_count(const struct edit_err *err)
 {
     uint32_t n = 0;
 
@@ -98,7 +101,7 @@ ncerr_count(const struct ncerr *err)
 }
 
 const char *
-ncerr_type_name(enum ncerr_type type)
+edit_err_type_name(enum edit_err_type type)
 {
     static const char *const names[] = {"transport", "rpc", "protocol", "application"};
 
@@ -113,8 +116,8 @@ ncerr_type_name(enum ncerr_type type)
         va_end(ap_);                                                                                         \
     } while (0)
 
-struct ncerr *
-ncerr_in_use(enum ncerr_type type, const char *fmt, ...)
+struct edit_err *
+edit_err_in_use(enum edit_err_type type, const char *fmt, ...)
 {
     char *msg;
 
@@ -122,8 +125,8 @@ ncerr_in_use(enum ncerr_type type, const char *fmt, ...)
     return new_err(type, "in-use", NULL, msg);
 }
 
-struct ncerr *
-ncerr_invalid_value(enum ncerr_type type, const char *path, const char *fmt, ...)
+struct edit_err *
+edit_err_invalid_value(enum edit_err_type type, const char *path, const char *fmt, ...)
 {
     char *msg;
 
@@ -131,8 +134,8 @@ ncerr_invalid_value(enum ncerr_type type, const char *path, const char *fmt, ...
     return new_err(type, "invalid-value", path, msg);
 }
 
-struct ncerr *
-ncerr_too_big(enum ncerr_type type, const char *fmt, ...)
+struct edit_err *
+edit_err_too_big(enum edit_err_type type, const char *fmt, ...)
 {
     char *msg;
 
@@ -140,10 +143,10 @@ ncerr_too_big(enum ncerr_type type, const char *fmt, ...)
     return new_err(type, "too-big", NULL, msg);
 }
 
-static struct ncerr *
-attr_err(enum ncerr_type type, const char *tag, const char *attr, const char *elem, char *msg)
+static struct edit_err *
+attr_err(enum edit_err_type type, const char *tag, const char *attr, const char *elem, char *msg)
 {
-    struct ncerr *e = new_err(type, tag, NULL, msg);
+    struct edit_err *e = new_err(type, tag, NULL, msg);
 
     if (e) {
         e->info_xml = info_xml("bad-attribute", attr, "bad-element", elem);
@@ -151,8 +154,8 @@ attr_err(enum ncerr_type type, const char *tag, const char *attr, const char *el
     return e;
 }
 
-struct ncerr *
-ncerr_missing_attribute(enum ncerr_type type, const char *attr, const char *elem)
+struct edit_err *
+edit_err_missing_attribute(enum edit_err_type type, const char *attr, const char *elem)
 {
     char *msg = NULL;
 
@@ -162,8 +165,8 @@ ncerr_missing_attribute(enum ncerr_type type, const char *attr, const char *elem
     return attr_err(type, "missing-attribute", attr, elem, msg);
 }
 
-struct ncerr *
-ncerr_bad_attribute(enum ncerr_type type, const char *attr, const char *elem, const char *fmt, ...)
+struct edit_err *
+edit_err_bad_attribute(enum edit_err_type type, const char *attr, const char *elem, const char *fmt, ...)
 {
     char *msg;
 
@@ -171,8 +174,8 @@ ncerr_bad_attribute(enum ncerr_type type, const char *attr, const char *elem, co
     return attr_err(type, "bad-attribute", attr, elem, msg);
 }
 
-struct ncerr *
-ncerr_unknown_attribute(enum ncerr_type type, const char *attr, const char *elem)
+struct edit_err *
+edit_err_unknown_attribute(enum edit_err_type type, const char *attr, const char *elem)
 {
     char *msg = NULL;
 
@@ -182,10 +185,10 @@ ncerr_unknown_attribute(enum ncerr_type type, const char *attr, const char *elem
     return attr_err(type, "unknown-attribute", attr, elem, msg);
 }
 
-static struct ncerr *
-elem_err(enum ncerr_type type, const char *tag, const char *elem, const char *path, char *msg)
+static struct edit_err *
+elem_err(enum edit_err_type type, const char *tag, const char *elem, const char *path, char *msg)
 {
-    struct ncerr *e = new_err(type, tag, path, msg);
+    struct edit_err *e = new_err(type, tag, path, msg);
 
     if (e) {
         e->info_xml = info_xml("bad-element", elem, NULL, NULL);
@@ -193,8 +196,8 @@ elem_err(enum ncerr_type type, const char *tag, const char *elem, const char *pa
     return e;
 }
 
-struct ncerr *
-ncerr_missing_element(enum ncerr_type type, const char *elem, const char *path)
+struct edit_err *
+edit_err_missing_element(enum edit_err_type type, const char *elem, const char *path)
 {
     char *msg = NULL;
 
@@ -204,8 +207,8 @@ ncerr_missing_element(enum ncerr_type type, const char *elem, const char *path)
     return elem_err(type, "missing-element", elem, path, msg);
 }
 
-struct ncerr *
-ncerr_bad_element(enum ncerr_type type, const char *elem, const char *path, const char *fmt, ...)
+struct edit_err *
+edit_err_bad_element(enum edit_err_type type, const char *elem, const char *path, const char *fmt, ...)
 {
     char *msg;
 
@@ -213,8 +216,8 @@ ncerr_bad_element(enum ncerr_type type, const char *elem, const char *path, cons
     return elem_err(type, "bad-element", elem, path, msg);
 }
 
-struct ncerr *
-ncerr_unknown_element(enum ncerr_type type, const char *elem, const char *path)
+struct edit_err *
+edit_err_unknown_element(enum edit_err_type type, const char *elem, const char *path)
 {
     char *msg = NULL;
 
@@ -224,11 +227,11 @@ ncerr_unknown_element(enum ncerr_type type, const char *elem, const char *path)
     return elem_err(type, "unknown-element", elem, path, msg);
 }
 
-struct ncerr *
-ncerr_unknown_namespace(enum ncerr_type type, const char *elem, const char *ns)
+struct edit_err *
+edit_err_unknown_namespace(enum edit_err_type type, const char *elem, const char *ns)
 {
     char *msg = NULL;
-    struct ncerr *e;
+    struct edit_err *e;
 
     if (asprintf(&msg, "Unknown namespace \"%s\" of element \"%s\".", ns ? ns : "", elem) < 0) {
         msg = NULL;
@@ -240,8 +243,8 @@ ncerr_unknown_namespace(enum ncerr_type type, const char *elem, const char *ns)
     return e;
 }
 
-struct ncerr *
-ncerr_access_denied(enum ncerr_type type, const char *fmt, ...)
+struct edit_err *
+edit_err_access_denied(enum edit_err_type type, const char *fmt, ...)
 {
     char *msg;
 
@@ -249,15 +252,15 @@ ncerr_access_denied(enum ncerr_type type, const char *fmt, ...)
     return new_err(type, "access-denied", NULL, msg);
 }
 
-struct ncerr *
-ncerr_lock_denied(uint32_t holder_session_id, const char *fmt, ...)
+struct edit_err *
+edit_err_lock_denied(uint32_t holder_session_id, const char *fmt, ...)
 {
     char *msg;
     char id[16];
-    struct ncerr *e;
+    struct edit_err *e;
 
     FORMAT_MESSAGE(msg, fmt);
-    e = new_err(NCERR_PROTOCOL, "lock-denied", NULL, msg);
+    e = new_err(EDIT_ERR_PROTOCOL, "lock-denied", NULL, msg);
     if (e) {
         snprintf(id, sizeof id, "%u", (unsigned)holder_session_id);
         e->info_xml = info_xml("session-id", id, NULL, NULL);
@@ -265,8 +268,8 @@ ncerr_lock_denied(uint32_t holder_session_id, const char *fmt, ...)
     return e;
 }
 
-struct ncerr *
-ncerr_resource_denied(enum ncerr_type type, const char *fmt, ...)
+struct edit_err *
+edit_err_resource_denied(enum edit_err_type type, const char *fmt, ...)
 {
     char *msg;
 
@@ -274,33 +277,33 @@ ncerr_resource_denied(enum ncerr_type type, const char *fmt, ...)
     return new_err(type, "resource-denied", NULL, msg);
 }
 
-struct ncerr *
-ncerr_data_exists(const char *path)
+struct edit_err *
+edit_err_data_exists(const char *path)
 {
     char *msg = NULL;
 
     if (asprintf(&msg, "Data \"%s\" already exists.", path ? path : "") < 0) {
         msg = NULL;
     }
-    return new_err(NCERR_APP, "data-exists", path, msg);
+    return new_err(EDIT_ERR_APP, "data-exists", path, msg);
 }
 
-struct ncerr *
-ncerr_data_missing(const char *path, const char *app_tag, const char *fmt, ...)
+struct edit_err *
+edit_err_data_missing(const char *path, const char *app_tag, const char *fmt, ...)
 {
     char *msg;
-    struct ncerr *e;
+    struct edit_err *e;
 
     FORMAT_MESSAGE(msg, fmt);
-    e = new_err(NCERR_APP, "data-missing", path, msg);
+    e = new_err(EDIT_ERR_APP, "data-missing", path, msg);
     if (e && app_tag) {
         e->app_tag = strdup(app_tag);
     }
     return e;
 }
 
-struct ncerr *
-ncerr_operation_not_supported(enum ncerr_type type, const char *fmt, ...)
+struct edit_err *
+edit_err_operation_not_supported(enum edit_err_type type, const char *fmt, ...)
 {
     char *msg;
 
@@ -308,11 +311,12 @@ ncerr_operation_not_supported(enum ncerr_type type, const char *fmt, ...)
     return new_err(type, "operation-not-supported", NULL, msg);
 }
 
-struct ncerr *
-ncerr_operation_failed(enum ncerr_type type, const char *app_tag, const char *path, const char *fmt, ...)
+struct edit_err *
+edit_err_operation_failed(enum edit_err_type type, const char *app_tag, const char *path, const char *fmt,
+                          ...)
 {
     char *msg;
-    struct ncerr *e;
+    struct edit_err *e;
 
     FORMAT_MESSAGE(msg, fmt);
     e = new_err(type, "operation-failed", path, msg);
@@ -322,11 +326,11 @@ ncerr_operation_failed(enum ncerr_type type, const char *app_tag, const char *pa
     return e;
 }
 
-struct ncerr *
-ncerr_malformed_message(const char *fmt, ...)
+struct edit_err *
+edit_err_malformed_message(const char *fmt, ...)
 {
     char *msg;
 
     FORMAT_MESSAGE(msg, fmt);
-    return new_err(NCERR_RPC, "malformed-message", NULL, msg);
+    return new_err(EDIT_ERR_RPC, "malformed-message", NULL, msg);
 }
