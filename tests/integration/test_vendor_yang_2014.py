@@ -245,6 +245,32 @@ class SnmpAgrees(unittest.TestCase):
         self.assertEqual(sorted(names.values()), sorted(listed))
 
 
+class FolderWithOlderYangLibrary(unittest.TestCase):
+    """The folder also ships ietf-yang-library 2016-06-21 (as older vendor folders do), a module the
+    context implements in libyang's revision 2019-01-04: the device still advertises the folder's revision
+    and serves its text by get-schema, and nothing of the folder is skipped."""
+
+    def test_the_folders_yang_library_revision_is_advertised_and_served(self):
+        shipped = os.path.join(YUMA, "ietf-yang-library@2016-06-21.yang")
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = make_folder(tmp)
+            shutil.copy(shipped, folder)
+            fleet = h.Fleet(devices=1, extra=["--schemas-dir", folder, "--profile", "crs-x"]).start()
+            try:
+                with tcp_manager(fleet.addr(0)) as m, open(shipped, encoding="utf-8") as f:
+                    caps = [c for c in m.server_capabilities if "module=ietf-yang-library" in c]
+                    text = m.get_schema("ietf-yang-library", version="2016-06-21").data
+                    self.assertEqual(text, f.read())
+                    revs = module_revisions(m)
+                log = fleet.log()
+            finally:
+                fleet.stop()
+        self.assertTrue(any("revision=2016-06-21" in c for c in caps), caps)
+        self.assertEqual(revs["ietf-interfaces"], "2014-05-08")
+        self.assertIn("0 skipped", log)
+        self.assertIn("ietf-yang-library@2016-06-21.yang is advertised and served as text", log)
+
+
 class RecordedDevice(Checks, unittest.TestCase):
     """fleetsim-stress record of such a device (NETCONF over TCP and its SNMP agent), then fleetsim
     --device-type on the recording: the copy serves the same as its source."""
