@@ -26,6 +26,10 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc >/dev/null
+# FLEETSIM_WERROR=ON in the environment makes warnings errors (CI sets it, so that scripts/test.sh, which
+# builds build/ with it, does not build everything a second time); unset, build/ keeps what it had (off
+# in a new folder).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc \
+    ${FLEETSIM_WERROR:+-DFLEETSIM_WERROR="$FLEETSIM_WERROR"} >/dev/null
 cmake --build build -j "$(nproc)"
 echo "setup: built build/fleetsim"

@@ -175,50 +175,100 @@ opt_word_index(const char *word, const char *list)
 }
 
 /*
- * Parse value by t's kind and bounds into dst (an int, uint32_t, uint64_t, double or const char *, as the
- * kind says); a refused value is described in c->err. Custom parses call it for the part that is generic.
- * @return 0 or -1.
+ * Parse value by t's kind and bounds, one function per kind of destination: each writes only its own
+ * type, so no store's size depends on the kind (a memcpy sized by the kind, inlined into a caller that
+ * passed a uint32_t, was a gcc -Warray-bounds error in Release builds, issue 28). A refused value is
+ * described in c->err. Custom parses call them for the part that is generic. Each returns 0 or -1.
  */
 static int
-opt_value(const struct stress_opt *t, const char *value, void *dst, struct opt_ctx *c)
+opt_parse_bool(const struct stress_opt *t, const char *value, int *dst, struct opt_ctx *c)
+{
+    assert(t->kind == OPT_BOOL || t->kind == OPT_FLAG);
+    return textarg_bool(value, dst) ? opt_refuse(t, value, c) : 0;
+}
+
+static int
+opt_parse_u32(const struct stress_opt *t, const char *value, uint32_t *dst, struct opt_ctx *c)
+{
+    assert(t->kind == OPT_U32);
+    return textarg_u32(value, (uint32_t)t->min, t->max ? (uint32_t)t->max : UINT32_MAX, dst)
+               ? opt_refuse(t, value, c)
+               : 0;
+}
+
+static int
+opt_parse_u64(const struct stress_opt *t, const char *value, uint64_t *dst, struct opt_ctx *c)
+{
+    assert(t->kind == OPT_U64);
+    return textarg_u64(value, t->min, t->max ? t->max : UINT64_MAX, dst) ? opt_refuse(t, value, c) : 0;
+}
+
+static int
+opt_parse_double(const struct stress_opt *t, const char *value, double *dst, struct opt_ctx *c)
 {
     char *end;
     double d;
-    uint32_t v32;
+
+    assert(t->kind == OPT_DOUBLE);
+    errno = 0;
+    d = strtod(value, &end);
+    if (end == value || *end || errno || !(d >= t->dmin && d <= t->dmax)) {
+        return opt_refuse(t, value, c);
+    }
+    *dst = d;
+    return 0;
+}
+
+/* OPT_CHOICE: the word's index in choices. */
+static int
+opt_parse_choice(const struct stress_opt *t, const char *value, int *dst, struct opt_ctx *c)
+{
     int i;
+
+    assert(t->kind == OPT_CHOICE);
+    if ((i = opt_word_index(value, t->choices)) < 0) {
+        return opt_refuse(t, value, c);
+    }
+    *dst = i;
+    return 0;
+}
+
+/* OPT_TEXT: kept as given, not copied. */
+static int
+opt_parse_text(const struct stress_opt *t, const char *value, const char **dst, struct opt_ctx *c)
+{
+    assert(t->kind == OPT_TEXT);
+    if (t->noun && !*value) {
+        return opt_refuse(t, value, c);
+    }
+    *dst = value;
+    return 0;
+}
+
+/*
+ * Store value in the options' field of t, through a pointer of the field's type: the table pairs each
+ * field with its kind (OPT_BOOL, OPT_FLAG and OPT_CHOICE: int or an enum, OPT_U32: uint32_t, OPT_U64:
+ * uint64_t, OPT_DOUBLE: double, OPT_TEXT: const char *).
+ */
+static int
+opt_store(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    void *field = (char *)c->o + t->field;
 
     switch (t->kind) {
     case OPT_BOOL:
     case OPT_FLAG:
-        return textarg_bool(value, dst) ? opt_refuse(t, value, c) : 0;
+        return opt_parse_bool(t, value, (int *)field, c);
     case OPT_U32:
-        if (textarg_u32(value, (uint32_t)t->min, t->max ? (uint32_t)t->max : UINT32_MAX, &v32)) {
-            return opt_refuse(t, value, c);
-        }
-        memcpy(dst, &v32, sizeof v32);
-        return 0;
+        return opt_parse_u32(t, value, (uint32_t *)field, c);
     case OPT_U64:
-        return textarg_u64(value, t->min, t->max ? t->max : UINT64_MAX, dst) ? opt_refuse(t, value, c) : 0;
+        return opt_parse_u64(t, value, (uint64_t *)field, c);
     case OPT_DOUBLE:
-        errno = 0;
-        d = strtod(value, &end);
-        if (end == value || *end || errno || !(d >= t->dmin && d <= t->dmax)) {
-            return opt_refuse(t, value, c);
-        }
-        memcpy(dst, &d, sizeof d);
-        return 0;
+        return opt_parse_double(t, value, (double *)field, c);
     case OPT_CHOICE:
-        if ((i = opt_word_index(value, t->choices)) < 0) {
-            return opt_refuse(t, value, c);
-        }
-        memcpy(dst, &i, sizeof i);
-        return 0;
+        return opt_parse_choice(t, value, (int *)field, c);
     case OPT_TEXT:
-        if (t->noun && !*value) {
-            return opt_refuse(t, value, c);
-        }
-        memcpy(dst, &value, sizeof value);
-        return 0;
+        return opt_parse_text(t, value, (const char **)field, c);
     default:
         return opt_refuse(t, value, c);
     }
@@ -469,7 +519,7 @@ opt_edit_batch_size(const struct stress_opt *t, const char *value, struct opt_ct
         c->o->batch_size = 0;
         return 0;
     }
-    return opt_value(t, value, &c->o->batch_size, c);
+    return opt_parse_u64(t, value, &c->o->batch_size, c);
 }
 
 /* restconf's --timeout is minutes for the whole run, as OpenDaylight's REST perf client. */
@@ -478,7 +528,7 @@ opt_restconf_timeout(const struct stress_opt *t, const char *value, struct opt_c
 {
     uint32_t minutes;
 
-    if (opt_value(t, value, &minutes, c)) {
+    if (opt_parse_u32(t, value, &minutes, c)) {
         return -1;
     }
     c->o->run_timeout_s = minutes * 60.0;
@@ -489,7 +539,7 @@ opt_restconf_timeout(const struct stress_opt *t, const char *value, struct opt_c
 static int
 opt_record_snmp(const struct stress_opt *t, const char *value, struct opt_ctx *c)
 {
-    if (opt_value(t, value, &c->o->community, c)) {
+    if (opt_parse_text(t, value, &c->o->community, c)) {
         return -1;
     }
     c->o->snmp_walk = 1;
@@ -1370,7 +1420,7 @@ opt_apply(const struct stress_opt *t, const char *value, struct opt_ctx *c)
     if (t->custom) {
         return t->custom(t, value, c);
     }
-    return opt_value(t, value, (char *)c->o + t->field, c);
+    return opt_store(t, value, c);
 }
 
 /* One row's default through its own parse; a default its own check refuses is a bug of the table. */

@@ -155,44 +155,84 @@ cli_word_in(const char *word, const char *list)
 }
 
 /*
- * Parse value by o's kind and bounds into dst (an int, uint32_t, uint64_t, double or const char *, as the
- * kind says); a refused value is described in c->err. Custom parses call it for the part that is generic.
+ * Parse value by o's kind and bounds, one function per kind of destination: each writes only its own
+ * type, so no store's size depends on the kind (a memcpy sized by the kind, inlined into a caller that
+ * passed an int, was a gcc -Warray-bounds error in Release builds, issue 28). A refused value is
+ * described in c->err. Custom parses call them for the part that is generic.
  */
 static enum fleet_err
-cli_value(const struct cli_opt *o, const char *value, void *dst, struct cli_ctx *c)
+cli_parse_bool(const struct cli_opt *o, const char *value, int *dst, struct cli_ctx *c)
+{
+    assert(o->kind == CLI_BOOL || o->kind == CLI_FLAG);
+    return textarg_bool(value, dst) ? cli_refuse(o, value, c) : FLEET_OK;
+}
+
+static enum fleet_err
+cli_parse_u32(const struct cli_opt *o, const char *value, uint32_t *dst, struct cli_ctx *c)
+{
+    assert(o->kind == CLI_U32);
+    return textarg_u32(value, (uint32_t)o->min, o->max ? (uint32_t)o->max : UINT32_MAX, dst)
+               ? cli_refuse(o, value, c)
+               : FLEET_OK;
+}
+
+static enum fleet_err
+cli_parse_u64(const struct cli_opt *o, const char *value, uint64_t *dst, struct cli_ctx *c)
+{
+    assert(o->kind == CLI_U64);
+    return textarg_u64(value, o->min, o->max ? o->max : UINT64_MAX, dst) ? cli_refuse(o, value, c) : FLEET_OK;
+}
+
+static enum fleet_err
+cli_parse_double(const struct cli_opt *o, const char *value, double *dst, struct cli_ctx *c)
 {
     char *end;
     double d;
-    uint32_t v32;
+
+    assert(o->kind == CLI_DOUBLE);
+    d = strtod(value, &end);
+    if (end == value || *end || !(d >= o->dmin && d <= o->dmax)) {
+        return cli_refuse(o, value, c);
+    }
+    *dst = d;
+    return FLEET_OK;
+}
+
+/* CLI_STRING and CLI_CHOICE: the text is kept as given, not copied. */
+static enum fleet_err
+cli_parse_text(const struct cli_opt *o, const char *value, const char **dst, struct cli_ctx *c)
+{
+    assert(o->kind == CLI_STRING || o->kind == CLI_CHOICE);
+    if (o->kind == CLI_CHOICE && !cli_word_in(value, o->choices)) {
+        return cli_refuse(o, value, c);
+    }
+    *dst = value;
+    return FLEET_OK;
+}
+
+/*
+ * Store value in the plan's field of o, through a pointer of the field's type: the table pairs each
+ * field with its kind (CLI_BOOL and CLI_FLAG: int, CLI_U32: uint32_t, CLI_U64: uint64_t, CLI_DOUBLE:
+ * double, CLI_STRING and CLI_CHOICE: const char *).
+ */
+static enum fleet_err
+cli_store(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    void *field = (char *)c->cfg + o->field;
 
     switch (o->kind) {
     case CLI_BOOL:
     case CLI_FLAG:
-        return textarg_bool(value, dst) ? cli_refuse(o, value, c) : FLEET_OK;
+        return cli_parse_bool(o, value, (int *)field, c);
     case CLI_U32:
-        if (textarg_u32(value, (uint32_t)o->min, o->max ? (uint32_t)o->max : UINT32_MAX, &v32)) {
-            return cli_refuse(o, value, c);
-        }
-        memcpy(dst, &v32, sizeof v32);
-        return FLEET_OK;
+        return cli_parse_u32(o, value, (uint32_t *)field, c);
     case CLI_U64:
-        return textarg_u64(value, o->min, o->max ? o->max : UINT64_MAX, dst) ? cli_refuse(o, value, c)
-                                                                             : FLEET_OK;
+        return cli_parse_u64(o, value, (uint64_t *)field, c);
     case CLI_DOUBLE:
-        d = strtod(value, &end);
-        if (end == value || *end || !(d >= o->dmin && d <= o->dmax)) {
-            return cli_refuse(o, value, c);
-        }
-        memcpy(dst, &d, sizeof d);
-        return FLEET_OK;
-    case CLI_CHOICE:
-        if (!cli_word_in(value, o->choices)) {
-            return cli_refuse(o, value, c);
-        }
-        /* fall through */
+        return cli_parse_double(o, value, (double *)field, c);
     case CLI_STRING:
-        memcpy(dst, &value, sizeof value);
-        return FLEET_OK;
+    case CLI_CHOICE:
+        return cli_parse_text(o, value, (const char **)field, c);
     default:
         snprintf(c->err, c->err_len, "--%s only makes sense on the command line", o->name);
         return FLEET_ERR_INVAL;
@@ -216,7 +256,7 @@ cli_ip(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 static enum fleet_err
 cli_ssh(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
-    if (cli_value(o, value, &c->cfg->ssh, c)) {
+    if (cli_parse_bool(o, value, &c->cfg->ssh, c)) {
         return FLEET_ERR_INVAL;
     }
     c->cfg->tls = 0;
@@ -301,7 +341,7 @@ cli_debug(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     int flag;
 
-    if (cli_value(o, value, &flag, c)) {
+    if (cli_parse_bool(o, value, &flag, c)) {
         return FLEET_ERR_INVAL;
     }
     if (flag) {
@@ -315,7 +355,7 @@ cli_max_message(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     uint32_t bytes;
 
-    if (cli_value(o, value, &bytes, c)) {
+    if (cli_parse_u32(o, value, &bytes, c)) {
         return FLEET_ERR_INVAL;
     }
     c->cfg->max_msg_bytes = bytes;
@@ -400,7 +440,7 @@ cli_clock_fixed(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     uint64_t s;
 
-    if (cli_value(o, value, &s, c)) {
+    if (cli_parse_u64(o, value, &s, c)) {
         return FLEET_ERR_INVAL;
     }
     c->cfg->clock_fixed_ms = s * 1000;
@@ -412,7 +452,7 @@ cli_connection_timeout(const struct cli_opt *o, const char *value, struct cli_ct
 {
     uint32_t ms;
 
-    if (cli_value(o, value, &ms, c)) {
+    if (cli_parse_u32(o, value, &ms, c)) {
         return FLEET_ERR_INVAL;
     }
     c->cfg->hello_timeout_s = (ms + 999) / 1000;
@@ -446,7 +486,7 @@ cli_note_exi(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     int flag;
 
-    if (cli_value(o, value, &flag, c)) {
+    if (cli_parse_bool(o, value, &flag, c)) {
         return FLEET_ERR_INVAL;
     }
     if (flag) {
@@ -461,7 +501,7 @@ cli_note_md_sal(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     int flag;
 
-    if (cli_value(o, value, &flag, c)) {
+    if (cli_parse_bool(o, value, &flag, c)) {
         return FLEET_ERR_INVAL;
     }
     if (flag) {
@@ -476,7 +516,7 @@ cli_note_async_requests(const struct cli_opt *o, const char *value, struct cli_c
 {
     int flag;
 
-    if (cli_value(o, value, &flag, c)) {
+    if (cli_parse_bool(o, value, &flag, c)) {
         return FLEET_ERR_INVAL;
     }
     log_info("--async-requests: fleetsim registers devices from one event loop, every batch request in "
@@ -489,7 +529,7 @@ cli_note_null_revision(const struct cli_opt *o, const char *value, struct cli_ct
 {
     int flag;
 
-    if (cli_value(o, value, &flag, c)) {
+    if (cli_parse_bool(o, value, &flag, c)) {
         return FLEET_ERR_INVAL;
     }
     if (!flag) {
@@ -525,7 +565,7 @@ cli_note_one_loop(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     uint32_t n;
 
-    if (cli_value(o, value, &n, c)) {
+    if (cli_parse_u32(o, value, &n, c)) {
         return FLEET_ERR_INVAL;
     }
     log_info("--%s %u: fleetsim registers devices from one event loop; use --generate-configs-batch-size "
@@ -550,7 +590,7 @@ parse_shard(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 static enum fleet_err
 parse_device_offset(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
-    enum fleet_err rc = cli_value(o, value, &c->cfg->device_offset, c);
+    enum fleet_err rc = cli_parse_u32(o, value, &c->cfg->device_offset, c);
 
     c->cfg->device_offset_given = !rc;
     return rc;
@@ -1184,7 +1224,7 @@ cli_apply(const struct cli_opt *o, const char *value, struct cli_ctx *c)
     if (o->custom) {
         return o->custom(o, value, c);
     }
-    return cli_value(o, value, (char *)c->cfg + o->field, c);
+    return cli_store(o, value, c);
 }
 
 void

@@ -312,7 +312,26 @@ xmlscan_is_elem(const struct xmlscan_scope *scope, const struct xmlscan_tag *t, 
 }
 
 /*
- * A value that is not plain, copied leniently: references as written, quotes escaped. -1 for what has
+ * A plain value (xmlscan_plain_value()) written into an attribute: '>' as &gt; (XML allows it raw, but a
+ * reply must never carry the base:1.0 end-of-message marker "]]>]]>", issue 28).
+ */
+static void
+print_plain_value(struct sbuf *out, const char *v, size_t len)
+{
+    const char *run = v;
+
+    for (size_t i = 0; i < len; i++) {
+        if (v[i] == '>') {
+            sbuf_add(out, run, (size_t)(v + i - run));
+            sbuf_adds(out, "&gt;");
+            run = v + i + 1;
+        }
+    }
+    sbuf_add(out, run, (size_t)(v + len - run));
+}
+
+/*
+ * A value that is not plain, copied leniently: references as written, quotes and '>' escaped. -1 for what has
  * no place in an attribute value (a '<', control or non-ASCII bytes): the attribute is then left out.
  */
 static int
@@ -327,6 +346,8 @@ print_lenient_value(struct sbuf *out, const char *v, size_t len)
     for (size_t i = 0; i < len; i++) {
         if (v[i] == '"') {
             sbuf_adds(out, "&quot;");
+        } else if (v[i] == '>') {
+            sbuf_adds(out, "&gt;");
         } else if (v[i] == '&') {
             size_t j = i + 1;
             while (j < len && (is_name_char(v[j]) || v[j] == '#') && v[j] != ':') {
@@ -373,8 +394,9 @@ xmlscan_print_attrs(const struct xmlscan_scope *scope, const struct xmlscan_tag 
             }
             if (i == declared_count) {
                 declared[declared_count++] = ns;
-                sbuf_printf(out, " xmlns:%.*s=\"%.*s\"", (int)a.prefix_len, a.prefix, (int)ns->uri_len,
-                            ns->uri);
+                sbuf_printf(out, " xmlns:%.*s=\"", (int)a.prefix_len, a.prefix);
+                print_plain_value(out, ns->uri, ns->uri_len);
+                sbuf_adds(out, "\"");
             }
         }
         {
@@ -385,8 +407,8 @@ xmlscan_print_attrs(const struct xmlscan_scope *scope, const struct xmlscan_tag 
                 sbuf_printf(out, " %.*s=\"", (int)a.local_len, a.local);
             }
             if (plain) {
-                /* A plain value needs no escaping, whichever quotes it came in. */
-                sbuf_add(out, a.value, a.value_len);
+                /* A plain value needs no escaping but '>', whichever quotes it came in. */
+                print_plain_value(out, a.value, a.value_len);
             } else if (print_lenient_value(out, a.value, a.value_len)) {
                 if (!out->failed) {
                     out->len = mark;

@@ -132,7 +132,8 @@ int xmlscan_is_elem(const struct xmlscan_scope *scope, const struct xmlscan_tag 
 
 /**
  * @brief The attributes of a start tag, printed for another tag (an <rpc-reply> repeating its <rpc>'s):
- * namespace declarations dropped, each prefix an attribute uses declared once from @p scope.
+ * namespace declarations dropped, each prefix an attribute uses declared once from @p scope. Every
+ * '>' is written as &gt;, so the output never holds the end-of-message marker "]]>]]>".
  * @param[in] strict 1: give up (-1) on a value that is not plain, an unbound prefix or a repeated
  *            attribute; 0: copy references as written, escape quotes, leave such attributes out.
  * @param[out] out Appended to.
