@@ -471,7 +471,7 @@ class SecurityTests(unittest.TestCase):
                     reply = c.rpc('<%s>%s<filter type="xpath" xmlns:if="%s" select="%s"/></%s>'
                                   % (op, source, h.IF_NS, select, op), msg_id="%s-%d" % (op, i))
                     h.assert_error(reply, "invalid-value", what="%s %s" % (op, select))
-                    self.assertIn("operator mod" if "mod" in select else "a comparison of a comparison", reply)
+                    self.assertIn("operator mod" if "mod" in select else "a comparison outside a predicate", reply)
             sub = c.rpc('<create-subscription xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0">'
                         '<filter type="xpath" xmlns:if="%s" select="%s"/></create-subscription>'
                         % (h.IF_NS, selects[0]), msg_id="sub")
@@ -482,6 +482,31 @@ class SecurityTests(unittest.TestCase):
         with h.RawClient(f.addr(1)).hello() as other:
             h.assert_data(other.get_config(), "device 1")
         self.assertIsNone(f.proc.poll(), "fleetsim is still running")
+
+    def test_xpath_filters_of_quadratic_cost_are_refused_at_once_issue_28(self):
+        # The filter fuzz harness's timeout: comparing every node with the root made libyang rebuild the whole
+        # tree's string value per node, holding device 0's worker (and every device on it) for tens of seconds.
+        f = self.fleet(devices=2, extra=["--profile", "crs-x", "--threads", "1"])
+        selects = {"//./*//*&lt;.": "a comparison outside a predicate",
+                   "//*[. &lt; /]": "a path from the root inside a predicate",
+                   "//*[. = //*]": "the descendant path // inside a predicate",
+                   "//*[descendant::* = 'x']": "an ancestor, descendant, preceding or following axis"}
+        with h.RawClient(f.addr(0)).hello() as c:
+            for i, (select, why) in enumerate(selects.items()):
+                started = time.monotonic()
+                reply = c.rpc('<get><filter type="xpath" xmlns:if="%s" select="%s"/></get>' % (h.IF_NS, select),
+                              msg_id="q-%d" % i)
+                h.assert_error(reply, "invalid-value", what=select)
+                self.assertIn(why, reply)
+                self.assertLess(time.monotonic() - started, h.scaled(2.0), "%s took its time" % select)
+            # Filters users write still answer on the same session, on the same worker as device 1.
+            reply = c.rpc('<get><filter type="xpath" xmlns:if="%s" select="/if:interfaces-state/if:interface'
+                          '[starts-with(if:name, \'Hundred\')][position() &lt; 3]/if:oper-status"/></get>'
+                          % h.IF_NS, msg_id="fine")
+            h.assert_data(reply, "a predicate with functions")
+            self.assertEqual(reply.count("<oper-status>"), 2, reply)
+        with h.RawClient(f.addr(1)).hello() as other:
+            h.assert_data(other.get_config(), "device 1")
 
 
 if __name__ == "__main__":

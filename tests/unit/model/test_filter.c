@@ -657,6 +657,19 @@ test_xpath_unsafe_for_libyang_is_refused_before_it(void **state)
         "/*[a = b = c]",
         "/*[a and b = c = d]",
         "/*[f(a, b = c = d)]",
+        /* issue 28: O(data^2) filters, the fuzzer's and their kin */
+        "//./*//*<.",
+        "//*[. < /]",
+        "//*[. = //*]",
+        "/*/*[. = /*]",
+        "//*[contains(/, 'x')]",
+        "//*[count(//*) > 1]",
+        "/ietf-interfaces:interfaces/interface[name = /ietf-interfaces:interfaces/interface/name]",
+        "//*[descendant::* = 'x']",
+        "//*[ancestor-or-self::*]",
+        "//*[following::* = .]",
+        "/*[.//x = 1]",
+        "/ietf-interfaces:interfaces = 1",
     };
     static const char *const allowed[] = {
         "/ietf-interfaces:interfaces/interface/module",
@@ -677,6 +690,16 @@ test_xpath_unsafe_for_libyang_is_refused_before_it(void **state)
         "/*[a = 1][b = 2]",
         "/*[a[b = 1] = 2]",
         "/ietf-interfaces:interfaces/interface[name='a=b=c']",
+        "//ietf-interfaces:interface[ietf-interfaces:name='eth0']",
+        "//*",
+        "/ietf-interfaces:interfaces | /ietf-interfaces:interfaces-state",
+        "/ietf-interfaces:interfaces/interface[starts-with(name, 'Gig')]/description",
+        "/ietf-interfaces:interfaces-state/interface[statistics/in-octets > 100]",
+        "/ietf-interfaces:interfaces/interface[../interface/name = 'x']",
+        "/ietf-interfaces:interfaces/interface[current()/name]",
+        "/ietf-interfaces:interfaces/interface[position() < 3]",
+        "/x:leaf-list[. = 'a']",
+        "/ietf-interfaces:interfaces/interface[following-sibling::interface/name = name]",
     };
 
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
