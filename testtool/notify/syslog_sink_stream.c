@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,20 @@ ss_connect(struct sink_stream *s)
     }
 }
 
+/* RFC 5425 section 5.2: the collector's certificate must name the address dialled (an iPAddress SAN). */
+static int
+ss_expect_address(SSL *ssl, const struct net_endpoint *ep)
+{
+    X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+
+    if (ep->sa.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ep->sa;
+        return X509_VERIFY_PARAM_set1_ip(param, (const unsigned char *)&a->sin6_addr, 16);
+    }
+    return X509_VERIFY_PARAM_set1_ip(
+        param, (const unsigned char *)&((const struct sockaddr_in *)&ep->sa)->sin_addr, 4);
+}
+
 /* The socket is writable after connect(): did it work? Then TLS's handshake, or up. */
 static void
 ss_connected(struct sink_stream *s)
@@ -230,7 +245,8 @@ ss_connected(struct sink_stream *s)
         ss_up(s);
         return;
     }
-    if (!(s->ssl = SSL_new(s->base.cfg.tls_ctx)) || !SSL_set_fd(s->ssl, s->fd)) {
+    if (!(s->ssl = SSL_new(s->base.cfg.tls_ctx)) || !SSL_set_fd(s->ssl, s->fd) ||
+        !ss_expect_address(s->ssl, &s->base.cfg.spec.ep)) {
         ss_drop_connection(s, "out of memory for TLS");
         return;
     }
