@@ -173,6 +173,7 @@ sc_template(const struct jsonr_value *m, const char *app_dflt, uint32_t index, s
     if (!bad) {
         t->msgid = sc_dup_word(m, "msgid", 32, 0, NULL, index, &bad, err, err_len);
     }
+    t->uses_addr = strstr(text->str, "{addr}") != NULL;
     if (!bad && !(t->text = strdup(text->str))) {
         snprintf(err, err_len, "out of memory reading the catalog");
         bad = 2;

@@ -36,13 +36,14 @@
 
 /* One template. */
 struct syslog_template {
-    char *id;         /* the message's name in the catalog ("link-down"), unique; owned */
-    uint8_t facility; /* 0..23 */
-    uint8_t severity; /* 0..7 */
-    uint32_t weight;  /* 1..SYSLOG_CATALOG_MAX_WEIGHT; 0: only sent as an event, never drawn */
-    char *app_name;   /* APP-NAME; owned */
-    char *msgid;      /* MSGID, or NULL; owned */
-    char *text;       /* the template, placeholders checked; owned */
+    char *id;          /* the message's name in the catalog ("link-down"), unique; owned */
+    uint8_t facility;  /* 0..23 */
+    uint8_t severity;  /* 0..7 */
+    uint32_t weight;   /* 1..SYSLOG_CATALOG_MAX_WEIGHT; 0: only sent as an event, never drawn */
+    char *app_name;    /* APP-NAME; owned */
+    char *msgid;       /* MSGID, or NULL; owned */
+    char *text;        /* the template, placeholders checked; owned */
+    uint8_t uses_addr; /* 1 when text has {addr}: the caller formats the address only then */
 };
 
 struct syslog_catalog {

@@ -222,13 +222,15 @@ sc_emit(struct syslog_dev *sd, const struct syslog_template *t, int32_t if_pos)
     struct syslog_fleet *sf = fleet->syslog;
     const struct sc_group *sg = &sf->groups[dev->group->index];
     const struct profile *p = dev->type->profile;
-    char host[256], addr[NETADDR_TEXT_BYTES], text[SC_TEXT_BYTES], msg[SYSLOG_MAX_MSG_BYTES];
+    char host[256], addr[NETADDR_TEXT_BYTES] = "", text[SC_TEXT_BYTES], msg[SYSLOG_MAX_MSG_BYTES];
     struct syslog_vars vars = {.host = host, .addr = addr};
     struct syslog_fields f;
     size_t len;
 
     devview_hostname(dev, host, sizeof host);
-    netaddr_text(&dev->group->cfg.ip_fam, dev->addr, addr, sizeof addr);
+    if (t->uses_addr) {
+        netaddr_text(&dev->group->cfg.ip_fam, dev->addr, addr, sizeof addr);
+    }
     sd->seq = syslog_seq_next(sd->seq);
     vars.draw = dyn_hash(dev->seed, SC_SALT_VARS, sd->seq);
     if (if_pos < 0 && p->if_count) {

@@ -120,12 +120,20 @@ sm_put_pri(struct sm_out *o, const struct syslog_fields *f)
     sm_putc(o, '>');
 }
 
+/* The broken-down UTC time of @p time_ms. A worker renders many lines per second: the last second's
+ * conversion is kept per thread, so gmtime_r runs once a second, not once a line. */
 static void
 sm_utc(uint64_t time_ms, struct tm *tm)
 {
+    static _Thread_local time_t last_t = (time_t)-1;
+    static _Thread_local struct tm last_tm;
     time_t t = (time_t)(time_ms / 1000);
 
-    gmtime_r(&t, tm);
+    if (t != last_t) {
+        gmtime_r(&t, &last_tm);
+        last_t = t;
+    }
+    *tm = last_tm;
 }
 
 size_t
