@@ -9,6 +9,7 @@
 #include "frame.h"
 #include "loop.h"
 #include "session.h"
+#include "syslog_chan.h"
 
 int
 main(void)
@@ -19,6 +20,9 @@ main(void)
            sizeof(struct session));
     printf("  struct frame_decoder %3zu bytes (inside session)\n", sizeof(struct frame_decoder));
     printf("  struct loop_timer   %4zu bytes (inside session)\n", sizeof(struct loop_timer));
+    printf("struct syslog_dev     %4zu bytes (one per device of a group with --syslog-sink)\n",
+           sizeof(struct syslog_dev));
+    printf("  struct ledger_row   %4zu bytes (one per such device and sink)\n", sizeof(struct ledger_row));
     printf("struct worker         %4zu bytes (one per worker loop, plus its 64 KiB read buffer)\n",
            sizeof(struct worker));
     return 0;

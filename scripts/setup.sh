@@ -8,7 +8,9 @@ packages="build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
   libyang2-dev libyang2-tools libyuma-base libssh-dev libssl-dev libsnmp-dev snmp
   libnetconf2-dev python3-ncclient python3-paramiko openssh-client libcmocka-dev procps netconfd yangcli snmpd snmptrapd
   libcurl4-openssl-dev libmicrohttpd-dev curl python3-prometheus-client libjs-chart.js chromium
-  python3-kubernetes python3-yaml jq"
+  python3-kubernetes python3-yaml jq rsyslog rsyslog-openssl"
+# rsyslog is the syslog collector of the tests (started unprivileged with its own configuration); it
+# conflicts with syslog-ng, whose loggen the syslog bench runs unpacked from `apt-get download`.
 # kubectl renders deploy/kubernetes in its test: Debian's kubernetes-client, unless a kubectl (another
 # package's, e.g. Google Cloud's `kubectl`) is installed already.
 command -v kubectl >/dev/null 2>&1 || packages="$packages kubernetes-client"

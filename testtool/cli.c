@@ -14,6 +14,8 @@
 #include "respond.h"
 #include "shard.h"
 #include "stream.h"
+#include "syslog_msg.h"
+#include "syslog_sink.h"
 #include "textarg.h"
 #include "trap.h"
 
@@ -432,6 +434,34 @@ cli_trap_sink(const struct cli_opt *o, const char *value, struct cli_ctx *c)
         return FLEET_ERR_INVAL;
     }
     cfg->trap_sink_count++;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_syslog_sink(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    struct fleet_config *cfg = c->cfg;
+
+    if (cfg->syslog_sink_count == FLEET_MAX_SYSLOG_SINKS) {
+        snprintf(c->err, c->err_len, "at most %d --%s options", FLEET_MAX_SYSLOG_SINKS, o->name);
+        return FLEET_ERR_INVAL;
+    }
+    if (syslog_sink_parse(value, &cfg->syslog_sinks[cfg->syslog_sink_count], c->err, c->err_len)) {
+        return FLEET_ERR_INVAL;
+    }
+    cfg->syslog_sink_count++;
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_run_tag(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (!*value || strlen(value) > SYSLOG_MAX_RUN_TAG_BYTES || strpbrk(value, " \t\r\n")) {
+        snprintf(c->err, c->err_len, "--%s must be 1 to %d characters without spaces, not \"%s\"", o->name,
+                 SYSLOG_MAX_RUN_TAG_BYTES, value);
+        return FLEET_ERR_INVAL;
+    }
+    c->cfg->run_tag = value;
     return FLEET_OK;
 }
 
@@ -984,6 +1014,44 @@ static const struct cli_opt cli_opts[] = {
      .metavar = "C",
      .dflt = "public",
      .help = "community of traps and informs"},
+    {.name = "syslog-sink",
+     .kind = CLI_STRING,
+     .custom = cli_syslog_sink,
+     REPEATS(syslog_sink_count),
+     .metavar = "URL",
+     .help = "where every device's syslog goes: udp://HOST:PORT, tcp://HOST:PORT or tls://HOST:PORT (IPv6 in "
+             "brackets; ports 514, TLS 6514 when left out)"},
+    {.name = "syslog-format",
+     .kind = CLI_CHOICE,
+     .field = CFG_FIELD(syslog_format),
+     .choices = "rfc5424|rfc3164",
+     .dflt = "rfc5424",
+     .help = "syslog message format"},
+    {.name = "syslog-framing",
+     .kind = CLI_CHOICE,
+     .field = CFG_FIELD(syslog_framing),
+     .choices = "octet-counting|lf",
+     .dflt = "octet-counting",
+     .help = "framing of syslog over TCP (RFC 6587); TLS always counts octets (RFC 5425)"},
+    {.name = "syslog-rate",
+     .kind = CLI_DOUBLE,
+     .field = CFG_FIELD(syslog_rate),
+     .dmin = 0,
+     .dmax = 1e5,
+     .unit = "per device per second",
+     .metavar = "R",
+     .help = "background syslog lines per device per second, paced, drawn from the catalog; 0: none"},
+    {.name = "syslog-catalog",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(syslog_catalog),
+     .metavar = "FILE",
+     .help =
+         "syslog lines devices draw from (docs/SYSLOG_CATALOG.md); default: the device kind's built-in one"},
+    {.name = "run-tag",
+     .kind = CLI_STRING,
+     .custom = cli_run_tag,
+     .metavar = "TEXT",
+     .help = "tag written into every syslog line and the report, to pick the run out on a shared collector"},
     {.name = "seed",
      .kind = CLI_U64,
      .field = CFG_FIELD(seed),

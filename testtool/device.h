@@ -35,6 +35,8 @@ struct notif_stream;
 struct devview_state;
 struct trap_counters;
 struct trap_sender;
+struct syslog_dev;
+struct syslog_fleet;
 struct metrics_server;
 struct mib_object;
 struct identity_rules;
@@ -243,6 +245,7 @@ struct device {
     uint32_t flap_count;              /* flaps so far: draws the next delay and interface */
     int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
     struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
+    struct syslog_dev *syslog;        /* its syslog state (syslog_chan.h), NULL: its group sends none */
     struct ssh_bind_struct
         *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
     struct tls_devcert *tls_cert; /* --tls-cert-per-device: its certificate and key, made on first use */
@@ -308,6 +311,7 @@ struct fleet {
     struct action_log *actions;     /* the control API's actions, for the report and metrics; or NULL */
     struct callhome *call_home;     /* --call-home: dial-out state (callhome.c), or NULL */
     struct scenario *scenario;      /* --scenario: the timeline (scenario.h), or NULL */
+    struct syslog_fleet *syslog;    /* the syslog channel (syslog_chan.c), NULL: no group has a sink */
 };
 
 /** @return Where @p dev is in its process's devices (its global index less the shard's offset). */

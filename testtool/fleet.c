@@ -32,6 +32,7 @@
 #include "session.h"
 #include "ssh_link.h"
 #include "stream.h"
+#include "syslog_chan.h"
 #include "transport_tls.h"
 
 /* Raise the soft descriptor limit to the hard one and check that the plan fits in it. */
@@ -390,6 +391,10 @@ fleet_start(struct fleet *fleet)
         log_error("%s", err);
         return FLEET_ERR_SYS;
     }
+    if (syslog_start_all(fleet, err, sizeof err)) {
+        log_error("%s", err);
+        return FLEET_ERR_SYS;
+    }
     callhome_start_all(fleet);
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
@@ -416,6 +421,8 @@ fleet_stop(struct fleet *fleet)
             w->started = 0;
         }
     }
+    /* The threads are gone: what the syslog sinks still hold gets its outcome before a report is written. */
+    syslog_settle_all(fleet);
 }
 
 void
@@ -440,6 +447,7 @@ fleet_close(struct fleet *fleet)
     tls_fleet_close(fleet);
     /* Traps first: queued ones and inform retransmissions may leave from the agents' sockets. */
     flap_close_all(fleet);
+    syslog_close_all(fleet);
     agent_close_all(fleet);
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];

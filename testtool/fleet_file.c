@@ -48,6 +48,7 @@ static const char *const ffl_path_leaves[] = {
     "snmp-recording",
     "notification-file",
     "rpc-config",
+    "syslog-catalog",
     "authorized-keys",
     NULL,
 };

@@ -47,6 +47,22 @@ struct trap_sink {
     struct net_endpoint ep; /* address and port, never port 0 */
 };
 
+/* How a syslog sink is reached (--syslog-sink udp://, tcp://, tls://). */
+enum syslog_proto {
+    SYSLOG_PROTO_UDP, /* RFC 5426: one message per datagram, from the device's own address */
+    SYSLOG_PROTO_TCP, /* RFC 6587: a stream of framed messages */
+    SYSLOG_PROTO_TLS, /* RFC 5425: the TCP stream inside TLS, octet counting */
+};
+
+/* Where syslog goes: a collector's address (IPv4 or IPv6), port and protocol. */
+struct syslog_sink_spec {
+    struct net_endpoint ep; /* address and port, never port 0 */
+    uint8_t proto;          /* enum syslog_proto */
+};
+
+/* Most syslog sinks (--syslog-sink) one group takes. */
+#define FLEET_MAX_SYSLOG_SINKS 8
+
 /* Descriptors kept free for sessions and internals beyond the listening sockets. */
 #define FLEET_FD_RESERVE 256
 /* Most entries of a rate plan's send order (the sum of the weights). */
@@ -104,14 +120,21 @@ struct fleet_config {
     struct respond_v3_user snmp_v3_users[RESPOND_MAX_V3_USERS]; /* SNMPv3 users */
     uint32_t snmp_v3_user_count;                                /* entries used in snmp_v3_users */
     const char *notification_file;                              /* what devices stream, or NULL */
-    double notification_rate;        /* > 0: notifications per device per second, whatever the file says */
-    uint32_t replay_log;             /* notifications each streaming device keeps for replay */
-    const char *report_path;         /* JSON report at exit and on SIGUSR1, or NULL */
-    double flap_rate;                /* interface flaps per device per second (Poisson), 0: none */
-    struct trap_sink trap_sinks[8];  /* where link traps go (--trap-sink) */
-    uint32_t trap_sink_count;        /* entries used in trap_sinks */
-    int trap_inform;                 /* 1: informs (acknowledged, retried) instead of traps */
-    const char *trap_community;      /* community of traps and informs */
+    double notification_rate;       /* > 0: notifications per device per second, whatever the file says */
+    uint32_t replay_log;            /* notifications each streaming device keeps for replay */
+    const char *report_path;        /* JSON report at exit and on SIGUSR1, or NULL */
+    double flap_rate;               /* interface flaps per device per second (Poisson), 0: none */
+    struct trap_sink trap_sinks[8]; /* where link traps go (--trap-sink) */
+    uint32_t trap_sink_count;       /* entries used in trap_sinks */
+    int trap_inform;                /* 1: informs (acknowledged, retried) instead of traps */
+    const char *trap_community;     /* community of traps and informs */
+    struct syslog_sink_spec syslog_sinks[FLEET_MAX_SYSLOG_SINKS]; /* where syslog goes (--syslog-sink) */
+    uint32_t syslog_sink_count;                                   /* entries used in syslog_sinks */
+    const char *syslog_format;                                    /* --syslog-format: rfc5424 or rfc3164 */
+    const char *syslog_framing;      /* --syslog-framing: octet-counting or lf (TCP; TLS always counts) */
+    double syslog_rate;              /* background syslog messages per device per second, 0: none */
+    const char *syslog_catalog;      /* --syslog-catalog FILE, or NULL: the device kind's built-in one */
+    const char *run_tag;             /* --run-tag: in every push message and the report, or NULL */
     const char *snmp_recording;      /* .snmprec or snmpwalk -On file served, or NULL */
     const char *export_snmprec;      /* write a device's view here and exit, or NULL */
     uint32_t export_device;          /* the device export_snmprec writes */

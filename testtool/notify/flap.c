@@ -16,6 +16,7 @@
 #include "devview.h"
 #include "notif_file.h"
 #include "stream.h"
+#include "syslog_chan.h"
 #include "trap.h"
 
 static void on_flap(struct loop *loop, struct loop_timer *timer);
@@ -106,6 +107,8 @@ flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
                        admin_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN,
                        oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &dev->trap_rows[k]);
     }
+    /* The same event as a syslog line, when the device's catalog names one (issue 29 item 2 starts here). */
+    syslog_chan_event(dev, oper_up ? "link-up" : "link-down", (int32_t)pos);
     return 0;
 }
 

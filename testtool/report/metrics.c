@@ -341,6 +341,34 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     family(out, "fleetsim_trap_retries_total", "counter", "Inform retransmissions.");
     sample(out, "fleetsim_trap_retries_total", NULL, NULL, NULL, NULL, s->traps[7]);
 
+    /* The push ledger (ledger.h): syslog now; traps and notifications keep their families above until they
+     * move onto it. */
+    {
+        static const char *const ledger_states[8] = {
+            "emitted", "sent", "in_window", "drain", "send_failures", "dropped", "suppressed_pre_window",
+            "queued"};
+        family(out, "fleetsim_push_messages_total", "counter",
+               "Push messages by channel and ledger state, over every device and sink (sent = in_window + "
+               "drain; queued is a gauge).");
+        for (int k = 0; k < 8; k++) {
+            sample(out, "fleetsim_push_messages_total", "channel", "syslog", "state", ledger_states[k],
+                   s->syslog[k]);
+        }
+        family(out, "fleetsim_syslog_sink_connects_total", "counter",
+               "TCP and TLS syslog connections made (the first and every reconnect).");
+        sample(out, "fleetsim_syslog_sink_connects_total", NULL, NULL, NULL, NULL, s->syslog_sinks[0]);
+        family(out, "fleetsim_syslog_sink_disconnects_total", "counter",
+               "TCP and TLS syslog connections lost.");
+        sample(out, "fleetsim_syslog_sink_disconnects_total", NULL, NULL, NULL, NULL, s->syslog_sinks[1]);
+        family(out, "fleetsim_syslog_sinks_up", "gauge",
+               "Syslog sinks connected now (UDP sinks always are), of "
+               "fleetsim_syslog_sinks.");
+        sample(out, "fleetsim_syslog_sinks_up", NULL, NULL, NULL, NULL, s->syslog_sinks[2]);
+        family(out, "fleetsim_syslog_sinks", "gauge",
+               "Syslog sinks: one per worker, group and --syslog-sink.");
+        sample(out, "fleetsim_syslog_sinks", NULL, NULL, NULL, NULL, s->syslog_sinks[3]);
+    }
+
     /* The control API's actions (one per request, whatever the number of devices). */
     family(out, "fleetsim_actions_total", "counter", "Control API actions carried out, by action.");
     {

@@ -17,6 +17,7 @@
 #include "fleet_action.h"
 #include "session.h"
 #include "stream.h"
+#include "syslog_chan.h"
 #include "trap.h"
 
 struct gather_job {
@@ -54,6 +55,12 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
                    "a refusal counter per reason");
     for (int k = 0; k < LISTEN_REFUSED_KINDS; k++) {
         sums->connections_refused[k] = w->refused[k];
+    }
+    {
+        uint32_t up = 0, sinks = 0;
+        syslog_chan_sink_stats(fleet, w->index, &sums->syslog_sinks[0], &sums->syslog_sinks[1], &up, &sinks);
+        sums->syslog_sinks[2] = up;
+        sums->syslog_sinks[3] = sinks;
     }
     for (uint32_t i = w->index; i < cfg->device_count; i += cfg->threads) {
         const struct device *dev = &fleet->devices[i];
@@ -107,6 +114,18 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
             sums->traps[5] += t->acknowledged;
             sums->traps[6] += t->timed_out;
             sums->traps[7] += t->retries;
+        }
+        if (dev->syslog) {
+            struct ledger_row l = {0};
+            syslog_chan_sum(dev, &l);
+            sums->syslog[0] += l.emitted;
+            sums->syslog[1] += ledger_sent(&l);
+            sums->syslog[2] += l.in_window;
+            sums->syslog[3] += l.drain;
+            sums->syslog[4] += l.send_failures;
+            sums->syslog[5] += l.dropped;
+            sums->syslog[6] += l.suppressed_pre_window;
+            sums->syslog[7] += l.queued;
         }
         if (rows) {
             struct metrics_device_row *r = &rows[i];

@@ -43,6 +43,9 @@ struct metrics_sums {
     uint64_t notif[5];            /* emitted, sent, send_failures, dropped, suppressed */
     uint64_t traps[8];            /* emitted, sent, send_failures, dropped, suppressed, acknowledged,
                                      timed_out, retries (all trap sinks) */
+    uint64_t syslog[8];           /* the syslog ledger over every sink: emitted, sent, in_window, drain,
+                                     send_failures, dropped, suppressed_pre_window, queued */
+    uint64_t syslog_sinks[4];     /* syslog sinks: connects, disconnects, connected now, sinks */
 };
 
 /** @return TLS handshakes refused for any reason. */

@@ -20,6 +20,7 @@
 #include "scenario.h"
 #include "session.h"
 #include "stream.h"
+#include "syslog_chan.h"
 #include "trap.h"
 
 struct report_job {
@@ -96,7 +97,9 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
                         k ? "," : "", sink, t->emitted, t->sent, t->send_failures, t->dropped, t->suppressed,
                         t->acknowledged, t->timed_out, t->retries);
         }
-        sbuf_adds(b, "]}");
+        sbuf_adds(b, "]");
+        syslog_chan_report(dev, b);
+        sbuf_adds(b, "}");
     }
 }
 
@@ -157,6 +160,10 @@ report_json(struct fleet *fleet, int running, struct sbuf *out)
         sbuf_free(&job->parts[i]);
     }
     sbuf_adds(out, "]");
+    if (fleet->cfg.run_tag) {
+        sbuf_adds(out, ",\"run_tag\":");
+        sbuf_add_json(out, fleet->cfg.run_tag);
+    }
     sbuf_adds(out, ",");
     scenario_json(fleet->scenario, fleet->cfg.seed, out);
     if (fleet->actions) {
