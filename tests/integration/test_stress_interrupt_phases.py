@@ -228,6 +228,16 @@ class StressInterruptPhasesTest(unittest.TestCase):
                       signal.SIGINT)
         self.assert_manifest_interrupted(r, signal.SIGINT)
 
+    def test_notify_tls_handshake_never_comes_sigterm(self):
+        p = self.peer("silent")
+        key, cert = os.path.join(self.tmp, "c.key"), os.path.join(self.tmp, "c.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=client"],
+                       check=True, capture_output=True, timeout=h.scaled(30))
+        r = self.held(["notify", "--port", p.port, "--tls", "true", "--tls-cert", cert, "--tls-key", key,
+                       "--device-count", 2, "--msg-timeout", 60], signal.SIGTERM)
+        self.assertEqual(self.assert_manifest_interrupted(r, signal.SIGTERM)["subscribed"], 0, str(r))
+
     def test_notify_hello_never_comes_sigint(self):
         p = self.peer("silent")
         r = self.held(["notify", "--port", p.port, "--ssh", "false", "--device-count", 2, "--msg-timeout", 60],
