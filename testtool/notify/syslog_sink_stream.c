@@ -402,7 +402,9 @@ ss_room(struct sink_stream *s, size_t n)
         if (cap > SS_MAX_BUFFER_BYTES || !(grown = malloc(cap))) {
             return -1;
         }
-        memcpy(grown, s->buf + s->head, live);
+        if (live) {
+            memcpy(grown, s->buf + s->head, live); /* the first growth has no buffer to offset into */
+        }
         free(s->buf);
         s->buf = grown;
         s->cap = cap;
