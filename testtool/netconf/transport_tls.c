@@ -38,6 +38,7 @@ struct tls_link {
     SSL *ssl;
     uint8_t handshake_done;   /* 1 once the handshake and cert-to-name succeeded */
     uint8_t handshake_writes; /* 1 while the handshake waits for room to write */
+    uint8_t read_owed;        /* 1 while bytes wait in OpenSSL's buffer that no socket event will announce */
     char username[CTN_MAX_NAME];
 };
 
@@ -138,6 +139,10 @@ tls_handshake(struct session *s)
         return -1;
     }
     l->handshake_done = 1;
+    /* With read-ahead, what the client sent just after its Finished may already be in OpenSSL's buffer.
+     * When the handshake ends outside tls_on_io's read loop (in tls_start, when the client was quicker
+     * than this thread, or in tls_flush), tls_flush asks for a writable turn and tls_on_io reads it. */
+    l->read_owed = (uint8_t)SSL_has_pending(l->ssl);
     s->username = l->username;
     log_debug("device %u session %u: TLS as \"%s\"", s->dev->index, s->id, l->username);
     sess_transport_ready(s);
@@ -171,7 +176,7 @@ tls_on_io(struct session *s, uint32_t events)
     char *buf = s->worker->read_buf;
     char why[320];
 
-    if (!(events & LOOP_READ) && !l->handshake_writes) {
+    if (!(events & LOOP_READ) && !l->handshake_writes && !l->read_owed) {
         return;
     }
     if (!l->handshake_done) {
@@ -179,6 +184,7 @@ tls_on_io(struct session *s, uint32_t events)
             return;
         }
     }
+    l->read_owed = 0;
     for (int i = 0; s->state < SESS_CLOSING; i++) {
         size_t n = 0;
         int rc = SSL_read_ex(l->ssl, buf, SESSION_READ_BUF_BYTES, &n);
@@ -245,7 +251,7 @@ tls_flush(struct session *s)
             return -1;
         }
     }
-    return 0;
+    return l->read_owed;
 }
 
 static void
