@@ -12,6 +12,7 @@
  */
 #include "options.h"
 #include "ber.h"
+#include "recon_push.h"
 #include "shard.h"
 #include "textarg.h"
 
@@ -1070,6 +1071,32 @@ static const struct stress_opt opts[] = {
      .metavar = "T",
      .dflt = "0",
      .help = "allowed |sent - received| as a share of sent: 0.5% or 0.005"},
+    {.name = "format",
+     .kind = OPT_CHOICE,
+     .modes = M_RECON,
+     .field = FIELD(recv_format),
+     .choices = "json|syslog|snmptrapd|csv",
+     .dflt = "json",
+     .help = "what --received is: notify's manifest (json); a collector's syslog file, RFC 5424 or "
+             "traditional lines (syslog: each device's source is its HOSTNAME); snmptrapd -Lf's log "
+             "(snmptrapd: the UDP source address, or sysName.0); channel,source,count rows (csv). The "
+             "last three compare the report's push ledger (sent, summed over a device's sinks) source by "
+             "source: OK, LOSS, DUP, MISSING, or PHANTOM for a source the report does not list"},
+    {.name = "run-tag",
+     .kind = OPT_TEXT,
+     .modes = M_RECON,
+     .field = FIELD(recv_run_tag),
+     .noun = "a tag",
+     .metavar = "T",
+     .help = "with --format syslog: count only lines carrying the run tag T ([fleetsim@32473 run=\"T\"] "
+             "or 3164's run=T); lines without it are counted apart. Traps carry no tag"},
+    {.name = "ordering",
+     .kind = OPT_FLAG,
+     .modes = M_RECON,
+     .field = FIELD(recv_ordering),
+     .help = "with --format syslog: per source, count inversions, adjacent descents of the sequence "
+             "numbers ([meta sequenceId] or seq=N) in the file's order; classes stay as they are, but any "
+             "inversion makes the exit 1"},
     {.name = "json",
      .kind = OPT_TEXT,
      .modes = M_RECON,
@@ -1362,6 +1389,9 @@ static const char usage_head[] =
     "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
     "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T] [--json FILE]\n"
     "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T] [--json FILE]\n"
+    "       fleetsim-stress reconcile --sent REPORT --received FILE --format syslog|snmptrapd|csv [--run-tag "
+    "T]\n"
+    "                                 [--ordering] [--tolerance T] [--json FILE]\n"
     "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
     "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
@@ -1761,6 +1791,16 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         }
     } else if (o->out_dir || o->snmp_walk || o->snmp_port || o->ncx_connect) {
         BAD("--out, --snmp, --snmp-port and --ncx-connect are for record");
+    }
+    if (o->mode == STRESS_RECONCILE && o->recv_format && o->report_path) {
+        BAD("--format %s reads a collector's file: give it as --received, the fleet's report as --sent",
+            o->recv_format == RECON_FMT_SYSLOG      ? "syslog"
+            : o->recv_format == RECON_FMT_SNMPTRAPD ? "snmptrapd"
+                                                    : "csv");
+    }
+    if (o->mode == STRESS_RECONCILE && o->recv_format != RECON_FMT_SYSLOG &&
+        (o->recv_run_tag || o->recv_ordering)) {
+        BAD("--run-tag and --ordering read a syslog file: they go with --format syslog");
     }
     if (o->mode == STRESS_RECONCILE && o->report_path && o->received_path) {
         BAD("reconcile takes --received (notify's manifest) or --report (the simulator's report, with "

@@ -134,6 +134,9 @@ struct stress_options {
     struct stress_files received_files; /* every --received */
     struct stress_files report_files;   /* every --report */
     double tolerance;                   /* allowed |sent - received| as a share of sent (0.005 for 0.5%) */
+    int recv_format;          /* --format: enum recon_format (recon_push.h), 0: notify's JSON manifest */
+    const char *recv_run_tag; /* --run-tag: keep only the collector's lines of this run, or NULL */
+    int recv_ordering;        /* --ordering: count sequence inversions per source */
     /* controller-mount (device_count: nodes expected; username, password: HTTP basic auth; msg_timeout_s:
      * limit of one poll, 0 for the interval plus a margin) */
     const char *url;               /* RESTCONF base, "http://host:port/restconf" */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recon_push.h"
 #include "run.h"
 #include "stats.h"
 
@@ -679,17 +680,24 @@ cleanup:
 static int
 write_manifest(const struct stress_options *o, const struct recon_rows *rows, int rc)
 {
+    static const char *const formats[] = {"notify", "syslog", "snmptrapd", "csv"};
     int restconf = o->report_path != NULL;
+    int push = o->recv_format != RECON_FMT_NOTIFY;
     struct sbuf b = {0};
     int wrc;
 
     sbuf_adds(&b, "{\"tool\":\"fleetsim-stress\",\"version\":");
     sbuf_add_json(&b, FLEETSIM_VERSION);
     sbuf_printf(&b, ",\"mode\":\"reconcile\",\"parameters\":{\"join\":\"%s\",\"report\":",
-                restconf ? "restconf" : "notify");
+                restconf ? "restconf" : formats[o->recv_format]);
     sbuf_add_json(&b, restconf ? o->report_path : o->sent_path);
     sbuf_adds(&b, restconf ? ",\"sent\":" : ",\"received\":");
     sbuf_add_json(&b, restconf ? o->sent_path : o->received_path);
+    if (push) {
+        sbuf_adds(&b, ",\"run_tag\":");
+        json_string_or_null(&b, o->recv_run_tag);
+        sbuf_printf(&b, ",\"ordering\":%s", o->recv_ordering ? "true" : "false");
+    }
     sbuf_printf(&b, ",\"tolerance\":%g},\"results\":{\"counts\":{", o->tolerance);
     for (int c = 0; c < RECON_CLASS_COUNT; c++) {
         sbuf_printf(&b, "%s\"%s\":%" PRIu64, c ? "," : "", recon_class_name(c), rows->counts[c]);
@@ -700,6 +708,14 @@ write_manifest(const struct stress_options *o, const struct recon_rows *rows, in
                 "\"devices\":[",
                 rows->broken, rows->sent, rows->received, rows->total, rows->kept,
                 rows->total > rows->kept ? "true" : "false", rc);
+    if (push) {
+        /* The push join's own totals go in "results" too: reopen it before "devices". */
+        b.len -= strlen("},\"devices\":[");
+        sbuf_printf(&b,
+                    ",\"inversions\":%" PRIu64 ",\"lines\":%" PRIu64 ",\"not_understood\":%" PRIu64
+                    ",\"without_run_tag\":%" PRIu64 "},\"devices\":[",
+                    rows->inversions, rows->lines, rows->not_understood, rows->untagged);
+    }
     if (rows->devices.len) {
         sbuf_add(&b, rows->devices.buf, rows->devices.len);
     }
@@ -720,7 +736,22 @@ recon_run(const struct stress_options *o)
     char err[256];
     int rc = 2;
 
-    if (o->report_path) {
+    if (o->recv_format != RECON_FMT_NOTIFY) {
+        /* A collector's file: the report's push ledger, source by source (recon_push.h). */
+        struct recon_push_opts po = {.format = (enum recon_format)o->recv_format,
+                                     .run_tag = o->recv_run_tag,
+                                     .ordering = o->recv_ordering,
+                                     .tolerance = o->tolerance};
+        struct recon_push *p = NULL;
+        if ((report = load_joined(&o->sent_files, "--sent"))) {
+            if (!(p = recon_push_new(report, &po, stdout, err, sizeof err))) {
+                fprintf(stderr, "fleetsim-stress: reconcile: %s\n", err);
+            } else if (!recon_push_read_files(p, o->received_files.paths, o->received_files.count)) {
+                rc = recon_push_finish(p, stdout, sink);
+            }
+        }
+        recon_push_free(p);
+    } else if (o->report_path) {
         /* restconf's form: --sent is restconf's manifest, --report the simulator's. */
         if ((received = load_joined(&o->sent_files, "--sent")) &&
             (report = load_joined(&o->report_files, "--report"))) {

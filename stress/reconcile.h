@@ -51,6 +51,11 @@ struct recon_rows {
     uint64_t broken;                    /* BROKEN report rows (the notify join only) */
     uint64_t sent;                      /* sent total: the report's, or the edits restconf had accepted */
     uint64_t received;                  /* received total: notify's, or the report's edit-configs */
+    /* The push join only (recon_push.h), 0 otherwise: */
+    uint64_t inversions;     /* adjacent descents of sequence numbers (with --ordering) */
+    uint64_t lines;          /* lines read from the collector's files */
+    uint64_t not_understood; /* of those, lines neither parsed nor counted */
+    uint64_t untagged;       /* of those, lines without --run-tag's tag */
 };
 
 /** @return The verdict for @p f; @p tolerance is the allowed |sent - received| as a share of sent. */

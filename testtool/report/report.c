@@ -16,6 +16,7 @@
 
 #include "action_log.h"
 #include "device.h"
+#include "devview.h"
 #include "sbuf.h"
 #include "scenario.h"
 #include "session.h"
@@ -53,8 +54,16 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         sbuf_adds(b, ",\"type\":");
         sbuf_add_json(b, dev->type->name);
         char addr[NETADDR_TEXT_BYTES];
-        sbuf_printf(b, ",\"address\":\"%s\",\"port\":%u,\"notifications\":{",
+        sbuf_printf(b, ",\"address\":\"%s\",\"port\":%u",
                     netaddr_text(&dev->group->cfg.ip_fam, dev->addr, addr, sizeof addr), (unsigned)dev->port);
+        {
+            /* The name the device gives itself (syslog HOSTNAME, sysName): a collector's source. */
+            char host[256];
+            devview_hostname(&fleet->devices[i], host, sizeof host);
+            sbuf_adds(b, ",\"hostname\":");
+            sbuf_add_json(b, host);
+        }
+        sbuf_adds(b, ",\"notifications\":{");
         counts_json(b, &total);
         sbuf_printf(b,
                     "},\"generated\":%" PRIu64 ",\"behind\":%" PRIu64 ",\"ssh_auth_failures\":%" PRIu32
