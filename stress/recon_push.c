@@ -576,8 +576,8 @@ recon_push_finish(struct recon_push *p, FILE *out, struct recon_rows *rows)
                                 .duplicates = dups};
         enum recon_class c;
 
-        if (s->ch == RP_HOSTNAME || (s->in_report && !s->sent && !s->received)) {
-            continue; /* an alias; or a source silent on both sides */
+        if (s->ch == RP_HOSTNAME || (!s->sent && !s->received)) {
+            continue; /* an alias; or a source silent on both sides (a trap moved to its sysName's) */
         }
         c = recon_classify(&f, p->opts.tolerance);
         counts[c]++;
