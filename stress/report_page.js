@@ -526,6 +526,10 @@
                    get(run, 'results.devices') + ' device lines');
       }
       var labels = rows.map(function (d) {
+        /* A collector's file (--format syslog|snmptrapd|csv): a row per source. */
+        if (d.source !== undefined) {
+          return d.channel + ' ' + d.source + ' ' + d.class;
+        }
         /* An IPv6 address in brackets before its port, as reconcile prints it. */
         var host = d.address && d.address.indexOf(':') >= 0 ? '[' + d.address + ']' : d.address;
         return (d.device === null ? '' : 'device ' + d.device + ' ') + (host ? host + ':' : 'port ') +
