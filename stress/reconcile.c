@@ -704,18 +704,16 @@ write_manifest(const struct stress_options *o, const struct recon_rows *rows, in
     }
     sbuf_printf(&b,
                 "},\"broken_report_rows\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"received\":%" PRIu64
-                ",\"devices\":%" PRIu64 ",\"devices_kept\":%" PRIu64 ",\"devices_truncated\":%s,\"exit\":%d},"
-                "\"devices\":[",
+                ",\"devices\":%" PRIu64 ",\"devices_kept\":%" PRIu64 ",\"devices_truncated\":%s,\"exit\":%d",
                 rows->broken, rows->sent, rows->received, rows->total, rows->kept,
                 rows->total > rows->kept ? "true" : "false", rc);
     if (push) {
-        /* The push join's own totals go in "results" too: reopen it before "devices". */
-        b.len -= strlen("},\"devices\":[");
         sbuf_printf(&b,
                     ",\"inversions\":%" PRIu64 ",\"lines\":%" PRIu64 ",\"not_understood\":%" PRIu64
-                    ",\"without_run_tag\":%" PRIu64 "},\"devices\":[",
+                    ",\"without_run_tag\":%" PRIu64,
                     rows->inversions, rows->lines, rows->not_understood, rows->untagged);
     }
+    sbuf_adds(&b, "},\"devices\":[");
     if (rows->devices.len) {
         sbuf_add(&b, rows->devices.buf, rows->devices.len);
     }
