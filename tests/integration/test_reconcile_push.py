@@ -5,7 +5,8 @@ which writes every line twice: in RFC 5424 form (RSYSLOG_SyslogProtocol23Format)
 form (RSYSLOG_TraditionalFileFormat). reconcile --format syslog must say OK for every device from either
 file; a line taken out must give LOSS for that device only, a line from a host the fleet does not have
 PHANTOM, another run's tag must be left out by --run-tag, and --ordering must find no inversion on TCP
-and one after two lines of a device are swapped. A fleet sending v2c traps to snmptrapd -Lf FILE must
+and one after two lines of a device are swapped; RFC 3164 lines keep tag and sequence in either file
+form. A fleet sending v2c traps to snmptrapd -Lf FILE must
 reconcile OK with --format snmptrapd.
 
 Usage: test_reconcile_push.py <fleetsim> <fleetsim-stress>
@@ -55,7 +56,7 @@ class ReconcilePushTest(unittest.TestCase):
             f.write("".join(l + "\n" for l in lines))
         return path
 
-    def syslog_run(self):
+    def syslog_run(self, extra=()):
         """A fleet's TCP syslog into rsyslog; returns (5424 lines, traditional lines, the report)."""
         rs = ts.Rsyslog(self.work, "rs", tcp=True)
         with open(rs.conf, "a") as f:
@@ -65,7 +66,7 @@ class ReconcilePushTest(unittest.TestCase):
         fleet = h.Fleet(devices=DEVICES, threads=2, ip_per_device=True,
                         extra=["--report", self.report, "--state-dir", os.path.join(self.work, "state"),
                                "--syslog-sink", "tcp://127.0.0.1:%d" % rs.tcp_port, "--syslog-rate", str(RATE),
-                               "--run-tag", "recon-29"])
+                               "--run-tag", "recon-29"] + list(extra))
         fleet.start()
         self.addCleanup(fleet.kill)
         time.sleep(2)
@@ -128,6 +129,17 @@ class ReconcilePushTest(unittest.TestCase):
         self.assertRegex(out, r"OK\s+syslog %s \(device \d+\) sent \d+ received \d+ inversions 1\n"
                          % re.escape(victim))
         self.assertIn("inversions (adjacent descents) 1", out)
+
+    def test_rfc3164_traditional_file_keeps_tag_and_order(self):
+        # fleetsim's 3164 text carries seq=N run=T, so rsyslog's traditional file keeps both.
+        lines, trad, report = self.syslog_run(["--syslog-format", "rfc3164"])
+        hosts = {d["hostname"] for d in report["devices"]}
+        for path in (self.write("trad.log", trad), self.write("5424.log", lines)):
+            code, out, err = self.reconcile(path, "syslog", "--run-tag", "recon-29", "--ordering")
+            self.assertEqual(code, 0, out + err)
+            self.assertEqual(self.classes(out), {x: "OK" for x in hosts}, out)
+            self.assertIn("without the run tag 0", out)
+            self.assertNotIn("without a sequence number", out)
 
     def test_snmptrapd_log_reconciles(self):
         trap_log = os.path.join(self.work, "traps.log")
