@@ -25,6 +25,7 @@
 #include <libssh/server.h>
 
 #include "device.h"
+#include "event.h"
 #include "host_key_rsa.h"
 #include "key_p256.h"
 #include "log.h"
@@ -60,6 +61,7 @@ on_auth_password(ssh_session ss, const char *user, const char *password, void *u
     }
     l->s->dev->stats.auth_failures++;
     log_debug("device %u session %u: wrong password for \"%s\"", l->s->dev->index, l->s->id, user);
+    event_login_refused(l->s->dev, EVENT_LOGIN_SSH);
     return SSH_AUTH_DENIED;
 }
 
@@ -73,6 +75,7 @@ on_auth_pubkey(ssh_session ss, const char *user, struct ssh_key_struct *pubkey, 
     (void)ss;
     if (signature_state != SSH_PUBLICKEY_STATE_NONE && signature_state != SSH_PUBLICKEY_STATE_VALID) {
         l->s->dev->stats.auth_failures++;
+        event_login_refused(l->s->dev, EVENT_LOGIN_SSH);
         return SSH_AUTH_DENIED;
     }
     if (g->cfg.ssh_auth_any || !strcmp(user, g->cfg.username)) {
@@ -85,6 +88,7 @@ on_auth_pubkey(ssh_session ss, const char *user, struct ssh_key_struct *pubkey, 
     }
     if (signature_state == SSH_PUBLICKEY_STATE_VALID) {
         l->s->dev->stats.auth_failures++;
+        event_login_refused(l->s->dev, EVENT_LOGIN_SSH);
     }
     return SSH_AUTH_DENIED;
 }

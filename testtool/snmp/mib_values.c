@@ -14,6 +14,7 @@
 
 #include "device.h"
 #include "devview.h"
+#include "event.h"
 #include "mib.h"
 
 enum mib_id {
@@ -287,7 +288,7 @@ agent_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v
         set_uint(v, BER_COUNTER32, st->in_asn_parse_errs);
         return;
     case ID_SNMP_ENABLE_AUTHEN_TRAPS:
-        set_int(v, BER_INTEGER, 2); /* disabled */
+        set_int(v, BER_INTEGER, event_authen_traps_enabled(rq->dev) ? 1 : 2); /* what event.c obeys */
         return;
     case ID_SNMP_SILENT_DROPS:
         set_uint(v, BER_COUNTER32, st->silent_drops);
