@@ -41,8 +41,8 @@
 #include "stream.h"
 #include "syslog_chan.h"
 
-static struct device_ctl *
-ctl_of(struct device *dev)
+struct device_ctl *
+devact_ctl(struct device *dev)
 {
     if (!dev->ctl && (dev->ctl = calloc(1, sizeof *dev->ctl))) {
         dev->ctl->plug_fd = -1;
@@ -451,7 +451,7 @@ flap_start(struct device *dev, const struct devact_params *p)
 int
 devact_apply(struct device *dev, const struct devact_params *p)
 {
-    struct device_ctl *ctl = ctl_of(dev);
+    struct device_ctl *ctl = devact_ctl(dev);
 
     if (!ctl) {
         return -1;

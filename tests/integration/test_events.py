@@ -213,6 +213,42 @@ class EventTests(unittest.TestCase):
                  if x[2] == "AUTH" and x[3]]
         self.assertEqual([(x[0], x[3]) for x in lines], [("device-1", i) for i in auth], lines)
 
+    def test_snmp_set_is_a_config_change_and_snmp_enable_authen_traps_is_obeyed_issue_29(self):
+        f, base = self.fleet()
+        watcher = self.ncc(f, 0)
+        watcher.create_subscription()
+        agent = "127.0.0.1:%d" % f.port
+        # A SET of sysContact changes running: netconf-config-change (by the server) and config-commit, one id.
+        self.assertEqual(snmp("snmpset", agent, ["1.3.6.1.2.1.1.4.0", "s", "noc <noc@example.net>"]), 0)
+        notes = self.notifications(watcher, 5, lambda o: len(o) >= 1)
+        self.assertEqual(len(notes), 1)
+        self.assertIsNotNone(notes[0].find(".//{%s}netconf-config-change/{%s}changed-by/{%s}server"
+                                           % (NCN_NS, NCN_NS, NCN_NS)), ET.tostring(notes[0]))
+        set_id = int(notes[0].findtext(".//{%s}event-id" % EV_NS))
+        self.assert_device_event(set_id, 0)
+        lines = self.wait_lines(lambda ls: any(x[2] == "COMMIT" and x[3] == set_id for x in ls))
+        self.assertEqual([x[3] for x in lines if x[2] == "COMMIT" and x[3]], [set_id])
+        # disabled(2): a wrong community still gets its login-failure line, but no authenticationFailure trap.
+        self.assertEqual(snmp("snmpset", agent, [SNMP_ENABLE_AUTHEN_TRAPS, "i", "2"]), 0)
+        snmp("snmpget", agent, [SNMP_ENABLE_AUTHEN_TRAPS], community="wrong")
+        lines = self.wait_lines(lambda ls: any(x[2] == "AUTH" and x[3] for x in ls))
+        quiet_id = [x[3] for x in lines if x[2] == "AUTH" and x[3]][0]
+        self.assertGreater(quiet_id, set_id)
+        # enabled(1) again: the next one sends the trap, with the next id (the quiet one had no trap).
+        self.assertEqual(snmp("snmpset", agent, [SNMP_ENABLE_AUTHEN_TRAPS, "i", "1"]), 0)
+        snmp("snmpget", agent, [SNMP_ENABLE_AUTHEN_TRAPS], community="wrong")
+        traps = self.wait_traps(lambda g: any(t[0] == AUTH_FAILURE for t in g))
+        self.assertEqual([t[1] for t in traps if t[0] == AUTH_FAILURE], [quiet_id + 1], traps)
+        self.assertEqual(snmp("snmpset", agent, [SNMP_ENABLE_AUTHEN_TRAPS, "i", "3"]), 2, "wrongValue: 1 or 2")
+        self.assertEqual(snmp("snmpget", agent, [SNMP_ENABLE_AUTHEN_TRAPS], community="public"), 0)
+
+
+def snmp(tool, agent, args, community="private"):
+    """Exit code of one net-snmp command (one try, short timeout)."""
+    return subprocess.run([tool, "-v2c", "-c", community, "-On", "-t", "0.5", "-r", "0", agent] + args,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=h.scaled(10),
+                          env=dict(os.environ, MIBS="")).returncode
+
 
 if __name__ == "__main__":
     h.BINARY = h.take_binary_argument()

@@ -10,9 +10,12 @@
 #include <stdlib.h>
 
 #include "device.h"
+#include "device_ctl.h"
 #include "devview.h"
 #include "log.h"
+#include "notif_file.h"
 #include "sbuf.h"
+#include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
 
@@ -90,7 +93,39 @@ event_send_trap(struct device *dev, const struct oid *trap_oid, const struct tra
 int
 event_authen_traps_enabled(const struct device *dev)
 {
+    if (dev->ctl && dev->ctl->authen_traps) {
+        return dev->ctl->authen_traps == 1; /* an SNMP SET's */
+    }
     return !dev->type->authen_traps_disabled;
+}
+
+uint64_t
+event_config_changed(struct device *dev, uint64_t now_ms)
+{
+    uint64_t id = event_next_id(dev);
+
+    if (!dev->worker) {
+        return id;
+    }
+    if (stream_has_subscribers(dev)) {
+        struct sbuf b = {0};
+        char time_text[40];
+        notif_format_time(now_ms, time_text, sizeof time_text);
+        sbuf_printf(&b,
+                    "<notification xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"><eventTime>%s"
+                    "</eventTime><netconf-config-change "
+                    "xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-notifications\"><changed-by><server/>"
+                    "</changed-by><datastore>running</datastore>",
+                    time_text);
+        event_add_leaf(&b, id);
+        sbuf_adds(&b, "</netconf-config-change></notification>");
+        if (!b.failed) {
+            stream_emit(dev, b.buf, b.len, now_ms);
+        }
+        sbuf_free(&b);
+    }
+    syslog_chan_event(dev, "config-commit", -1, id);
+    return id;
 }
 
 uint64_t

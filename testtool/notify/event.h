@@ -73,7 +73,19 @@ void event_send_trap(struct device *dev, const struct oid *trap_oid, const struc
  */
 uint64_t event_login_refused(struct device *dev, enum event_login what);
 
-/** @return 1 when @p dev's snmpEnableAuthenTraps.0 is enabled(1), 0 when disabled(2). */
+/**
+ * @return 1 when @p dev's snmpEnableAuthenTraps.0 is enabled(1), 0 when disabled(2): what an SNMP SET
+ * made it, else its type's default.
+ */
 int event_authen_traps_enabled(const struct device *dev);
+
+/**
+ * @brief Running of @p dev changed outside NETCONF and the control API (an SNMP SET): a new event,
+ * netconf-config-change (changed by the server) to its subscribers and the catalog's config-commit line.
+ * Runs on the device's worker. (A session's edit and the API's set build their own notification, with
+ * the session or the edits in it, and the same id and line.)
+ * @return The event's id.
+ */
+uint64_t event_config_changed(struct device *dev, uint64_t now_ms);
 
 #endif
