@@ -223,7 +223,7 @@ send_cold_start(struct device *dev)
     uint64_t id = event_next_id(dev);
 
     event_send_trap(dev, &cold_start, NULL, 0, id);
-    syslog_chan_event(dev, "boot", -1, id);
+    syslog_chan_event(dev, "boot", -1, id, NULL);
 }
 
 static void

@@ -128,7 +128,7 @@ devact_set(struct device *dev, const struct devact_params *p)
         if (stream_has_subscribers(dev)) {
             notify_config_change(dev, config, p->set_op, now_ms, event_id);
         }
-        syslog_chan_event(dev, "config-commit", -1, event_id);
+        syslog_chan_event(dev, "config-commit", -1, event_id, NULL);
     }
 
 cleanup:

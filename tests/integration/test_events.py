@@ -68,9 +68,9 @@ class EventTests(unittest.TestCase):
         self.addCleanup(f.stop)
         return f, base
 
-    def ncc(self, f, i, password="admin"):
+    def ncc(self, f, i, user="admin", password="admin"):
         host, port = f.addr(i)
-        m = manager.connect(host=host, port=port, username="admin", password=password, hostkey_verify=False,
+        m = manager.connect(host=host, port=port, username=user, password=password, hostkey_verify=False,
                             allow_agent=False, look_for_keys=False, timeout=h.scaled(10))
         self.addCleanup(lambda: m.connected and m.close_session())
         return m
@@ -187,6 +187,7 @@ class EventTests(unittest.TestCase):
         lines = [x for x in self.wait_lines(lambda ls: sum(x[2] == "COMMIT" and x[3] for x in ls) >= 2)
                  if x[2] == "COMMIT" and x[3]]
         self.assertEqual([(x[0], x[3]) for x in lines], [("device-1", ids[0]), ("device-1", ids[1])], lines)
+        self.assertIn(" anonymous", lines[0][4], "the session's line names its user as the notification does")
         self.assertEqual(self.traps(), [], "a configuration change sends no trap")
 
     def test_refused_logins_have_one_id_in_authentication_failure_and_syslog_issue_29(self):
@@ -196,7 +197,7 @@ class EventTests(unittest.TestCase):
                              stderr=subprocess.STDOUT, timeout=h.scaled(10), env=dict(os.environ, MIBS=""))
         self.assertIn("INTEGER: 1", out.stdout.decode(), "snmpEnableAuthenTraps is enabled(1)")
         with self.assertRaises(AuthenticationError):
-            self.ncc(f, 1, password="not-the-password")
+            self.ncc(f, 1, user="not-admin", password="not-the-password")
         traps = self.wait_traps(lambda g: any(t[0] == AUTH_FAILURE for t in g))
         ssh_id = [t for t in traps if t[0] == AUTH_FAILURE][0][1]
         self.assert_device_event(ssh_id, 1)
@@ -212,6 +213,8 @@ class EventTests(unittest.TestCase):
         lines = [x for x in self.wait_lines(lambda ls: sum(x[2] == "AUTH" and x[3] for x in ls) >= len(auth))
                  if x[2] == "AUTH" and x[3]]
         self.assertEqual([(x[0], x[3]) for x in lines], [("device-1", i) for i in auth], lines)
+        # The SSH line names who tried and from where (the SNMP one has no user: drawn, as a background line's).
+        self.assertIn(" not-admin from 127.0.0.1 ", lines[0][4])
 
     def test_snmp_set_is_a_config_change_and_snmp_enable_authen_traps_is_obeyed_issue_29(self):
         f, base = self.fleet()

@@ -538,7 +538,13 @@ note_running_write(struct session *s, uint32_t gen_before)
             stream_emit(dev, xml, (size_t)n, now_ms);
         }
     }
-    syslog_chan_event(dev, "config-commit", -1, event_id);
+    {
+        char peer[NETADDR_TEXT_BYTES];
+        /* As the notification names it: the transport's user (TLS), else anonymous. */
+        struct syslog_who who = {.user = s->username ? s->username : "anonymous",
+                                 .peer = sess_peer_text(s, 0, peer, sizeof peer)};
+        syslog_chan_event(dev, "config-commit", -1, event_id, &who);
+    }
 }
 
 /* Count an answered edit-config or commit on its device (the report's "edits"), beside the worker's metrics.

@@ -124,13 +124,14 @@ event_config_changed(struct device *dev, uint64_t now_ms)
         }
         sbuf_free(&b);
     }
-    syslog_chan_event(dev, "config-commit", -1, id);
+    syslog_chan_event(dev, "config-commit", -1, id, NULL);
     return id;
 }
 
 uint64_t
-event_login_refused(struct device *dev, enum event_login what)
+event_login_refused(struct device *dev, enum event_login what, const char *user, const char *peer)
 {
+    struct syslog_who who = {.user = user, .peer = peer};
     uint64_t id = event_next_id(dev);
 
     if (!dev->worker) { /* a device outside a running fleet (a test's) has no channels */
@@ -141,6 +142,6 @@ event_login_refused(struct device *dev, enum event_login what)
     if (event_authen_traps_enabled(dev)) {
         event_send_trap(dev, &event_auth_failure_oid, NULL, 0, id);
     }
-    syslog_chan_event(dev, "login-failure", -1, id);
+    syslog_chan_event(dev, "login-failure", -1, id, &who);
     return id;
 }

@@ -67,11 +67,11 @@ void event_send_trap(struct device *dev, const struct oid *trap_oid, const struc
 
 /**
  * @brief A login @p dev refused: a new event, authenticationFailure (SNMPv2-MIB) to every trap sink when
- * the device's snmpEnableAuthenTraps is enabled(1), and the catalog's "login-failure" line. Runs on the
- * device's worker.
+ * the device's snmpEnableAuthenTraps is enabled(1), and the catalog's "login-failure" line naming @p user
+ * from @p peer (NULL: drawn, as for a background line). Runs on the device's worker.
  * @return The event's id.
  */
-uint64_t event_login_refused(struct device *dev, enum event_login what);
+uint64_t event_login_refused(struct device *dev, enum event_login what, const char *user, const char *peer);
 
 /**
  * @return 1 when @p dev's snmpEnableAuthenTraps.0 is enabled(1), 0 when disabled(2): what an SNMP SET

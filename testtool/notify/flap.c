@@ -116,7 +116,7 @@ flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
                             oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &id_vb, 1, &dev->trap_rows[k]);
     }
     /* The same event as a syslog line, when the device's catalog names one. */
-    syslog_chan_event(dev, oper_up ? "link-up" : "link-down", (int32_t)pos, event_id);
+    syslog_chan_event(dev, oper_up ? "link-up" : "link-down", (int32_t)pos, event_id, NULL);
     return 0;
 }
 

@@ -285,7 +285,7 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
     }
     if (report == SUSM_REPORT_UNKNOWN_USER_NAMES || report == SUSM_REPORT_WRONG_DIGESTS) {
         /* A refused login (an unknown engine ID is discovery, a time window resynchronisation: neither). */
-        event_login_refused(dev, EVENT_LOGIN_SNMP);
+        event_login_refused(dev, EVENT_LOGIN_SNMP, NULL, NULL);
     }
     if (report != SUSM_REPORT_NONE) {
         uint32_t counter = ++st->usm_stats[report];
@@ -364,7 +364,7 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
     if (!community_is(&m, dev->group->cfg.snmp_community) &&
         !community_is(&m, dev->group->cfg.snmp_write_community)) {
         st->in_bad_community_names++;
-        event_login_refused(dev, EVENT_LOGIN_SNMP);
+        event_login_refused(dev, EVENT_LOGIN_SNMP, NULL, NULL);
         return 0;
     }
     if (!answerable(&m.pdu, m.version)) {
