@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleetsim_harness as h  # noqa: E402
-from test_control_api import api  # noqa: E402
+from test_control_api import V3_ARGS, V3_USER, api  # noqa: E402
 
 from ncclient import manager  # noqa: E402
 from ncclient.transport.errors import AuthenticationError  # noqa: E402
@@ -244,6 +244,32 @@ class EventTests(unittest.TestCase):
         self.assertEqual([t[1] for t in traps if t[0] == AUTH_FAILURE], [quiet_id + 1], traps)
         self.assertEqual(snmp("snmpset", agent, [SNMP_ENABLE_AUTHEN_TRAPS, "i", "3"]), 2, "wrongValue: 1 or 2")
         self.assertEqual(snmp("snmpget", agent, [SNMP_ENABLE_AUTHEN_TRAPS], community="public"), 0)
+
+    def test_snmpv3_wrong_password_and_unknown_user_are_refused_logins_issue_29(self):
+        f, base = self.fleet(extra=["--snmp-v3-user", V3_USER])
+        agent = "127.0.0.1:%d" % (f.port + 1)
+        right = subprocess.run(["snmpget"] + V3_ARGS + ["-On", "-t", "1", "-r", "0", agent, SNMP_ENABLE_AUTHEN_TRAPS],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=h.scaled(10),
+                               env=dict(os.environ, MIBS=""))
+        self.assertIn("INTEGER: 1", right.stdout.decode(), "the right user is served, no event")
+        wrong_key = [a if a != "authpass1" else "not-authpass" for a in V3_ARGS]
+        unknown = [a if a != "ops" else "nosuch" for a in V3_ARGS]
+        for args in (wrong_key, unknown):
+            subprocess.run(["snmpget"] + args + ["-On", "-t", "0.5", "-r", "0", agent, SNMP_ENABLE_AUTHEN_TRAPS],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=h.scaled(10),
+                           env=dict(os.environ, MIBS=""))
+        # Engine discovery (an unknown engine ID) is not a failure: exactly two events, wrong digest then
+        # unknown user, each with its trap and line.
+        traps = self.wait_traps(lambda g: sum(t[0] == AUTH_FAILURE for t in g) >= 2)
+        auth = [t[1] for t in traps if t[0] == AUTH_FAILURE]
+        self.assertEqual(len(auth), 2, traps)
+        self.assert_device_event(auth[0], 1)
+        self.assertEqual(auth[1], auth[0] + 1)
+        lines = [x for x in self.wait_lines(lambda ls: sum(x[2] == "AUTH" and x[3] for x in ls) >= 2)
+                 if x[2] == "AUTH" and x[3]]
+        self.assertEqual([x[3] for x in lines], auth)
+        time.sleep(0.3)
+        self.assertEqual([t[1] for t in self.traps() if t[0] == AUTH_FAILURE], auth, "nothing more")
 
 
 def snmp(tool, agent, args, community="private"):
