@@ -158,6 +158,7 @@ struct device_type {
     struct identity_rules *identity; /* a recorded type's rules.json: what differs per device, or NULL */
     struct state_movers *movers;     /* counters, gauges and timestamps of state_tree that move, or NULL */
     struct state_text *state_text;   /* state_tree's state-only subtrees as text with value slots, or NULL */
+    uint8_t authen_traps_disabled;   /* 1: its devices' snmpEnableAuthenTraps is disabled(2); 0: enabled(1) */
 };
 
 /*
@@ -251,6 +252,7 @@ struct device {
     struct tls_devcert *tls_cert; /* --tls-cert-per-device: its certificate and key, made on first use */
     struct device_ctl *ctl; /* control API state (down, reboot, overrides), NULL until its first action */
     uint32_t reboots;       /* reboots through the control API: engineBoots is 1 + reboots */
+    uint32_t event_count; /* events so far (event.h): the low half of its last event id, 0 before the first */
 };
 
 struct worker {

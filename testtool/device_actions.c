@@ -33,15 +33,16 @@
 #include "device_actions_internal.h"
 #include "devview.h"
 #include "dynamics.h"
+#include "event.h"
 #include "flap.h"
 #include "listen.h"
 #include "log.h"
 #include "session.h"
 #include "stream.h"
-#include "trap.h"
+#include "syslog_chan.h"
 
-static struct device_ctl *
-ctl_of(struct device *dev)
+struct device_ctl *
+devact_ctl(struct device *dev)
 {
     if (!dev->ctl && (dev->ctl = calloc(1, sizeof *dev->ctl))) {
         dev->ctl->plug_fd = -1;
@@ -213,28 +214,16 @@ go_down(struct device *dev, int mode, int freeze)
     stop_listener(dev, mode);
 }
 
-/* coldStart (SNMPv2-MIB, 1.3.6.1.6.3.1.1.5.1) to every trap sink, from the device. */
+/* A boot is one event: coldStart (SNMPv2-MIB, 1.3.6.1.6.3.1.1.5.1) to every trap sink, from the device, and
+ * the catalog's boot lines, with one id. */
 static void
 send_cold_start(struct device *dev)
 {
     static const struct oid cold_start = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 1}};
-    struct fleet *fleet = dev->worker->fleet;
-    uint64_t now_ms = devview_now_ms(fleet);
-    char name[256];
-    struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
+    uint64_t id = event_next_id(dev);
 
-    if (!dev->worker->traps || !fleet->cfg.trap_sink_count) {
-        return;
-    }
-    if (!dev->trap_rows && !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
-        return;
-    }
-    devview_hostname(dev, name, sizeof name);
-    for (uint32_t k = 0; k < fleet->cfg.trap_sink_count; k++) {
-        trap_send(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
-                  (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), &cold_start, NULL, 0,
-                  &dev->trap_rows[k]);
-    }
+    event_send_trap(dev, &cold_start, NULL, 0, id);
+    syslog_chan_event(dev, "boot", -1, id, NULL);
 }
 
 static void
@@ -462,7 +451,7 @@ flap_start(struct device *dev, const struct devact_params *p)
 int
 devact_apply(struct device *dev, const struct devact_params *p)
 {
-    struct device_ctl *ctl = ctl_of(dev);
+    struct device_ctl *ctl = devact_ctl(dev);
 
     if (!ctl) {
         return -1;

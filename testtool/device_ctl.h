@@ -55,7 +55,14 @@ struct device_ctl {
     uint8_t flap_is_down;         /* 1 while the flap action holds its interface(s) down */
     uint8_t *flap_all;            /* flap_pos -1: 1 for each profile interface it took down, owned */
     uint32_t flap_draws;          /* flap actions that drew their interface: draws the next one */
+    uint8_t authen_traps; /* snmpEnableAuthenTraps an SNMP SET gave: 1 enabled, 2 disabled; 0: the type's */
 };
+
+/**
+ * @brief The device's control state, made on first use (zeroed, plug_fd -1, timers initialised).
+ * Runs on the device's worker. @return It, or NULL when memory ran out.
+ */
+struct device_ctl *devact_ctl(struct device *dev);
 
 /** @brief Close @p fd with an RST instead of a FIN (set SO_LINGER 0; the caller closes). */
 void devctl_reset_fd(int fd);

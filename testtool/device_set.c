@@ -4,7 +4,8 @@
  * is taken (another session's lock on running refuses it, as it refuses SNMP
  * SETs), the change goes through edit-config's machinery (edit.h: undo log,
  * validation, rollback), and subscribers are told with RFC 6470's
- * netconf-config-change, changed by the server. Startup is not touched, so
+ * netconf-config-change, changed by the server, and syslog sinks with the
+ * config-commit line, one event (event.h). Startup is not touched, so
  * a reboot brings back what was saved.
  */
 #include "device_actions_internal.h"
@@ -17,12 +18,14 @@
 #include "devview.h"
 #include "edit.h"
 #include "edit_err.h"
+#include "event.h"
 #include "identity.h"
 #include "lock.h"
 #include "log.h"
 #include "notif_file.h"
 #include "sbuf.h"
 #include "stream.h"
+#include "syslog_chan.h"
 
 #define NC_NOTIF_NS         "urn:ietf:params:xml:ns:netconf:notification:1.0"
 #define NC_NOTIFICATIONS_NS "urn:ietf:params:xml:ns:yang:ietf-netconf-notifications"
@@ -60,7 +63,8 @@ print_edits(struct sbuf *b, const struct lyd_node *config, uint8_t set_op)
 }
 
 static void
-notify_config_change(struct device *dev, const struct lyd_node *config, uint8_t set_op, uint64_t now_ms)
+notify_config_change(struct device *dev, const struct lyd_node *config, uint8_t set_op, uint64_t now_ms,
+                     uint64_t event_id)
 {
     struct sbuf b = {0};
     char time_text[40];
@@ -72,6 +76,7 @@ notify_config_change(struct device *dev, const struct lyd_node *config, uint8_t 
                 "<datastore>running</datastore>",
                 time_text);
     print_edits(&b, config, set_op);
+    event_add_leaf(&b, event_id);
     sbuf_adds(&b, "</netconf-config-change></notification>");
     if (!b.failed) {
         stream_emit(dev, b.buf, b.len, now_ms);
@@ -118,10 +123,12 @@ devact_set(struct device *dev, const struct devact_params *p)
     rc = 0;
     if (changed) {
         uint64_t now_ms = devview_now_ms(dev->worker->fleet);
+        uint64_t event_id = event_next_id(dev); /* one change, one event: notification and syslog line */
         devview_running_changed(dev, now_ms);
         if (stream_has_subscribers(dev)) {
-            notify_config_change(dev, config, p->set_op, now_ms);
+            notify_config_change(dev, config, p->set_op, now_ms, event_id);
         }
+        syslog_chan_event(dev, "config-commit", -1, event_id, NULL);
     }
 
 cleanup:

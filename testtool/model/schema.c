@@ -40,10 +40,10 @@ static const char *const protocol_caps[] = {
      "report-all-tagged,trim"),
 };
 
-/* The project's device modules: transport identities for netconf-state, and the notifications of the
- * example notification files in notifications/. */
+/* The project's device modules: transport identities for netconf-state, the notifications of the
+ * example notification files in notifications/, and the event id every event's notification carries. */
 static const char *const project_modules[] = {"fleetsim-netconf-transport", "fleetsim-if-events",
-                                              "fleetsim-route-events"};
+                                              "fleetsim-route-events", "fleetsim-events"};
 
 struct default_module {
     const char *name;            /* module name */

@@ -10,11 +10,13 @@
  */
 #include "rpc.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device_ctl.h"
 #include "devview.h"
+#include "event.h"
 #include "log.h"
 #include "metrics_count.h"
 #include "notif_file.h"
@@ -22,6 +24,7 @@
 #include "rpc_custom.h"
 #include "rpc_fast.h"
 #include "stream.h"
+#include "syslog_chan.h"
 #include "xmlguard.h"
 #include "xmlscan.h"
 
@@ -501,22 +504,24 @@ cleanup:
 }
 
 /*
- * After an operation wrote running: tell the device view (interface statuses may have changed) and the
- * device's subscribers (RFC 6470 netconf-config-change).
+ * After an operation wrote running: tell the device view (interface statuses may have changed), and report
+ * the change as one event (event.h): the device's subscribers get RFC 6470 netconf-config-change, its syslog
+ * sinks the catalog's config-commit line, both with the event's id.
  */
 static void
 note_running_write(struct session *s, uint32_t gen_before)
 {
     struct device *dev = s->dev;
-    uint64_t now_ms;
+    uint64_t now_ms, event_id;
 
     if (dev->ds.running_gen == gen_before) {
         return;
     }
     now_ms = devview_now_ms(dev->worker->fleet);
     devview_running_changed(dev, now_ms);
+    event_id = event_next_id(dev);
     if (stream_has_subscribers(dev)) {
-        char time_text[40], xml[512], peer[NETADDR_TEXT_BYTES];
+        char time_text[40], xml[640], peer[NETADDR_TEXT_BYTES];
         int n;
         notif_format_time(now_ms, time_text, sizeof time_text);
         n = snprintf(
@@ -526,9 +531,19 @@ note_running_write(struct session *s, uint32_t gen_before)
             "<netconf-config-change xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-notifications\">"
             "<changed-by><username>anonymous</username><session-id>%u</session-id>"
             "<source-host>%s</source-host></changed-by><datastore>running</datastore>"
+            "<event-id xmlns=\"" EVENT_YANG_NS "\">%" PRIu64 "</event-id>"
             "</netconf-config-change></notification>",
-            time_text, (unsigned)s->id, sess_peer_text(s, 0, peer, sizeof peer));
-        stream_emit(dev, xml, (size_t)n, now_ms);
+            time_text, (unsigned)s->id, sess_peer_text(s, 0, peer, sizeof peer), event_id);
+        if (n > 0 && (size_t)n < sizeof xml) {
+            stream_emit(dev, xml, (size_t)n, now_ms);
+        }
+    }
+    {
+        char peer[NETADDR_TEXT_BYTES];
+        /* As the notification names it: the transport's user (TLS), else anonymous. */
+        struct syslog_who who = {.user = s->username ? s->username : "anonymous",
+                                 .peer = sess_peer_text(s, 0, peer, sizeof peer)};
+        syslog_chan_event(dev, "config-commit", -1, event_id, &who);
     }
 }
 

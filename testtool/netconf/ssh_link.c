@@ -25,6 +25,7 @@
 #include <libssh/server.h>
 
 #include "device.h"
+#include "event.h"
 #include "host_key_rsa.h"
 #include "key_p256.h"
 #include "log.h"
@@ -48,6 +49,16 @@ struct ssh_link {
     struct ssh_channel_callbacks_struct ccb; /* the channel's requests and data */
 };
 
+/* A refused login is an event (event.h): authenticationFailure and the login-failure line, naming who and
+ * from where. */
+static void
+refused(struct ssh_link *l, const char *user)
+{
+    char peer[NETADDR_TEXT_BYTES];
+
+    event_login_refused(l->s->dev, EVENT_LOGIN_SSH, user, sess_peer_text(l->s, 0, peer, sizeof peer));
+}
+
 static int
 on_auth_password(ssh_session ss, const char *user, const char *password, void *userdata)
 {
@@ -60,6 +71,7 @@ on_auth_password(ssh_session ss, const char *user, const char *password, void *u
     }
     l->s->dev->stats.auth_failures++;
     log_debug("device %u session %u: wrong password for \"%s\"", l->s->dev->index, l->s->id, user);
+    refused(l, user);
     return SSH_AUTH_DENIED;
 }
 
@@ -73,6 +85,7 @@ on_auth_pubkey(ssh_session ss, const char *user, struct ssh_key_struct *pubkey, 
     (void)ss;
     if (signature_state != SSH_PUBLICKEY_STATE_NONE && signature_state != SSH_PUBLICKEY_STATE_VALID) {
         l->s->dev->stats.auth_failures++;
+        refused(l, user);
         return SSH_AUTH_DENIED;
     }
     if (g->cfg.ssh_auth_any || !strcmp(user, g->cfg.username)) {
@@ -85,6 +98,7 @@ on_auth_pubkey(ssh_session ss, const char *user, struct ssh_key_struct *pubkey, 
     }
     if (signature_state == SSH_PUBLICKEY_STATE_VALID) {
         l->s->dev->stats.auth_failures++;
+        refused(l, user);
     }
     return SSH_AUTH_DENIED;
 }

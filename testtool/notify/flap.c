@@ -14,6 +14,7 @@
 
 #include "device.h"
 #include "devview.h"
+#include "event.h"
 #include "notif_file.h"
 #include "stream.h"
 #include "syslog_chan.h"
@@ -53,7 +54,8 @@ pick(struct device *dev)
 }
 
 static void
-notify_subscribers(struct device *dev, uint32_t pos, int admin_up, int oper_up, uint64_t now_ms)
+notify_subscribers(struct device *dev, uint32_t pos, int admin_up, int oper_up, uint64_t now_ms,
+                   uint64_t event_id)
 {
     const struct profile_interface *pi = &dev->type->profile->ifs[pos];
     struct sbuf b = {0};
@@ -67,10 +69,10 @@ notify_subscribers(struct device *dev, uint32_t pos, int admin_up, int oper_up, 
         time_text);
     sbuf_add_xml(&b, pi->name);
     sbuf_printf(
-        &b,
-        "</if-name><if-index>%u</if-index><admin-status>%s</admin-status><oper-status>%s</oper-status>"
-        "</if-state-change></notification>",
+        &b, "</if-name><if-index>%u</if-index><admin-status>%s</admin-status><oper-status>%s</oper-status>",
         (unsigned)pos + 1, admin_up ? "up" : "down", oper_up ? "up" : "down");
+    event_add_leaf(&b, event_id);
+    sbuf_adds(&b, "</if-state-change></notification>");
     if (!b.failed) {
         stream_emit(dev, b.buf, b.len, now_ms);
     }
@@ -84,15 +86,21 @@ flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
     const struct devview_cfg *cfg;
     char name[256];
     struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
+    char id_text[EVENT_ID_TEXT_BYTES];
+    struct trap_varbind id_vb;
     int admin_up, oper_up;
+    uint64_t event_id;
 
     if (devview_set_link(dev, pos, up, now_ms) || !(cfg = devview_cfg(dev))) {
         return -1;
     }
     admin_up = cfg->enabled[pos];
     oper_up = devview_oper(dev, pos) == DEVVIEW_OPER_UP;
+    /* One id for the transition, in all three channels' messages. */
+    event_id = event_next_id(dev);
+    event_trap_varbind(event_id_text(event_id, id_text, sizeof id_text), &id_vb);
     if (stream_has_subscribers(dev)) {
-        notify_subscribers(dev, pos, admin_up, oper_up, now_ms);
+        notify_subscribers(dev, pos, admin_up, oper_up, now_ms, event_id);
     }
     /* From the device's agent socket when it has one (a port per device: the source port names it), else
      * from its address; and named inside (snmpTrapAddress.0, sysName.0) either way. */
@@ -102,13 +110,13 @@ flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
             !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
             break;
         }
-        trap_send_link(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
-                       (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), oper_up, pos + 1,
-                       admin_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN,
-                       oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &dev->trap_rows[k]);
+        trap_send_link_more(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
+                            (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), oper_up, pos + 1,
+                            admin_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN,
+                            oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &id_vb, 1, &dev->trap_rows[k]);
     }
-    /* The same event as a syslog line, when the device's catalog names one (issue 29 item 2 starts here). */
-    syslog_chan_event(dev, oper_up ? "link-up" : "link-down", (int32_t)pos);
+    /* The same event as a syslog line, when the device's catalog names one. */
+    syslog_chan_event(dev, oper_up ? "link-up" : "link-down", (int32_t)pos, event_id, NULL);
     return 0;
 }
 

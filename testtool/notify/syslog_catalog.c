@@ -351,6 +351,8 @@ syslog_catalog_expand(const struct syslog_template *t, const struct syslog_vars 
                 put = vars->host ? vars->host : "-";
             } else if (!strncmp(name, "addr}", 5)) {
                 put = vars->addr ? vars->addr : "-";
+            } else if (!strncmp(name, "peer}", 5) && vars->peer) {
+                put = vars->peer;
             } else if (!strncmp(name, "peer}", 5)) {
                 snprintf(tmp, sizeof tmp, "192.0.2.%u", (unsigned)(1 + (vars->draw >> 8) % 254));
                 put = tmp;
@@ -358,7 +360,7 @@ syslog_catalog_expand(const struct syslog_template *t, const struct syslog_vars 
                 snprintf(tmp, sizeof tmp, "%u", (unsigned)(1 + (vars->draw >> 16) % 65535));
                 put = tmp;
             } else {
-                put = sc_users[(vars->draw >> 32) % 8];
+                put = vars->user ? vars->user : sc_users[(vars->draw >> 32) % 8];
             }
         } else {
             buf[len++] = *p++;

@@ -60,6 +60,8 @@ struct syslog_vars {
     const char *ifname; /* {if}, or NULL when the device has no interface ("-") */
     uint32_t ifindex;   /* {ifindex} */
     uint64_t draw;      /* random bits for {peer}, {num} and {user} */
+    const char *user;   /* {user} of an event that has one (who logged in, who committed), NULL: drawn */
+    const char *peer;   /* {peer} of an event that has one (where from), NULL: drawn */
 };
 
 /**

@@ -215,7 +215,8 @@ cleanup:
 
 /* Render @p t for @p sd's device and hand it to every sink of its group. */
 static void
-sc_emit(struct syslog_dev *sd, const struct syslog_template *t, int32_t if_pos)
+sc_emit(struct syslog_dev *sd, const struct syslog_template *t, int32_t if_pos, uint64_t event_id,
+        const struct syslog_who *who)
 {
     struct device *dev = sd->dev;
     struct fleet *fleet = dev->worker->fleet;
@@ -233,6 +234,10 @@ sc_emit(struct syslog_dev *sd, const struct syslog_template *t, int32_t if_pos)
     }
     sd->seq = syslog_seq_next(sd->seq);
     vars.draw = dyn_hash(dev->seed, SC_SALT_VARS, sd->seq);
+    if (who) {
+        vars.user = who->user;
+        vars.peer = who->peer;
+    }
     if (if_pos < 0 && p->if_count) {
         if_pos = (int32_t)(dyn_hash(dev->seed, SC_SALT_IF, sd->seq) % p->if_count);
     }
@@ -248,6 +253,7 @@ sc_emit(struct syslog_dev *sd, const struct syslog_template *t, int32_t if_pos)
                                .msgid = t->msgid,
                                .seq = sd->seq,
                                .run_tag = sf->run_tag,
+                               .event_id = event_id,
                                .text = text};
     f.text_len = syslog_catalog_expand(t, &vars, text, sizeof text);
     len = syslog_render(sg->format, &f, msg, sizeof msg);
@@ -278,7 +284,7 @@ sc_on_tick(struct loop *loop, struct loop_timer *timer)
         /* A device down or absent says nothing; its pace goes on, so it resumes without a burst. */
         if (!devact_snmp_silent(dev)) {
             sc_emit(sd, syslog_catalog_pick(sg->catalog, dyn_hash(dev->seed, SC_SALT_LINE, sd->pacer.tick)),
-                    -1);
+                    -1, 0, NULL);
         }
         sd->pacer.tick++;
     }
@@ -286,16 +292,28 @@ sc_on_tick(struct loop *loop, struct loop_timer *timer)
 }
 
 int
-syslog_chan_event(struct device *dev, const char *id, int32_t if_pos)
+syslog_chan_event(struct device *dev, const char *id, int32_t if_pos, uint64_t event_id,
+                  const struct syslog_who *who)
 {
-    const struct syslog_template *t;
     struct syslog_fleet *sf = dev->worker->fleet->syslog;
+    const struct syslog_catalog *cat;
+    size_t id_len = strlen(id);
+    int sent = 0;
 
-    if (!dev->syslog || !sf || !(t = syslog_catalog_find(sf->groups[dev->group->index].catalog, id))) {
+    if (!dev->syslog || !sf) {
         return 0;
     }
-    sc_emit(dev->syslog, t, if_pos);
-    return 1;
+    /* An event may have several lines (a boot writes a few): "ID" and "ID.anything", in catalog order. The
+     * scan is O(catalog) per event; catalogs are small (SYSLOG_CATALOG_MAX_MESSAGES). */
+    cat = sf->groups[dev->group->index].catalog;
+    for (uint32_t i = 0; cat && i < cat->count; i++) {
+        const struct syslog_template *t = &cat->msgs[i];
+        if (!strncmp(t->id, id, id_len) && (!t->id[id_len] || t->id[id_len] == '.')) {
+            sc_emit(dev->syslog, t, if_pos, event_id, who);
+            sent++;
+        }
+    }
+    return sent;
 }
 
 void

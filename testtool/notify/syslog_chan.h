@@ -60,12 +60,21 @@ void syslog_settle_all(struct fleet *fleet);
 /** @brief Free everything syslog_start_all() made (settles first). Accepts a fleet without syslog. */
 void syslog_close_all(struct fleet *fleet);
 
+/* Who an event's line names, when the event knows: {user} and {peer}; NULL members are drawn. */
+struct syslog_who {
+    const char *user; /* who logged in or committed */
+    const char *peer; /* the address they came from */
+};
+
 /**
- * @brief Send the catalog line named @p id (a flap's "link-down", ...) from @p dev to every sink of its
- * group, now, filling {if} and {ifindex} with interface @p if_pos (-1: none). Runs on the device's worker.
- * @return 1 when sent, 0 when the device has no syslog or its catalog has no such line.
+ * @brief Send the catalog lines of event @p id (a flap's "link-down", ...) from @p dev to every sink of its
+ * group, now: the line named @p id and those named @p id "." anything ("boot.1", "boot.2"), in catalog
+ * order, filling {if} and {ifindex} with interface @p if_pos (-1: none) and {user} and {peer} from @p who
+ * (NULL: drawn), each with @p event_id (event.h; 0: none). Runs on the device's worker.
+ * @return The lines sent: 0 when the device has no syslog or its catalog has no such line.
  */
-int syslog_chan_event(struct device *dev, const char *id, int32_t if_pos);
+int syslog_chan_event(struct device *dev, const char *id, int32_t if_pos, uint64_t event_id,
+                      const struct syslog_who *who);
 
 /**
  * @brief Append the device's "syslog_sinks":[...] member (ledger rows with their sinks' names) to @p b;

@@ -48,9 +48,9 @@ sm_putc(struct sm_out *o, char c)
 }
 
 static void
-sm_put_u32(struct sm_out *o, uint32_t v)
+sm_put_u64(struct sm_out *o, uint64_t v)
 {
-    char digits[10];
+    char digits[20];
     size_t n = 0;
 
     do {
@@ -60,6 +60,12 @@ sm_put_u32(struct sm_out *o, uint32_t v)
     while (n) {
         sm_putc(o, digits[--n]);
     }
+}
+
+static void
+sm_put_u32(struct sm_out *o, uint32_t v)
+{
+    sm_put_u64(o, v);
 }
 
 /* @p v in exactly @p width digits, zero-padded (the highest are cut: a year past 9999 is not ours to write).
@@ -165,6 +171,10 @@ syslog_render(enum syslog_format fmt, const struct syslog_fields *f, char *buf, 
             sm_puts(&o, " run=");
             sm_put_header(&o, f->run_tag, SYSLOG_MAX_RUN_TAG_BYTES);
         }
+        if (f->event_id) {
+            sm_puts(&o, " event=");
+            sm_put_u64(&o, f->event_id);
+        }
         sm_putc(&o, ' ');
         sm_put_text(&o, f->text, f->text_len);
         return o.len;
@@ -195,10 +205,21 @@ syslog_render(enum syslog_format fmt, const struct syslog_fields *f, char *buf, 
     sm_puts(&o, " [meta sequenceId=\"");
     sm_put_u32(&o, f->seq);
     sm_puts(&o, "\"]");
-    if (f->run_tag && *f->run_tag) {
-        sm_puts(&o, "[" SYSLOG_RUN_SD_ID " run=\"");
-        sm_put_param(&o, f->run_tag);
-        sm_puts(&o, "\"]");
+    /* One fleetsim@32473 element holds the run's tag and the event's id (RFC 5424 section 6.3.2: an
+     * SD-ID appears once per message). */
+    if ((f->run_tag && *f->run_tag) || f->event_id) {
+        sm_puts(&o, "[" SYSLOG_RUN_SD_ID);
+        if (f->run_tag && *f->run_tag) {
+            sm_puts(&o, " run=\"");
+            sm_put_param(&o, f->run_tag);
+            sm_putc(&o, '"');
+        }
+        if (f->event_id) {
+            sm_puts(&o, " eventId=\"");
+            sm_put_u64(&o, f->event_id);
+            sm_putc(&o, '"');
+        }
+        sm_putc(&o, ']');
     }
     if (f->text_len) {
         sm_putc(&o, ' ');

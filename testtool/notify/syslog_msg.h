@@ -8,7 +8,9 @@
  * for 3164 "seq=N" at the start of the text) and, when the run has one, its
  * tag (SD-ID fleetsim@32473: 32473 is the enterprise number RFC 5612
  * reserves for documentation, as fleetsim has none of its own; for 3164
- * "run=TAG" after seq=N).
+ * "run=TAG" after seq=N). A line that reports an event carries the event's
+ * id in the same SD element (eventId="N"; for 3164 "event=N" after run=),
+ * the id its trap and NETCONF notification carry too.
  */
 #ifndef FLEET_SYSLOG_MSG_H
 #define FLEET_SYSLOG_MSG_H
@@ -50,6 +52,7 @@ struct syslog_fields {
     const char *msgid;    /* MSGID, or NULL */
     uint32_t seq;         /* sequenceId, 1..SYSLOG_SEQ_MAX */
     const char *run_tag;  /* the run's tag, or NULL: no run parameter */
+    uint64_t event_id;    /* the event the line reports (event.h), 0: a background line, no eventId */
     const char *text;     /* MSG */
     size_t text_len;      /* bytes of text */
 };

@@ -770,8 +770,28 @@ trap_send_link(struct trap_sender *s, const struct trap_origin *from, const stru
                uint32_t sysuptime_ticks, int up, uint32_t if_index, int32_t admin_status, int32_t oper_status,
                struct trap_counters *row)
 {
+    return trap_send_link_more(s, from, sink, sysuptime_ticks, up, if_index, admin_status, oper_status, NULL,
+                               0, row);
+}
+
+/* Objects trap_send_link_more() appends at most. */
+#define TRAP_LINK_MORE_MAX 4
+
+enum fleet_err
+trap_send_link_more(struct trap_sender *s, const struct trap_origin *from, const struct trap_sink *sink,
+                    uint32_t sysuptime_ticks, int up, uint32_t if_index, int32_t admin_status,
+                    int32_t oper_status, const struct trap_varbind *more, size_t more_count,
+                    struct trap_counters *row)
+{
     struct oid names[3];
-    struct trap_varbind vb[3];
+    struct trap_varbind vb[3 + TRAP_LINK_MORE_MAX];
+
+    if (more_count > TRAP_LINK_MORE_MAX) {
+        return FLEET_ERR_INVAL;
+    }
+    for (size_t i = 0; i < more_count; i++) {
+        vb[3 + i] = more[i];
+    }
 
     trap_ifentry_oid(&names[0], TRAP_IFINDEX_COLUMN, if_index);
     trap_ifentry_oid(&names[1], TRAP_IFADMINSTATUS_COLUMN, if_index);
@@ -779,7 +799,8 @@ trap_send_link(struct trap_sender *s, const struct trap_origin *from, const stru
     vb[0] = (struct trap_varbind){.name = &names[0], .value = {.tag = BER_INTEGER, .v.i = if_index}};
     vb[1] = (struct trap_varbind){.name = &names[1], .value = {.tag = BER_INTEGER, .v.i = admin_status}};
     vb[2] = (struct trap_varbind){.name = &names[2], .value = {.tag = BER_INTEGER, .v.i = oper_status}};
-    return trap_send(s, from, sink, sysuptime_ticks, up ? &trap_linkup_oid : &trap_linkdown_oid, vb, 3, row);
+    return trap_send(s, from, sink, sysuptime_ticks, up ? &trap_linkup_oid : &trap_linkdown_oid, vb,
+                     3 + more_count, row);
 }
 
 size_t

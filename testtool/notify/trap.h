@@ -189,6 +189,16 @@ enum fleet_err trap_send_link(struct trap_sender *sender, const struct trap_orig
                               struct trap_counters *row);
 
 /**
+ * @brief As trap_send_link(), with @p more objects after the three IF-MIB ones (an event's id, event.h).
+ * @param[in] more Copied into the message; NULL when @p more_count is 0. At most 4.
+ */
+enum fleet_err trap_send_link_more(struct trap_sender *sender, const struct trap_origin *from,
+                                   const struct trap_sink *sink, uint32_t sysuptime_ticks, int up,
+                                   uint32_t if_index, int32_t admin_status, int32_t oper_status,
+                                   const struct trap_varbind *more, size_t more_count,
+                                   struct trap_counters *row);
+
+/**
  * @brief Offer a datagram read from a device's agent socket: a v2c Response settles the inform it answers
  * (matched as on the sender's own socket: request-id, sink address and port).
  * @param[in] from Who sent it.

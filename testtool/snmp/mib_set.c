@@ -3,15 +3,19 @@
  * all of them become one edit of running, applied with rollback, so the SET
  * is atomic across its varbinds (RFC 3416 4.2.5). The edit goes through the
  * same engine as NETCONF's edit-config, so NETCONF sees the change at once
- * and SNMP sees NETCONF's.
+ * and SNMP sees NETCONF's; a change of running is an event (event.h).
+ * snmpEnableAuthenTraps is the device's own state, not configuration: it is
+ * written once the edit went through, so the SET stays atomic.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
+#include "device_ctl.h"
 #include "devview.h"
 #include "edit.h"
 #include "edit_err.h"
+#include "event.h"
 #include "identity.h"
 #include "lock.h"
 #include "mib_set.h"
@@ -72,7 +76,8 @@ check_item(struct mib_req *rq, const struct spdu_binding *b, struct set_item *it
             return SPDU_WRONG_VALUE;
         }
     } else if (o->tag == BER_INTEGER) {
-        /* ifAdminStatus: up(1) or down(2); testing(3) is not supported here. */
+        /* ifAdminStatus: up(1) or down(2), testing(3) not supported here; snmpEnableAuthenTraps: enabled(1)
+         * or disabled(2). */
         if (b->value.v.i != 1 && b->value.v.i != 2) {
             return SPDU_WRONG_VALUE;
         }
@@ -177,6 +182,13 @@ mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index)
     if (!count) {
         return SPDU_NO_ERROR;
     }
+    /* The state snmpEnableAuthenTraps goes into, made now so that nothing can fail after the edit. */
+    for (uint32_t i = 0; i < count; i++) {
+        if (!strcmp(mib_object_name(items[i].obj), "snmpEnableAuthenTraps") && !devact_ctl(dev)) {
+            *error_index = i + 1;
+            return SPDU_RESOURCE_UNAVAILABLE;
+        }
+    }
     /* A NETCONF session's lock on running keeps SNMP out too. */
     if ((busy = lock_check_write(&dev->ds, DS_RUNNING, 0))) {
         edit_err_free(busy);
@@ -203,7 +215,15 @@ mib_set(struct mib_req *rq, const struct spdu_pdu *pdu, uint32_t *error_index)
             goto cleanup;
         }
     }
+    for (uint32_t i = 0; i < count; i++) {
+        if (!strcmp(mib_object_name(items[i].obj), "snmpEnableAuthenTraps")) {
+            dev->ctl->authen_traps = (uint8_t)items[i].value->v.i;
+        }
+    }
     devview_running_changed(dev, rq->now_ms);
+    if (changed) {
+        event_config_changed(dev, rq->now_ms);
+    }
     rq->cfg = devview_cfg(dev);
     if (!rq->cfg) {
         status = SPDU_GEN_ERR;

@@ -14,6 +14,7 @@
 
 #include "device.h"
 #include "devview.h"
+#include "event.h"
 #include "mib.h"
 
 enum mib_id {
@@ -175,7 +176,7 @@ static struct mib_object object_table[] = {
     OBJ(MIB_SCALAR, ID_SNMP_IN_BAD_COMMUNITY_NAMES, BER_COUNTER32, 0, SNMP_GROUP, 4),
     OBJ(MIB_SCALAR, ID_SNMP_IN_BAD_COMMUNITY_USES, BER_COUNTER32, 0, SNMP_GROUP, 5),
     OBJ(MIB_SCALAR, ID_SNMP_IN_ASN_PARSE_ERRS, BER_COUNTER32, 0, SNMP_GROUP, 6),
-    OBJ(MIB_SCALAR, ID_SNMP_ENABLE_AUTHEN_TRAPS, BER_INTEGER, 0, SNMP_GROUP, 30),
+    OBJ(MIB_SCALAR, ID_SNMP_ENABLE_AUTHEN_TRAPS, BER_INTEGER, 1, SNMP_GROUP, 30),
     OBJ(MIB_SCALAR, ID_SNMP_SILENT_DROPS, BER_COUNTER32, 0, SNMP_GROUP, 31),
     OBJ(MIB_SCALAR, ID_SNMP_PROXY_DROPS, BER_COUNTER32, 0, SNMP_GROUP, 32),
     OBJ(MIB_SCALAR, ID_ENGINE_ID, BER_OCTET_STRING, 0, SNMP_ENGINE, 1),
@@ -287,7 +288,7 @@ agent_value(struct mib_req *rq, const struct mib_object *o, struct spdu_value *v
         set_uint(v, BER_COUNTER32, st->in_asn_parse_errs);
         return;
     case ID_SNMP_ENABLE_AUTHEN_TRAPS:
-        set_int(v, BER_INTEGER, 2); /* disabled */
+        set_int(v, BER_INTEGER, event_authen_traps_enabled(rq->dev) ? 1 : 2); /* what event.c obeys */
         return;
     case ID_SNMP_SILENT_DROPS:
         set_uint(v, BER_COUNTER32, st->silent_drops);
@@ -565,6 +566,8 @@ mib_object_name(const struct mib_object *o)
         return "ifAdminStatus";
     case ID_IF_ALIAS:
         return "ifAlias";
+    case ID_SNMP_ENABLE_AUTHEN_TRAPS:
+        return "snmpEnableAuthenTraps";
     }
     return "read-only object";
 }

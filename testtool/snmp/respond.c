@@ -11,6 +11,7 @@
 
 #include "device.h"
 #include "devview.h"
+#include "event.h"
 #include "metrics_count.h"
 #include "mib.h"
 #include "mib_set.h"
@@ -282,6 +283,10 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
         report = SUSM_REPORT_UNSUPPORTED_SEC_LEVELS;
         msg.report_wanted = answerable(&msg.pdu, SPDU_V3) || msg.pdu.type == SPDU_INFORM;
     }
+    if (report == SUSM_REPORT_UNKNOWN_USER_NAMES || report == SUSM_REPORT_WRONG_DIGESTS) {
+        /* A refused login (an unknown engine ID is discovery, a time window resynchronisation: neither). */
+        event_login_refused(dev, EVENT_LOGIN_SNMP, NULL, NULL);
+    }
     if (report != SUSM_REPORT_NONE) {
         uint32_t counter = ++st->usm_stats[report];
         if (!msg.report_wanted || susm_encode_report(&msg, &engine, report, counter, out, out_cap, &len)) {
@@ -359,6 +364,7 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
     if (!community_is(&m, dev->group->cfg.snmp_community) &&
         !community_is(&m, dev->group->cfg.snmp_write_community)) {
         st->in_bad_community_names++;
+        event_login_refused(dev, EVENT_LOGIN_SNMP, NULL, NULL);
         return 0;
     }
     if (!answerable(&m.pdu, m.version)) {

@@ -118,6 +118,12 @@ test_placeholders_are_filled(void **state)
     assert_int_equal(n, 12);
     assert_memory_equal(buf, "r1 192.0.2.9", 12);
     assert_int_equal((unsigned char)buf[12], 0x55);
+    /* issue 29: an event that knows who and from where names them; the rest is drawn as before. */
+    vars.user = "ops";
+    vars.peer = "2001:db8::7";
+    n = syslog_catalog_expand(&cat->msgs[0], &vars, buf, sizeof buf);
+    buf[n] = '\0';
+    assert_string_equal(buf, "r1 192.0.2.9 -/3 {literal} 2001:db8::7 1 ops");
     syslog_catalog_free(cat);
 }
 
@@ -208,6 +214,20 @@ test_builtin_catalogs_read_like_the_device(void **state)
     assert_non_null(syslog_catalog_find(cat, "link-down"));
     assert_non_null(syslog_catalog_find(cat, "link-up"));
     syslog_catalog_free(cat);
+    /* issue 29: every built-in catalog has a line for each event, never drawn as background. */
+    for (int k = 0; k < 2; k++) {
+        static const char *const events[] = {"link-down", "link-up", "config-commit", "login-failure",
+                                             "boot.1"};
+        assert_int_equal(syslog_catalog_load(k ? FLEETSIM_SCHEMA_DIR "/syslog/generic.json"
+                                               : FLEETSIM_SCHEMA_DIR "/syslog/crs-x.json",
+                                             &cat, err, sizeof err),
+                         0);
+        for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+            assert_non_null(syslog_catalog_find(cat, events[i]));
+        }
+        assert_int_equal(syslog_catalog_find(cat, "boot.1")->weight, 0);
+        syslog_catalog_free(cat);
+    }
     /* A missing file is named. */
     assert_int_not_equal(syslog_catalog_load("/nonexistent/c.json", &cat, err, sizeof err), 0);
     assert_non_null(strstr(err, "/nonexistent/c.json"));

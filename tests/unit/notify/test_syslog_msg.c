@@ -68,6 +68,33 @@ test_rfc5424_line_is_exact(void **state)
            "run=\"run-42\"] %PKT_INFRA-LINK-3-UPDOWN : Interface HundredGigE0/0/0/1, changed state to Down");
 }
 
+/* issue 29: an event's line carries its id beside the run's tag, in the one fleetsim@32473 element. */
+static void
+test_event_id_goes_into_the_fleetsim_element_issue_29(void **state)
+{
+    struct syslog_fields f = fields("%PKT_INFRA-LINK-3-UPDOWN : Interface Gi0/0/0/1, changed state to Down");
+
+    (void)state;
+    f.event_id = 4294967297ull; /* device 0's first event */
+    expect(SYSLOG_RFC5424, &f,
+           "<187>1 2023-11-14T22:13:20.123Z crs-x-0 ifmgr - UPDOWN [meta sequenceId=\"7\"][fleetsim@32473 "
+           "eventId=\"4294967297\"] %PKT_INFRA-LINK-3-UPDOWN : Interface Gi0/0/0/1, changed state to Down");
+    f.run_tag = "r1";
+    f.event_id = UINT64_MAX; /* the widest id is written whole */
+    expect(SYSLOG_RFC5424, &f,
+           "<187>1 2023-11-14T22:13:20.123Z crs-x-0 ifmgr - UPDOWN [meta sequenceId=\"7\"][fleetsim@32473 "
+           "run=\"r1\" eventId=\"18446744073709551615\"] %PKT_INFRA-LINK-3-UPDOWN : Interface Gi0/0/0/1, "
+           "changed state to Down");
+    expect(SYSLOG_RFC3164, &f,
+           "<187>Nov 14 22:13:20 crs-x-0 ifmgr: seq=7 run=r1 event=18446744073709551615 "
+           "%PKT_INFRA-LINK-3-UPDOWN : Interface Gi0/0/0/1, changed state to Down");
+    f.run_tag = NULL;
+    f.event_id = 12;
+    expect(SYSLOG_RFC3164, &f,
+           "<187>Nov 14 22:13:20 crs-x-0 ifmgr: seq=7 event=12 "
+           "%PKT_INFRA-LINK-3-UPDOWN : Interface Gi0/0/0/1, changed state to Down");
+}
+
 static void
 test_sd_param_values_are_escaped(void **state)
 {
@@ -205,6 +232,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pri_is_facility_times_eight_plus_severity),
         cmocka_unit_test(test_rfc5424_line_is_exact),
+        cmocka_unit_test(test_event_id_goes_into_the_fleetsim_element_issue_29),
         cmocka_unit_test(test_sd_param_values_are_escaped),
         cmocka_unit_test(test_nil_values_and_header_characters),
         cmocka_unit_test(test_text_stays_on_one_line),
