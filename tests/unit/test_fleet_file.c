@@ -246,7 +246,7 @@ test_values_reach_their_options(void **state)
     assert_int_equal(c->host_key_per_device, 1);
     assert_int_equal(c->snmp, 0);
     assert_int_equal(c->snmp_max_msg_bytes, 484);
-    assert_true(c->notification_rate == 2.5);
+    assert_true(c->notification_rate.shape == RATE_CONSTANT && c->notification_rate.r0 == 2.5);
     assert_true(c->flap_rate == 0.001);
     assert_int_equal(c->snmp_v3_user_count, 1);
     snprintf(want, sizeof want, "%s/profiles/mine.xml", st->tmp);
@@ -615,8 +615,21 @@ test_cli_table_defaults_and_generic_messages(void **state)
     assert_int_equal(cli_apply_named("snmp-drop-rate", "1.5", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
     assert_string_equal(st->err, "--snmp-drop-rate must be a share from 0 to 1, not \"1.5\"");
     assert_int_equal(cli_apply_named("notification-rate", "0", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--notification-rate must be above 0 somewhere, not \"0\"");
+    assert_int_equal(cli_apply_named("notification-rate", "sine:5:9:60", c, st->err, sizeof st->err),
+                     FLEET_ERR_INVAL);
+    assert_string_equal(
+        st->err,
+        "--notification-rate: sine profile: AMPLITUDE 9 is above MEAN 5 (the rate would go below 0)");
+    assert_int_equal(cli_apply_named("syslog-rate", "staged:5@10,x@5", c, st->err, sizeof st->err),
+                     FLEET_ERR_INVAL);
     assert_string_equal(st->err,
-                        "--notification-rate must be a number from 0.01 to 1000000 per second, not \"0\"");
+                        "--syslog-rate: staged profile: stage 2 rate \"x\" must be a number from 0 to "
+                        "1000000 per second");
+    assert_int_equal(cli_apply_named("syslog-rate", "linear:0:20:1m", c, st->err, sizeof st->err), FLEET_OK);
+    assert_int_equal(c->syslog_rate.shape, RATE_LINEAR);
+    assert_int_equal(cli_apply_named("push-arrivals", "bursty", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--push-arrivals must be paced or poisson, not \"bursty\"");
     assert_int_equal(cli_apply_named("snmp-drop-rate", "0.25", c, st->err, sizeof st->err), FLEET_OK);
     assert_true(c->snmp_drop_rate == 0.25);
     assert_int_equal(cli_apply_named("trap-inform", "yes", c, st->err, sizeof st->err), FLEET_ERR_INVAL);

@@ -504,7 +504,7 @@ schedule(struct rate_arrivals *a)
 
 void
 rate_arrivals_init(struct rate_arrivals *a, const struct rate_profile *p, enum rate_arrival_kind kind,
-                   uint32_t unit, uint64_t draw, int spread, monotime_us origin_us)
+                   uint32_t unit, uint64_t draw, enum rate_phase phase, monotime_us origin_us)
 {
     memset(a, 0, sizeof *a);
     a->profile = p;
@@ -516,7 +516,9 @@ rate_arrivals_init(struct rate_arrivals *a, const struct rate_profile *p, enum r
     if (kind == RATE_ARRIVALS_POISSON) {
         a->mass = a->unit * exp_gap(&a->rng);
     } else {
-        a->phase = spread ? (double)(draw >> 11) / 9007199254740992.0 : 0;
+        a->phase = phase == RATE_PHASE_AT_ORIGIN ? 1
+                   : phase == RATE_PHASE_DRAWN   ? (double)(mix64(draw) >> 11) / 9007199254740992.0
+                                                 : 0;
         a->mass = (1 - a->phase) * a->unit;
     }
     schedule(a);

@@ -127,7 +127,7 @@ paced_times(const struct rate_profile *p, uint64_t end_us, uint64_t *t, size_t c
     struct rate_arrivals a;
     size_t n = 0;
 
-    rate_arrivals_init(&a, p, RATE_ARRIVALS_PACED, 1, 0, 0, 0);
+    rate_arrivals_init(&a, p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 0);
     while (a.next_us <= end_us) {
         assert_true(n < cap);
         t[n++] = a.next_us;
@@ -205,7 +205,7 @@ test_paced_holds_exactly_after_a_day(void **state)
 
     /* Jump the schedule to arrival k (what taking k-1 would reach) and check its time is the first
      * microsecond where the integral reaches k: no drift however far into the run. */
-    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, 0, 0);
+    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 0);
     a.count = k - 1;
     rate_arrivals_take(&a);
     assert_true(rate_profile_integral(&p, a.next_us) >= (double)k + 1);
@@ -221,7 +221,7 @@ test_a_stretch_at_zero_is_one_wait_and_a_zero_profile_never_sends(void **state)
     uint64_t n = 0;
     (void)state;
 
-    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, 0, 1000);
+    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 1000);
     assert_int_equal(a.next_us, 1000 + 3600000000ull + 200000); /* the first at 3600.2 s */
     while (a.next_us != RATE_NEVER) {
         rate_arrivals_take(&a);
@@ -229,11 +229,12 @@ test_a_stretch_at_zero_is_one_wait_and_a_zero_profile_never_sends(void **state)
     }
     assert_int_equal(n, 50); /* then the last stage's 0 holds: never again */
     p = parse_ok("0");
-    rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 99, 1, 0);
+    rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 99, RATE_PHASE_DRAWN, 0);
     assert_int_equal(a.next_us, RATE_NEVER);
     p = parse_ok("linear:4:0:10");
     n = 0;
-    for (rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, 0, 0); a.next_us != RATE_NEVER; n++) {
+    for (rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 0); a.next_us != RATE_NEVER;
+         n++) {
         rate_arrivals_take(&a);
     }
     assert_int_equal(n, 20);
@@ -247,7 +248,8 @@ poisson_total(const struct rate_profile *p, uint64_t end_us, uint32_t devices, u
 
     for (uint32_t d = 0; d < devices; d++) {
         struct rate_arrivals a;
-        rate_arrivals_init(&a, p, RATE_ARRIVALS_POISSON, 1, base + d * 0x9e3779b97f4a7c15ull, 1, 0);
+        rate_arrivals_init(&a, p, RATE_ARRIVALS_POISSON, 1, base + d * 0x9e3779b97f4a7c15ull,
+                           RATE_PHASE_DRAWN, 0);
         while (a.next_us <= end_us) {
             total++;
             rate_arrivals_take(&a);
@@ -278,9 +280,9 @@ test_poisson_mean_is_the_integral_and_repeats_with_its_seed(void **state)
         struct rate_profile p = parse_ok("50");
         struct rate_arrivals a, b, c;
         int differ = 0;
-        rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 42, 1, 0);
-        rate_arrivals_init(&b, &p, RATE_ARRIVALS_POISSON, 1, 42, 1, 0);
-        rate_arrivals_init(&c, &p, RATE_ARRIVALS_POISSON, 1, 43, 1, 0);
+        rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 42, RATE_PHASE_DRAWN, 0);
+        rate_arrivals_init(&b, &p, RATE_ARRIVALS_POISSON, 1, 42, RATE_PHASE_DRAWN, 0);
+        rate_arrivals_init(&c, &p, RATE_ARRIVALS_POISSON, 1, 43, RATE_PHASE_DRAWN, 0);
         for (int k = 0; k < 1000; k++) {
             assert_int_equal(a.next_us, b.next_us);
             differ |= a.next_us != c.next_us;
@@ -303,7 +305,8 @@ test_phases_spread_devices_over_one_arrival(void **state)
      * floor(integral + phase), so a fleet's total by T is N * integral within N. */
     for (uint64_t d = 0; d < 4; d++) {
         struct rate_arrivals a;
-        rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, d * 0x9e3779b97f4a7c15ull + 1, 1, 0);
+        rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, d * 0x9e3779b97f4a7c15ull + 1, RATE_PHASE_DRAWN,
+                           0);
         first[d] = a.next_us;
         assert_true(a.next_us <= 1000000);
         for (int k = 0; k < 100; k++) {
@@ -322,7 +325,7 @@ test_a_stalled_schedule_gives_up_what_it_missed_counted(void **state)
     struct rate_arrivals a;
     (void)state;
 
-    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, 0, 0);
+    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 0);
     assert_int_equal(rate_arrivals_skip_lag(&a, 500000, 1000000), 0); /* behind, but not that far */
     /* 5 s late: arrivals 1..500 were due; all but the last due are given up, that one goes out now. */
     assert_int_equal(rate_arrivals_skip_lag(&a, 5000000, 1000000), 499);
