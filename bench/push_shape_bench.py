@@ -6,8 +6,8 @@ a UDP socket that reads every datagram and stamps it on arrival.
               staged:1@SECONDS,0@1m (paced arrivals: exactly SECONDS lines per device, then silence):
               the total counted against devices x seconds, and the count over the steady window from
               the 5th to the (SECONDS-5)th second after the first line against devices x its length.
-  --sine      --devices devices on sine:MEAN:AMPLITUDE:PERIOD (default 4:2:20, so the fleet swings
-              between 20,000 and 60,000 lines/s) for --seconds: each whole second's count against the
+  --sine      --devices devices on sine:MEAN:AMPLITUDE:PERIOD (default 1:0.5:20, so the fleet swings
+              between 5,000 and 15,000 lines/s) for --seconds: each whole second's count against the
               profile's integral over that second times the devices, the profile's start found by the best
               fit of the first seconds (the fleet starts its profiles before it is ready; the bench cannot
               see that instant). The worst second's deviation is printed, and the mean absolute one.
@@ -136,7 +136,7 @@ def sine(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--constant", action="store_true")
-    p.add_argument("--sine", nargs="?", const="4:2:20", default=None, metavar="MEAN:AMPLITUDE:PERIOD")
+    p.add_argument("--sine", nargs="?", const="1:0.5:20", default=None, metavar="MEAN:AMPLITUDE:PERIOD")
     p.add_argument("--devices", type=int, default=10000)
     p.add_argument("--seconds", type=int, default=60)
     args = p.parse_args()
@@ -145,7 +145,7 @@ def main():
         constant(args)
     if args.sine is not None or both:
         if args.sine is None:
-            args.sine = "4:2:20"
+            args.sine = "1:0.5:20"
         sine(args)
 
 

@@ -29,12 +29,13 @@ const struct rate_profile *push_rate_profile(const struct device *dev, enum devc
  * @param[in] group_profile The group's profile of the channel (used without an override).
  * @param[in] unit Messages per arrival (a burst), >= 1.
  * @param[in] salt The channel's own salt: its phase and Poisson stream differ from the other channels'.
- * @param[in] phase Paced: RATE_PHASE_DRAWN spreads a fleet; RATE_PHASE_AT_ORIGIN sends the first at once.
+ * @param[in] first_at_origin Paced: 1 sends the first at once (a stream that starts), 0 spreads the
+ * devices' phases evenly over one arrival (rate_phase_spread()).
  * Runs on the device's worker. The trap catalog calls it with DEVCTL_RATE_TRAP at start and whenever the
  * device's trap-rate action changes the profile.
  */
 void push_rate_start(struct rate_arrivals *a, const struct device *dev, enum devctl_rate r,
                      const struct rate_profile *group_profile, uint32_t unit, uint64_t salt,
-                     enum rate_phase phase, monotime_us now_us);
+                     int first_at_origin, monotime_us now_us);
 
 #endif

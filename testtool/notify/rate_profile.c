@@ -504,7 +504,7 @@ schedule(struct rate_arrivals *a)
 
 void
 rate_arrivals_init(struct rate_arrivals *a, const struct rate_profile *p, enum rate_arrival_kind kind,
-                   uint32_t unit, uint64_t draw, enum rate_phase phase, monotime_us origin_us)
+                   uint32_t unit, uint64_t draw, double phase, monotime_us origin_us)
 {
     memset(a, 0, sizeof *a);
     a->profile = p;
@@ -514,14 +514,21 @@ rate_arrivals_init(struct rate_arrivals *a, const struct rate_profile *p, enum r
     /* Mixed: devices' draws a fixed step apart would otherwise walk one stream, shifted. */
     a->rng = mix64(draw ^ 0x5eed5eed5eed5eedull);
     if (kind == RATE_ARRIVALS_POISSON) {
-        a->mass = a->unit * exp_gap(&a->rng);
+        a->mass = (double)a->unit * exp_gap(&a->rng);
     } else {
-        a->phase = phase == RATE_PHASE_AT_ORIGIN ? 1
-                   : phase == RATE_PHASE_DRAWN   ? (double)(mix64(draw) >> 11) / 9007199254740992.0
-                                                 : 0;
-        a->mass = (1 - a->phase) * a->unit;
+        a->phase = phase < 0 ? 0 : phase > 1 ? 1 : phase;
+        a->mass = (1 - a->phase) * (double)a->unit;
     }
     schedule(a);
+}
+
+double
+rate_phase_spread(uint32_t index, uint64_t salt)
+{
+    /* 2^64 / golden ratio: index times it, modulo 2^64, is the fractional part in fixed point. */
+    uint64_t frac = (uint64_t)index * 0x9e3779b97f4a7c15ull + mix64(salt);
+
+    return (double)(frac >> 11) / 9007199254740992.0;
 }
 
 void
@@ -529,10 +536,10 @@ rate_arrivals_take(struct rate_arrivals *a)
 {
     a->count++;
     if (a->kind == RATE_ARRIVALS_POISSON) {
-        a->mass += a->unit * exp_gap(&a->rng);
+        a->mass += (double)a->unit * exp_gap(&a->rng);
     } else {
         /* From the count, never from the last arrival: no error accumulates. */
-        a->mass = ((double)a->count + 1 - a->phase) * a->unit;
+        a->mass = ((double)a->count + 1 - a->phase) * (double)a->unit;
     }
     schedule(a);
 }
@@ -549,16 +556,16 @@ rate_arrivals_skip_lag(struct rate_arrivals *a, monotime_us now_us, uint64_t max
     m_now = rate_profile_integral(a->profile, now_us - a->origin_us);
     if (a->kind == RATE_ARRIVALS_POISSON) {
         /* Memoryless: the expected number lost, and a fresh gap from now. */
-        skipped = (uint64_t)((m_now - a->mass) / a->unit) + 1;
+        skipped = (uint64_t)((m_now - a->mass) / (double)a->unit) + 1;
         a->count += skipped;
-        a->mass = m_now + a->unit * exp_gap(&a->rng);
+        a->mass = m_now + (double)a->unit * exp_gap(&a->rng);
     } else {
         /* The last arrival due by now stays pending (it goes out at once); those before it are given up. */
-        double last = floor(m_now / a->unit + a->phase) - 1;
+        double last = floor(m_now / (double)a->unit + a->phase) - 1;
         if (last > (double)a->count) {
             skipped = (uint64_t)last - a->count;
             a->count = (uint64_t)last;
-            a->mass = ((double)a->count + 1 - a->phase) * a->unit;
+            a->mass = ((double)a->count + 1 - a->phase) * (double)a->unit;
         }
     }
     schedule(a);

@@ -63,13 +63,6 @@ enum rate_arrival_kind {
     RATE_ARRIVALS_POISSON,   /* non-homogeneous Poisson, seeded */
 };
 
-/* Where a paced schedule's arrivals fall within each unit of the integral. */
-enum rate_phase {
-    RATE_PHASE_ZERO = 0, /* the k-th where the integral reaches k (the first one unit in) */
-    RATE_PHASE_DRAWN,    /* shifted by a fraction of a unit drawn per device: a fleet not in lockstep */
-    RATE_PHASE_AT_ORIGIN /* the first at the origin, the k-th where the integral reaches k - 1 */
-};
-
 /* A device's schedule of one push stream. */
 struct rate_arrivals {
     const struct rate_profile *profile; /* the rate (not owned: outlives the schedule) */
@@ -77,10 +70,10 @@ struct rate_arrivals {
     monotime_us next_us;                /* when the pending arrival is due, RATE_NEVER: none will come */
     double mass;                        /* the integral at which the pending arrival falls */
     double phase;                       /* paced: the device's offset in arrivals, [0, 1] */
-    double unit;                        /* integral per arrival (a burst of N messages per arrival: N) */
     uint64_t rng;                       /* Poisson: the device's draw state */
     uint64_t count;                     /* arrivals taken (rate_arrivals_take()) */
-    uint8_t kind;                       /* enum rate_arrival_kind */
+    uint32_t unit; /* integral per arrival (a burst of N messages per arrival: N), >= 1 */
+    uint8_t kind;  /* enum rate_arrival_kind */
 };
 
 /**
@@ -118,12 +111,20 @@ enum fleet_err rate_arrivals_kind_parse(const char *text, enum rate_arrival_kind
  * @param[in] p The profile; must outlive the schedule (start a new schedule to change it).
  * @param[in] kind Paced or Poisson.
  * @param[in] unit Messages per arrival (>= 1): each arrival stands for that much of the integral.
- * @param[in] draw Any 64 bits of the device (from the seed and its index): a drawn phase and Poisson's
- * stream.
- * @param[in] phase Where paced arrivals fall (Poisson ignores it).
+ * @param[in] draw Any 64 bits of the device (from the seed and its index): Poisson's stream.
+ * @param[in] phase Paced: the k-th arrival (k >= 1) where the integral reaches (k - phase) * unit; 0: one
+ * unit in, 1: the first at the origin, rate_phase_spread(): a fleet spread evenly. Poisson ignores it.
  */
 void rate_arrivals_init(struct rate_arrivals *a, const struct rate_profile *p, enum rate_arrival_kind kind,
-                        uint32_t unit, uint64_t draw, enum rate_phase phase, monotime_us origin_us);
+                        uint32_t unit, uint64_t draw, double phase, monotime_us origin_us);
+
+/**
+ * @return The paced phase of device @p index, in [0, 1): the fractional parts of index times the golden
+ * ratio (plus @p salt's fixed share), so any run of devices covers [0, 1) about evenly. A fleet's paced
+ * count per second then stays within a few messages of the profile's, where independent draws would
+ * scatter it by about sqrt(devices) / 2.
+ */
+double rate_phase_spread(uint32_t index, uint64_t salt);
 
 /** @brief The pending arrival was sent: schedule the next one (a->next_us). O(1). */
 void rate_arrivals_take(struct rate_arrivals *a);

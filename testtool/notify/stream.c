@@ -53,8 +53,7 @@ start_arrivals(struct notif_stream *st, const struct device *dev, monotime_us no
     const struct notif_plan *plan = dev->group->notif_plan;
 
     push_rate_start(&st->arrivals, dev, DEVCTL_RATE_NOTIF, &dev->group->cfg.notification_rate,
-                    plan && plan->kind == NOTIF_PLAN_RATE ? plan->burst : 1, STREAM_SALT_ARRIVALS,
-                    RATE_PHASE_AT_ORIGIN, now_us);
+                    plan && plan->kind == NOTIF_PLAN_RATE ? plan->burst : 1, STREAM_SALT_ARRIVALS, 1, now_us);
 }
 
 /* Which of the plan's notifications the send with sequence number @p seq carries. */
@@ -299,7 +298,7 @@ on_tick(struct loop *loop, struct loop_timer *timer)
         return;
     }
     if (rated) {
-        uint32_t burst = (uint32_t)st->arrivals.unit;
+        uint32_t burst = st->arrivals.unit;
         /* Too far behind: give the missed arrivals up, count their sends, and go on from now. */
         st->behind += rate_arrivals_skip_lag(&st->arrivals, now, STREAM_MAX_LAG_US) * burst;
         while (!st->finished && st->arrivals.next_us <= now && sent < STREAM_MAX_BURST) {

@@ -197,7 +197,7 @@ syslog_start_all(struct fleet *fleet, char *err, size_t err_len)
         dev->syslog = sd;
         /* The real clock: the loop's time was read when it was made, before the model loaded. */
         push_rate_start(&sd->arrivals, dev, DEVCTL_RATE_SYSLOG, &dev->group->cfg.syslog_rate, 1,
-                        SC_SALT_PHASE, RATE_PHASE_DRAWN, loop_clock_monotonic());
+                        SC_SALT_PHASE, 0, loop_clock_monotonic());
         if (sd->arrivals.next_us != RATE_NEVER) {
             loop_timer_start(dev->worker->loop, &sd->timer, sd->arrivals.next_us, sc_on_tick);
         }
@@ -298,8 +298,8 @@ syslog_chan_rate_changed(struct device *dev)
         return;
     }
     loop_timer_stop(loop, &sd->timer);
-    push_rate_start(&sd->arrivals, dev, DEVCTL_RATE_SYSLOG, &dev->group->cfg.syslog_rate, 1, SC_SALT_PHASE,
-                    RATE_PHASE_DRAWN, loop_now_us(loop));
+    push_rate_start(&sd->arrivals, dev, DEVCTL_RATE_SYSLOG, &dev->group->cfg.syslog_rate, 1, SC_SALT_PHASE, 0,
+                    loop_now_us(loop));
     if (sd->arrivals.next_us != RATE_NEVER) {
         loop_timer_start(loop, &sd->timer, sd->arrivals.next_us, sc_on_tick);
     }

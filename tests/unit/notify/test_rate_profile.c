@@ -127,7 +127,7 @@ paced_times(const struct rate_profile *p, uint64_t end_us, uint64_t *t, size_t c
     struct rate_arrivals a;
     size_t n = 0;
 
-    rate_arrivals_init(&a, p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 0);
+    rate_arrivals_init(&a, p, RATE_ARRIVALS_PACED, 1, 0, 0, 0);
     while (a.next_us <= end_us) {
         assert_true(n < cap);
         t[n++] = a.next_us;
@@ -205,7 +205,7 @@ test_paced_holds_exactly_after_a_day(void **state)
 
     /* Jump the schedule to arrival k (what taking k-1 would reach) and check its time is the first
      * microsecond where the integral reaches k: no drift however far into the run. */
-    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 0);
+    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, 0, 0);
     a.count = k - 1;
     rate_arrivals_take(&a);
     assert_true(rate_profile_integral(&p, a.next_us) >= (double)k + 1);
@@ -221,7 +221,7 @@ test_a_stretch_at_zero_is_one_wait_and_a_zero_profile_never_sends(void **state)
     uint64_t n = 0;
     (void)state;
 
-    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 1000);
+    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, 0, 1000);
     assert_int_equal(a.next_us, 1000 + 3600000000ull + 200000); /* the first at 3600.2 s */
     while (a.next_us != RATE_NEVER) {
         rate_arrivals_take(&a);
@@ -229,12 +229,11 @@ test_a_stretch_at_zero_is_one_wait_and_a_zero_profile_never_sends(void **state)
     }
     assert_int_equal(n, 50); /* then the last stage's 0 holds: never again */
     p = parse_ok("0");
-    rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 99, RATE_PHASE_DRAWN, 0);
+    rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 99, 0.5, 0);
     assert_int_equal(a.next_us, RATE_NEVER);
     p = parse_ok("linear:4:0:10");
     n = 0;
-    for (rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 0); a.next_us != RATE_NEVER;
-         n++) {
+    for (rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, 0, 0); a.next_us != RATE_NEVER; n++) {
         rate_arrivals_take(&a);
     }
     assert_int_equal(n, 20);
@@ -248,8 +247,7 @@ poisson_total(const struct rate_profile *p, uint64_t end_us, uint32_t devices, u
 
     for (uint32_t d = 0; d < devices; d++) {
         struct rate_arrivals a;
-        rate_arrivals_init(&a, p, RATE_ARRIVALS_POISSON, 1, base + d * 0x9e3779b97f4a7c15ull,
-                           RATE_PHASE_DRAWN, 0);
+        rate_arrivals_init(&a, p, RATE_ARRIVALS_POISSON, 1, base + d * 0x9e3779b97f4a7c15ull, 0.5, 0);
         while (a.next_us <= end_us) {
             total++;
             rate_arrivals_take(&a);
@@ -280,9 +278,9 @@ test_poisson_mean_is_the_integral_and_repeats_with_its_seed(void **state)
         struct rate_profile p = parse_ok("50");
         struct rate_arrivals a, b, c;
         int differ = 0;
-        rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 42, RATE_PHASE_DRAWN, 0);
-        rate_arrivals_init(&b, &p, RATE_ARRIVALS_POISSON, 1, 42, RATE_PHASE_DRAWN, 0);
-        rate_arrivals_init(&c, &p, RATE_ARRIVALS_POISSON, 1, 43, RATE_PHASE_DRAWN, 0);
+        rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 42, 0.5, 0);
+        rate_arrivals_init(&b, &p, RATE_ARRIVALS_POISSON, 1, 42, 0.5, 0);
+        rate_arrivals_init(&c, &p, RATE_ARRIVALS_POISSON, 1, 43, 0.5, 0);
         for (int k = 0; k < 1000; k++) {
             assert_int_equal(a.next_us, b.next_us);
             differ |= a.next_us != c.next_us;
@@ -301,12 +299,10 @@ test_phases_spread_devices_over_one_arrival(void **state)
     uint64_t first[4];
     (void)state;
 
-    /* Phase drawn per device: the first arrival anywhere in the first second, the count by T still
-     * floor(integral + phase), so a fleet's total by T is N * integral within N. */
+    /* Each device its phase: the first arrival anywhere in the first second, then exactly one a second. */
     for (uint64_t d = 0; d < 4; d++) {
         struct rate_arrivals a;
-        rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, d * 0x9e3779b97f4a7c15ull + 1, RATE_PHASE_DRAWN,
-                           0);
+        rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, rate_phase_spread((uint32_t)d, 7), 0);
         first[d] = a.next_us;
         assert_true(a.next_us <= 1000000);
         for (int k = 0; k < 100; k++) {
@@ -319,13 +315,46 @@ test_phases_spread_devices_over_one_arrival(void **state)
 }
 
 static void
+test_spread_phases_keep_a_fleets_count_per_interval_within_a_few(void **state)
+{
+    enum { N = 10000 };
+    struct rate_profile p = parse_ok("sine:1:0.5:20");
+    uint64_t *t = calloc((size_t)N * 40, sizeof *t);
+    size_t n = 0;
+    (void)state;
+
+    /* 10,000 devices on one sine profile for 30 s, phases by rate_phase_spread(): every 100 ms the fleet
+     * sends the profile's integral over it within 5 messages (independent draws would be off by ~25). */
+    assert_non_null(t);
+    for (uint32_t d = 0; d < N; d++) {
+        struct rate_arrivals a;
+        rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, rate_phase_spread(d, 0x5954), 0);
+        for (; a.next_us < 30000000; rate_arrivals_take(&a)) {
+            t[n++] = a.next_us;
+        }
+    }
+    for (uint64_t from = 0; from < 30000000; from += 100000) {
+        double want = N * (rate_profile_integral(&p, from + 100000) - rate_profile_integral(&p, from));
+        size_t got = 0;
+        for (size_t i = 0; i < n; i++) {
+            got += t[i] >= from && t[i] < from + 100000;
+        }
+        if (fabs((double)got - want) > 5) {
+            fail_msg("[%llu us, +100 ms): %zu sent, %.1f in the profile", (unsigned long long)from, got,
+                     want);
+        }
+    }
+    free(t);
+}
+
+static void
 test_a_stalled_schedule_gives_up_what_it_missed_counted(void **state)
 {
     struct rate_profile p = parse_ok("100");
     struct rate_arrivals a;
     (void)state;
 
-    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, RATE_PHASE_ZERO, 0);
+    rate_arrivals_init(&a, &p, RATE_ARRIVALS_PACED, 1, 0, 0, 0);
     assert_int_equal(rate_arrivals_skip_lag(&a, 500000, 1000000), 0); /* behind, but not that far */
     /* 5 s late: arrivals 1..500 were due; all but the last due are given up, that one goes out now. */
     assert_int_equal(rate_arrivals_skip_lag(&a, 5000000, 1000000), 499);
@@ -363,6 +392,7 @@ main(void)
         cmocka_unit_test(test_a_stretch_at_zero_is_one_wait_and_a_zero_profile_never_sends),
         cmocka_unit_test(test_poisson_mean_is_the_integral_and_repeats_with_its_seed),
         cmocka_unit_test(test_phases_spread_devices_over_one_arrival),
+        cmocka_unit_test(test_spread_phases_keep_a_fleets_count_per_interval_within_a_few),
         cmocka_unit_test(test_a_stalled_schedule_gives_up_what_it_missed_counted),
         cmocka_unit_test(test_arrival_kinds_parse),
     };
