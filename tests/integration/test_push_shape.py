@@ -179,6 +179,26 @@ class PushShapeTest(unittest.TestCase):
         self.assertEqual([a["parameters"] for a in acts],
                          [{"rate": 40}, {"rate": "staged:0@1,50@1,0@1"}, {"rate": None}])
 
+    def test_a_scenario_event_sets_a_syslog_profile(self):
+        sink = CountingSink(self)
+        scenario = os.path.join(self.work, "scenario.json")
+        with open(scenario, "w") as f:
+            json.dump({"fleetsim-scenario:scenario": {"event": [
+                {"name": "burst", "at": "1s", "devices": "1-2",
+                 "syslog-rate": {"rate": "staged:30@2,0@1s"}}]}}, f)
+        fleet = h.Fleet(devices=3, threads=2, ip_per_device=True,
+                        extra=["--state-dir", os.path.join(self.work, "state"), "--scenario", scenario,
+                               "--syslog-sink", "udp://127.0.0.1:%d" % sink.port])
+        fleet.start()
+        self.addCleanup(fleet.kill)
+        h.wait_for(lambda: sink.count() >= 120, 15, "the scenario's 2 x 60 lines")
+        time.sleep(h.scaled(1))
+        fleet.stop()
+        per_host = {}
+        for _, host in sink.snapshot():
+            per_host[host] = per_host.get(host, 0) + 1
+        self.assertEqual(sorted(per_host.values()), [60, 60], "devices 1 and 2 only, 30/s for 2 s each")
+
 
 if __name__ == "__main__":
     h.BINARY = h.take_binary_argument()
