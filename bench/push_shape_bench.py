@@ -11,7 +11,8 @@ a UDP socket that reads every datagram and stamps it on arrival.
               profile's integral over that second times the devices, the profile's start found by the best
               fit of the first seconds (the fleet starts its profiles before it is ready; the bench cannot
               see that instant). The worst second's deviation is printed, and the mean absolute one.
-With neither, both run. Every process started here is stopped here.
+With neither, both run. --arrivals poisson runs them with --push-arrivals poisson (the counts then
+scatter as a Poisson process's: about sqrt(count)). Every process started here is stopped here.
 """
 
 import argparse
@@ -57,12 +58,12 @@ class StampingSink:
         self.sock.close()
 
 
-def run_fleet(devices, profile, seconds, sink, settle_s):
+def run_fleet(devices, profile, seconds, sink, settle_s, arrivals="paced"):
     port = fleetlib_free_port()
     proc, _ = fleetlib.start_fleet(
         ["--device-count", str(devices), "--ip", "127.0.0.1", "--ip-per-device", "--starting-port", str(port),
          "--snmp", "false", "--threads", "2", "--syslog-sink", "udp://127.0.0.1:%d" % sink.port,
-         "--syslog-rate", profile, "--status-interval", "0"], timeout_s=300)
+         "--syslog-rate", profile, "--push-arrivals", arrivals, "--status-interval", "0"], timeout_s=300)
     try:
         time.sleep(seconds + settle_s)
     finally:
@@ -78,13 +79,14 @@ def fleetlib_free_port():
 def constant(args):
     sink = StampingSink()
     try:
-        run_fleet(args.devices, "staged:1@%d,0@1m" % args.seconds, args.seconds, sink, 3)
+        run_fleet(args.devices, "staged:1@%d,0@1m" % args.seconds, args.seconds, sink, 3, args.arrivals)
     finally:
         sink.close()
     stamps = sorted(sink.stamps)
     want = args.devices * args.seconds
-    print("constant: %d devices at 1/s for %d s (staged:1@%d,0@1m): counted %d, want %d (%+.4f %%)" %
-          (args.devices, args.seconds, args.seconds, len(stamps), want, 100.0 * (len(stamps) - want) / want))
+    print("constant (%s): %d devices at 1/s for %d s (staged:1@%d,0@1m): counted %d, want %d (%+.4f %%)" %
+          (args.arrivals, args.devices, args.seconds, args.seconds, len(stamps), want,
+           100.0 * (len(stamps) - want) / want))
     if stamps and args.seconds > 10:
         a, b = stamps[0] + 5, stamps[0] + args.seconds - 5
         n = sum(1 for t in stamps if a <= t < b)
@@ -100,7 +102,7 @@ def sine(args):
     mean, amp, period = (float(x) for x in args.sine.split(":"))
     sink = StampingSink()
     try:
-        run_fleet(args.devices, "sine:%s" % args.sine, args.seconds, sink, 0)
+        run_fleet(args.devices, "sine:%s" % args.sine, args.seconds, sink, 0, args.arrivals)
     finally:
         sink.close()
     stamps = sorted(sink.stamps)
@@ -139,6 +141,7 @@ def main():
     p.add_argument("--sine", nargs="?", const="1:0.5:20", default=None, metavar="MEAN:AMPLITUDE:PERIOD")
     p.add_argument("--devices", type=int, default=10000)
     p.add_argument("--seconds", type=int, default=60)
+    p.add_argument("--arrivals", choices=("paced", "poisson"), default="paced")
     args = p.parse_args()
     both = not args.constant and args.sine is None
     if args.constant or both:

@@ -312,7 +312,6 @@ reboot(struct device *dev, uint32_t for_ms)
 
 static void flap_finish(struct device *dev);
 
-/* The device leaves the fleet: its sessions reset, it refuses, and what it held is forgotten. */
 /* A channel's rate profile changed: its schedule starts again from now (and lets go of the old profile). */
 static void
 rate_changed(struct device *dev, enum devctl_rate r)
@@ -365,6 +364,7 @@ set_rate(struct device *dev, const struct devact_params *p)
     return 0;
 }
 
+/* The device leaves the fleet: its sessions reset, it refuses, and what it held is forgotten. */
 static void
 leave(struct device *dev)
 {

@@ -219,6 +219,8 @@ test_values_reach_their_options(void **state)
                                 "    <snmp-max-message-size>484</snmp-max-message-size>\n"
                                 "    <notification-rate>2.5</notification-rate>\n"
                                 "    <flap-rate>0.001</flap-rate>\n"
+                                "    <syslog-rate>staged:5@10s,0.5@2m</syslog-rate>\n"
+                                "    <push-arrivals>poisson</push-arrivals>\n"
                                 "    <profile>profiles/mine.xml</profile>\n"
                                 "    <rpc-config>/abs/rpcs.xml</rpc-config>\n"
                                 "    <snmp-recording>rec/dev.snmprec</snmp-recording>\n"
@@ -248,6 +250,11 @@ test_values_reach_their_options(void **state)
     assert_int_equal(c->snmp_max_msg_bytes, 484);
     assert_true(c->notification_rate.shape == RATE_CONSTANT && c->notification_rate.r0 == 2.5);
     assert_true(c->flap_rate == 0.001);
+    /* issue 29: a group's rate profile and arrivals. */
+    assert_int_equal(c->syslog_rate.shape, RATE_STAGED);
+    assert_int_equal(c->syslog_rate.stage_count, 2);
+    assert_int_equal(c->syslog_rate.stage_start_us[1], 10000000);
+    assert_string_equal(c->push_arrivals, "poisson");
     assert_int_equal(c->snmp_v3_user_count, 1);
     snprintf(want, sizeof want, "%s/profiles/mine.xml", st->tmp);
     assert_string_equal(c->profile, want);
