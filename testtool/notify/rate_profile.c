@@ -426,7 +426,9 @@ rate_profile_time_of(const struct rate_profile *p, double m)
     if (m <= 0) {
         return 0;
     }
-    if ((est = estimate_s(p, m)) < 0 || est * RP_US_PER_S > 4e18) {
+    /* Not a number comes from rates so small that a period's mass underflows (sine:1e-311:0:50): never. */
+    est = estimate_s(p, m);
+    if (!(est >= 0) || est * RP_US_PER_S > 4e18) {
         return RATE_NEVER;
     }
     /* Bracket the first microsecond where the integral reaches m around the estimate (a step or two

@@ -314,6 +314,22 @@ test_phases_spread_devices_over_one_arrival(void **state)
     assert_true(first[0] != first[1] && first[1] != first[2]);
 }
 
+/* issue 29 (found by fuzz_rate_profile): a rate so small that a sine period's mass underflows gave a NaN
+ * time (undefined behaviour converting it); such arrivals never come. */
+static void
+test_a_vanishing_rate_never_arrives(void **state)
+{
+    static const char *const tiny[] = {"sine:25e-312:0:50", "linear:1e-320:0:5", "staged:1e-315@1,3e-310@2"};
+    (void)state;
+    for (size_t i = 0; i < sizeof tiny / sizeof tiny[0]; i++) {
+        struct rate_profile p = parse_ok(tiny[i]);
+        struct rate_arrivals a;
+        assert_int_equal(rate_profile_time_of(&p, 1), RATE_NEVER);
+        rate_arrivals_init(&a, &p, RATE_ARRIVALS_POISSON, 1, 3, 0, 0);
+        assert_int_equal(a.next_us, RATE_NEVER);
+    }
+}
+
 static void
 test_spread_phases_keep_a_fleets_count_per_interval_within_a_few(void **state)
 {
@@ -392,6 +408,7 @@ main(void)
         cmocka_unit_test(test_a_stretch_at_zero_is_one_wait_and_a_zero_profile_never_sends),
         cmocka_unit_test(test_poisson_mean_is_the_integral_and_repeats_with_its_seed),
         cmocka_unit_test(test_phases_spread_devices_over_one_arrival),
+        cmocka_unit_test(test_a_vanishing_rate_never_arrives),
         cmocka_unit_test(test_spread_phases_keep_a_fleets_count_per_interval_within_a_few),
         cmocka_unit_test(test_a_stalled_schedule_gives_up_what_it_missed_counted),
         cmocka_unit_test(test_arrival_kinds_parse),
