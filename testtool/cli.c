@@ -453,6 +453,26 @@ cli_syslog_sink(const struct cli_opt *o, const char *value, struct cli_ctx *c)
     return FLEET_OK;
 }
 
+/* A rate profile (rate_profile.h) into the option's struct rate_profile; the table's dmin above 0 refuses
+ * one that never sends (an override that would silence the stream is the control API's pause). */
+static enum fleet_err
+cli_rate_profile(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    struct rate_profile *p = (struct rate_profile *)((char *)c->cfg + o->field);
+    char why[200];
+
+    if (rate_profile_parse(value, p, why, sizeof why)) {
+        snprintf(c->err, c->err_len, "--%s: %s", o->name, why);
+        return FLEET_ERR_INVAL;
+    }
+    if (o->dmin > 0 && rate_profile_is_zero(p)) {
+        snprintf(c->err, c->err_len, "--%s must be above 0 somewhere, not \"%s\"", o->name, value);
+        rate_profile_constant(p, 0);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
 static enum fleet_err
 cli_run_tag(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
@@ -969,13 +989,14 @@ static const struct cli_opt cli_opts[] = {
      .help = "what devices stream once subscribed: OpenDaylight's format or ours "
              "(schemas/fleetsim-notifications.yang)"},
     {.name = "notification-rate",
-     .kind = CLI_DOUBLE,
+     .kind = CLI_STRING,
+     .custom = cli_rate_profile,
      .field = CFG_FIELD(notification_rate),
-     .dmin = 0.01,
-     .dmax = 1e6,
-     .unit = "per second",
-     .metavar = "R",
-     .help = "pace any notification file at R per device per second"},
+     .dmin = 1, /* refuses a profile that never sends */
+     .metavar = "PROFILE",
+     .help = "pace any notification file at a rate profile per device: R, linear:FROM:TO:OVER, "
+             "sine:MEAN:AMPLITUDE:PERIOD or staged:R1@D1,R2@D2,... (per second; durations in seconds or with "
+             "s, m, h; after the last stage its rate holds)"},
     {.name = "replay-log",
      .kind = CLI_U32,
      .field = CFG_FIELD(replay_log),
@@ -1034,13 +1055,20 @@ static const struct cli_opt cli_opts[] = {
      .dflt = "octet-counting",
      .help = "framing of syslog over TCP (RFC 6587); TLS always counts octets (RFC 5425)"},
     {.name = "syslog-rate",
-     .kind = CLI_DOUBLE,
+     .kind = CLI_STRING,
+     .custom = cli_rate_profile,
      .field = CFG_FIELD(syslog_rate),
-     .dmin = 0,
-     .dmax = 1e5,
-     .unit = "per device per second",
-     .metavar = "R",
-     .help = "background syslog lines per device per second, paced, drawn from the catalog; 0: none"},
+     .metavar = "PROFILE",
+     .help = "background syslog lines per device per second, drawn from the catalog: R, linear:FROM:TO:OVER, "
+             "sine:MEAN:AMPLITUDE:PERIOD or staged:R1@D1,R2@D2,... (after the last stage its rate holds); "
+             "0: none"},
+    {.name = "push-arrivals",
+     .kind = CLI_CHOICE,
+     .field = CFG_FIELD(push_arrivals),
+     .choices = "paced|poisson",
+     .dflt = "paced",
+     .help = "arrivals of every push stream's rate profile: paced (the k-th when the rate's integral reaches "
+             "k, devices' phases spread) or poisson (non-homogeneous, each device its own stream of --seed)"},
     {.name = "syslog-catalog",
      .kind = CLI_STRING,
      .field = CFG_FIELD(syslog_catalog),

@@ -40,6 +40,7 @@
 #include "session.h"
 #include "stream.h"
 #include "syslog_chan.h"
+#include "trap.h"
 
 struct device_ctl *
 devact_ctl(struct device *dev)
@@ -300,6 +301,58 @@ reboot(struct device *dev, uint32_t for_ms)
 
 static void flap_finish(struct device *dev);
 
+/* A channel's rate profile changed: its schedule starts again from now (and lets go of the old profile). */
+static void
+rate_changed(struct device *dev, enum devctl_rate r)
+{
+    switch (r) {
+    case DEVCTL_RATE_NOTIF:
+        stream_rate_changed(dev);
+        break;
+    case DEVCTL_RATE_SYSLOG:
+        syslog_chan_rate_changed(dev);
+        break;
+    case DEVCTL_RATE_TRAP:
+    case DEVCTL_RATES:
+        break; /* the trap catalog restarts its schedule with push_rate_start() (push_rate.h) */
+    }
+}
+
+/* A device leaving the fleet forgets its rate overrides: it rejoins at its group's rates. */
+static void
+drop_rates(struct device *dev)
+{
+    for (int r = 0; r < DEVCTL_RATES; r++) {
+        struct rate_profile *old = dev->ctl->rate[r];
+        if (old) {
+            dev->ctl->rate[r] = NULL;
+            rate_changed(dev, (enum devctl_rate)r);
+            free(old);
+        }
+    }
+}
+
+/* notification-rate, syslog-rate, trap-rate: the profile in force from now on, or back to the group's. */
+static int
+set_rate(struct device *dev, const struct devact_params *p)
+{
+    enum devctl_rate r = p->kind == DEVACT_NOTIF_RATE    ? DEVCTL_RATE_NOTIF
+                         : p->kind == DEVACT_SYSLOG_RATE ? DEVCTL_RATE_SYSLOG
+                                                         : DEVCTL_RATE_TRAP;
+    struct rate_profile *old = dev->ctl->rate[r], *fresh = NULL;
+
+    if (!p->rate_reset) {
+        if (!(fresh = malloc(sizeof *fresh))) {
+            return -1;
+        }
+        *fresh = p->rate;
+    }
+    dev->ctl->rate[r] = fresh;
+    rate_changed(dev, r); /* the schedule lets go of old before it is freed */
+    free(old);
+    return 0;
+}
+
 /* The device leaves the fleet: its sessions reset, it refuses, and what it held is forgotten. */
 static void
 leave(struct device *dev)
@@ -318,7 +371,8 @@ leave(struct device *dev)
     ctl->down = DEVACT_REFUSE;
     ctl->rebooting = 0;
     ctl->absent = 1;
-    ctl->has_nc_latency = ctl->has_snmp_latency = ctl->has_drop_rate = ctl->has_notif_rate = 0;
+    ctl->has_nc_latency = ctl->has_snmp_latency = ctl->has_drop_rate = 0;
+    drop_rates(dev);
     flap_finish(dev); /* an interface a flap action holds down is up again when the device rejoins */
     stop_listener(dev, DEVACT_REFUSE);
     for (int id = 0; id < DS_COUNT; id++) {
@@ -497,10 +551,9 @@ devact_apply(struct device *dev, const struct devact_params *p)
     case DEVACT_SET:
         return devact_set(dev, p);
     case DEVACT_NOTIF_RATE:
-        ctl->has_notif_rate = !p->notif_rate_reset;
-        ctl->notif_rate = p->notif_rate_reset ? 0 : p->notif_rate;
-        stream_rate_changed(dev);
-        break;
+    case DEVACT_SYSLOG_RATE:
+    case DEVACT_TRAP_RATE:
+        return set_rate(dev, p);
     case DEVACT_FLAP:
         return flap_start(dev, p);
     case DEVACT_KINDS:

@@ -13,6 +13,7 @@
 
 #include "device.h"
 #include "device_ctl.h"
+#include "rate_profile.h"
 
 enum devact_kind {
     DEVACT_KILL_SESSIONS, /* every NETCONF session ends */
@@ -26,6 +27,8 @@ enum devact_kind {
     DEVACT_FLAP,          /* interfaces go down and come back */
     DEVACT_GROW,          /* absent devices join the fleet */
     DEVACT_SHRINK,        /* devices leave the fleet (absent until grown again) */
+    DEVACT_SYSLOG_RATE,   /* per-device background syslog rate profile */
+    DEVACT_TRAP_RATE,     /* per-device trap catalog rate profile */
     DEVACT_KINDS
 };
 
@@ -54,8 +57,8 @@ struct devact_params {
     double snmp_drop_rate;    /* DEVACT_DROP_RATE: 0..1 */
     const char *config;       /* DEVACT_SET: the XML fragment (NUL-terminated), kept for the process's life */
     uint8_t set_op;           /* DEVACT_SET: enum devact_set_op */
-    uint8_t notif_rate_reset; /* DEVACT_NOTIF_RATE: 1 back to the group's rate (notif_rate unused) */
-    double notif_rate;        /* DEVACT_NOTIF_RATE: notifications per second, >= 0 (0 pauses) */
+    uint8_t rate_reset;       /* DEVACT_*_RATE: 1 back to the group's rate (rate unused) */
+    struct rate_profile rate; /* DEVACT_*_RATE: the profile from now on (a zero one pauses) */
     char if_name[DEVACT_MAX_IF_NAME + 1]; /* DEVACT_FLAP: the interface, "" one drawn, "*" every one up */
     uint32_t flap_count;                  /* DEVACT_FLAP: flaps (down then up), >= 1 */
 };

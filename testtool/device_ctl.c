@@ -60,6 +60,9 @@ devact_free(struct device *dev)
     }
     free(ctl->held);
     free(ctl->flap_all);
+    for (int r = 0; r < DEVCTL_RATES; r++) {
+        free(ctl->rate[r]);
+    }
     free(ctl);
     dev->ctl = NULL;
 }

@@ -18,6 +18,16 @@
 /* Most connections a blackholed device behind a shared port holds silent; later ones are closed. */
 #define DEVACT_MAX_HELD 64
 
+/* The push channels whose rate profile the control API overrides per device. */
+enum devctl_rate {
+    DEVCTL_RATE_NOTIF = 0, /* notification-rate: the notification file's pace */
+    DEVCTL_RATE_SYSLOG,    /* syslog-rate: background syslog lines */
+    DEVCTL_RATE_TRAP,      /* trap-rate: the trap catalog's pace */
+    DEVCTL_RATES
+};
+
+struct rate_profile;
+
 enum devact_down_mode {
     DEVACT_UP_MODE = 0,   /* serving */
     DEVACT_REFUSE = 1,    /* connections refused (RST), SNMP unanswered */
@@ -36,25 +46,25 @@ struct device_ctl {
     int plug_fd;        /* blackhole: our connection filling its own listener's queue, or -1 */
     uint16_t plug_port; /* local port of plug_fd (to recognise it when accepted) */
     struct loop_timer reboot_timer; /* ends the reboot; armed while rebooting */
-    int *held;                    /* blackhole on a shared port: connections held silent (DEVACT_MAX_HELD) */
-    uint32_t held_count;          /* entries in held */
-    uint8_t has_nc_latency;       /* 1: nc_* override the group's --netconf-latency */
-    uint8_t has_snmp_latency;     /* 1: snmp_* override the group's --snmp-latency */
-    uint8_t has_drop_rate;        /* 1: drop_rate overrides the group's --snmp-drop-rate */
-    uint32_t nc_min_ms;           /* NETCONF latency range, ms; valid with has_nc_latency */
-    uint32_t nc_max_ms;           /* its upper end */
-    uint32_t snmp_min_ms;         /* SNMP latency range, ms; valid with has_snmp_latency */
-    uint32_t snmp_max_ms;         /* its upper end */
-    double drop_rate;             /* SNMP drop share; valid with has_drop_rate */
-    uint8_t has_notif_rate;       /* 1: notif_rate overrides the group's notification rate */
-    double notif_rate;            /* notifications per second, 0: paused; valid with has_notif_rate */
-    struct loop_timer flap_timer; /* the next transition of a flap action; armed while flap_left */
-    uint32_t flap_left;           /* transitions still to come (down, up, down, ...); 0: no flap action */
-    uint32_t flap_for_ms;         /* how long each down (and each up between) lasts, ms */
-    int32_t flap_pos;             /* the interface flapped, -1: every one that was up (flap_all) */
-    uint8_t flap_is_down;         /* 1 while the flap action holds its interface(s) down */
-    uint8_t *flap_all;            /* flap_pos -1: 1 for each profile interface it took down, owned */
-    uint32_t flap_draws;          /* flap actions that drew their interface: draws the next one */
+    int *held;                /* blackhole on a shared port: connections held silent (DEVACT_MAX_HELD) */
+    uint32_t held_count;      /* entries in held */
+    uint8_t has_nc_latency;   /* 1: nc_* override the group's --netconf-latency */
+    uint8_t has_snmp_latency; /* 1: snmp_* override the group's --snmp-latency */
+    uint8_t has_drop_rate;    /* 1: drop_rate overrides the group's --snmp-drop-rate */
+    uint32_t nc_min_ms;       /* NETCONF latency range, ms; valid with has_nc_latency */
+    uint32_t nc_max_ms;       /* its upper end */
+    uint32_t snmp_min_ms;     /* SNMP latency range, ms; valid with has_snmp_latency */
+    uint32_t snmp_max_ms;     /* its upper end */
+    double drop_rate;         /* SNMP drop share; valid with has_drop_rate */
+    struct rate_profile *rate[DEVCTL_RATES]; /* per push channel: the rate profile in force (owned; a zero
+                                              * one pauses), NULL: the group's */
+    struct loop_timer flap_timer;            /* the next transition of a flap action; armed while flap_left */
+    uint32_t flap_left;   /* transitions still to come (down, up, down, ...); 0: no flap action */
+    uint32_t flap_for_ms; /* how long each down (and each up between) lasts, ms */
+    int32_t flap_pos;     /* the interface flapped, -1: every one that was up (flap_all) */
+    uint8_t flap_is_down; /* 1 while the flap action holds its interface(s) down */
+    uint8_t *flap_all;    /* flap_pos -1: 1 for each profile interface it took down, owned */
+    uint32_t flap_draws;  /* flap actions that drew their interface: draws the next one */
     uint8_t authen_traps; /* snmpEnableAuthenTraps an SNMP SET gave: 1 enabled, 2 disabled; 0: the type's */
 };
 

@@ -136,6 +136,11 @@ load_notifications(struct device_group *g, char *err, size_t err_len)
     if (p->kind != NOTIF_PLAN_RATE) {
         return FLEET_OK;
     }
+    /* Without --notification-rate the file's own rate is the group's profile: one way to pace for streams. */
+    if (rate_profile_is_zero(&g->cfg.notification_rate)) {
+        rate_profile_constant(&g->cfg.notification_rate,
+                              p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / g->whole_count);
+    }
     for (uint32_t i = 0; i < p->item_count; i++) {
         total += p->items[i].weight;
     }

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "netaddr.h"
+#include "rate_profile.h"
 #include "schema.h"
 
 /* Most injected faults (--snmp-fault) one fleet takes. */
@@ -120,10 +121,11 @@ struct fleet_config {
     struct respond_v3_user snmp_v3_users[RESPOND_MAX_V3_USERS]; /* SNMPv3 users */
     uint32_t snmp_v3_user_count;                                /* entries used in snmp_v3_users */
     const char *notification_file;                              /* what devices stream, or NULL */
-    double notification_rate;       /* > 0: notifications per device per second, whatever the file says */
-    uint32_t replay_log;            /* notifications each streaming device keeps for replay */
-    const char *report_path;        /* JSON report at exit and on SIGUSR1, or NULL */
-    double flap_rate;               /* interface flaps per device per second (Poisson), 0: none */
+    struct rate_profile
+        notification_rate;   /* not all 0: notifications per device per second, whatever the file says */
+    uint32_t replay_log;     /* notifications each streaming device keeps for replay */
+    const char *report_path; /* JSON report at exit and on SIGUSR1, or NULL */
+    double flap_rate;        /* interface flaps per device per second (Poisson), 0: none */
     struct trap_sink trap_sinks[8]; /* where link traps go (--trap-sink) */
     uint32_t trap_sink_count;       /* entries used in trap_sinks */
     int trap_inform;                /* 1: informs (acknowledged, retried) instead of traps */
@@ -132,14 +134,15 @@ struct fleet_config {
     uint32_t syslog_sink_count;                                   /* entries used in syslog_sinks */
     const char *syslog_format;                                    /* --syslog-format: rfc5424 or rfc3164 */
     const char *syslog_framing;      /* --syslog-framing: octet-counting or lf (TCP; TLS always counts) */
-    double syslog_rate;              /* background syslog messages per device per second, 0: none */
-    const char *syslog_catalog;      /* --syslog-catalog FILE, or NULL: the device kind's built-in one */
-    const char *run_tag;             /* --run-tag: in every push message and the report, or NULL */
-    const char *snmp_recording;      /* .snmprec or snmpwalk -On file served, or NULL */
-    const char *export_snmprec;      /* write a device's view here and exit, or NULL */
-    uint32_t export_device;          /* the device export_snmprec writes */
-    const char *controller_ip;       /* register the fleet with this RESTCONF controller, or NULL */
-    uint32_t controller_port;        /* its RESTCONF port */
+    struct rate_profile syslog_rate; /* background syslog messages per device per second, 0: none */
+    const char *push_arrivals;  /* --push-arrivals: paced or poisson (every push stream's rate profile) */
+    const char *syslog_catalog; /* --syslog-catalog FILE, or NULL: the device kind's built-in one */
+    const char *run_tag;        /* --run-tag: in every push message and the report, or NULL */
+    const char *snmp_recording; /* .snmprec or snmpwalk -On file served, or NULL */
+    const char *export_snmprec; /* write a device's view here and exit, or NULL */
+    uint32_t export_device;     /* the device export_snmprec writes */
+    const char *controller_ip;  /* register the fleet with this RESTCONF controller, or NULL */
+    uint32_t controller_port;   /* its RESTCONF port */
     const char *controller_username; /* its login */
     const char *controller_password;
     uint32_t configs_batch_size; /* devices per registration request */

@@ -163,7 +163,9 @@ class ActionTests(unittest.TestCase):
             ("set", {"config": description_set(PORT0, "x"), "share": 2}),
             ("notification-rate", {}),
             ("notification-rate", {"rate": -1}),
-            ("notification-rate", {"rate": "5"}),
+            ("notification-rate", {"rate": "sine:5:9:60"}),  # issue 29: a profile whose rate would go below 0
+            ("syslog-rate", {"rate": "staged:5"}),
+            ("trap-rate", {"rate": True}),
             ("notification-rate", {"rate": 5, "reset": True}),
             ("flap", {"interface": 5}),
             ("flap", {"interface": ""}),

@@ -219,6 +219,8 @@ test_values_reach_their_options(void **state)
                                 "    <snmp-max-message-size>484</snmp-max-message-size>\n"
                                 "    <notification-rate>2.5</notification-rate>\n"
                                 "    <flap-rate>0.001</flap-rate>\n"
+                                "    <syslog-rate>staged:5@10s,0.5@2m</syslog-rate>\n"
+                                "    <push-arrivals>poisson</push-arrivals>\n"
                                 "    <profile>profiles/mine.xml</profile>\n"
                                 "    <rpc-config>/abs/rpcs.xml</rpc-config>\n"
                                 "    <snmp-recording>rec/dev.snmprec</snmp-recording>\n"
@@ -246,8 +248,13 @@ test_values_reach_their_options(void **state)
     assert_int_equal(c->host_key_per_device, 1);
     assert_int_equal(c->snmp, 0);
     assert_int_equal(c->snmp_max_msg_bytes, 484);
-    assert_true(c->notification_rate == 2.5);
+    assert_true(c->notification_rate.shape == RATE_CONSTANT && c->notification_rate.r0 == 2.5);
     assert_true(c->flap_rate == 0.001);
+    /* issue 29: a group's rate profile and arrivals. */
+    assert_int_equal(c->syslog_rate.shape, RATE_STAGED);
+    assert_int_equal(c->syslog_rate.stage_count, 2);
+    assert_int_equal(c->syslog_rate.stage_start_us[1], 10000000);
+    assert_string_equal(c->push_arrivals, "poisson");
     assert_int_equal(c->snmp_v3_user_count, 1);
     snprintf(want, sizeof want, "%s/profiles/mine.xml", st->tmp);
     assert_string_equal(c->profile, want);
@@ -615,8 +622,21 @@ test_cli_table_defaults_and_generic_messages(void **state)
     assert_int_equal(cli_apply_named("snmp-drop-rate", "1.5", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
     assert_string_equal(st->err, "--snmp-drop-rate must be a share from 0 to 1, not \"1.5\"");
     assert_int_equal(cli_apply_named("notification-rate", "0", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--notification-rate must be above 0 somewhere, not \"0\"");
+    assert_int_equal(cli_apply_named("notification-rate", "sine:5:9:60", c, st->err, sizeof st->err),
+                     FLEET_ERR_INVAL);
+    assert_string_equal(
+        st->err,
+        "--notification-rate: sine profile: AMPLITUDE 9 is above MEAN 5 (the rate would go below 0)");
+    assert_int_equal(cli_apply_named("syslog-rate", "staged:5@10,x@5", c, st->err, sizeof st->err),
+                     FLEET_ERR_INVAL);
     assert_string_equal(st->err,
-                        "--notification-rate must be a number from 0.01 to 1000000 per second, not \"0\"");
+                        "--syslog-rate: staged profile: stage 2 rate \"x\" must be a number from 0 to "
+                        "1000000 per second");
+    assert_int_equal(cli_apply_named("syslog-rate", "linear:0:20:1m", c, st->err, sizeof st->err), FLEET_OK);
+    assert_int_equal(c->syslog_rate.shape, RATE_LINEAR);
+    assert_int_equal(cli_apply_named("push-arrivals", "bursty", c, st->err, sizeof st->err), FLEET_ERR_INVAL);
+    assert_string_equal(st->err, "--push-arrivals must be paced or poisson, not \"bursty\"");
     assert_int_equal(cli_apply_named("snmp-drop-rate", "0.25", c, st->err, sizeof st->err), FLEET_OK);
     assert_true(c->snmp_drop_rate == 0.25);
     assert_int_equal(cli_apply_named("trap-inform", "yes", c, st->err, sizeof st->err), FLEET_ERR_INVAL);

@@ -18,7 +18,7 @@
 #include "devview.h"
 #include "filter.h"
 #include "notif_file.h"
-#include "pacer.h"
+#include "push_rate.h"
 #include "sbuf.h"
 #include "session.h"
 
@@ -26,33 +26,34 @@
 
 static void on_tick(struct loop *loop, struct loop_timer *timer);
 
-/* Notifications per second of the group's plan, 0 when the plan paces by its own delays. */
-static double
-group_rate(const struct device_group *g)
-{
-    const struct notif_plan *p = g->notif_plan;
-
-    if (g->cfg.notification_rate > 0) {
-        return g->cfg.notification_rate;
-    }
-    if (p && p->kind == NOTIF_PLAN_RATE) {
-        return p->rate_per_device > 0 ? p->rate_per_device : p->rate_total / g->whole_count;
-    }
-    return 0;
-}
+/* Salt of the streams' arrival draws (Poisson), apart from the other push channels'. */
+#define STREAM_SALT_ARRIVALS 0x57a1u
 
 /* 1 while the control API's notification-rate 0 holds the device's stream. */
 static int
 device_paused(const struct device *dev)
 {
-    return dev->ctl && dev->ctl->has_notif_rate && dev->ctl->notif_rate <= 0;
+    return dev->ctl && dev->ctl->rate[DEVCTL_RATE_NOTIF] &&
+           rate_profile_is_zero(dev->ctl->rate[DEVCTL_RATE_NOTIF]);
 }
 
-/* The device's rate: the control API's override, else its group's (0: the plan's own delays, or paused). */
-static double
-device_rate(const struct device *dev)
+/* 1 when a rate paces the device's stream: the control API's override, else its group's (fleet.c makes a
+ * rate plan's own rate the group's profile); 0: the plan's own delays (or paused). */
+static int
+device_rated(const struct device *dev)
 {
-    return dev->ctl && dev->ctl->has_notif_rate ? dev->ctl->notif_rate : group_rate(dev->group);
+    return !rate_profile_is_zero(
+        push_rate_profile(dev, DEVCTL_RATE_NOTIF, &dev->group->cfg.notification_rate));
+}
+
+/* Schedule the stream from @p now_us by the profile in force, the first send at once. */
+static void
+start_arrivals(struct notif_stream *st, const struct device *dev, monotime_us now_us)
+{
+    const struct notif_plan *plan = dev->group->notif_plan;
+
+    push_rate_start(&st->arrivals, dev, DEVCTL_RATE_NOTIF, &dev->group->cfg.notification_rate,
+                    plan && plan->kind == NOTIF_PLAN_RATE ? plan->burst : 1, STREAM_SALT_ARRIVALS, 1, now_us);
 }
 
 /* Which of the plan's notifications the send with sequence number @p seq carries. */
@@ -122,8 +123,8 @@ log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms
 static void
 resume_origin(struct notif_stream *st, const struct device *dev, monotime_us now)
 {
-    if (device_rate(dev) > 0) {
-        pacer_resume(&st->pacer, now);
+    if (device_rated(dev)) {
+        rate_arrivals_resume(&st->arrivals, now);
     } else if (st->item_due_us < now) {
         st->item_due_us = now;
     }
@@ -262,7 +263,7 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     struct sbuf *b = &dev->worker->notif_buf;
     monotime_us now = loop_now_us(loop);
     uint64_t now_ms = devview_now_ms(fleet);
-    double rate = device_rate(dev);
+    int rated = device_rated(dev);
     uint32_t sent = 0;
 
     st->running = 0;
@@ -296,11 +297,11 @@ on_tick(struct loop *loop, struct loop_timer *timer)
         st->running = 1;
         return;
     }
-    if (rate > 0) {
-        uint32_t burst = st->pacer.burst;
-        /* Too far behind: give the missed ticks up, count them, and go on from now. */
-        st->behind += pacer_skip_lag(&st->pacer, now, STREAM_MAX_LAG_US);
-        while (!st->finished && pacer_due(&st->pacer, st->pacer.tick) <= now && sent < STREAM_MAX_BURST) {
+    if (rated) {
+        uint32_t burst = st->arrivals.unit;
+        /* Too far behind: give the missed arrivals up, count their sends, and go on from now. */
+        st->behind += rate_arrivals_skip_lag(&st->arrivals, now, STREAM_MAX_LAG_US) * burst;
+        while (!st->finished && st->arrivals.next_us <= now && sent < STREAM_MAX_BURST) {
             for (uint32_t i = 0; i < burst && !st->finished; i++) {
                 if ((plan->kind == NOTIF_PLAN_RATE && plan->count && st->seq >= plan->count) ||
                     emit_one(st, b, now_ms)) {
@@ -308,13 +309,14 @@ on_tick(struct loop *loop, struct loop_timer *timer)
                 }
                 sent++;
             }
-            st->pacer.tick++;
+            rate_arrivals_take(&st->arrivals);
         }
         dev->worker->stream_pass_sent += sent;
-        if (!st->finished) {
+        /* A profile at 0 from here on arms nothing: the stream idles until a notification-rate action. */
+        if (!st->finished && st->arrivals.next_us != RATE_NEVER) {
             /* Still behind: go to the back of this instant's timers (equal deadlines fire in start order),
              * so devices that are behind take turns instead of the most behind taking every pass. */
-            monotime_us next = pacer_due(&st->pacer, st->pacer.tick);
+            monotime_us next = st->arrivals.next_us;
             loop_timer_start(loop, &st->timer, next > now ? next : now, on_tick);
             st->running = 1;
         }
@@ -370,10 +372,7 @@ stream_subscribed(struct session *s)
             st->log_cap = 0; /* no replay for this device rather than no stream */
         }
         st->start_us = loop_now_us(loop);
-        pacer_init(&st->pacer, st->start_us, device_rate(dev) > 0 ? device_rate(dev) : 1,
-                   dev->group->notif_plan && dev->group->notif_plan->kind == NOTIF_PLAN_RATE
-                       ? dev->group->notif_plan->burst
-                       : 1);
+        start_arrivals(st, dev, st->start_us);
         if (dev->group->notif_plan) {
             st->item_left = dev->group->notif_plan->items[0].times;
             st->item_due_us = st->start_us + dev->group->notif_plan->items[0].delay_ms * 1000;
@@ -382,7 +381,7 @@ stream_subscribed(struct session *s)
         }
     }
     if (!st->running && !st->finished && dev->group->notif_plan && !device_paused(dev)) {
-        if (st->pacer.tick || st->seq) {
+        if (st->arrivals.count || st->seq) {
             resume_origin(st, dev, loop_now_us(loop));
         }
         loop_timer_start(loop, &st->timer, loop_now_us(loop), on_tick);
@@ -396,7 +395,6 @@ stream_rate_changed(struct device *dev)
     struct notif_stream *st = dev->stream;
     struct loop *loop = dev->worker->loop;
     monotime_us now = loop_now_us(loop);
-    double rate = device_rate(dev);
 
     if (!st) {
         return; /* no subscription yet: the first one starts at the rate in force */
@@ -405,9 +403,9 @@ stream_rate_changed(struct device *dev)
         loop_timer_stop(loop, &st->timer);
         st->running = 0;
     }
-    if (rate > 0) {
-        /* The new rate from now on: tick 0 due now, nothing made up for the time at the old rate. */
-        pacer_init(&st->pacer, now, rate, st->pacer.burst);
+    if (device_rated(dev)) {
+        /* The new profile from now on: the first send now, nothing made up for the time at the old rate. */
+        start_arrivals(st, dev, now);
     } else if (st->item_due_us < now) {
         st->item_due_us = now; /* the plan's own delays again, from now */
     }

@@ -1,7 +1,8 @@
 /*
- * A device's notification stream: paced by a loop timer with exact integer
- * arithmetic (tick k is due at start + k * burst / rate, never "now +
- * period", so nothing drifts), fanned out to the device's subscribed
+ * A device's notification stream: paced by a loop timer following the rate
+ * profile in force (rate_profile.h: --notification-rate, the control API's
+ * notification-rate, else the file's own rate; arrival k computed from k,
+ * never "now + period", so nothing drifts), fanned out to the device's subscribed
  * sessions in order, kept in a bounded replay log, and counted per
  * subscriber so that emitted = sent + send_failures + dropped + suppressed
  * always holds. A device starts streaming at its first subscription and
@@ -19,7 +20,7 @@
 #include "device.h"
 #include "err.h"
 #include "loop.h"
-#include "pacer.h"
+#include "rate_profile.h"
 
 struct device;
 struct session;
@@ -62,19 +63,19 @@ struct notif_stream {
     struct loop_timer timer; /* the next tick */
     struct device *dev;      /* owner */
     monotime_us start_us;    /* when the stream started (first subscription); a duration counts from it */
-    struct pacer pacer;      /* rate plans and --notification-rate: when each tick is due */
-    uint64_t seq;            /* last sequence number sent ({SEQ}) */
-    uint32_t item;           /* OpenDaylight plan: current entry */
-    uint64_t item_left;      /* OpenDaylight plan: sends left of the current entry */
-    monotime_us item_due_us; /* OpenDaylight plan: when the current entry starts */
-    uint64_t generated;      /* notifications generated */
-    uint64_t behind;         /* notifications given up because the loop fell behind */
-    uint8_t running;         /* 1 while the timer is armed */
-    uint8_t finished;        /* 1 when the plan has nothing more to send */
-    uint8_t held;            /* 1 after a tick found the streams paused: the origin moves on resume */
-    char **log;              /* replay log: the last notifications sent, ring of log_cap */
-    uint64_t *log_ms;        /* their event times */
-    uint32_t *log_size;      /* bytes allocated for each slot's text (reused from send to send) */
+    struct rate_arrivals arrivals; /* rate plans, --notification-rate and notification-rate: the next send */
+    uint64_t seq;                  /* last sequence number sent ({SEQ}) */
+    uint32_t item;                 /* OpenDaylight plan: current entry */
+    uint64_t item_left;            /* OpenDaylight plan: sends left of the current entry */
+    monotime_us item_due_us;       /* OpenDaylight plan: when the current entry starts */
+    uint64_t generated;            /* notifications generated */
+    uint64_t behind;               /* notifications given up because the loop fell behind */
+    uint8_t running;               /* 1 while the timer is armed */
+    uint8_t finished;              /* 1 when the plan has nothing more to send */
+    uint8_t held;                  /* 1 after a tick found the streams paused: the origin moves on resume */
+    char **log;                    /* replay log: the last notifications sent, ring of log_cap */
+    uint64_t *log_ms;              /* their event times */
+    uint32_t *log_size;            /* bytes allocated for each slot's text (reused from send to send) */
     uint32_t log_slot_bytes; /* what every slot grows to: the largest text logged so far, with its NUL */
     uint32_t log_cap, log_head, log_count;
     struct notif_ended ended[STREAM_ENDED_ROWS]; /* rows of ended subscriptions, oldest first */

@@ -17,6 +17,7 @@
 #include "devview.h"
 #include "dynamics.h"
 #include "log.h"
+#include "push_rate.h"
 #include "sbuf.h"
 #include "ssh_link.h"
 #include "syslog_catalog.h"
@@ -186,7 +187,6 @@ syslog_start_all(struct fleet *fleet, char *err, size_t err_len)
         struct device *dev = &fleet->devices[i];
         const struct sc_group *sg = &sf->groups[dev->group->index];
         struct syslog_dev *sd = &sf->devs[i];
-        double rate = dev->group->cfg.syslog_rate;
         if (!sg->sink_count) {
             continue;
         }
@@ -195,12 +195,11 @@ syslog_start_all(struct fleet *fleet, char *err, size_t err_len)
         next_row += sg->sink_count;
         loop_timer_init(&sd->timer);
         dev->syslog = sd;
-        if (rate > 0) {
-            /* The real clock: the loop's time was read when it was made, before the model loaded. */
-            monotime_us now = loop_clock_monotonic();
-            uint64_t period_us = (uint64_t)(1e6 / rate) + 1;
-            pacer_init(&sd->pacer, now + dyn_hash(dev->seed, SC_SALT_PHASE, 0) % period_us, rate, 1);
-            loop_timer_start(dev->worker->loop, &sd->timer, pacer_due(&sd->pacer, 0), sc_on_tick);
+        /* The real clock: the loop's time was read when it was made, before the model loaded. */
+        push_rate_start(&sd->arrivals, dev, DEVCTL_RATE_SYSLOG, &dev->group->cfg.syslog_rate, 1,
+                        SC_SALT_PHASE, 0, loop_clock_monotonic());
+        if (sd->arrivals.next_us != RATE_NEVER) {
+            loop_timer_start(dev->worker->loop, &sd->timer, sd->arrivals.next_us, sc_on_tick);
         }
     }
 cleanup:
@@ -274,21 +273,42 @@ sc_on_tick(struct loop *loop, struct loop_timer *timer)
     struct device *dev = sd->dev;
     const struct sc_group *sg = &dev->worker->fleet->syslog->groups[dev->group->index];
     monotime_us now = loop_now_us(loop);
-    uint64_t skipped = pacer_skip_lag(&sd->pacer, now, SYSLOG_MAX_LAG_US);
+    uint64_t skipped = rate_arrivals_skip_lag(&sd->arrivals, now, SYSLOG_MAX_LAG_US);
 
     /* Lines a stalled loop could not send in time are given up, and counted: never silently lost. */
     for (uint32_t k = 0; skipped && k < sg->sink_count; k++) {
         ledger_drop_now(&sd->rows[k], skipped);
     }
-    for (uint32_t n = 0; n < SYSLOG_MAX_PER_TICK && pacer_due(&sd->pacer, sd->pacer.tick) <= now; n++) {
-        /* A device down or absent says nothing; its pace goes on, so it resumes without a burst. */
+    for (uint32_t n = 0; n < SYSLOG_MAX_PER_TICK && sd->arrivals.next_us <= now; n++) {
+        /* A device down or absent says nothing; its schedule goes on, so it resumes without a burst. */
         if (!devact_snmp_silent(dev)) {
-            sc_emit(sd, syslog_catalog_pick(sg->catalog, dyn_hash(dev->seed, SC_SALT_LINE, sd->pacer.tick)),
+            sc_emit(sd,
+                    syslog_catalog_pick(sg->catalog, dyn_hash(dev->seed, SC_SALT_LINE, sd->arrivals.count)),
                     -1, 0, NULL);
         }
-        sd->pacer.tick++;
+        rate_arrivals_take(&sd->arrivals);
     }
-    loop_timer_start(loop, timer, pacer_due(&sd->pacer, sd->pacer.tick), sc_on_tick);
+    /* A profile at 0 from here on schedules nothing: no timer, no wakeups until a rate action. */
+    if (sd->arrivals.next_us != RATE_NEVER) {
+        loop_timer_start(loop, timer, sd->arrivals.next_us, sc_on_tick);
+    }
+}
+
+void
+syslog_chan_rate_changed(struct device *dev)
+{
+    struct syslog_dev *sd = dev->syslog;
+    struct loop *loop = dev->worker->loop;
+
+    if (!sd) {
+        return;
+    }
+    loop_timer_stop(loop, &sd->timer);
+    push_rate_start(&sd->arrivals, dev, DEVCTL_RATE_SYSLOG, &dev->group->cfg.syslog_rate, 1, SC_SALT_PHASE, 0,
+                    loop_now_us(loop));
+    if (sd->arrivals.next_us != RATE_NEVER) {
+        loop_timer_start(loop, &sd->timer, sd->arrivals.next_us, sc_on_tick);
+    }
 }
 
 int

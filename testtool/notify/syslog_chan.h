@@ -3,12 +3,14 @@
  * lines to each of the group's sinks, RFC 5424 or 3164, with its host
  * name, its own sequence ([meta sequenceId]) and the run's tag.
  *
- * Background lines come at --syslog-rate per device, drawn from the
- * group's catalog (--syslog-catalog, else the built-in one of the device's
- * kind: schemas/syslog/<type>.json, else schemas/syslog/generic.json),
- * paced on the device's worker by the pacer (pacer.h): no sleeping, no
- * drift; devices' phases are spread over one period so a fleet does not
- * send in lockstep. Events (syslog_chan_event()) send a named catalog line
+ * Background lines come at --syslog-rate per device (a rate profile,
+ * rate_profile.h; the control API's syslog-rate overrides it per device),
+ * drawn from the group's catalog (--syslog-catalog, else the built-in one
+ * of the device's kind: schemas/syslog/<type>.json, else
+ * schemas/syslog/generic.json), scheduled on the device's worker by its
+ * arrival schedule (paced or Poisson, --push-arrivals): no sleeping, no
+ * drift; devices' paced phases are spread over one arrival so a fleet does
+ * not send in lockstep. Events (syslog_chan_event()) send a named catalog line
  * when they happen. A device down or absent sends nothing.
  *
  * State: one struct syslog_chan per worker (its sinks: one per group and
@@ -24,24 +26,24 @@
 #include "err.h"
 #include "ledger.h"
 #include "loop.h"
-#include "pacer.h"
+#include "rate_profile.h"
 
 struct device;
 struct fleet;
 struct sbuf;
 
-/* A pacer further behind than this gives the missed lines up, counted as dropped (a loop that stalled). */
+/* A schedule further behind than this gives the missed lines up, counted as dropped (a loop that stalled). */
 #define SYSLOG_MAX_LAG_US 1000000u
 /* Background lines one device sends per timer event at most: a device that is behind catches up in steps. */
 #define SYSLOG_MAX_PER_TICK 64u
 
 /* One device's syslog state (only devices of groups with sinks have one). */
 struct syslog_dev {
-    struct loop_timer timer; /* the next background line, armed while the group's rate is above 0 */
-    struct pacer pacer;      /* when line k is due */
-    struct device *dev;      /* the device (the timer's callback needs it) */
-    struct ledger_row *rows; /* one per sink of the device's group, in --syslog-sink order */
-    uint32_t seq;            /* the last sequenceId sent, 0 before the first */
+    struct loop_timer timer;       /* the next background line, armed while one is scheduled */
+    struct rate_arrivals arrivals; /* when the next background line is due (the profile in force) */
+    struct device *dev;            /* the device (the timer's callback needs it) */
+    struct ledger_row *rows;       /* one per sink of the device's group, in --syslog-sink order */
+    uint32_t seq;                  /* the last sequenceId sent, 0 before the first */
 };
 
 /**
@@ -65,6 +67,13 @@ struct syslog_who {
     const char *user; /* who logged in or committed */
     const char *peer; /* the address they came from */
 };
+
+/**
+ * @brief The device's syslog rate profile changed (the control API's syslog-rate): schedule its background
+ * lines from now on by the profile in force, nothing made up for the time at the old one. Runs on the
+ * device's worker; nothing for a device without syslog.
+ */
+void syslog_chan_rate_changed(struct device *dev);
 
 /**
  * @brief Send the catalog lines of event @p id (a flap's "link-down", ...) from @p dev to every sink of its

@@ -11,8 +11,8 @@
 #include <time.h>
 
 static const char *const kind_names[DEVACT_KINDS] = {
-    "kill-sessions",     "down", "up",   "reboot", "latency", "drop-rate", "set",
-    "notification-rate", "flap", "grow", "shrink"};
+    "kill-sessions",     "down", "up",   "reboot", "latency",     "drop-rate", "set",
+    "notification-rate", "flap", "grow", "shrink", "syslog-rate", "trap-rate"};
 
 const char *
 action_log_kind_name(enum devact_kind kind)
@@ -90,10 +90,15 @@ params_json(struct sbuf *b, const struct devact_params *p, double share, uint64_
         break;
     }
     case DEVACT_NOTIF_RATE:
-        if (p->notif_rate_reset) {
+    case DEVACT_SYSLOG_RATE:
+    case DEVACT_TRAP_RATE:
+        if (p->rate_reset) {
             sbuf_adds(b, "\"rate\":null");
+        } else if (p->rate.shape == RATE_CONSTANT) {
+            sbuf_printf(b, "\"rate\":%.17g", p->rate.r0);
         } else {
-            sbuf_printf(b, "\"rate\":%.17g", p->notif_rate);
+            sbuf_adds(b, "\"rate\":");
+            sbuf_add_json(b, p->rate.text);
         }
         sep = ",";
         break;

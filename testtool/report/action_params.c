@@ -162,6 +162,33 @@ unknown_member(const struct jsonr_value *body, const char *const *allowed)
     return NULL;
 }
 
+/* A rate action's "rate": a number, a rate profile's text (rate_profile.h), or null (the group's again). */
+static const char *
+rate_param(const struct jsonr_value *body, struct devact_params *p, char *err, size_t err_len)
+{
+    const struct jsonr_value *v = jsonr_get(body, "rate");
+    const char *name = action_log_kind_name(p->kind);
+    char why[200];
+
+    if (!v || !(v->type == JSONR_NULL || v->type == JSONR_NUMBER || v->type == JSONR_STRING) ||
+        (v->type == JSONR_NUMBER && !(v->num >= 0 && v->num <= ACTION_PARAMS_MAX_NOTIF_RATE))) {
+        snprintf(err, err_len,
+                 "%s needs rate: a number from 0 to 1000000 per second, a rate profile such as "
+                 "\"linear:1:10:60\", \"sine:10:5:60\" or \"staged:5@30,0@30\", or null (the group's)",
+                 name);
+        return err;
+    }
+    if (v->type == JSONR_NULL) {
+        p->rate_reset = 1;
+    } else if (v->type == JSONR_NUMBER) {
+        rate_profile_constant(&p->rate, v->num);
+    } else if (rate_profile_parse(v->str, &p->rate, why, sizeof why)) {
+        snprintf(err, err_len, "%s: %s", name, why);
+        return err;
+    }
+    return NULL;
+}
+
 /* The action's parameters from @p body; @return NULL, or what is wrong (into @p err). */
 const char *
 action_params_parse(enum devact_kind kind, const struct jsonr_value *body, struct devact_params *p, char *err,
@@ -176,8 +203,8 @@ action_params_parse(enum devact_kind kind, const struct jsonr_value *body, struc
     static const char *const set[] = {"config", "operation", NULL};
     static const char *const rate[] = {"rate", NULL};
     static const char *const flap[] = {"interface", "for", "count", NULL};
-    const char *const *allowed[DEVACT_KINDS] = {none, down, none, reboot, latency, drop,
-                                                set,  rate, flap, sized,  sized};
+    const char *const *allowed[DEVACT_KINDS] = {none, down, none,  reboot, latency, drop, set,
+                                                rate, flap, sized, sized,  rate,    rate};
     const char *bad = unknown_member(body, allowed[kind]), *s;
     const struct jsonr_value *v;
     uint32_t lo, hi;
@@ -273,13 +300,9 @@ action_params_parse(enum devact_kind kind, const struct jsonr_value *body, struc
         }
         break;
     case DEVACT_NOTIF_RATE:
-        if (!(v = jsonr_get(body, "rate")) || !(v->type == JSONR_NULL || v->type == JSONR_NUMBER) ||
-            (v->type == JSONR_NUMBER && !(v->num >= 0 && v->num <= ACTION_PARAMS_MAX_NOTIF_RATE))) {
-            return "notification-rate needs rate, a number from 0 to 1000000 per second (null: the group's)";
-        }
-        p->notif_rate_reset = v->type == JSONR_NULL;
-        p->notif_rate = v->type == JSONR_NUMBER ? v->num : 0;
-        break;
+    case DEVACT_SYSLOG_RATE:
+    case DEVACT_TRAP_RATE:
+        return rate_param(body, p, err, err_len);
     case DEVACT_FLAP:
         p->for_ms = 2000;
         p->flap_count = 1;

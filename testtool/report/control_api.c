@@ -248,7 +248,7 @@ post_action(struct fleet *fleet, struct MHD_Connection *conn, const char *url, c
     if ((kind = fact_kind_of(action)) < 0) {
         return send_error(conn, MHD_HTTP_NOT_FOUND,
                           "unknown action \"%s\": kill-sessions, down, up, reboot, latency, drop-rate, set, "
-                          "notification-rate, flap, grow or shrink",
+                          "notification-rate, syslog-rate, trap-rate, flap, grow or shrink",
                           action);
     }
     if (body_len && jsonr_parse(body_text, body_len, &body, err, sizeof err)) {

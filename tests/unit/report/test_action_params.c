@@ -136,24 +136,54 @@ test_notification_rate(void **state)
     char *j;
     (void)state;
     assert_null(parse(DEVACT_NOTIF_RATE, "{\"rate\":12.5}", &p));
-    assert_int_equal(p.notif_rate_reset, 0);
-    assert_true(p.notif_rate == 12.5);
+    assert_int_equal(p.rate_reset, 0);
+    assert_true(p.rate.shape == RATE_CONSTANT && p.rate.r0 == 12.5);
     j = logged(&p);
     assert_string_equal(j, "{\"rate\":12.5}");
     free(j);
     assert_null(parse(DEVACT_NOTIF_RATE, "{\"rate\":0}", &p));
-    assert_true(p.notif_rate == 0 && !p.notif_rate_reset);
+    assert_true(rate_profile_is_zero(&p.rate) && !p.rate_reset);
     assert_null(parse(DEVACT_NOTIF_RATE, "{\"rate\":null}", &p));
-    assert_int_equal(p.notif_rate_reset, 1);
+    assert_int_equal(p.rate_reset, 1);
     j = logged(&p);
     assert_string_equal(j, "{\"rate\":null}");
     free(j);
     assert_non_null(parse(DEVACT_NOTIF_RATE, "{}", &p));
     assert_non_null(parse(DEVACT_NOTIF_RATE, "{\"rate\":-0.5}", &p));
     assert_non_null(parse(DEVACT_NOTIF_RATE, "{\"rate\":1000001}", &p));
-    assert_non_null(parse(DEVACT_NOTIF_RATE, "{\"rate\":\"5\"}", &p));
     assert_non_null(parse(DEVACT_NOTIF_RATE, "{\"rate\":true}", &p));
     assert_non_null(parse(DEVACT_NOTIF_RATE, "{\"rate\":1,\"reset\":true}", &p));
+}
+
+/* issue 29: notification-rate, syslog-rate and trap-rate take a rate profile's text; a bad one is refused
+ * with the part that is wrong, and the action log keeps the profile as given. */
+static void
+test_rate_actions_take_a_profile(void **state)
+{
+    static const enum devact_kind kinds[] = {DEVACT_NOTIF_RATE, DEVACT_SYSLOG_RATE, DEVACT_TRAP_RATE};
+    struct devact_params p;
+    char *j;
+    const char *why;
+    (void)state;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        assert_null(parse(kinds[i], "{\"rate\":\"staged:5@10s,0@1m\"}", &p));
+        assert_int_equal(p.rate.shape, RATE_STAGED);
+        assert_int_equal(p.rate.stage_count, 2);
+        j = logged(&p);
+        assert_string_equal(j, "{\"rate\":\"staged:5@10s,0@1m\"}");
+        free(j);
+        assert_null(parse(kinds[i], "{\"rate\":\"5\"}", &p));
+        assert_true(p.rate.shape == RATE_CONSTANT && p.rate.r0 == 5);
+    }
+    why = parse(DEVACT_SYSLOG_RATE, "{\"rate\":\"sine:10:20:60\"}", &p);
+    assert_non_null(why);
+    assert_string_equal(
+        why, "syslog-rate: sine profile: AMPLITUDE 20 is above MEAN 10 (the rate would go below 0)");
+    why = parse(DEVACT_TRAP_RATE, "{\"rate\":\"linear:1:2\"}", &p);
+    assert_string_equal(why, "trap-rate: linear profile \"linear:1:2\" must be linear:FROM:TO:OVER");
+    why = parse(DEVACT_SYSLOG_RATE, "{\"rate\":true}", &p);
+    assert_non_null(strstr(why, "syslog-rate needs rate: a number from 0 to 1000000 per second"));
+    assert_non_null(parse(DEVACT_SYSLOG_RATE, "{\"rate\":1,\"catalog\":\"x\"}", &p));
 }
 
 static void
@@ -203,6 +233,7 @@ main(void)
         cmocka_unit_test(test_xml_check),
         cmocka_unit_test(test_xml_check_depth),
         cmocka_unit_test(test_notification_rate),
+        cmocka_unit_test(test_rate_actions_take_a_profile),
         cmocka_unit_test(test_flap),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
