@@ -286,7 +286,8 @@ class ControlApiTests(unittest.TestCase):
         counts = {m.group(1): int(m.group(2))
                   for m in re.finditer(r'^fleetsim_actions_total\{action="([a-z-]+)"\} (\d+)$', metrics, re.M)}
         self.assertEqual(counts, {"kill-sessions": 0, "down": 1, "up": 1, "reboot": 2, "latency": 1,
-                                  "drop-rate": 0, "set": 0, "notification-rate": 0, "flap": 0, "grow": 0, "shrink": 0})
+                                  "drop-rate": 0, "set": 0, "notification-rate": 0, "flap": 0, "grow": 0, "shrink": 0,
+                                  "syslog-rate": 0, "trap-rate": 0})
 
     def test_share_with_a_seed_picks_the_same_devices(self):
         f, base = self.fleet(devices=40)
