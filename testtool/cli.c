@@ -438,6 +438,27 @@ cli_trap_sink(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 }
 
 static enum fleet_err
+cli_trap_version(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (trap_version_parse(value, &c->cfg->trap_version)) {
+        snprintf(c->err, c->err_len, "--%s must be 1, 2c or 3, not \"%s\"", o->name, value);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_trap_v3_user(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    (void)o;
+    if (respond_v3_user_parse(value, &c->cfg->trap_v3_user, c->err, c->err_len)) {
+        return FLEET_ERR_INVAL;
+    }
+    c->cfg->trap_v3_user_set = 1;
+    return FLEET_OK;
+}
+
+static enum fleet_err
 cli_syslog_sink(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     struct fleet_config *cfg = c->cfg;
@@ -1014,6 +1035,17 @@ static const struct cli_opt cli_opts[] = {
      .metavar = "C",
      .dflt = "public",
      .help = "community of traps and informs"},
+    {.name = "trap-version",
+     .kind = CLI_STRING,
+     .custom = cli_trap_version,
+     .metavar = "1|2c|3",
+     .dflt_shown = "2c",
+     .help = "SNMP version of traps and informs: 1 (Trap-PDU, no informs), 2c, or 3 (USM, --trap-v3-user)"},
+    {.name = "trap-v3-user",
+     .kind = CLI_STRING,
+     .custom = cli_trap_v3_user,
+     .metavar = "NAME:AUTH:AUTHPASS:PRIV:PRIVPASS",
+     .help = "USM user of v3 traps (keys localized for each device's engine) and informs (the receiver's)"},
     {.name = "syslog-sink",
      .kind = CLI_STRING,
      .custom = cli_syslog_sink,

@@ -39,6 +39,7 @@
 #include "session.h"
 #include "stream.h"
 #include "trap.h"
+#include "trap_device.h"
 
 static struct device_ctl *
 ctl_of(struct device *dev)
@@ -220,8 +221,7 @@ send_cold_start(struct device *dev)
     static const struct oid cold_start = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 1}};
     struct fleet *fleet = dev->worker->fleet;
     uint64_t now_ms = devview_now_ms(fleet);
-    char name[256];
-    struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
+    struct trap_device_origin origin;
 
     if (!dev->worker->traps || !fleet->cfg.trap_sink_count) {
         return;
@@ -229,9 +229,9 @@ send_cold_start(struct device *dev)
     if (!dev->trap_rows && !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
         return;
     }
-    devview_hostname(dev, name, sizeof name);
+    trap_device_origin(dev, now_ms, &origin);
     for (uint32_t k = 0; k < fleet->cfg.trap_sink_count; k++) {
-        trap_send(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
+        trap_send(dev->worker->traps, &origin.from, &fleet->cfg.trap_sinks[k],
                   (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), &cold_start, NULL, 0,
                   &dev->trap_rows[k]);
     }

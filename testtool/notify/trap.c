@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "susm.h"
+#include "trap_pdu.h"
 
 /* Largest Response read; a collector echoes our varbinds, so it is about as big as what we sent. */
 #define TRAP_RX_BYTES 4096
@@ -105,16 +107,13 @@ struct trap_sender {
     uint32_t slots_used;                          /* QUEUED plus WAITING slots */
     uint32_t waiting;                             /* WAITING slots */
     uint32_t next_request_id;                     /* traps: the next request-id (31 bits) */
+    struct respond_v3_user v3_user;               /* TRAP_VERSION_3: the USM user (cfg.v3_user points here) */
+    uint8_t *v3_scratch;                          /* TRAP_VERSION_3: the PDU before susm_encode() wraps it */
+    uint64_t salt;                                /* TRAP_VERSION_3: the next AES salt (seeded per worker) */
     uint8_t rx[TRAP_RX_BYTES];                    /* Response read buffer */
     struct trap_sender_stats stats;               /* sender-wide counts */
 };
 
-/* sysUpTime.0 and snmpTrapOID.0 (RFC 3418), the first two varbinds of every v2 notification. */
-static const struct oid trap_sysuptime_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 3, 0}};
-static const struct oid trap_snmptrapoid_oid = {.len = 11, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0}};
-/* The identity appended after a named origin's objects: snmpTrapAddress.0 (RFC 3584) and sysName.0. */
-static const struct oid trap_snmptrapaddress_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 18, 1, 3, 0}};
-static const struct oid trap_sysname_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 5, 0}};
 /* IF-MIB linkDown and linkUp (RFC 2863): snmpTraps.3 and .4. */
 static const struct oid trap_linkdown_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 3}};
 static const struct oid trap_linkup_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 4}};
@@ -148,6 +147,21 @@ char *
 trap_sink_format(const struct trap_sink *sink, char *buf, size_t buf_len)
 {
     return netaddr_endpoint_text(&sink->ep, 1, buf, buf_len);
+}
+
+enum fleet_err
+trap_version_parse(const char *text, int *version)
+{
+    if (!strcmp(text, "1")) {
+        *version = TRAP_VERSION_1;
+    } else if (!strcmp(text, "2c") || !strcmp(text, "2")) {
+        *version = TRAP_VERSION_2C;
+    } else if (!strcmp(text, "3")) {
+        *version = TRAP_VERSION_3;
+    } else {
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
 }
 
 void
@@ -521,6 +535,28 @@ trap_sender_new(struct loop *loop, const struct trap_sender_config *cfg, struct 
         rc = FLEET_ERR_INVAL;
         goto cleanup;
     }
+    if (cfg->version == TRAP_VERSION_1 && cfg->inform) {
+        snprintf(err, err_len, "SNMPv1 has no informs: --trap-version 1 cannot go with --trap-inform");
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    if (cfg->version == TRAP_VERSION_3 && !cfg->v3_user) {
+        snprintf(err, err_len, "--trap-version 3 needs a USM user: give --trap-v3-user");
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    if (cfg->version == TRAP_VERSION_3 && cfg->inform) {
+        snprintf(err, err_len,
+                 "SNMPv3 informs (engine discovery of the receiver) are not supported yet: "
+                 "use v3 traps or v2c informs");
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    if (cfg->version < TRAP_VERSION_2C || cfg->version > TRAP_VERSION_3) {
+        snprintf(err, err_len, "unknown trap version %d", cfg->version);
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
     s = calloc(1, sizeof *s);
     if (!s) {
         goto nomem;
@@ -534,10 +570,20 @@ trap_sender_new(struct loop *loop, const struct trap_sender_config *cfg, struct 
     s->cfg.community = s->community;
     s->next_request_id = cfg->request_id_seed % TRAP_REQUEST_ID_SPAN;
     loop_timer_init(&s->flush_timer);
-    s->buf_cap = TRAP_MAX_MSG_BYTES + SPDU_HEADROOM(TRAP_MAX_COMMUNITY_BYTES);
+    /* v1's headroom holds the largest enterprise OID too; v3 writes from the buffer's start. */
+    s->buf_cap = TRAP_MAX_MSG_BYTES + SPDU_TRAP_V1_HEADROOM(TRAP_MAX_COMMUNITY_BYTES);
     s->bufs = malloc((size_t)TRAP_BATCH * s->buf_cap);
     if (!s->bufs) {
         goto nomem;
+    }
+    if (cfg->version == TRAP_VERSION_3) {
+        s->v3_user = *cfg->v3_user;
+        s->cfg.v3_user = &s->v3_user;
+        s->salt = (uint64_t)cfg->request_id_seed << 32;
+        s->v3_scratch = malloc(TRAP_MAX_MSG_BYTES + TRAP_PDU_V3_HEADROOM);
+        if (!s->v3_scratch) {
+            goto nomem;
+        }
     }
     s->free_head = TRAP_NO_SLOT;
     if (cfg->inform) {
@@ -608,52 +654,41 @@ trap_sender_free(struct trap_sender *s)
         close(s->fd_other);
     }
     free(s->slots);
+    free(s->v3_scratch);
     free(s->bufs);
     free(s);
 }
 
-/* Encode into the next batch buffer; FLEET_ERR_LIMIT when the message would pass TRAP_MAX_MSG_BYTES. */
+/* Encode into the next batch buffer in the sender's version; FLEET_ERR_LIMIT when the message would pass
+ * TRAP_MAX_MSG_BYTES. */
 static enum fleet_err
 trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struct trap_origin *from,
             uint32_t sysuptime_ticks, const struct oid *trap_oid, const struct trap_varbind *varbinds,
             size_t varbind_count, uint8_t **msg, size_t *msg_len)
 {
-    struct spdu_encoder e;
-    struct spdu_value uptime = {.tag = BER_TIMETICKS, .v.u = sysuptime_ticks};
-    struct spdu_value oid = {.tag = BER_OID, .v.oid = trap_oid};
-    enum fleet_err rc;
+    struct trap_pdu_in in = {.from = from,
+                             .v6 = s->cfg.fam.v6,
+                             .sysuptime_ticks = sysuptime_ticks,
+                             .trap_oid = trap_oid,
+                             .varbinds = varbinds,
+                             .varbind_count = varbind_count};
+    uint8_t type = s->slots ? SPDU_INFORM : SPDU_TRAP_V2;
 
-    spdu_enc_init(&e, buf, s->buf_cap, SPDU_HEADROOM(s->community_len),
-                  spdu_bindings_budget(TRAP_MAX_MSG_BYTES, s->community_len, request_id));
-    rc = spdu_enc_binding(&e, &trap_sysuptime_oid, &uptime);
-    if (!rc) {
-        rc = spdu_enc_binding(&e, &trap_snmptrapoid_oid, &oid);
-    }
-    for (size_t i = 0; !rc && i < varbind_count; i++) {
-        rc = spdu_enc_binding(&e, varbinds[i].name, &varbinds[i].value);
-    }
-    if (!rc && from->name && !s->cfg.fam.v6) {
-        /* Who sent it, whatever the datagram's source says (RFC 3416 4.2.6 allows further objects). */
-        uint8_t addr[4] = {(uint8_t)(from->addr >> 24), (uint8_t)(from->addr >> 16),
-                           (uint8_t)(from->addr >> 8), (uint8_t)from->addr};
-        struct spdu_value a = {.tag = BER_IPADDRESS, .v.bytes = {addr, sizeof addr}};
-        struct spdu_value n = {.tag = BER_OCTET_STRING,
-                               .v.bytes = {(const uint8_t *)from->name, strlen(from->name)}};
-        rc = spdu_enc_binding(&e, &trap_snmptrapaddress_oid, &a);
-        if (!rc) {
-            rc = spdu_enc_binding(&e, &trap_sysname_oid, &n);
+    switch (s->cfg.version) {
+    case TRAP_VERSION_1:
+        return trap_pdu_encode_v1(&in, (const uint8_t *)s->community, s->community_len, TRAP_MAX_MSG_BYTES,
+                                  buf, s->buf_cap, msg, msg_len);
+    case TRAP_VERSION_3:
+        if (!from->engine) {
+            return FLEET_ERR_INVAL; /* the caller's bug: a v3 trap needs the device's engine */
         }
-    } else if (!rc && from->name) {
-        /* snmpTrapAddress is an IpAddress (RFC 3584): an IPv6 device names itself by sysName.0 alone */
-        struct spdu_value n = {.tag = BER_OCTET_STRING,
-                               .v.bytes = {(const uint8_t *)from->name, strlen(from->name)}};
-        rc = spdu_enc_binding(&e, &trap_sysname_oid, &n);
+        return trap_pdu_encode_v3(&in, &s->v3_user, from->engine, type, request_id, s->salt++,
+                                  TRAP_MAX_MSG_BYTES, s->v3_scratch,
+                                  TRAP_MAX_MSG_BYTES + TRAP_PDU_V3_HEADROOM, buf, s->buf_cap, msg, msg_len);
+    default:
+        return trap_pdu_encode_v2c(&in, (const uint8_t *)s->community, s->community_len, type, request_id,
+                                   TRAP_MAX_MSG_BYTES, buf, s->buf_cap, msg, msg_len);
     }
-    if (!rc) {
-        spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)s->community, s->community_len,
-                                s->slots ? SPDU_INFORM : SPDU_TRAP_V2, request_id, 0, 0, msg, msg_len);
-    }
-    return rc;
 }
 
 enum fleet_err

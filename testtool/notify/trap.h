@@ -33,7 +33,15 @@
 #include "spdu.h"
 
 struct loop;
+struct susm_engine;
 struct trap_sender;
+
+/* The SNMP version of a sender's notifications (--trap-version); 0 is v2c, the default. */
+enum trap_version {
+    TRAP_VERSION_2C = 0, /* SNMPv2-Trap-PDU / InformRequest-PDU in a community message (RFC 1901) */
+    TRAP_VERSION_1,      /* RFC 1157 Trap-PDU mapped as RFC 3584 section 3.2 says; no informs */
+    TRAP_VERSION_3,      /* the v2 PDUs in RFC 3412 messages with USM (RFC 3414) */
+};
 
 /* The SNMP notification port (RFC 3417 section 3), used when a sink names no port. */
 #define TRAP_DEFAULT_PORT 162
@@ -102,6 +110,8 @@ struct trap_sender_config {
                                  Responses go to the device's address, so informs from other addresses need 0 */
     int other_family;         /* 1: some sink is of the other family: a second socket, on its wildcard */
     uint32_t request_id_seed; /* start of the request-ids; one per worker keeps workers' ids apart */
+    int version;              /* enum trap_version */
+    const struct respond_v3_user *v3_user; /* TRAP_VERSION_3: the USM user, copied; else ignored */
 };
 
 /* Who a notification is from: where it leaves from and what names it. */
@@ -113,6 +123,8 @@ struct trap_origin {
                          on the sender's loop; -1: the sender's own socket */
     const char *name; /* the device's sysName.0; not NULL: snmpTrapAddress.0 (addr) and sysName.0 (name)
                          follow the notification's objects; NULL: nothing follows */
+    const struct susm_engine *engine; /* TRAP_VERSION_3: the device's engine, authoritative for its traps
+                                         (RFC 3412 6: the sender of an unconfirmed PDU); else may be NULL */
 };
 
 /* One of a notification's objects (after sysUpTime.0 and snmpTrapOID.0). */
@@ -219,6 +231,13 @@ const struct trap_sender_stats *trap_sender_stats(const struct trap_sender *send
 
 /** @return The local port of the sender's socket (host order), where Responses arrive. */
 uint16_t trap_sender_port(const struct trap_sender *sender);
+
+/**
+ * @brief Parse a --trap-version value: "1", "2c" (or "2") or "3".
+ * @param[out] version An enum trap_version, set on success only.
+ * @return FLEET_OK or FLEET_ERR_INVAL.
+ */
+enum fleet_err trap_version_parse(const char *text, int *version);
 
 /** @return 1 when both identities of struct trap_counters hold for @p row, else 0. */
 int trap_counters_consistent(const struct trap_counters *row);
