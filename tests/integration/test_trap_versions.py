@@ -6,8 +6,10 @@ the varbinds. v1: agent-addr is each device's own address (--ip-per-device), ent
 generic linkDown (2) or linkUp (3) (RFC 3584 3.2), and per device the count snmptrapd printed equals the
 fleet's `sent`. v3: one createUser -e ENGINEID per device (the device's engine is authoritative for its
 traps); authPriv traps are decrypted and printed with the device's objects, and the counts match; a
-user with another password gets nothing printed while the fleet still says what it sent. Refusals at
-start: v1 with informs, v3 without a user.
+user with another password gets nothing printed while the fleet still says what it sent. v3 informs:
+snmptrapd's own user (no -e): the fleet discovers its engine (RFC 3414 4) and counts what it
+acknowledged; with a wrong password they time out. Refusals at start: v1 with informs, v3 without a
+user.
 
 Usage: test_trap_versions.py <fleetsim>
 """
@@ -148,6 +150,48 @@ class TrapVersions(unittest.TestCase):
         sent = sum(r["sent"] for r in rows.values())
         h.wait_for(lambda: refusals() == sent, h.scaled(5))
         self.assertEqual(refusals(), sent, "snmptrapd refused every one the fleet sent, for its digest")
+
+    def read_report(self, f):
+        """The report fleetsim writes on SIGUSR1, while it runs."""
+        try:
+            os.unlink(self.report)
+        except OSError:
+            pass
+        os.kill(f.proc.pid, signal.SIGUSR1)
+        h.wait_for(lambda: os.path.exists(self.report) and os.path.getsize(self.report) > 0, h.scaled(5))
+        time.sleep(0.2)
+        with open(self.report) as r:
+            return {d["device"]: d["trap_sinks"][0] for d in json.load(r)["devices"] if d["trap_sinks"]}
+
+    def test_v3_informs_discover_the_receiver_engine_and_are_acknowledged(self):
+        # No -e: the user is snmptrapd's own, localized for its engine, which the fleet must discover.
+        port, out_path = self.trapd(["createUser trapper SHA-256 auth-pass-29 AES priv-pass-29",
+                                     "authUser log,execute,net trapper priv"])
+        f = self.fleet(["--flap-rate", FLAP_RATE, "--trap-sink", "127.0.0.1:%d" % port, "--trap-version", "3",
+                        "--trap-inform", "true", "--trap-v3-user", "trapper:sha256:auth-pass-29:aes:priv-pass-29"])
+        hosts, rows = self.run_until(f, out_path, 2)
+        printed = [sum(1 for l in self.lines(out_path) if l[4] == a) for a in hosts]
+        for i, row in rows.items():
+            self.assertGreaterEqual(row["acknowledged"], 2, row)
+            self.assertGreaterEqual(printed[i], row["acknowledged"], (printed, row))
+            self.assertEqual(row["sent"], row["acknowledged"] + row["timed_out"], row)
+            self.assertEqual(row["emitted"], row["sent"] + row["send_failures"] + row["dropped"], row)
+        for _, _, _, _, source, binds in self.lines(out_path):
+            self.assertIn('.1.3.6.1.2.1.1.5.0 = STRING: "device-%d"' % hosts.index(source), binds)
+
+    def test_v3_informs_with_a_wrong_password_time_out(self):
+        port, out_path = self.trapd(["createUser trapper SHA auth-pass-29 AES priv-pass-29",
+                                     "authUser log,execute,net trapper priv"])
+        f = self.fleet(["--flap-rate", FLAP_RATE, "--trap-sink", "127.0.0.1:%d" % port, "--trap-version", "3",
+                        "--trap-inform", "true", "--trap-v3-user", "trapper:sha:wrong-pass-29:aes:priv-pass-29"])
+        # One timeout (1 s) times four copies, and a little more: the first informs are given up by then.
+        rows = h.wait_for(lambda: (lambda r: r if sum(x["timed_out"] for x in r.values()) > 0 else None)(
+            self.read_report(f)), h.scaled(8))
+        self.assertTrue(rows, "informs time out")
+        for row in rows.values():
+            self.assertEqual(row["acknowledged"], 0, row)
+        self.assertEqual(self.lines(out_path), [], "snmptrapd printed nothing it could not authenticate")
+        f.stop()
 
     def refused(self, extra, why):
         p = subprocess.run([h.BINARY, "--device-count", "1", "--ssh", "false", "--starting-port", "23990",

@@ -62,6 +62,8 @@ enum trap_version {
 #define TRAP_MAX_READS_PER_EVENT 64
 /* Send buffer asked for: a fleet-wide flap queues thousands of traps at once (capped by wmem_max). */
 #define TRAP_SNDBUF_BYTES (4 * 1024 * 1024)
+/* Sinks whose engine a v3 inform sender discovers and keeps (as many as --trap-sink takes). */
+#define TRAP_MAX_V3_PEERS 8
 
 /* IF-MIB ifAdminStatus / ifOperStatus values used with trap_send_link() (RFC 2863). */
 #define TRAP_IF_STATUS_UP   1
@@ -96,6 +98,9 @@ struct trap_sender_stats {
     uint64_t responses;           /* datagrams read from the socket */
     uint64_t responses_malformed; /* of those, not a well-formed v2c Response */
     uint64_t responses_unmatched; /* of those, answering no waiting inform (late, duplicate, wrong source) */
+    uint64_t discoveries;         /* v3 informs: sink engines learned from a discovery Report */
+    uint64_t discovery_timeouts; /* v3 informs: discoveries given up (their informs count as send_failures) */
+    uint64_t responses_unauthentic; /* v3: Responses or Reports that failed their digest or decryption */
 };
 
 /* How a sender behaves; fixed for its life. */

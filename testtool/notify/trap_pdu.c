@@ -146,6 +146,83 @@ cleanup:
 }
 
 enum fleet_err
+trap_pdu_localize(const struct respond_v3_user *user, const uint8_t *engine_id, size_t engine_id_len,
+                  struct susm_user *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->name, user->name, user->name_len);
+    out->name_len = user->name_len;
+    out->auth = (enum susm_auth)user->auth;
+    out->priv = (enum susm_priv)user->priv;
+    if (out->auth != SUSM_AUTH_NONE &&
+        (susm_localize_key(out->auth, user->auth_ku, engine_id, engine_id_len, out->auth_key) ||
+         (out->priv != SUSM_PRIV_NONE &&
+          susm_localize_key(out->auth, user->priv_ku, engine_id, engine_id_len, out->priv_key)))) {
+        return FLEET_ERR_SYS;
+    }
+    return FLEET_OK;
+}
+
+/* The v3 header around a notification PDU of @p user, for @p engine. */
+static void
+trap_pdu_v3_out(const struct susm_user *user, const struct susm_engine *engine, uint8_t pdu_type,
+                int32_t request_id, uint64_t salt, size_t max_msg_bytes, struct susm_out *o)
+{
+    memset(o, 0, sizeof *o);
+    o->msg_id = request_id;
+    o->max_size = (int32_t)max_msg_bytes < SUSM_MIN_MSG_SIZE ? SUSM_MIN_MSG_SIZE : (int32_t)max_msg_bytes;
+    o->flags = (uint8_t)((user->auth != SUSM_AUTH_NONE ? SUSM_FLAG_AUTH : 0) |
+                         (user->priv != SUSM_PRIV_NONE ? SUSM_FLAG_PRIV : 0) |
+                         (pdu_type == SPDU_INFORM ? SUSM_FLAG_REPORTABLE : 0));
+    o->engine_id = engine->id;
+    o->engine_id_len = engine->id_len;
+    o->engine_boots = engine->boots;
+    o->engine_time = engine->time_s;
+    o->user_name = user->name;
+    o->user_name_len = user->name_len;
+    o->user = user;
+    /* The context is the authoritative engine's default context. */
+    o->context_engine_id = engine->id;
+    o->context_engine_id_len = engine->id_len;
+    o->salt = salt;
+}
+
+enum fleet_err
+trap_pdu_encode_v3_pdu(const struct trap_pdu_in *in, const struct respond_v3_user *user, uint8_t pdu_type,
+                       int32_t request_id, size_t max_msg_bytes, uint8_t *buf, size_t cap, uint8_t **pdu,
+                       size_t *pdu_len)
+{
+    /* The receiver's engine is not known yet: budget for the longest engine ID (RFC 3411: 32 bytes). */
+    static const uint8_t longest_id[SUSM_ENGINE_ID_MAX_BYTES] = {0x80};
+    struct susm_engine longest = {.id = longest_id, .id_len = sizeof longest_id};
+    struct susm_user u = {.auth = (enum susm_auth)user->auth, .priv = (enum susm_priv)user->priv};
+    struct susm_out o;
+    struct spdu_encoder e;
+    enum fleet_err rc;
+
+    memcpy(u.name, user->name, user->name_len);
+    u.name_len = user->name_len;
+    trap_pdu_v3_out(&u, &longest, pdu_type, request_id, 0, max_msg_bytes, &o);
+    spdu_enc_init(&e, buf, cap, TRAP_PDU_V3_HEADROOM, susm_bindings_budget(max_msg_bytes, &o, request_id));
+    rc = trap_pdu_bindings_v2(&e, in);
+    if (!rc) {
+        spdu_enc_finish_pdu(&e, pdu_type, request_id, 0, 0, pdu, pdu_len);
+    }
+    return rc;
+}
+
+enum fleet_err
+trap_pdu_wrap_v3(const uint8_t *pdu, size_t pdu_len, const struct susm_user *user,
+                 const struct susm_engine *engine, uint8_t pdu_type, int32_t request_id, uint64_t salt,
+                 size_t max_msg_bytes, uint8_t *buf, size_t cap, size_t *msg_len)
+{
+    struct susm_out o;
+
+    trap_pdu_v3_out(user, engine, pdu_type, request_id, salt, max_msg_bytes, &o);
+    return susm_encode(&o, pdu, pdu_len, buf, cap < max_msg_bytes ? cap : max_msg_bytes, msg_len);
+}
+
+enum fleet_err
 trap_pdu_encode_v3(const struct trap_pdu_in *in, const struct respond_v3_user *user,
                    const struct susm_engine *engine, uint8_t pdu_type, int32_t request_id, uint64_t salt,
                    size_t max_msg_bytes, uint8_t *scratch, size_t scratch_cap, uint8_t *buf, size_t cap,
@@ -156,39 +233,15 @@ trap_pdu_encode_v3(const struct trap_pdu_in *in, const struct respond_v3_user *u
     struct spdu_encoder e;
     uint8_t *pdu;
     size_t pdu_len;
-    enum fleet_err rc = FLEET_OK;
+    enum fleet_err rc;
 
     /* Step 1: the user's keys, localized for the authoritative engine. */
-    memset(&u, 0, sizeof u);
-    memcpy(u.name, user->name, user->name_len);
-    u.name_len = user->name_len;
-    u.auth = (enum susm_auth)user->auth;
-    u.priv = (enum susm_priv)user->priv;
-    if (u.auth != SUSM_AUTH_NONE &&
-        (susm_localize_key(u.auth, user->auth_ku, engine->id, engine->id_len, u.auth_key) ||
-         (u.priv != SUSM_PRIV_NONE &&
-          susm_localize_key(u.auth, user->priv_ku, engine->id, engine->id_len, u.priv_key)))) {
-        rc = FLEET_ERR_SYS;
+    rc = trap_pdu_localize(user, engine->id, engine->id_len, &u);
+    if (rc) {
         goto cleanup;
     }
-    /* Step 2: the header; the context is the authoritative engine's default context. */
-    memset(&o, 0, sizeof o);
-    o.msg_id = request_id;
-    o.max_size = (int32_t)max_msg_bytes < SUSM_MIN_MSG_SIZE ? SUSM_MIN_MSG_SIZE : (int32_t)max_msg_bytes;
-    o.flags = (uint8_t)((u.auth != SUSM_AUTH_NONE ? SUSM_FLAG_AUTH : 0) |
-                        (u.priv != SUSM_PRIV_NONE ? SUSM_FLAG_PRIV : 0) |
-                        (pdu_type == SPDU_INFORM ? SUSM_FLAG_REPORTABLE : 0));
-    o.engine_id = engine->id;
-    o.engine_id_len = engine->id_len;
-    o.engine_boots = engine->boots;
-    o.engine_time = engine->time_s;
-    o.user_name = u.name;
-    o.user_name_len = u.name_len;
-    o.user = &u;
-    o.context_engine_id = engine->id;
-    o.context_engine_id_len = engine->id_len;
-    o.salt = salt;
-    /* Step 3: the PDU, within what the v3 headers leave of the message size, then wrapped. */
+    /* Step 2: the PDU, within what the v3 headers leave of the message size, then wrapped. */
+    trap_pdu_v3_out(&u, engine, pdu_type, request_id, salt, max_msg_bytes, &o);
     spdu_enc_init(&e, scratch, scratch_cap, TRAP_PDU_V3_HEADROOM,
                   susm_bindings_budget(max_msg_bytes, &o, request_id));
     rc = trap_pdu_bindings_v2(&e, in);

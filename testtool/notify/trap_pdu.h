@@ -86,4 +86,33 @@ enum fleet_err trap_pdu_encode_v3(const struct trap_pdu_in *in, const struct res
                                   uint64_t salt, size_t max_msg_bytes, uint8_t *scratch, size_t scratch_cap,
                                   uint8_t *buf, size_t cap, uint8_t **msg, size_t *msg_len);
 
+/**
+ * @brief @p user's keys localized for the engine @p engine_id (RFC 3414 A.2: one hash per key).
+ * @return FLEET_OK, FLEET_ERR_SYS when libcrypto fails.
+ */
+enum fleet_err trap_pdu_localize(const struct respond_v3_user *user, const uint8_t *engine_id,
+                                 size_t engine_id_len, struct susm_user *out);
+
+/**
+ * @brief The PDU of a v3 notification alone (an inform's, kept until its receiver's engine is known): the
+ * varbinds of trap_pdu_encode_v2c() within what a v3 message with the longest engine ID leaves of
+ * @p max_msg_bytes, so trap_pdu_wrap_v3() never finds it too big.
+ * @param[in] buf Buffer of @p cap bytes with TRAP_PDU_V3_HEADROOM in front.
+ * @param[out] pdu Start of the PDU in @p buf; @param[out] pdu_len its length.
+ * @return As trap_pdu_encode_v2c().
+ */
+enum fleet_err trap_pdu_encode_v3_pdu(const struct trap_pdu_in *in, const struct respond_v3_user *user,
+                                      uint8_t pdu_type, int32_t request_id, size_t max_msg_bytes,
+                                      uint8_t *buf, size_t cap, uint8_t **pdu, size_t *pdu_len);
+
+/**
+ * @brief Wrap a PDU from trap_pdu_encode_v3_pdu() into a v3 message for @p engine as @p user (keys
+ * localized for it), at the user's level, reportable for an inform. The message starts at @p buf.
+ * @return FLEET_OK; FLEET_ERR_LIMIT past @p max_msg_bytes or @p cap; FLEET_ERR_SYS when libcrypto fails.
+ */
+enum fleet_err trap_pdu_wrap_v3(const uint8_t *pdu, size_t pdu_len, const struct susm_user *user,
+                                const struct susm_engine *engine, uint8_t pdu_type, int32_t request_id,
+                                uint64_t salt, size_t max_msg_bytes, uint8_t *buf, size_t cap,
+                                size_t *msg_len);
+
 #endif
