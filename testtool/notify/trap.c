@@ -196,8 +196,8 @@ trap_version_parse(const char *text, int *version)
 void
 trap_note_suppressed(struct trap_counters *row)
 {
-    row->emitted++;
-    row->suppressed++;
+    row->ledger.emitted++;
+    row->ledger.suppressed_pre_window++;
 }
 
 int
@@ -206,8 +206,8 @@ trap_counters_consistent(const struct trap_counters *row)
     uint64_t settled = row->acknowledged + row->timed_out + row->pending;
 
     /* A trap row never has settled informs; an inform row settles every one it sent. */
-    return row->emitted == row->sent + row->send_failures + row->dropped + row->suppressed &&
-           (settled == 0 || settled == row->sent);
+    return ledger_consistent(&row->ledger) && row->ledger.queued == 0 &&
+           (settled == 0 || settled == ledger_sent(&row->ledger));
 }
 
 static void
@@ -351,8 +351,8 @@ trap_on_probe_timeout(struct loop *loop, struct loop_timer *timer)
     for (uint32_t i = 0; i < s->slot_cap; i++) {
         struct trap_pending *p = &s->slots[i];
         if (p->state == TRAP_SLOT_DISCOVERY && p->peer_index == index) {
-            p->row->emitted++;
-            p->row->send_failures++;
+            p->row->ledger.emitted++;
+            p->row->ledger.send_failures++;
             trap_slot_release(s, i);
         }
     }
@@ -416,23 +416,23 @@ trap_account(struct trap_sender *s, const struct trap_out *o, int ok)
 
     switch (o->kind) {
     case TRAP_OUT_TRAP:
-        o->row->emitted++;
+        o->row->ledger.emitted++;
         if (ok) {
-            o->row->sent++;
+            o->row->ledger.in_window++;
         } else {
-            o->row->send_failures++;
+            o->row->ledger.send_failures++;
         }
         break;
     case TRAP_OUT_INFORM:
         p = &s->slots[o->slot];
-        p->row->emitted++;
+        p->row->ledger.emitted++;
         if (!ok) {
             /* Not retried: a refusal here is local (full send buffer, no route, foreign source). */
-            p->row->send_failures++;
+            p->row->ledger.send_failures++;
             trap_slot_release(s, o->slot);
             break;
         }
-        p->row->sent++;
+        p->row->ledger.in_window++;
         p->row->pending++;
         p->state = TRAP_SLOT_WAITING;
         p->retries_left = s->cfg.retries;
@@ -898,8 +898,8 @@ trap_sender_free(struct trap_sender *s)
             p->row->timed_out++;
         } else if (p->state == TRAP_SLOT_DISCOVERY) {
             /* Its sink's engine never became known: it never reached the wire. */
-            p->row->emitted++;
-            p->row->send_failures++;
+            p->row->ledger.emitted++;
+            p->row->ledger.send_failures++;
         }
         if (p->state != TRAP_SLOT_FREE) {
             trap_slot_release(s, i);
@@ -989,8 +989,8 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
     if (s->slots) {
         slot = trap_slot_take(s);
         if (slot == TRAP_NO_SLOT) {
-            row->emitted++;
-            row->dropped++;
+            row->ledger.emitted++;
+            row->ledger.dropped++;
             rc = FLEET_ERR_LIMIT;
             goto cleanup;
         }
@@ -1018,8 +1018,8 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
                          &msg_len);
     }
     if (rc == FLEET_ERR_LIMIT) {
-        row->emitted++;
-        row->dropped++;
+        row->ledger.emitted++;
+        row->ledger.dropped++;
     }
     if (rc) {
         goto cleanup;
@@ -1031,8 +1031,8 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
         p->msg = malloc(msg_len);
         if (!p->msg) {
             /* Like a full table: nothing reached the kernel. */
-            row->emitted++;
-            row->dropped++;
+            row->ledger.emitted++;
+            row->ledger.dropped++;
             rc = FLEET_ERR_LIMIT;
             goto cleanup;
         }

@@ -29,6 +29,7 @@
 
 #include "ber.h"
 #include "err.h"
+#include "ledger.h"
 #include "plan.h"
 #include "spdu.h"
 
@@ -70,25 +71,28 @@ enum trap_version {
 #define TRAP_IF_STATUS_DOWN 2
 
 /*
- * Per (device, sink) counters, kept by the caller and updated by the sender.
- * At every moment (between any two calls into the sender):
- *   emitted == sent + send_failures + dropped + suppressed
- *   sent == acknowledged + timed_out + pending       (informs; for traps all three stay 0)
+ * Per (device, sink) counters, kept by the caller and updated by the sender:
+ * the push ledger's row (ledger.h, channel LEDGER_TRAP) and what only
+ * informs have. At every moment (between any two calls into the sender):
+ *   ledger_consistent(&ledger), with ledger.queued == 0
+ *   ledger_sent(&ledger) == acknowledged + timed_out + pending   (informs; for traps all three stay 0)
  * A notification is counted in emitted only together with its outcome, so one
- * waiting in the batch for its sendmmsg is in no counter yet. An inform whose
- * first copy the kernel refused counts in send_failures and is not retried;
- * one given up after its retries was sent, and counts in timed_out.
+ * waiting in the batch for its sendmmsg (or a v3 inform waiting for its sink's
+ * engine) is in no counter yet. An inform whose first copy the kernel refused
+ * counts in send_failures and is not retried; one given up after its retries
+ * was sent, and counts in timed_out. Until the run window exists every
+ * notification that reaches the wire counts in in_window.
  */
 struct trap_counters {
-    uint64_t emitted; /* notifications asked for (trap_send(), trap_note_suppressed()) with an outcome */
-    uint64_t sent;    /* first copy accepted by the kernel (traps: the only copy) */
-    uint64_t send_failures; /* first copy refused by the kernel (full buffer, no route, bad source) */
-    uint64_t dropped;      /* refused before the kernel: inform table full, message over TRAP_MAX_MSG_BYTES */
-    uint64_t suppressed;   /* the caller chose not to send (trap_note_suppressed()) */
-    uint64_t acknowledged; /* informs answered by a matching Response (duplicates are not counted) */
-    uint64_t timed_out;    /* informs given up: no Response within timeout * (retries + 1) */
-    uint64_t retries;      /* inform retransmissions accepted by the kernel (not a notification count) */
-    uint64_t pending;      /* gauge: informs sent and still waiting for a Response */
+    struct ledger_row ledger; /* emitted, in_window (first copy accepted by the kernel; traps: the only copy),
+                                 send_failures (first copy refused: full buffer, no route, bad source; a v3
+                                 sink never discovered), dropped (refused before the kernel: inform table
+                                 full, message over TRAP_MAX_MSG_BYTES), suppressed_pre_window
+                                 (trap_note_suppressed()) */
+    uint64_t acknowledged;    /* informs answered by a matching Response (duplicates are not counted) */
+    uint64_t timed_out;       /* informs given up: no Response within timeout * (retries + 1) */
+    uint64_t retries;         /* inform retransmissions accepted by the kernel (not a notification count) */
+    uint64_t pending;         /* gauge: informs sent and still waiting for a Response */
 };
 
 /* Sender-wide counts that belong to no row. */
@@ -215,7 +219,7 @@ enum fleet_err trap_send_link(struct trap_sender *sender, const struct trap_orig
 int trap_sender_take_response(struct trap_sender *sender, const uint8_t *data, size_t len,
                               const struct sockaddr *from);
 
-/** @brief Count a notification the caller decided not to send (emitted and suppressed). */
+/** @brief Count a notification the caller decided not to send (emitted and suppressed_pre_window). */
 void trap_note_suppressed(struct trap_counters *row);
 
 /**
