@@ -8,8 +8,8 @@ fleet's `sent`. v3: one createUser -e ENGINEID per device (the device's engine i
 traps); authPriv traps are decrypted and printed with the device's objects, and the counts match; a
 user with another password gets nothing printed while the fleet still says what it sent. v3 informs:
 snmptrapd's own user (no -e): the fleet discovers its engine (RFC 3414 4) and counts what it
-acknowledged; with a wrong password they time out. Refusals at start: v1 with informs, v3 without a
-user.
+acknowledged; with a wrong password they time out. --trap-rate: the built-in catalog's traps, paced,
+counted per device as snmptrapd printed them. Refusals at start: v1 with informs, v3 without a user.
 
 Usage: test_trap_versions.py <fleetsim>
 """
@@ -192,6 +192,24 @@ class TrapVersions(unittest.TestCase):
             self.assertEqual(row["acknowledged"], 0, row)
         self.assertEqual(self.lines(out_path), [], "snmptrapd printed nothing it could not authenticate")
         f.stop()
+
+    def test_trap_rate_from_the_catalog_reaches_snmptrapd_counted(self):
+        port, out_path = self.trapd(["authCommunity log,execute,net public", "disableAuthorization yes"])
+        f = self.fleet(["--trap-rate", "20", "--trap-sink", "127.0.0.1:%d" % port])
+        started = time.monotonic()
+        hosts, rows = self.run_until(f, out_path, 30)
+        elapsed = time.monotonic() - started
+        got, want = self.wait_counts(out_path, hosts, rows)
+        self.assertEqual(got, want, "snmptrapd printed per device what the fleet says it sent")
+        for row in rows.values():
+            self.assertGreaterEqual(row["sent"], 30, row)
+            self.assertLessEqual(row["sent"], 20 * elapsed + 2, (row, elapsed))  # paced, not a burst
+            self.assertEqual(row["dropped"] + row["send_failures"], 0, row)
+        oids = {re.search(r"\.1\.3\.6\.1\.6\.3\.1\.1\.4\.1\.0 = OID: (\S+)", l[5]).group(1)
+                for l in self.lines(out_path)}
+        # The built-in catalog's draws: link traps and others (BGP, environment, entity).
+        self.assertTrue(set(LINK_TRAPS) & oids, oids)
+        self.assertTrue(oids - set(LINK_TRAPS), oids)
 
     def refused(self, extra, why):
         p = subprocess.run([h.BINARY, "--device-count", "1", "--ssh", "false", "--starting-port", "23990",
