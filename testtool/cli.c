@@ -450,8 +450,12 @@ cli_trap_version(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 static enum fleet_err
 cli_trap_v3_user(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
-    (void)o;
     if (respond_v3_user_parse(value, &c->cfg->trap_v3_user, c->err, c->err_len)) {
+        /* The parser names the agent's option; name the one given. */
+        char why[512];
+        const char *rest = strchr(c->err, ' ');
+        snprintf(why, sizeof why, "--%s%s", o->name, rest ? rest : "");
+        snprintf(c->err, c->err_len, "%s", why);
         return FLEET_ERR_INVAL;
     }
     c->cfg->trap_v3_user_set = 1;
