@@ -8,7 +8,8 @@ fleet's `sent`. v3: one createUser -e ENGINEID per device (the device's engine i
 traps); authPriv traps are decrypted and printed with the device's objects, and the counts match; a
 user with another password gets nothing printed while the fleet still says what it sent. v3 informs:
 snmptrapd's own user (no -e): the fleet discovers its engine (RFC 3414 4) and counts what it
-acknowledged; with a wrong password they time out. --trap-rate: the built-in catalog's traps, paced,
+acknowledged; with a wrong password they time out; to a sink that never answers the discovery they
+count as send_failures. --trap-rate: the built-in catalog's traps, paced,
 counted per device as snmptrapd printed them. Refusals at start: v1 with informs, v3 without a user.
 
 Usage: test_trap_versions.py <fleetsim>
@@ -192,6 +193,24 @@ class TrapVersions(unittest.TestCase):
             self.assertEqual(row["acknowledged"], 0, row)
         self.assertEqual(self.lines(out_path), [], "snmptrapd printed nothing it could not authenticate")
         f.stop()
+
+    def test_v3_informs_to_a_sink_that_never_answers_discovery_count_as_send_failures(self):
+        silent = h.free_port()  # nothing listens: the discovery probes get no Report
+        f = self.fleet(["--flap-rate", FLAP_RATE, "--trap-sink", "127.0.0.1:%d" % silent, "--trap-version", "3",
+                        "--trap-inform", "true", "--trap-v3-user", "trapper:sha:auth-pass-29:aes:priv-pass-29"])
+        # Four probes one timeout (1 s) apart, then the informs that waited are given up.
+        rows = h.wait_for(lambda: (lambda r: r if sum(x["send_failures"] for x in r.values()) > 0 else None)(
+            self.read_report(f)), h.scaled(8))
+        self.assertTrue(rows, "informs waiting for a discovery that never ends are counted")
+        for row in rows.values():
+            self.assertEqual((row["sent"], row["acknowledged"], row["pending"]), (0, 0, 0), row)
+            self.assertEqual(row["emitted"], row["send_failures"] + row["dropped"], row)
+        f.stop()
+        with open(self.report) as r:
+            for d in json.load(r)["devices"]:
+                for row in d["trap_sinks"]:
+                    self.assertEqual(row["sent"], 0, row)
+                    self.assertEqual(row["emitted"], row["send_failures"] + row["dropped"], row)
 
     def test_trap_rate_from_the_catalog_reaches_snmptrapd_counted(self):
         port, out_path = self.trapd(["authCommunity log,execute,net public", "disableAuthorization yes"])
