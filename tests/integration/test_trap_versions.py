@@ -10,7 +10,7 @@ user with another password gets nothing printed while the fleet still says what 
 snmptrapd's own user (no -e): the fleet discovers its engine (RFC 3414 4) and counts what it
 acknowledged; with a wrong password they time out; to a sink that never answers the discovery they
 count as send_failures. --trap-rate: the built-in catalog's traps, paced,
-counted per device as snmptrapd printed them. Refusals at start: v1 with informs, v3 without a user.
+counted per device as snmptrapd printed them; per group of a fleet file, with the group's own catalog. Refusals at start: v1 with informs, v3 without a user.
 
 Usage: test_trap_versions.py <fleetsim>
 """
@@ -229,6 +229,39 @@ class TrapVersions(unittest.TestCase):
         # The built-in catalog's draws: link traps and others (BGP, environment, entity).
         self.assertTrue(set(LINK_TRAPS) & oids, oids)
         self.assertTrue(oids - set(LINK_TRAPS), oids)
+
+    def test_trap_rate_and_catalog_per_group_of_a_fleet_file(self):
+        port, out_path = self.trapd(["authCommunity log,execute,net public", "disableAuthorization yes"])
+        with open(os.path.join(self.work, "mine.json"), "w") as c:
+            json.dump({"traps": [{"id": "mine", "oid": "1.3.6.1.4.1.99999.0.7", "objects": [
+                {"oid": "1.3.6.1.4.1.99999.1.{ifindex}", "type": "string", "value": "{host} {if}"}]}]}, c)
+        netconf, snmp = h.free_port(), h.free_port()
+        group = {"device-count": 2, "ip-per-device": True, "starting-port": netconf, "snmp-starting-port": snmp,
+                 "ssh": False}
+        doc = {"fleetsim-fleet:fleet": {"group": [
+            dict(group, name="quiet", ip="127.0.4.1"),
+            dict(group, name="busy", ip="127.0.5.1", **{"trap-rate": "20", "trap-catalog": "mine.json"})]}}
+        path = os.path.join(self.work, "fleet.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        log = open(os.path.join(self.work, "fleetsim.log"), "w")
+        self.addCleanup(log.close)
+        proc = subprocess.Popen([h.BINARY, "--fleet", path, "--trap-sink", "127.0.0.1:%d" % port],
+                                stdout=log, stderr=subprocess.STDOUT)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        busy = ["127.0.5.1", "127.0.5.2"]
+        ok = h.wait_for(lambda: all(sum(1 for l in self.lines(out_path) if l[4] == a) >= 10 for a in busy),
+                        h.scaled(10))
+        proc.send_signal(signal.SIGTERM)
+        self.assertEqual(proc.wait(timeout=h.scaled(20)), 0)
+        if not ok:
+            with open(os.path.join(self.work, "fleetsim.log")) as f:
+                self.fail("the busy group's traps did not arrive; fleetsim's log:\n" + f.read())
+        lines = self.lines(out_path)
+        self.assertEqual({l[4] for l in lines}, set(busy), "only the group with a rate sends")
+        for l in lines:
+            self.assertIn(".1.3.6.1.6.3.1.1.4.1.0 = OID: .1.3.6.1.4.1.99999.0.7", l[5], "the group's own catalog")
+            self.assertRegex(l[5], r'\.1\.3\.6\.1\.4\.1\.99999\.1\.(\d+) = STRING: "device-\d+ \S+"')
 
     def refused(self, extra, why):
         p = subprocess.run([h.BINARY, "--device-count", "1", "--ssh", "false", "--starting-port", "23990",
