@@ -9,8 +9,9 @@ traps); authPriv traps are decrypted and printed with the device's objects, and 
 user with another password gets nothing printed while the fleet still says what it sent. v3 informs:
 snmptrapd's own user (no -e): the fleet discovers its engine (RFC 3414 4) and counts what it
 acknowledged; with a wrong password they time out; to a sink that never answers the discovery they
-count as send_failures. --trap-rate: the built-in catalog's traps, paced,
-counted per device as snmptrapd printed them; per group of a fleet file, with the group's own catalog. Refusals at start: v1 with informs, v3 without a user.
+count as send_failures. --trap-rate: the built-in catalog's traps, paced, counted per device as
+snmptrapd printed them; per group of a fleet file, with the group's own catalog. Refusals at start:
+v1 with informs, v3 without a user.
 
 Usage: test_trap_versions.py <fleetsim>
 """
