@@ -438,6 +438,31 @@ cli_trap_sink(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 }
 
 static enum fleet_err
+cli_trap_version(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (trap_version_parse(value, &c->cfg->trap_version)) {
+        snprintf(c->err, c->err_len, "--%s must be 1, 2c or 3, not \"%s\"", o->name, value);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
+cli_trap_v3_user(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (respond_v3_user_parse(value, &c->cfg->trap_v3_user, c->err, c->err_len)) {
+        /* The parser names the agent's option; name the one given. */
+        char why[512];
+        const char *rest = strchr(c->err, ' ');
+        snprintf(why, sizeof why, "--%s%s", o->name, rest ? rest : "");
+        snprintf(c->err, c->err_len, "%s", why);
+        return FLEET_ERR_INVAL;
+    }
+    c->cfg->trap_v3_user_set = 1;
+    return FLEET_OK;
+}
+
+static enum fleet_err
 cli_syslog_sink(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     struct fleet_config *cfg = c->cfg;
@@ -1035,6 +1060,30 @@ static const struct cli_opt cli_opts[] = {
      .metavar = "C",
      .dflt = "public",
      .help = "community of traps and informs"},
+    {.name = "trap-version",
+     .kind = CLI_STRING,
+     .custom = cli_trap_version,
+     .metavar = "1|2c|3",
+     .dflt_shown = "2c",
+     .help = "SNMP version of traps and informs: 1 (Trap-PDU, no informs), 2c, or 3 (USM, --trap-v3-user)"},
+    {.name = "trap-v3-user",
+     .kind = CLI_STRING,
+     .custom = cli_trap_v3_user,
+     .metavar = "NAME:AUTH:AUTHPASS:PRIV:PRIVPASS",
+     .help = "USM user of v3 traps (keys localized for each device's engine) and informs (the receiver's)"},
+    {.name = "trap-rate",
+     .kind = CLI_DOUBLE,
+     .field = CFG_FIELD(trap_rate),
+     .dmin = 0,
+     .dmax = 1e5,
+     .unit = "per device per second",
+     .metavar = "R",
+     .help = "background traps per device per second, drawn from the trap catalog, paced exactly"},
+    {.name = "trap-catalog",
+     .kind = CLI_STRING,
+     .field = CFG_FIELD(trap_catalog),
+     .metavar = "FILE",
+     .help = "JSON trap catalog (docs/TRAP_CATALOG.md); default: the device kind's under schemas/traps/"},
     {.name = "syslog-sink",
      .kind = CLI_STRING,
      .custom = cli_syslog_sink,

@@ -314,6 +314,7 @@ struct fleet {
     struct callhome *call_home;     /* --call-home: dial-out state (callhome.c), or NULL */
     struct scenario *scenario;      /* --scenario: the timeline (scenario.h), or NULL */
     struct syslog_fleet *syslog;    /* the syslog channel (syslog_chan.c), NULL: no group has a sink */
+    struct trap_chan *trap_chan;    /* background traps (trap_chan.c), NULL: no group has a --trap-rate */
 };
 
 /** @return Where @p dev is in its process's devices (its global index less the shard's offset). */

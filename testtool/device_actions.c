@@ -41,6 +41,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
+#include "trap_device.h"
 
 struct device_ctl *
 devact_ctl(struct device *dev)

@@ -34,6 +34,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "transport_tls.h"
+#include "trap_chan.h"
 
 /* Raise the soft descriptor limit to the hard one and check that the plan fits in it. */
 static enum fleet_err
@@ -400,6 +401,10 @@ fleet_start(struct fleet *fleet)
         log_error("%s", err);
         return FLEET_ERR_SYS;
     }
+    if (trap_chan_start_all(fleet, err, sizeof err)) {
+        log_error("%s", err);
+        return FLEET_ERR_SYS;
+    }
     callhome_start_all(fleet);
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
         struct worker *w = &fleet->workers[i];
@@ -451,6 +456,7 @@ fleet_close(struct fleet *fleet)
     ssh_link_fleet_close(fleet);
     tls_fleet_close(fleet);
     /* Traps first: queued ones and inform retransmissions may leave from the agents' sockets. */
+    trap_chan_close_all(fleet);
     flap_close_all(fleet);
     syslog_close_all(fleet);
     agent_close_all(fleet);

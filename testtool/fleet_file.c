@@ -49,6 +49,7 @@ static const char *const ffl_path_leaves[] = {
     "notification-file",
     "rpc-config",
     "syslog-catalog",
+    "trap-catalog",
     "authorized-keys",
     NULL,
 };

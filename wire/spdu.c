@@ -465,6 +465,67 @@ spdu_enc_finish_message(struct spdu_encoder *e, int32_t version, const uint8_t *
     *out_len = (size_t)(e->buf + e->pos - start);
 }
 
+/* Bytes of a Trap-PDU's fields before its variable-bindings (each with its tag and length). */
+static size_t
+spdu_trap_v1_fields_size(const struct spdu_trap_v1 *t)
+{
+    size_t oid_len = ber_oid_size(t->enterprise);
+
+    return 1 + ber_length_size(oid_len) + oid_len /* enterprise */
+           + 2 + SPDU_IPADDRESS_BYTES             /* agent-addr */
+           + 2 + ber_int_size(t->generic)         /* generic-trap */
+           + 2 + ber_int_size(t->specific)        /* specific-trap */
+           + 2 + ber_uint_size(t->time_stamp);    /* time-stamp */
+}
+
+size_t
+spdu_trap_v1_bindings_budget(size_t max_msg_bytes, size_t community_len, const struct spdu_trap_v1 *trap)
+{
+    size_t max = max_msg_bytes < SPDU_MAX_MSG_BYTES ? max_msg_bytes : SPDU_MAX_MSG_BYTES;
+    size_t seq_header = 1 + ber_length_size(max);
+    size_t header = seq_header                                           /* message SEQUENCE */
+                    + 2 + 1                                              /* version */
+                    + 1 + ber_length_size(community_len) + community_len /* community */
+                    + seq_header                                         /* Trap-PDU */
+                    + spdu_trap_v1_fields_size(trap) + seq_header;       /* fields, variable-bindings */
+
+    return max > header ? max - header : 0;
+}
+
+void
+spdu_enc_finish_trap_v1(struct spdu_encoder *e, const uint8_t *community, size_t community_len,
+                        const struct spdu_trap_v1 *trap, uint8_t **out, size_t *out_len)
+{
+    size_t vb_len = e->pos - e->headroom;
+    size_t oid_len = ber_oid_size(trap->enterprise);
+    size_t fields = spdu_trap_v1_fields_size(trap);
+    size_t vb_header = 1 + ber_length_size(vb_len);
+    size_t pdu_len = fields + vb_header + vb_len;
+    size_t pdu_front = 1 + ber_length_size(pdu_len) + fields + vb_header;
+    size_t inner = 2 + ber_int_size(SPDU_V1) + 1 + ber_length_size(community_len) + community_len;
+    size_t seq_len = inner + 1 + ber_length_size(pdu_len) + pdu_len;
+    size_t front = 1 + ber_length_size(seq_len) + inner + pdu_front;
+    uint8_t *start, *p;
+
+    /* The headroom is the caller's promise (SPDU_TRAP_V1_HEADROOM); running out is our bug. */
+    assert(front <= e->headroom);
+    start = e->buf + e->headroom - front;
+    p = ber_put_header(start, BER_SEQUENCE, seq_len);
+    p = ber_put_int(p, BER_INTEGER, SPDU_V1);
+    p = ber_put_bytes(p, BER_OCTET_STRING, community, community_len);
+    p = ber_put_header(p, SPDU_TRAP_V1, pdu_len);
+    p = ber_put_header(p, BER_OID, oid_len);
+    p = ber_put_oid_contents(p, trap->enterprise);
+    p = ber_put_bytes(p, BER_IPADDRESS, trap->agent_addr, SPDU_IPADDRESS_BYTES);
+    p = ber_put_int(p, BER_INTEGER, trap->generic);
+    p = ber_put_int(p, BER_INTEGER, trap->specific);
+    p = ber_put_uint(p, BER_TIMETICKS, trap->time_stamp);
+    p = ber_put_header(p, BER_SEQUENCE, vb_len);
+    assert(p == e->buf + e->headroom);
+    *out = start;
+    *out_len = (size_t)(e->buf + e->pos - start);
+}
+
 static const char *const error_status_names[] = {
     "noError",
     "tooBig",

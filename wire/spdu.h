@@ -182,4 +182,33 @@ void spdu_enc_finish_message(struct spdu_encoder *e, int32_t version, const uint
                              size_t community_len, uint8_t type, int32_t request_id, int32_t error_status,
                              int32_t error_index, uint8_t **out, size_t *out_len);
 
+/* An RFC 1157 Trap-PDU's fields before its variable-bindings. */
+struct spdu_trap_v1 {
+    const struct oid *enterprise; /* enterprise: the notification's source, 2..OID_MAX_SUBIDS arcs */
+    uint8_t agent_addr[4];        /* agent-addr: the IPv4 address of the sending agent, network order */
+    int32_t generic;              /* generic-trap: 0 coldStart .. 5 egpNeighborLoss, 6 enterpriseSpecific */
+    int32_t specific;             /* specific-trap: the enterprise's code (generic 6), else 0 */
+    uint32_t time_stamp;          /* time-stamp: sysUpTime at the event, hundredths of a second */
+};
+
+/* Headroom always enough for a v1 Trap-PDU message header: the community and an enterprise OID of up to
+ * OID_MAX_SUBIDS arcs of 5 bytes each, beside the fixed fields. */
+#define SPDU_TRAP_V1_HEADROOM(community_len) (SPDU_HEADROOM(community_len) + 8u + 5u * OID_MAX_SUBIDS)
+
+/**
+ * @return Bytes left for variable-bindings contents when a v1 Trap-PDU message with this community and
+ * @p trap's fields may take at most @p max_msg_bytes (lengths counted at their largest).
+ */
+size_t spdu_trap_v1_bindings_budget(size_t max_msg_bytes, size_t community_len,
+                                    const struct spdu_trap_v1 *trap);
+
+/**
+ * @brief Write the Trap-PDU (RFC 1157 section 4.1.6, tag SPDU_TRAP_V1) and the v1 message headers in
+ * front of the varbinds. The encoder must have been started with SPDU_TRAP_V1_HEADROOM(community_len).
+ * @param[out] out Start of the encoded message in e->buf.
+ * @param[out] out_len Its length.
+ */
+void spdu_enc_finish_trap_v1(struct spdu_encoder *e, const uint8_t *community, size_t community_len,
+                             const struct spdu_trap_v1 *trap, uint8_t **out, size_t *out_len);
+
 #endif

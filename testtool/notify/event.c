@@ -18,6 +18,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
+#include "trap_device.h"
 
 /* fleetsimEventId.0: 32473 is RFC 5612's documentation enterprise number (fleetsim has none of its own; the
  * syslog SD-ID fleetsim@32473 uses it too), .1 the project's objects, .1 the event id, .0 its instance. */
@@ -67,8 +68,8 @@ event_send_trap(struct device *dev, const struct oid *trap_oid, const struct tra
 {
     struct fleet *fleet = dev->worker->fleet;
     uint64_t now_ms = devview_now_ms(fleet);
-    char name[256], id_text[EVENT_ID_TEXT_BYTES];
-    struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
+    char id_text[EVENT_ID_TEXT_BYTES];
+    struct trap_device_origin origin; /* address, agent socket, sysName and engine (v3) */
     /* The caller's objects, then the id: a notification's own objects come first (RFC 3416 4.2.6). */
     struct trap_varbind vb[8];
 
@@ -82,9 +83,9 @@ event_send_trap(struct device *dev, const struct oid *trap_oid, const struct tra
         vb[i] = varbinds[i];
     }
     event_trap_varbind(event_id_text(id, id_text, sizeof id_text), &vb[varbind_count]);
-    devview_hostname(dev, name, sizeof name);
+    trap_device_origin(dev, now_ms, &origin);
     for (uint32_t k = 0; k < fleet->cfg.trap_sink_count; k++) {
-        trap_send(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
+        trap_send(dev->worker->traps, &origin.from, &fleet->cfg.trap_sinks[k],
                   (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), trap_oid, vb, varbind_count + 1,
                   &dev->trap_rows[k]);
     }

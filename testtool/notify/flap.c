@@ -19,6 +19,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
+#include "trap_device.h"
 
 static void on_flap(struct loop *loop, struct loop_timer *timer);
 
@@ -84,8 +85,7 @@ flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
 {
     struct fleet *fleet = dev->worker->fleet;
     const struct devview_cfg *cfg;
-    char name[256];
-    struct trap_origin from = {.addr = dev->addr, .fd = dev->snmp_fd, .name = name};
+    struct trap_device_origin origin;
     char id_text[EVENT_ID_TEXT_BYTES];
     struct trap_varbind id_vb;
     int admin_up, oper_up;
@@ -104,13 +104,13 @@ flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
     }
     /* From the device's agent socket when it has one (a port per device: the source port names it), else
      * from its address; and named inside (snmpTrapAddress.0, sysName.0) either way. */
-    devview_hostname(dev, name, sizeof name);
+    trap_device_origin(dev, now_ms, &origin);
     for (uint32_t k = 0; k < fleet->cfg.trap_sink_count && dev->worker->traps; k++) {
         if (!dev->trap_rows &&
             !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
             break;
         }
-        trap_send_link_more(dev->worker->traps, &from, &fleet->cfg.trap_sinks[k],
+        trap_send_link_more(dev->worker->traps, &origin.from, &fleet->cfg.trap_sinks[k],
                             (uint32_t)(((now_ms - dev->boot_ms) / 10) & 0xffffffffu), oper_up, pos + 1,
                             admin_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN,
                             oper_up ? TRAP_IF_STATUS_UP : TRAP_IF_STATUS_DOWN, &id_vb, 1, &dev->trap_rows[k]);
@@ -154,7 +154,9 @@ flap_start_all(struct fleet *fleet, char *err, size_t err_len)
                                         .fam = cfg->ip_fam,
                                         .bind_addr = 0,
                                         .other_family = other_family,
-                                        .request_id_seed = 0x5eed0000u + i};
+                                        .request_id_seed = 0x5eed0000u + i,
+                                        .version = cfg->trap_version,
+                                        .v3_user = cfg->trap_v3_user_set ? &cfg->trap_v3_user : NULL};
         if (trap_sender_new(fleet->workers[i].loop, &tc, &fleet->workers[i].traps, err, err_len)) {
             return FLEET_ERR_SYS;
         }

@@ -6,10 +6,10 @@
  * reached the wire and the one a collector's count is reconciled against.
  *
  * A row is plain counters kept by the caller (no allocation, no locking: a
- * device's rows are written by its worker only). The syslog channel uses it
- * now; traps and NETCONF notifications keep struct trap_counters and struct
- * notif_counts until they move onto it: their counts map one to one
- * (sent -> in_window, suppressed -> suppressed_pre_window's sibling).
+ * device's rows are written by its worker only). The syslog channel and
+ * traps (struct trap_counters embeds a row) use it; NETCONF notifications
+ * keep struct notif_counts until they move onto it: their counts map one to
+ * one (sent -> in_window, suppressed -> suppressed_pre_window's sibling).
  *
  * Until the run window exists (issue 29 item 5) every message that reaches
  * the wire is in_window; drain and suppressed_pre_window stay 0.
@@ -28,7 +28,7 @@
 /* The push channels a ledger row can belong to (the report's and the metrics' channel label). */
 enum ledger_channel {
     LEDGER_SYSLOG,  /* syslog lines (syslog_chan.h) */
-    LEDGER_TRAP,    /* SNMP traps and informs (not migrated yet) */
+    LEDGER_TRAP,    /* SNMP traps and informs (trap.h: struct trap_counters holds a row) */
     LEDGER_NETCONF, /* NETCONF notifications (not migrated yet) */
     LEDGER_CHANNELS
 };

@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "susm.h"
+#include "trap_pdu.h"
 
 /* Largest Response read; a collector echoes our varbinds, so it is about as big as what we sent. */
 #define TRAP_RX_BYTES 4096
@@ -49,9 +51,33 @@ enum trap_out_kind {
 
 /* The life of a pending slot. */
 enum trap_slot_state {
-    TRAP_SLOT_FREE,    /* on the free list */
-    TRAP_SLOT_QUEUED,  /* first copy waits in the batch; counted nowhere yet */
-    TRAP_SLOT_WAITING, /* first copy sent; counted in sent and pending; timer armed */
+    TRAP_SLOT_FREE,      /* on the free list */
+    TRAP_SLOT_QUEUED,    /* first copy waits in the batch; counted nowhere yet */
+    TRAP_SLOT_WAITING,   /* first copy sent; counted in sent and pending; timer armed */
+    TRAP_SLOT_DISCOVERY, /* v3: waits for its sink's engine ID (RFC 3414 section 4); counted nowhere yet */
+};
+
+/* What a v3 inform sender knows of a sink's engine, which is authoritative for informs (RFC 3412 6.4). */
+enum trap_peer_state {
+    TRAP_PEER_UNKNOWN, /* nothing learned; the next inform starts a discovery */
+    TRAP_PEER_PROBING, /* a discovery probe is out; its timer armed */
+    TRAP_PEER_KNOWN,   /* engine ID, boots and time learned; user localized */
+};
+
+/* A sink's engine as a v3 inform sender discovered it. */
+struct trap_peer {
+    struct loop_timer timer;                     /* PROBING: resend the probe or give up */
+    struct trap_sender *sender;                  /* owner (the timer callback needs it) */
+    struct net_endpoint ep;                      /* the sink's address and port */
+    uint8_t state;                               /* enum trap_peer_state */
+    uint32_t probes_left;                        /* PROBING: probes still allowed after this one */
+    int32_t probe_id;                            /* PROBING: msgID and request-id of the probe */
+    uint8_t engine_id[SUSM_ENGINE_ID_MAX_BYTES]; /* KNOWN: the sink's snmpEngineID */
+    size_t engine_id_len;                        /* KNOWN: bytes in engine_id */
+    uint32_t boots;                              /* KNOWN: its snmpEngineBoots as last learned */
+    uint32_t time_s;                             /* KNOWN: its snmpEngineTime at learned_us */
+    monotime_us learned_us;                      /* KNOWN: when time_s was learned */
+    struct susm_user user;                       /* KNOWN: the user localized for engine_id */
 };
 
 /* An inform that waits for its Response. */
@@ -69,6 +95,7 @@ struct trap_pending {
     uint32_t generation;        /* uses of this slot so far; makes the next request-id differ */
     uint32_t retries_left;      /* WAITING: retransmissions still allowed */
     uint32_t next_free;         /* FREE: next free slot, or TRAP_NO_SLOT */
+    uint32_t peer_index;        /* v3 informs: the sink's entry in sender->peers; msg holds the PDU only */
     uint8_t state;              /* enum trap_slot_state */
 };
 
@@ -105,16 +132,15 @@ struct trap_sender {
     uint32_t slots_used;                          /* QUEUED plus WAITING slots */
     uint32_t waiting;                             /* WAITING slots */
     uint32_t next_request_id;                     /* traps: the next request-id (31 bits) */
+    struct respond_v3_user v3_user;               /* TRAP_VERSION_3: the USM user (cfg.v3_user points here) */
+    uint8_t *v3_scratch;                          /* TRAP_VERSION_3: the PDU before susm_encode() wraps it */
+    uint64_t salt;                                /* TRAP_VERSION_3: the next AES salt (seeded per worker) */
+    struct trap_peer peers[TRAP_MAX_V3_PEERS];    /* v3 informs: the sinks' engines */
+    uint32_t peer_count;                          /* v3 informs: entries of peers in use */
     uint8_t rx[TRAP_RX_BYTES];                    /* Response read buffer */
     struct trap_sender_stats stats;               /* sender-wide counts */
 };
 
-/* sysUpTime.0 and snmpTrapOID.0 (RFC 3418), the first two varbinds of every v2 notification. */
-static const struct oid trap_sysuptime_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 3, 0}};
-static const struct oid trap_snmptrapoid_oid = {.len = 11, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0}};
-/* The identity appended after a named origin's objects: snmpTrapAddress.0 (RFC 3584) and sysName.0. */
-static const struct oid trap_snmptrapaddress_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 18, 1, 3, 0}};
-static const struct oid trap_sysname_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 5, 0}};
 /* IF-MIB linkDown and linkUp (RFC 2863): snmpTraps.3 and .4. */
 static const struct oid trap_linkdown_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 3}};
 static const struct oid trap_linkup_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5, 4}};
@@ -126,6 +152,8 @@ static const uint32_t trap_ifentry_prefix[] = {1, 3, 6, 1, 2, 1, 2, 2, 1};
 
 static void trap_on_flush(struct loop *loop, struct loop_timer *timer);
 static void trap_on_inform_timeout(struct loop *loop, struct loop_timer *timer);
+static void trap_on_probe_timeout(struct loop *loop, struct loop_timer *timer);
+static struct trap_out *trap_out_next(struct trap_sender *s);
 
 enum fleet_err
 trap_sink_parse(const char *text, struct trap_sink *sink, char *err, size_t err_len)
@@ -150,11 +178,26 @@ trap_sink_format(const struct trap_sink *sink, char *buf, size_t buf_len)
     return netaddr_endpoint_text(&sink->ep, 1, buf, buf_len);
 }
 
+enum fleet_err
+trap_version_parse(const char *text, int *version)
+{
+    if (!strcmp(text, "1")) {
+        *version = TRAP_VERSION_1;
+    } else if (!strcmp(text, "2c") || !strcmp(text, "2")) {
+        *version = TRAP_VERSION_2C;
+    } else if (!strcmp(text, "3")) {
+        *version = TRAP_VERSION_3;
+    } else {
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
 void
 trap_note_suppressed(struct trap_counters *row)
 {
-    row->emitted++;
-    row->suppressed++;
+    row->ledger.emitted++;
+    row->ledger.suppressed_pre_window++;
 }
 
 int
@@ -163,8 +206,8 @@ trap_counters_consistent(const struct trap_counters *row)
     uint64_t settled = row->acknowledged + row->timed_out + row->pending;
 
     /* A trap row never has settled informs; an inform row settles every one it sent. */
-    return row->emitted == row->sent + row->send_failures + row->dropped + row->suppressed &&
-           (settled == 0 || settled == row->sent);
+    return ledger_consistent(&row->ledger) && row->ledger.queued == 0 &&
+           (settled == 0 || settled == ledger_sent(&row->ledger));
 }
 
 static void
@@ -205,6 +248,150 @@ trap_slot_take(struct trap_sender *s)
     return index;
 }
 
+/* 1 when the sender sends v3 informs: the receiver's engine is authoritative and must be discovered. */
+static int
+trap_v3_informs(const struct trap_sender *s)
+{
+    return s->slots && s->cfg.version == TRAP_VERSION_3;
+}
+
+/* The entry of sink @p ep in s->peers, added when new; TRAP_NO_SLOT when the table is full. */
+static uint32_t
+trap_peer_of(struct trap_sender *s, const struct net_endpoint *ep)
+{
+    struct trap_peer *peer;
+
+    for (uint32_t i = 0; i < s->peer_count; i++) {
+        if (netaddr_endpoint_equal(&s->peers[i].ep, ep)) {
+            return i;
+        }
+    }
+    if (s->peer_count == TRAP_MAX_V3_PEERS) {
+        return TRAP_NO_SLOT;
+    }
+    peer = &s->peers[s->peer_count];
+    memset(peer, 0, sizeof *peer);
+    loop_timer_init(&peer->timer);
+    peer->sender = s;
+    peer->ep = *ep;
+    return s->peer_count++;
+}
+
+/* The sink's engine as it stands now: its time moved on by what passed since it was learned. */
+static void
+trap_peer_engine(const struct trap_sender *s, const struct trap_peer *peer, struct susm_engine *engine)
+{
+    monotime_us now = loop_now_us(s->loop);
+    uint64_t passed_s = now > peer->learned_us ? (uint64_t)(now - peer->learned_us) / 1000000u : 0;
+    uint64_t t = peer->time_s + passed_s;
+
+    engine->id = peer->engine_id;
+    engine->id_len = peer->engine_id_len;
+    engine->boots = peer->boots;
+    engine->time_s = (uint32_t)(t > SUSM_MAX_ENGINE_BOOTS ? SUSM_MAX_ENGINE_BOOTS : t);
+    engine->max_msg_bytes = TRAP_MAX_MSG_BYTES;
+}
+
+/* Build a v3 inform's message for its sink's engine into @p buf. */
+static enum fleet_err
+trap_wrap_inform(struct trap_sender *s, const struct trap_pending *p, uint8_t *buf, size_t *len)
+{
+    const struct trap_peer *peer = &s->peers[p->peer_index];
+    struct susm_engine engine;
+
+    trap_peer_engine(s, peer, &engine);
+    return trap_pdu_wrap_v3(p->msg, p->msg_len, &peer->user, &engine, SPDU_INFORM, p->request_id, s->salt++,
+                            TRAP_MAX_MSG_BYTES, buf, s->buf_cap, len);
+}
+
+/* Send a discovery probe (RFC 3414 section 4: an empty noAuthNoPriv request with an empty engine ID) to
+ * the sink from the sender's own socket, where its Report comes back. A refused probe is retried by the
+ * timer like a lost one. */
+static void
+trap_peer_probe_send(struct trap_sender *s, struct trap_peer *peer)
+{
+    uint8_t buf[SUSM_REPORT_MAX_BYTES];
+    size_t len;
+    int fd = peer->ep.sa.ss_family == netaddr_af(&s->cfg.fam) ? s->fd : s->fd_other;
+
+    peer->probe_id = (int32_t)s->next_request_id;
+    s->next_request_id = (s->next_request_id + 1) % TRAP_REQUEST_ID_SPAN;
+    if (!susm_client_discovery(peer->probe_id, peer->probe_id, TRAP_MAX_MSG_BYTES, buf, sizeof buf, &len)) {
+        (void)sendto(fd, buf, len, MSG_DONTWAIT, (const struct sockaddr *)&peer->ep.sa,
+                     netaddr_sa_len((const struct sockaddr *)&peer->ep.sa));
+    }
+    loop_timer_start(s->loop, &peer->timer, loop_now_us(s->loop) + (monotime_us)s->cfg.timeout_ms * 1000,
+                     trap_on_probe_timeout);
+}
+
+static void
+trap_peer_probe_start(struct trap_sender *s, struct trap_peer *peer)
+{
+    peer->state = TRAP_PEER_PROBING;
+    peer->probes_left = s->cfg.retries;
+    trap_peer_probe_send(s, peer);
+}
+
+/* No Report after every probe: the informs waiting for this sink never reach the wire. */
+static void
+trap_on_probe_timeout(struct loop *loop, struct loop_timer *timer)
+{
+    struct trap_peer *peer = (struct trap_peer *)((char *)timer - offsetof(struct trap_peer, timer));
+    struct trap_sender *s = peer->sender;
+    uint32_t index = (uint32_t)(peer - s->peers);
+
+    (void)loop;
+    if (peer->probes_left) {
+        peer->probes_left--;
+        trap_peer_probe_send(s, peer);
+        return;
+    }
+    s->stats.discovery_timeouts++;
+    peer->state = TRAP_PEER_UNKNOWN;
+    for (uint32_t i = 0; i < s->slot_cap; i++) {
+        struct trap_pending *p = &s->slots[i];
+        if (p->state == TRAP_SLOT_DISCOVERY && p->peer_index == index) {
+            p->row->ledger.emitted++;
+            p->row->ledger.send_failures++;
+            trap_slot_release(s, i);
+        }
+    }
+}
+
+/* The sink's engine is known: localize the user for it and queue every inform that waited. The scan of
+ * the table happens once per sink and discovery (a few per run). */
+static void
+trap_peer_learned(struct trap_sender *s, struct trap_peer *peer, const struct susm_msg *report)
+{
+    uint32_t index = (uint32_t)(peer - s->peers);
+
+    if (trap_pdu_localize(&s->v3_user, report->engine_id, report->engine_id_len, &peer->user)) {
+        return; /* libcrypto failed: the probe timer retries, then gives the informs up */
+    }
+    memcpy(peer->engine_id, report->engine_id, report->engine_id_len);
+    peer->engine_id_len = report->engine_id_len;
+    peer->boots = report->engine_boots;
+    peer->time_s = report->engine_time;
+    peer->learned_us = loop_now_us(s->loop);
+    peer->state = TRAP_PEER_KNOWN;
+    loop_timer_stop(s->loop, &peer->timer);
+    s->stats.discoveries++;
+    for (uint32_t i = 0; i < s->slot_cap; i++) {
+        struct trap_pending *p = &s->slots[i];
+        struct trap_out *o;
+        if (p->state != TRAP_SLOT_DISCOVERY || p->peer_index != index) {
+            continue;
+        }
+        o = trap_out_next(s);
+        memset(o, 0, sizeof *o);
+        o->kind = TRAP_OUT_INFORM;
+        o->slot = i;
+        o->request_id = p->request_id;
+        p->state = TRAP_SLOT_QUEUED;
+        s->out_count++;
+    }
+}
+
 static void
 trap_fill_msghdr(const struct trap_sender *s, struct msghdr *mh, struct iovec *iov, void *ctl,
                  const union netaddr_sa *peer, const uint32_t *src_low, const uint8_t *data, size_t len)
@@ -229,23 +416,23 @@ trap_account(struct trap_sender *s, const struct trap_out *o, int ok)
 
     switch (o->kind) {
     case TRAP_OUT_TRAP:
-        o->row->emitted++;
+        o->row->ledger.emitted++;
         if (ok) {
-            o->row->sent++;
+            o->row->ledger.in_window++;
         } else {
-            o->row->send_failures++;
+            o->row->ledger.send_failures++;
         }
         break;
     case TRAP_OUT_INFORM:
         p = &s->slots[o->slot];
-        p->row->emitted++;
+        p->row->ledger.emitted++;
         if (!ok) {
             /* Not retried: a refusal here is local (full send buffer, no route, foreign source). */
-            p->row->send_failures++;
+            p->row->ledger.send_failures++;
             trap_slot_release(s, o->slot);
             break;
         }
-        p->row->sent++;
+        p->row->ledger.in_window++;
         p->row->pending++;
         p->state = TRAP_SLOT_WAITING;
         p->retries_left = s->cfg.retries;
@@ -288,8 +475,10 @@ trap_sender_flush(struct trap_sender *s)
         char buf[NETADDR_PKTINFO_BYTES];
         struct cmsghdr align;
     } ctl[TRAP_BATCH];
-    uint32_t which[TRAP_BATCH]; /* entry of s->out behind each message */
-    int fds[TRAP_BATCH];        /* the socket each message leaves from */
+    uint32_t which[TRAP_BATCH];     /* entry of s->out behind each message */
+    uint32_t unwrapped[TRAP_BATCH]; /* entries of s->out whose v3 message could not be built */
+    uint32_t unwrapped_count = 0;
+    int fds[TRAP_BATCH]; /* the socket each message leaves from */
     int ok[TRAP_BATCH];
     uint32_t n = 0, count = s->out_count;
 
@@ -306,9 +495,22 @@ trap_sender_flush(struct trap_sender *s)
                              o->has_src ? &o->src_low : NULL, o->data, o->len);
             fds[n] = o->fd;
         } else {
+            const uint8_t *data;
+            size_t len;
             p = &s->slots[o->slot];
+            data = p->msg;
+            len = p->msg_len;
+            if (trap_v3_informs(s)) {
+                /* Wrapped now, in the entry's own batch buffer: each copy carries the sink's engine time. */
+                uint8_t *buf = s->bufs + (size_t)i * s->buf_cap;
+                if (trap_wrap_inform(s, p, buf, &len)) {
+                    unwrapped[unwrapped_count++] = i;
+                    continue;
+                }
+                data = buf;
+            }
             trap_fill_msghdr(s, &msgs[n].msg_hdr, &iov[n], ctl[n].buf, &p->peer,
-                             p->has_src ? &p->src_low : NULL, p->msg, p->msg_len);
+                             p->has_src ? &p->src_low : NULL, data, len);
             fds[n] = p->fd;
         }
         msgs[n].msg_len = 0;
@@ -341,6 +543,9 @@ trap_sender_flush(struct trap_sender *s)
     s->out_count = 0;
     for (uint32_t i = 0; i < n; i++) {
         trap_account(s, &s->out[which[i]], ok[i]);
+    }
+    for (uint32_t i = 0; i < unwrapped_count; i++) {
+        trap_account(s, &s->out[unwrapped[i]], 0);
     }
 }
 
@@ -392,9 +597,9 @@ trap_on_inform_timeout(struct loop *loop, struct loop_timer *timer)
                      trap_on_inform_timeout);
 }
 
-/* Settle the inform a well-formed v2c Response answers, if it answers one. */
+/* Settle the inform a well-formed Response with @p request_id answers, if it answers one. */
 static void
-trap_settle(struct trap_sender *s, const struct spdu_message *msg, const struct sockaddr *from)
+trap_settle(struct trap_sender *s, int32_t request_id, const struct sockaddr *from)
 {
     struct trap_pending *p;
     struct net_endpoint sink, sender;
@@ -404,11 +609,11 @@ trap_settle(struct trap_sender *s, const struct spdu_message *msg, const struct 
         s->stats.responses_unmatched++;
         return;
     }
-    index = (uint32_t)msg->pdu.request_id % s->slot_cap;
+    index = (uint32_t)request_id % s->slot_cap;
     p = &s->slots[index];
     netaddr_endpoint_set(&sink, &p->peer.sa, netaddr_sa_len(&p->peer.sa));
     netaddr_endpoint_set(&sender, from, netaddr_sa_len(from));
-    if (p->state != TRAP_SLOT_WAITING || p->request_id != msg->pdu.request_id ||
+    if (p->state != TRAP_SLOT_WAITING || p->request_id != request_id ||
         !netaddr_endpoint_equal(&sink, &sender)) {
         s->stats.responses_unmatched++;
         return;
@@ -416,6 +621,59 @@ trap_settle(struct trap_sender *s, const struct spdu_message *msg, const struct 
     p->row->pending--;
     p->row->acknowledged++;
     trap_slot_release(s, index);
+}
+
+/* The entry of s->peers that is the endpoint @p from, or NULL. */
+static struct trap_peer *
+trap_peer_at(struct trap_sender *s, const struct sockaddr *from)
+{
+    struct net_endpoint ep;
+
+    netaddr_endpoint_set(&ep, from, netaddr_sa_len(from));
+    for (uint32_t i = 0; i < s->peer_count; i++) {
+        if (netaddr_endpoint_equal(&s->peers[i].ep, &ep)) {
+            return &s->peers[i];
+        }
+    }
+    return NULL;
+}
+
+/* A v3 datagram from sink @p peer (decrypted in place): a discovery Report teaches its engine, an
+ * authenticated notInTimeWindow Report its clock (the retransmissions then carry it), and an
+ * authenticated Response settles an inform. */
+static void
+trap_receive_v3(struct trap_sender *s, struct trap_peer *peer, uint8_t *buf, size_t len,
+                const struct sockaddr *from)
+{
+    struct susm_msg msg;
+    enum susm_report_kind failure, kind;
+
+    if (susm_client_receive(buf, len, peer->state == TRAP_PEER_KNOWN ? &peer->user : NULL, &msg, &failure)) {
+        s->stats.responses_malformed++;
+        return;
+    }
+    kind = msg.pdu.type == SPDU_REPORT ? susm_report_kind_of(&msg.pdu, NULL) : SUSM_REPORT_NONE;
+    if (kind == SUSM_REPORT_UNKNOWN_ENGINE_IDS && peer->state == TRAP_PEER_PROBING &&
+        msg.pdu.request_id == peer->probe_id && msg.engine_id_len >= 5) {
+        trap_peer_learned(s, peer, &msg);
+        return;
+    }
+    if (failure != SUSM_REPORT_NONE) {
+        s->stats.responses_unauthentic++;
+        return;
+    }
+    if (kind == SUSM_REPORT_NOT_IN_TIME_WINDOWS && msg.authenticated && peer->state == TRAP_PEER_KNOWN) {
+        peer->boots = msg.engine_boots;
+        peer->time_s = msg.engine_time;
+        peer->learned_us = loop_now_us(s->loop);
+        return;
+    }
+    if (msg.pdu.type != SPDU_RESPONSE || msg.pdu.request_id < 0 ||
+        (peer->user.auth != SUSM_AUTH_NONE && !msg.authenticated)) {
+        s->stats.responses_unmatched++;
+        return;
+    }
+    trap_settle(s, msg.pdu.request_id, from);
 }
 
 /* Read Responses (bounded per event) and settle the informs they answer. */
@@ -436,12 +694,21 @@ trap_on_readable(struct loop *loop, int fd, uint32_t events, void *data)
             break; /* EAGAIN: drained; anything else is a stale ICMP error with nothing to settle */
         }
         s->stats.responses++;
+        if (trap_v3_informs(s) && (size_t)n <= sizeof s->rx) {
+            struct trap_peer *peer = trap_peer_at(s, &from.sa);
+            if (peer) {
+                trap_receive_v3(s, peer, s->rx, (size_t)n, &from.sa);
+            } else {
+                s->stats.responses_unmatched++;
+            }
+            continue;
+        }
         if ((size_t)n > sizeof s->rx || spdu_message_decode(s->rx, (size_t)n, &msg) ||
             msg.version != SPDU_V2C || msg.pdu.type != SPDU_RESPONSE || msg.pdu.request_id < 0) {
             s->stats.responses_malformed++;
             continue;
         }
-        trap_settle(s, &msg, &from.sa);
+        trap_settle(s, msg.pdu.request_id, &from.sa);
     }
 }
 
@@ -450,13 +717,24 @@ trap_sender_take_response(struct trap_sender *s, const uint8_t *data, size_t len
 {
     struct spdu_message msg;
 
+    if (trap_v3_informs(s)) {
+        /* Anything from a sink's own endpoint answers us (a manager polling the agent uses another port). */
+        struct trap_peer *peer = trap_peer_at(s, from);
+        if (!peer || len > sizeof s->rx) {
+            return 0;
+        }
+        s->stats.responses++;
+        memcpy(s->rx, data, len); /* decrypted in place; the agent's buffer stays as it came */
+        trap_receive_v3(s, peer, s->rx, len, from);
+        return 1;
+    }
     /* Only informs are answered; without them every datagram is the agent's. */
     if (!s->slots || spdu_message_decode(data, len, &msg) || msg.version != SPDU_V2C ||
         msg.pdu.type != SPDU_RESPONSE || msg.pdu.request_id < 0) {
         return 0;
     }
     s->stats.responses++;
-    trap_settle(s, &msg, from);
+    trap_settle(s, msg.pdu.request_id, from);
     return 1;
 }
 
@@ -521,6 +799,21 @@ trap_sender_new(struct loop *loop, const struct trap_sender_config *cfg, struct 
         rc = FLEET_ERR_INVAL;
         goto cleanup;
     }
+    if (cfg->version == TRAP_VERSION_1 && cfg->inform) {
+        snprintf(err, err_len, "SNMPv1 has no informs: --trap-version 1 cannot go with --trap-inform");
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    if (cfg->version == TRAP_VERSION_3 && !cfg->v3_user) {
+        snprintf(err, err_len, "--trap-version 3 needs a USM user: give --trap-v3-user");
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
+    if (cfg->version < TRAP_VERSION_2C || cfg->version > TRAP_VERSION_3) {
+        snprintf(err, err_len, "unknown trap version %d", cfg->version);
+        rc = FLEET_ERR_INVAL;
+        goto cleanup;
+    }
     s = calloc(1, sizeof *s);
     if (!s) {
         goto nomem;
@@ -534,10 +827,20 @@ trap_sender_new(struct loop *loop, const struct trap_sender_config *cfg, struct 
     s->cfg.community = s->community;
     s->next_request_id = cfg->request_id_seed % TRAP_REQUEST_ID_SPAN;
     loop_timer_init(&s->flush_timer);
-    s->buf_cap = TRAP_MAX_MSG_BYTES + SPDU_HEADROOM(TRAP_MAX_COMMUNITY_BYTES);
+    /* v1's headroom holds the largest enterprise OID too; v3 writes from the buffer's start. */
+    s->buf_cap = TRAP_MAX_MSG_BYTES + SPDU_TRAP_V1_HEADROOM(TRAP_MAX_COMMUNITY_BYTES);
     s->bufs = malloc((size_t)TRAP_BATCH * s->buf_cap);
     if (!s->bufs) {
         goto nomem;
+    }
+    if (cfg->version == TRAP_VERSION_3) {
+        s->v3_user = *cfg->v3_user;
+        s->cfg.v3_user = &s->v3_user;
+        s->salt = (uint64_t)cfg->request_id_seed << 32;
+        s->v3_scratch = malloc(TRAP_MAX_MSG_BYTES + TRAP_PDU_V3_HEADROOM);
+        if (!s->v3_scratch) {
+            goto nomem;
+        }
     }
     s->free_head = TRAP_NO_SLOT;
     if (cfg->inform) {
@@ -593,10 +896,17 @@ trap_sender_free(struct trap_sender *s)
         if (p->state == TRAP_SLOT_WAITING) {
             p->row->pending--;
             p->row->timed_out++;
+        } else if (p->state == TRAP_SLOT_DISCOVERY) {
+            /* Its sink's engine never became known: it never reached the wire. */
+            p->row->ledger.emitted++;
+            p->row->ledger.send_failures++;
         }
         if (p->state != TRAP_SLOT_FREE) {
             trap_slot_release(s, i);
         }
+    }
+    for (uint32_t i = 0; i < s->peer_count; i++) {
+        loop_timer_stop(s->loop, &s->peers[i].timer);
     }
     loop_timer_stop(s->loop, &s->flush_timer);
     if (s->fd >= 0) {
@@ -608,52 +918,41 @@ trap_sender_free(struct trap_sender *s)
         close(s->fd_other);
     }
     free(s->slots);
+    free(s->v3_scratch);
     free(s->bufs);
     free(s);
 }
 
-/* Encode into the next batch buffer; FLEET_ERR_LIMIT when the message would pass TRAP_MAX_MSG_BYTES. */
+/* Encode into the next batch buffer in the sender's version; FLEET_ERR_LIMIT when the message would pass
+ * TRAP_MAX_MSG_BYTES. */
 static enum fleet_err
 trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struct trap_origin *from,
             uint32_t sysuptime_ticks, const struct oid *trap_oid, const struct trap_varbind *varbinds,
             size_t varbind_count, uint8_t **msg, size_t *msg_len)
 {
-    struct spdu_encoder e;
-    struct spdu_value uptime = {.tag = BER_TIMETICKS, .v.u = sysuptime_ticks};
-    struct spdu_value oid = {.tag = BER_OID, .v.oid = trap_oid};
-    enum fleet_err rc;
+    struct trap_pdu_in in = {.from = from,
+                             .v6 = s->cfg.fam.v6,
+                             .sysuptime_ticks = sysuptime_ticks,
+                             .trap_oid = trap_oid,
+                             .varbinds = varbinds,
+                             .varbind_count = varbind_count};
+    uint8_t type = s->slots ? SPDU_INFORM : SPDU_TRAP_V2;
 
-    spdu_enc_init(&e, buf, s->buf_cap, SPDU_HEADROOM(s->community_len),
-                  spdu_bindings_budget(TRAP_MAX_MSG_BYTES, s->community_len, request_id));
-    rc = spdu_enc_binding(&e, &trap_sysuptime_oid, &uptime);
-    if (!rc) {
-        rc = spdu_enc_binding(&e, &trap_snmptrapoid_oid, &oid);
-    }
-    for (size_t i = 0; !rc && i < varbind_count; i++) {
-        rc = spdu_enc_binding(&e, varbinds[i].name, &varbinds[i].value);
-    }
-    if (!rc && from->name && !s->cfg.fam.v6) {
-        /* Who sent it, whatever the datagram's source says (RFC 3416 4.2.6 allows further objects). */
-        uint8_t addr[4] = {(uint8_t)(from->addr >> 24), (uint8_t)(from->addr >> 16),
-                           (uint8_t)(from->addr >> 8), (uint8_t)from->addr};
-        struct spdu_value a = {.tag = BER_IPADDRESS, .v.bytes = {addr, sizeof addr}};
-        struct spdu_value n = {.tag = BER_OCTET_STRING,
-                               .v.bytes = {(const uint8_t *)from->name, strlen(from->name)}};
-        rc = spdu_enc_binding(&e, &trap_snmptrapaddress_oid, &a);
-        if (!rc) {
-            rc = spdu_enc_binding(&e, &trap_sysname_oid, &n);
+    switch (s->cfg.version) {
+    case TRAP_VERSION_1:
+        return trap_pdu_encode_v1(&in, (const uint8_t *)s->community, s->community_len, TRAP_MAX_MSG_BYTES,
+                                  buf, s->buf_cap, msg, msg_len);
+    case TRAP_VERSION_3:
+        if (!from->engine) {
+            return FLEET_ERR_INVAL; /* the caller's bug: a v3 trap needs the device's engine */
         }
-    } else if (!rc && from->name) {
-        /* snmpTrapAddress is an IpAddress (RFC 3584): an IPv6 device names itself by sysName.0 alone */
-        struct spdu_value n = {.tag = BER_OCTET_STRING,
-                               .v.bytes = {(const uint8_t *)from->name, strlen(from->name)}};
-        rc = spdu_enc_binding(&e, &trap_sysname_oid, &n);
+        return trap_pdu_encode_v3(&in, &s->v3_user, from->engine, type, request_id, s->salt++,
+                                  TRAP_MAX_MSG_BYTES, s->v3_scratch,
+                                  TRAP_MAX_MSG_BYTES + TRAP_PDU_V3_HEADROOM, buf, s->buf_cap, msg, msg_len);
+    default:
+        return trap_pdu_encode_v2c(&in, (const uint8_t *)s->community, s->community_len, type, request_id,
+                                   TRAP_MAX_MSG_BYTES, buf, s->buf_cap, msg, msg_len);
     }
-    if (!rc) {
-        spdu_enc_finish_message(&e, SPDU_V2C, (const uint8_t *)s->community, s->community_len,
-                                s->slots ? SPDU_INFORM : SPDU_TRAP_V2, request_id, 0, 0, msg, msg_len);
-    }
-    return rc;
 }
 
 enum fleet_err
@@ -683,14 +982,15 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
                       : ((struct sockaddr_in *)&src)->sin_addr.s_addr != 0;
     }
     int32_t request_id;
+    uint32_t peer_index = TRAP_NO_SLOT;
     enum fleet_err rc;
 
     /* Step 1: a request-id; an inform needs a pending slot, and a full table drops it. */
     if (s->slots) {
         slot = trap_slot_take(s);
         if (slot == TRAP_NO_SLOT) {
-            row->emitted++;
-            row->dropped++;
+            row->ledger.emitted++;
+            row->ledger.dropped++;
             rc = FLEET_ERR_LIMIT;
             goto cleanup;
         }
@@ -699,12 +999,27 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
         request_id = (int32_t)s->next_request_id;
         s->next_request_id = (s->next_request_id + 1) % TRAP_REQUEST_ID_SPAN;
     }
-    /* Step 2: encode into the batch buffer this entry owns. */
-    rc = trap_encode(s, buf, request_id, from, sysuptime_ticks, trap_oid, varbinds, varbind_count, &msg,
-                     &msg_len);
+    /* Step 2: encode into the batch buffer this entry owns; a v3 inform's PDU alone, wrapped for its
+     * sink's engine at each transmission. */
+    if (trap_v3_informs(s)) {
+        struct trap_pdu_in in = {.from = from,
+                                 .v6 = s->cfg.fam.v6,
+                                 .sysuptime_ticks = sysuptime_ticks,
+                                 .trap_oid = trap_oid,
+                                 .varbinds = varbinds,
+                                 .varbind_count = varbind_count};
+        peer_index = trap_peer_of(s, &sink->ep);
+        rc = peer_index == TRAP_NO_SLOT
+                 ? FLEET_ERR_LIMIT
+                 : trap_pdu_encode_v3_pdu(&in, &s->v3_user, SPDU_INFORM, request_id, TRAP_MAX_MSG_BYTES, buf,
+                                          s->buf_cap, &msg, &msg_len);
+    } else {
+        rc = trap_encode(s, buf, request_id, from, sysuptime_ticks, trap_oid, varbinds, varbind_count, &msg,
+                         &msg_len);
+    }
     if (rc == FLEET_ERR_LIMIT) {
-        row->emitted++;
-        row->dropped++;
+        row->ledger.emitted++;
+        row->ledger.dropped++;
     }
     if (rc) {
         goto cleanup;
@@ -716,8 +1031,8 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
         p->msg = malloc(msg_len);
         if (!p->msg) {
             /* Like a full table: nothing reached the kernel. */
-            row->emitted++;
-            row->dropped++;
+            row->ledger.emitted++;
+            row->ledger.dropped++;
             rc = FLEET_ERR_LIMIT;
             goto cleanup;
         }
@@ -728,10 +1043,19 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
         p->src_low = from->addr;
         p->has_src = has_src;
         p->fd = fd;
-        o->kind = TRAP_OUT_INFORM;
-        o->slot = slot;
-        o->request_id = request_id;
+        p->peer_index = peer_index;
         slot = TRAP_NO_SLOT;
+        if (peer_index != TRAP_NO_SLOT && s->peers[peer_index].state != TRAP_PEER_KNOWN) {
+            /* Its sink's engine is not known yet: it waits for the discovery, in no batch. */
+            p->state = TRAP_SLOT_DISCOVERY;
+            if (s->peers[peer_index].state == TRAP_PEER_UNKNOWN) {
+                trap_peer_probe_start(s, &s->peers[peer_index]);
+            }
+            goto cleanup;
+        }
+        o->kind = TRAP_OUT_INFORM;
+        o->slot = (uint32_t)(p - s->slots);
+        o->request_id = request_id;
     } else {
         o->kind = TRAP_OUT_TRAP;
         o->row = row;

@@ -29,11 +29,20 @@
 
 #include "ber.h"
 #include "err.h"
+#include "ledger.h"
 #include "plan.h"
 #include "spdu.h"
 
 struct loop;
+struct susm_engine;
 struct trap_sender;
+
+/* The SNMP version of a sender's notifications (--trap-version); 0 is v2c, the default. */
+enum trap_version {
+    TRAP_VERSION_2C = 0, /* SNMPv2-Trap-PDU / InformRequest-PDU in a community message (RFC 1901) */
+    TRAP_VERSION_1,      /* RFC 1157 Trap-PDU mapped as RFC 3584 section 3.2 says; no informs */
+    TRAP_VERSION_3,      /* the v2 PDUs in RFC 3412 messages with USM (RFC 3414) */
+};
 
 /* The SNMP notification port (RFC 3417 section 3), used when a sink names no port. */
 #define TRAP_DEFAULT_PORT 162
@@ -54,31 +63,36 @@ struct trap_sender;
 #define TRAP_MAX_READS_PER_EVENT 64
 /* Send buffer asked for: a fleet-wide flap queues thousands of traps at once (capped by wmem_max). */
 #define TRAP_SNDBUF_BYTES (4 * 1024 * 1024)
+/* Sinks whose engine a v3 inform sender discovers and keeps (as many as --trap-sink takes). */
+#define TRAP_MAX_V3_PEERS 8
 
 /* IF-MIB ifAdminStatus / ifOperStatus values used with trap_send_link() (RFC 2863). */
 #define TRAP_IF_STATUS_UP   1
 #define TRAP_IF_STATUS_DOWN 2
 
 /*
- * Per (device, sink) counters, kept by the caller and updated by the sender.
- * At every moment (between any two calls into the sender):
- *   emitted == sent + send_failures + dropped + suppressed
- *   sent == acknowledged + timed_out + pending       (informs; for traps all three stay 0)
+ * Per (device, sink) counters, kept by the caller and updated by the sender:
+ * the push ledger's row (ledger.h, channel LEDGER_TRAP) and what only
+ * informs have. At every moment (between any two calls into the sender):
+ *   ledger_consistent(&ledger), with ledger.queued == 0
+ *   ledger_sent(&ledger) == acknowledged + timed_out + pending   (informs; for traps all three stay 0)
  * A notification is counted in emitted only together with its outcome, so one
- * waiting in the batch for its sendmmsg is in no counter yet. An inform whose
- * first copy the kernel refused counts in send_failures and is not retried;
- * one given up after its retries was sent, and counts in timed_out.
+ * waiting in the batch for its sendmmsg (or a v3 inform waiting for its sink's
+ * engine) is in no counter yet. An inform whose first copy the kernel refused
+ * counts in send_failures and is not retried; one given up after its retries
+ * was sent, and counts in timed_out. Until the run window exists every
+ * notification that reaches the wire counts in in_window.
  */
 struct trap_counters {
-    uint64_t emitted; /* notifications asked for (trap_send(), trap_note_suppressed()) with an outcome */
-    uint64_t sent;    /* first copy accepted by the kernel (traps: the only copy) */
-    uint64_t send_failures; /* first copy refused by the kernel (full buffer, no route, bad source) */
-    uint64_t dropped;      /* refused before the kernel: inform table full, message over TRAP_MAX_MSG_BYTES */
-    uint64_t suppressed;   /* the caller chose not to send (trap_note_suppressed()) */
-    uint64_t acknowledged; /* informs answered by a matching Response (duplicates are not counted) */
-    uint64_t timed_out;    /* informs given up: no Response within timeout * (retries + 1) */
-    uint64_t retries;      /* inform retransmissions accepted by the kernel (not a notification count) */
-    uint64_t pending;      /* gauge: informs sent and still waiting for a Response */
+    struct ledger_row ledger; /* emitted, in_window (first copy accepted by the kernel; traps: the only copy),
+                                 send_failures (first copy refused: full buffer, no route, bad source; a v3
+                                 sink never discovered), dropped (refused before the kernel: inform table
+                                 full, message over TRAP_MAX_MSG_BYTES), suppressed_pre_window
+                                 (trap_note_suppressed()) */
+    uint64_t acknowledged;    /* informs answered by a matching Response (duplicates are not counted) */
+    uint64_t timed_out;       /* informs given up: no Response within timeout * (retries + 1) */
+    uint64_t retries;         /* inform retransmissions accepted by the kernel (not a notification count) */
+    uint64_t pending;         /* gauge: informs sent and still waiting for a Response */
 };
 
 /* Sender-wide counts that belong to no row. */
@@ -88,6 +102,9 @@ struct trap_sender_stats {
     uint64_t responses;           /* datagrams read from the socket */
     uint64_t responses_malformed; /* of those, not a well-formed v2c Response */
     uint64_t responses_unmatched; /* of those, answering no waiting inform (late, duplicate, wrong source) */
+    uint64_t discoveries;         /* v3 informs: sink engines learned from a discovery Report */
+    uint64_t discovery_timeouts; /* v3 informs: discoveries given up (their informs count as send_failures) */
+    uint64_t responses_unauthentic; /* v3: Responses or Reports that failed their digest or decryption */
 };
 
 /* How a sender behaves; fixed for its life. */
@@ -102,6 +119,8 @@ struct trap_sender_config {
                                  Responses go to the device's address, so informs from other addresses need 0 */
     int other_family;         /* 1: some sink is of the other family: a second socket, on its wildcard */
     uint32_t request_id_seed; /* start of the request-ids; one per worker keeps workers' ids apart */
+    int version;              /* enum trap_version */
+    const struct respond_v3_user *v3_user; /* TRAP_VERSION_3: the USM user, copied; else ignored */
 };
 
 /* Who a notification is from: where it leaves from and what names it. */
@@ -113,6 +132,8 @@ struct trap_origin {
                          on the sender's loop; -1: the sender's own socket */
     const char *name; /* the device's sysName.0; not NULL: snmpTrapAddress.0 (addr) and sysName.0 (name)
                          follow the notification's objects; NULL: nothing follows */
+    const struct susm_engine *engine; /* TRAP_VERSION_3: the device's engine, authoritative for its traps
+                                         (RFC 3412 6: the sender of an unconfirmed PDU); else may be NULL */
 };
 
 /* One of a notification's objects (after sysUpTime.0 and snmpTrapOID.0). */
@@ -208,7 +229,7 @@ enum fleet_err trap_send_link_more(struct trap_sender *sender, const struct trap
 int trap_sender_take_response(struct trap_sender *sender, const uint8_t *data, size_t len,
                               const struct sockaddr *from);
 
-/** @brief Count a notification the caller decided not to send (emitted and suppressed). */
+/** @brief Count a notification the caller decided not to send (emitted and suppressed_pre_window). */
 void trap_note_suppressed(struct trap_counters *row);
 
 /**
@@ -229,6 +250,13 @@ const struct trap_sender_stats *trap_sender_stats(const struct trap_sender *send
 
 /** @return The local port of the sender's socket (host order), where Responses arrive. */
 uint16_t trap_sender_port(const struct trap_sender *sender);
+
+/**
+ * @brief Parse a --trap-version value: "1", "2c" (or "2") or "3".
+ * @param[out] version An enum trap_version, set on success only.
+ * @return FLEET_OK or FLEET_ERR_INVAL.
+ */
+enum fleet_err trap_version_parse(const char *text, int *version);
 
 /** @return 1 when both identities of struct trap_counters hold for @p row, else 0. */
 int trap_counters_consistent(const struct trap_counters *row);

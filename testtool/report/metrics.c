@@ -341,8 +341,8 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     family(out, "fleetsim_trap_retries_total", "counter", "Inform retransmissions.");
     sample(out, "fleetsim_trap_retries_total", NULL, NULL, NULL, NULL, s->traps[7]);
 
-    /* The push ledger (ledger.h): syslog now; traps and notifications keep their families above until they
-     * move onto it. */
+    /* The push ledger (ledger.h): syslog and traps (whose family above stays for existing dashboards);
+     * notifications keep theirs until they move onto it. */
     {
         static const char *const ledger_states[8] = {
             "emitted", "sent", "in_window", "drain", "send_failures", "dropped", "suppressed_pre_window",
@@ -353,6 +353,10 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
         for (int k = 0; k < 8; k++) {
             sample(out, "fleetsim_push_messages_total", "channel", "syslog", "state", ledger_states[k],
                    s->syslog[k]);
+        }
+        for (int k = 0; k < 8; k++) {
+            sample(out, "fleetsim_push_messages_total", "channel", "trap", "state", ledger_states[k],
+                   s->trap_ledger[k]);
         }
         family(out, "fleetsim_syslog_sink_connects_total", "counter",
                "TCP and TLS syslog connections made (the first and every reconnect).");

@@ -106,14 +106,22 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         }
         for (uint32_t k = 0; dev->trap_rows && k < cfg->trap_sink_count; k++) {
             const struct trap_counters *t = &dev->trap_rows[k];
-            sums->traps[0] += t->emitted;
-            sums->traps[1] += t->sent;
-            sums->traps[2] += t->send_failures;
-            sums->traps[3] += t->dropped;
-            sums->traps[4] += t->suppressed;
+            sums->traps[0] += t->ledger.emitted;
+            sums->traps[1] += ledger_sent(&t->ledger);
+            sums->traps[2] += t->ledger.send_failures;
+            sums->traps[3] += t->ledger.dropped;
+            sums->traps[4] += t->ledger.suppressed_pre_window;
             sums->traps[5] += t->acknowledged;
             sums->traps[6] += t->timed_out;
             sums->traps[7] += t->retries;
+            sums->trap_ledger[0] += t->ledger.emitted;
+            sums->trap_ledger[1] += ledger_sent(&t->ledger);
+            sums->trap_ledger[2] += t->ledger.in_window;
+            sums->trap_ledger[3] += t->ledger.drain;
+            sums->trap_ledger[4] += t->ledger.send_failures;
+            sums->trap_ledger[5] += t->ledger.dropped;
+            sums->trap_ledger[6] += t->ledger.suppressed_pre_window;
+            sums->trap_ledger[7] += t->ledger.queued;
         }
         if (dev->syslog) {
             struct ledger_row l = {0};

@@ -46,6 +46,7 @@ struct metrics_sums {
     uint64_t syslog[8];           /* the syslog ledger over every sink: emitted, sent, in_window, drain,
                                      send_failures, dropped, suppressed_pre_window, queued */
     uint64_t syslog_sinks[4];     /* syslog sinks: connects, disconnects, connected now, sinks */
+    uint64_t trap_ledger[8];      /* the trap ledger over every sink, in the order of syslog */
 };
 
 /** @return TLS handshakes refused for any reason. */

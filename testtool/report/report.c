@@ -99,12 +99,13 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
             const struct trap_counters *t = &dev->trap_rows[k];
             char sink[NETADDR_TEXT_BYTES];
             trap_sink_format(&fleet->cfg.trap_sinks[k], sink, sizeof sink);
+            /* The ledger's names (ledger.h), then what only informs have. */
+            sbuf_printf(b, "%s{\"sink\":\"%s\",", k ? "," : "", sink);
+            ledger_json(b, &t->ledger);
             sbuf_printf(b,
-                        "%s{\"sink\":\"%s\",\"emitted\":%" PRIu64 ",\"sent\":%" PRIu64
-                        ",\"send_failures\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"suppressed\":%" PRIu64
-                        ",\"acknowledged\":%" PRIu64 ",\"timed_out\":%" PRIu64 ",\"retries\":%" PRIu64 "}",
-                        k ? "," : "", sink, t->emitted, t->sent, t->send_failures, t->dropped, t->suppressed,
-                        t->acknowledged, t->timed_out, t->retries);
+                        ",\"acknowledged\":%" PRIu64 ",\"timed_out\":%" PRIu64 ",\"retries\":%" PRIu64
+                        ",\"pending\":%" PRIu64 "}",
+                        t->acknowledged, t->timed_out, t->retries, t->pending);
         }
         sbuf_adds(b, "]");
         syslog_chan_report(dev, b);

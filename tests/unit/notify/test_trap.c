@@ -179,9 +179,10 @@ static void
 tt_assert_row(const struct trap_counters *row, uint64_t emitted, uint64_t sent, uint64_t failures,
               uint64_t dropped, uint64_t acked, uint64_t timed_out, uint64_t retries, uint64_t pending)
 {
-    if (row->emitted != emitted || row->sent != sent || row->send_failures != failures ||
-        row->dropped != dropped || row->acknowledged != acked || row->timed_out != timed_out ||
-        row->retries != retries || row->pending != pending) {
+    if (row->ledger.emitted != emitted || ledger_sent(&row->ledger) != sent ||
+        row->ledger.send_failures != failures || row->ledger.dropped != dropped ||
+        row->acknowledged != acked || row->timed_out != timed_out || row->retries != retries ||
+        row->pending != pending) {
         print_error(
             "expected emitted %lu sent %lu failures %lu dropped %lu acked %lu timed_out %lu retries %lu "
             "pending %lu\n",
@@ -190,9 +191,10 @@ tt_assert_row(const struct trap_counters *row, uint64_t emitted, uint64_t sent, 
         print_error(
             "got      emitted %lu sent %lu failures %lu dropped %lu acked %lu timed_out %lu retries %lu "
             "pending %lu\n",
-            (unsigned long)row->emitted, (unsigned long)row->sent, (unsigned long)row->send_failures,
-            (unsigned long)row->dropped, (unsigned long)row->acknowledged, (unsigned long)row->timed_out,
-            (unsigned long)row->retries, (unsigned long)row->pending);
+            (unsigned long)row->ledger.emitted, (unsigned long)ledger_sent(&row->ledger),
+            (unsigned long)row->ledger.send_failures, (unsigned long)row->ledger.dropped,
+            (unsigned long)row->acknowledged, (unsigned long)row->timed_out, (unsigned long)row->retries,
+            (unsigned long)row->pending);
         fail();
     }
     assert_true(trap_counters_consistent(row));
@@ -635,10 +637,10 @@ test_suppressed_counts_emitted(void **state)
 
     (void)state;
     trap_note_suppressed(&row);
-    assert_int_equal(row.emitted, 1);
-    assert_int_equal(row.suppressed, 1);
+    assert_int_equal(row.ledger.emitted, 1);
+    assert_int_equal(row.ledger.suppressed_pre_window, 1);
     assert_true(trap_counters_consistent(&row));
-    row.sent = 1; /* a broken row is reported */
+    row.ledger.in_window = 1; /* a broken row is reported */
     assert_false(trap_counters_consistent(&row));
 }
 
@@ -680,7 +682,7 @@ test_named_traps_from_agent_sockets_leave_from_each_agent_port(void **state)
 {
     struct tt_state *st = *state;
     struct trap_sender *s = tt_sender(st, 0, 0);
-    struct trap_counters rows[3] = {{0}};
+    struct trap_counters rows[3];
     uint16_t ports[2];
     int fds[2];
     const char *names[2] = {"device-0", "device-1"};
@@ -688,6 +690,7 @@ test_named_traps_from_agent_sockets_leave_from_each_agent_port(void **state)
 
     fds[0] = tt_bind_agent(&ports[0]);
     fds[1] = tt_bind_agent(&ports[1]);
+    memset(rows, 0, sizeof rows);
     for (int i = 0; i < 3; i++) {
         const struct trap_origin from = {.addr = INADDR_LOOPBACK, .fd = fds[i % 2], .name = names[i % 2]};
         assert_int_equal(trap_send_link(s, &from, &st->sink, 100, 0, (uint32_t)i + 1, 1, 2, &rows[i]),
