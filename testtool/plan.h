@@ -126,11 +126,11 @@ struct fleet_config {
     uint32_t replay_log;     /* notifications each streaming device keeps for replay */
     const char *report_path; /* JSON report at exit and on SIGUSR1, or NULL */
     double flap_rate;        /* interface flaps per device per second (Poisson), 0: none */
-    struct trap_sink trap_sinks[8]; /* where link traps go (--trap-sink) */
-    uint32_t trap_sink_count;       /* entries used in trap_sinks */
-    int trap_inform;                /* 1: informs (acknowledged, retried) instead of traps */
-    const char *trap_community;     /* community of traps and informs */
-    int trap_version;               /* --trap-version: enum trap_version (0: 2c) */
+    struct trap_sink trap_sinks[8];      /* where link traps go (--trap-sink) */
+    uint32_t trap_sink_count;            /* entries used in trap_sinks */
+    int trap_inform;                     /* 1: informs (acknowledged, retried) instead of traps */
+    const char *trap_community;          /* community of traps and informs */
+    int trap_version;                    /* --trap-version: enum trap_version (0: 2c) */
     struct respond_v3_user trap_v3_user; /* --trap-v3-user: the USM user of v3 notifications */
     int trap_v3_user_set;                /* 1 once --trap-v3-user was given */
     double trap_rate;         /* background traps per device per second from the catalog, 0: none */
