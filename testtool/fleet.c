@@ -378,6 +378,7 @@ worker_main(void *arg)
 {
     struct worker *w = arg;
 
+    ledger_bind_thread(w->index);
     loop_run(w->loop);
     return NULL;
 }
@@ -387,6 +388,8 @@ fleet_start(struct fleet *fleet)
 {
     char err[256];
 
+    /* Before any channel arms a timer: they ask the window whether to emit. */
+    pushwin_configure(fleet->cfg.push_window.set ? &fleet->cfg.push_window : NULL);
     if (flap_start_all(fleet, err, sizeof err)) {
         log_error("%s", err);
         return FLEET_ERR_SYS;
@@ -394,6 +397,10 @@ fleet_start(struct fleet *fleet)
     if (syslog_start_all(fleet, err, sizeof err)) {
         log_error("%s", err);
         return FLEET_ERR_SYS;
+    }
+    /* The sub-windows are sized once every series is known (the channels registered theirs above). */
+    if (ledger_book_start(fleet->cfg.threads)) {
+        log_warn("out of memory for the ledger's sub-windows: per-device totals only");
     }
     callhome_start_all(fleet);
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
@@ -448,6 +455,7 @@ fleet_close(struct fleet *fleet)
     /* Traps first: queued ones and inform retransmissions may leave from the agents' sockets. */
     flap_close_all(fleet);
     syslog_close_all(fleet);
+    ledger_book_free();
     agent_close_all(fleet);
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "netaddr.h"
+#include "push_window.h"
 #include "schema.h"
 
 /* Most injected faults (--snmp-fault) one fleet takes. */
@@ -135,6 +136,7 @@ struct fleet_config {
     double syslog_rate;              /* background syslog messages per device per second, 0: none */
     const char *syslog_catalog;      /* --syslog-catalog FILE, or NULL: the device kind's built-in one */
     const char *run_tag;             /* --run-tag: in every push message and the report, or NULL */
+    struct push_window push_window;  /* --push-window: the run window (process-wide; set 0: none) */
     const char *snmp_recording;      /* .snmprec or snmpwalk -On file served, or NULL */
     const char *export_snmprec;      /* write a device's view here and exit, or NULL */
     uint32_t export_device;          /* the device export_snmprec writes */

@@ -264,13 +264,19 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     uint64_t now_ms = devview_now_ms(fleet);
     double rate = device_rate(dev);
     uint32_t sent = 0;
+    enum pushwin_phase phase;
 
     st->running = 0;
     if (!stream_has_subscribers(dev) || device_paused(dev)) {
         return; /* paused until the next subscription (or notification-rate) */
     }
-    if (atomic_load_explicit(&fleet->streams_paused, memory_order_relaxed)) {
-        /* Held by SIGUSR2: nothing is generated (so nothing counts) until the streams resume. */
+    phase = pushwin_phase_now();
+    if (phase == PUSHWIN_AFTER) {
+        return; /* the run window ended: nothing more on its own (stream_emit's events still go out) */
+    }
+    if (phase == PUSHWIN_BEFORE || atomic_load_explicit(&fleet->streams_paused, memory_order_relaxed)) {
+        /* Held by SIGUSR2, or the run window not open yet: nothing is generated (so nothing counts) until
+         * the streams resume; the plan then starts from there, without a burst. */
         st->held = 1;
         loop_timer_start(loop, &st->timer, now + STREAM_PAUSE_POLL_US, on_tick);
         st->running = 1;

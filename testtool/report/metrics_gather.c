@@ -144,6 +144,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
                                              .snmp_in_pkts = sn->in_pkts,
                                              .notif_sent = nc.sent,
                                              .notif_dropped = nc.dropped};
+            syslog_chan_sum(dev, &r->syslog);
         }
     }
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "ledger.h"
 
 struct fleet;
 
@@ -64,6 +65,7 @@ struct metrics_device_row {
     uint32_t snmp_in_pkts;      /* SNMP datagrams received */
     uint64_t notif_sent;        /* notifications queued to subscribers */
     uint64_t notif_dropped;     /* notifications dropped for slow subscribers */
+    struct ledger_row syslog;   /* its syslog sinks' ledger rows, summed */
 };
 
 /* What one gathering found. */

@@ -16,6 +16,7 @@
 
 #include "action_log.h"
 #include "device.h"
+#include "ledger.h"
 #include "sbuf.h"
 #include "scenario.h"
 #include "session.h"
@@ -164,6 +165,8 @@ report_json(struct fleet *fleet, int running, struct sbuf *out)
         sbuf_adds(out, ",\"run_tag\":");
         sbuf_add_json(out, fleet->cfg.run_tag);
     }
+    sbuf_adds(out, ",");
+    ledger_book_json(out);
     sbuf_adds(out, ",");
     scenario_json(fleet->scenario, fleet->cfg.seed, out);
     if (fleet->actions) {
