@@ -82,20 +82,46 @@ ledger_state_name(enum ledger_state st)
     return (unsigned)st < LEDGER_STATES ? lb_state_names[st] : "unknown";
 }
 
-void
-ledger_slot_add(uint16_t series, enum ledger_state state, uint64_t n)
+/* Count @p n of @p state in @p series's slot of @p now_us (the series is in the tables). */
+static void
+lb_slot_count(uint16_t series, enum ledger_state state, uint64_t n, monotime_us now_us)
 {
-    uint32_t slot, t;
+    uint32_t slot = pushwin_slot_at(pushwin_ready_us(), now_us), t;
 
-    if (!series || !lb.tables || series > lb.table_series) {
-        return;
-    }
-    slot = pushwin_slot_now();
     if (slot >= lb.slots) {
         slot = lb.slots - 1; /* past the kept slots: the last one holds the rest of the run */
     }
     t = lb_thread < lb.threads ? lb_thread : lb.threads;
     lb.tables[t][((size_t)(series - 1) * lb.slots + slot) * LEDGER_STATES + state] += n;
+}
+
+void
+ledger_slot_add(uint16_t series, enum ledger_state state, uint64_t n)
+{
+    if (series && lb.tables && series <= lb.table_series) {
+        lb_slot_count(series, state, n, pushwin_now_us());
+    }
+}
+
+void
+ledger_count_sent(struct ledger_row *row)
+{
+    const struct push_window *w = pushwin_get();
+    int slotted = row->series && lb.tables && row->series <= lb.table_series;
+    monotime_us now = w->set || slotted ? pushwin_now_us() : 0;
+    enum ledger_state st = LEDGER_ST_IN_WINDOW;
+
+    if (w->set && pushwin_phase_at(w, pushwin_ready_us(), now) != PUSHWIN_INSIDE) {
+        st = LEDGER_ST_DRAIN;
+    }
+    if (st == LEDGER_ST_IN_WINDOW) {
+        row->in_window++;
+    } else {
+        row->drain++;
+    }
+    if (slotted) {
+        lb_slot_count(row->series, st, 1, now);
+    }
 }
 
 uint16_t

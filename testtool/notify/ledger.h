@@ -74,8 +74,14 @@ enum ledger_state {
 /* Sub-windows kept after a window's END for the drain. */
 #define LEDGER_DRAIN_SLOTS 6u
 
-/** @brief Count @p n of @p state in the calling thread's current sub-window of @p series (0: nothing). */
+/** @brief Count @p n of @p state in the calling thread's current sub-window of @p series (not 0). */
 void ledger_slot_add(uint16_t series, enum ledger_state state, uint64_t n);
+
+/**
+ * @brief Count one message of @p row that reached the wire: in_window inside the run window, else drain,
+ * and in its sub-window; one clock read at most, none without a window and a series.
+ */
+void ledger_count_sent(struct ledger_row *row);
 
 /** @return The messages of @p row that reached the wire: in_window + drain. */
 static inline uint64_t
@@ -90,7 +96,9 @@ ledger_queue(struct ledger_row *row)
 {
     row->emitted++;
     row->queued++;
-    ledger_slot_add(row->series, LEDGER_ST_EMITTED, 1);
+    if (row->series) {
+        ledger_slot_add(row->series, LEDGER_ST_EMITTED, 1);
+    }
 }
 
 /** @brief A queued message reached the wire: in_window inside the run window, else drain. */
@@ -98,13 +106,7 @@ static inline void
 ledger_note_sent(struct ledger_row *row)
 {
     row->queued--;
-    if (pushwin_phase_now() == PUSHWIN_INSIDE) {
-        row->in_window++;
-        ledger_slot_add(row->series, LEDGER_ST_IN_WINDOW, 1);
-    } else {
-        row->drain++;
-        ledger_slot_add(row->series, LEDGER_ST_DRAIN, 1);
-    }
+    ledger_count_sent(row);
 }
 
 /** @brief A queued message was refused by the kernel or lost with its connection. */
@@ -113,7 +115,9 @@ ledger_note_failed(struct ledger_row *row)
 {
     row->queued--;
     row->send_failures++;
-    ledger_slot_add(row->series, LEDGER_ST_SEND_FAILURES, 1);
+    if (row->series) {
+        ledger_slot_add(row->series, LEDGER_ST_SEND_FAILURES, 1);
+    }
 }
 
 /** @brief A queued message was dropped before the kernel saw it. */
@@ -122,7 +126,9 @@ ledger_note_dropped(struct ledger_row *row)
 {
     row->queued--;
     row->dropped++;
-    ledger_slot_add(row->series, LEDGER_ST_DROPPED, 1);
+    if (row->series) {
+        ledger_slot_add(row->series, LEDGER_ST_DROPPED, 1);
+    }
 }
 
 /** @brief @p n messages emitted and dropped at once (never queued: a full queue, a pacer behind). */
@@ -131,8 +137,12 @@ ledger_drop_now(struct ledger_row *row, uint64_t n)
 {
     row->emitted += n;
     row->dropped += n;
-    ledger_slot_add(row->series, LEDGER_ST_EMITTED, n);
-    ledger_slot_add(row->series, LEDGER_ST_DROPPED, n);
+    if (row->series) {
+        ledger_slot_add(row->series, LEDGER_ST_EMITTED, n);
+    }
+    if (row->series) {
+        ledger_slot_add(row->series, LEDGER_ST_DROPPED, n);
+    }
 }
 
 /** @brief @p n messages the fleet would have emitted on its own before the window: counted, never built. */
@@ -141,8 +151,12 @@ ledger_suppress(struct ledger_row *row, uint64_t n)
 {
     row->emitted += n;
     row->suppressed_pre_window += n;
-    ledger_slot_add(row->series, LEDGER_ST_EMITTED, n);
-    ledger_slot_add(row->series, LEDGER_ST_SUPPRESSED_PRE_WINDOW, n);
+    if (row->series) {
+        ledger_slot_add(row->series, LEDGER_ST_EMITTED, n);
+    }
+    if (row->series) {
+        ledger_slot_add(row->series, LEDGER_ST_SUPPRESSED_PRE_WINDOW, n);
+    }
 }
 
 /** @return 1 when the identity holds for @p row, else 0. */
