@@ -20,6 +20,7 @@
 #include "datastore.h"
 #include "dynamics.h"
 #include "err.h"
+#include "ledger.h"
 #include "loop.h"
 #include "plan.h"
 #include "profile.h"
@@ -79,13 +80,16 @@ struct respond_stats {
     uint32_t usm_stats[7];           /* usmStats counters (RFC 3414), indexed by enum susm_report_kind */
 };
 
-/* One row of counts (a subscriber, or a device summed over its subscribers). */
+/*
+ * One row of counts (a subscriber, or a device summed over its subscribers). What passed the filter is on
+ * the push ledger (channel netconf): sent (in_window or drain) = queued on its connection, send_failures =
+ * could not be queued (out of memory), dropped = its queue was full (a slow reader). The report's
+ * "emitted" is ledger.emitted + suppressed (offered to the subscriber).
+ */
 struct notif_counts {
-    uint64_t emitted;       /* offered to this subscriber */
-    uint64_t sent;          /* queued on its connection */
-    uint64_t send_failures; /* could not be queued (out of memory) */
-    uint64_t dropped;       /* its queue was full (a slow reader) */
-    uint64_t suppressed;    /* its filter left it out */
+    struct ledger_row
+        ledger;          /* LEDGER_NETCONF: what passed its filter (queued stays 0: outcomes are at once) */
+    uint64_t suppressed; /* its filter left it out (never offered to the wire, not in the ledger) */
 };
 
 /* A worker's SNMP state: its shared socket, batch buffers and delayed answers. */

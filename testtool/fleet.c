@@ -399,6 +399,7 @@ fleet_start(struct fleet *fleet)
         return FLEET_ERR_SYS;
     }
     /* The sub-windows are sized once every series is known (the channels registered theirs above). */
+    stream_ledger_init();
     if (ledger_book_start(fleet->cfg.threads)) {
         log_warn("out of memory for the ledger's sub-windows: per-device totals only");
     }

@@ -26,6 +26,15 @@
 
 static void on_tick(struct loop *loop, struct loop_timer *timer);
 
+/* The ledger's series of every subscriber (one per process, as the ledger's sub-windows are). */
+static uint16_t stream_series;
+
+void
+stream_ledger_init(void)
+{
+    stream_series = ledger_series_add(LEDGER_NETCONF, "subscribers");
+}
+
 /* Notifications per second of the group's plan, 0 when the plan paces by its own delays. */
 static double
 group_rate(const struct device_group *g)
@@ -195,17 +204,19 @@ stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
             send_complete(s, "notificationComplete", event_ms);
             continue;
         }
-        sub->counts.emitted++;
         if (!filter_passes(sub, parsed)) {
             sub->counts.suppressed++;
-        } else if (outq_pending(&s->out) + len > STREAM_SUBSCRIBER_QUEUE_MAX_BYTES) {
-            sub->counts.dropped++; /* a slow reader: its queue stays bounded */
+            continue;
+        }
+        ledger_queue(&sub->counts.ledger);
+        if (outq_pending(&s->out) + len > STREAM_SUBSCRIBER_QUEUE_MAX_BYTES) {
+            ledger_note_dropped(&sub->counts.ledger); /* a slow reader: its queue stays bounded */
         } else {
             sess_send(s, xml, len);
             if (s->state >= SESS_CLOSING && !outq_pending(&s->out)) {
-                sub->counts.send_failures++;
+                ledger_note_failed(&sub->counts.ledger);
             } else {
-                sub->counts.sent++;
+                ledger_note_sent(&sub->counts.ledger);
             }
         }
     }
@@ -359,6 +370,7 @@ stream_subscribed(struct session *s)
     struct notif_stream *st = dev->stream;
     struct loop *loop = dev->worker->loop;
 
+    s->sub->counts.ledger.series = stream_series;
     if (!st) {
         if (!(st = dev->stream = calloc(1, sizeof *st))) {
             return;
@@ -439,10 +451,7 @@ stream_unsubscribed(struct session *s)
         *row = (struct notif_ended){.session = s->id, .counts = sub->counts};
         getpeername(s->fd, (struct sockaddr *)&row->peer, &len);
     }
-    c->emitted += sub->counts.emitted;
-    c->sent += sub->counts.sent;
-    c->send_failures += sub->counts.send_failures;
-    c->dropped += sub->counts.dropped;
+    ledger_add(&c->ledger, &sub->counts.ledger);
     c->suppressed += sub->counts.suppressed;
     lyd_free_all(sub->filter);
     free(sub->xpath);
@@ -494,10 +503,7 @@ stream_device_counts(const struct device *dev, struct notif_counts *out)
     *out = dev->notif_closed;
     for (const struct session *s = dev->sessions; s; s = s->dev_next) {
         if (s->sub) {
-            out->emitted += s->sub->counts.emitted;
-            out->sent += s->sub->counts.sent;
-            out->send_failures += s->sub->counts.send_failures;
-            out->dropped += s->sub->counts.dropped;
+            ledger_add(&out->ledger, &s->sub->counts.ledger);
             out->suppressed += s->sub->counts.suppressed;
         }
     }

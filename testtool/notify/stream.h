@@ -81,6 +81,12 @@ struct notif_stream {
     uint32_t ended_count;                        /* entries used in ended */
 };
 
+/**
+ * @brief Register the subscribers' series of the ledger's sub-windows (channel netconf, sink
+ * "subscribers"). Call once before ledger_book_start().
+ */
+void stream_ledger_init(void);
+
 /** @brief A session asked for a subscription: start the device's stream if it is not running. */
 void stream_subscribed(struct session *s);
 

@@ -390,6 +390,10 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
             sample(out, "fleetsim_push_messages_total", "channel", "syslog", "state", ledger_states[k],
                    s->syslog[k]);
         }
+        for (int k = 0; k < 8; k++) {
+            sample(out, "fleetsim_push_messages_total", "channel", "netconf", "state", ledger_states[k],
+                   s->netconf[k]);
+        }
         /* Per sink: the ledger's series (every device sending to it), so a loss can be placed. */
         family(
             out, "fleetsim_push_sink_messages_total", "counter",

@@ -46,6 +46,7 @@ struct metrics_sums {
                                      timed_out, retries (all trap sinks) */
     uint64_t syslog[8];           /* the syslog ledger over every sink: emitted, sent, in_window, drain,
                                      send_failures, dropped, suppressed_pre_window, queued */
+    uint64_t netconf[8];          /* the NETCONF notifications' ledger over every subscriber, as syslog */
     uint64_t syslog_sinks[4];     /* syslog sinks: connects, disconnects, connected now, sinks */
 };
 

@@ -36,7 +36,8 @@ counts_json(struct sbuf *b, const struct notif_counts *c)
     sbuf_printf(b,
                 "\"emitted\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"send_failures\":%" PRIu64
                 ",\"dropped\":%" PRIu64 ",\"suppressed\":%" PRIu64,
-                c->emitted, c->sent, c->send_failures, c->dropped, c->suppressed);
+                c->ledger.emitted + c->suppressed, ledger_sent(&c->ledger), c->ledger.send_failures,
+                c->ledger.dropped, c->suppressed);
 }
 
 /* Print every device of worker @p w, with zero counts where nothing happened (a reader sees the whole fleet).
@@ -86,7 +87,11 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
             sbuf_adds(b, "}");
             first = 0;
         }
-        sbuf_adds(b, "],\"trap_sinks\":[");
+        /* The subscribers' ledger (channel netconf), summed over the device's subscriptions. */
+        sbuf_printf(b, "],\"netconf_ledger\":{\"sink\":\"subscribers\",\"channel\":\"%s\",",
+                    ledger_channel_name(LEDGER_NETCONF));
+        ledger_json(b, &total.ledger);
+        sbuf_adds(b, "},\"trap_sinks\":[");
         for (uint32_t k = 0; dev->trap_rows && k < fleet->cfg.trap_sink_count; k++) {
             const struct trap_counters *t = &dev->trap_rows[k];
             char sink[NETADDR_TEXT_BYTES];
