@@ -30,6 +30,9 @@ from test_control_api import api  # noqa: E402
 
 RATE = 20  # syslog lines per device per second
 DEVICES = 4
+NOTIF_NS = "urn:ietf:params:xml:ns:netconf:notification:1.0"
+SUBSCRIBE = '<create-subscription xmlns="%s"/>' % NOTIF_NS
+ROUTES_1 = os.path.join(h.SOURCE_DIR, "notifications", "routes-1.xml")
 LEDGER_FIELDS = ("emitted", "sent", "in_window", "drain", "send_failures", "dropped", "suppressed_pre_window")
 
 
@@ -178,6 +181,52 @@ class PushWindowTests(unittest.TestCase):
                          + got["suppressed_pre_window"])
         self.assertEqual(got["sent"], s["total"]["sent"])  # nothing moved between the scrape and the stop
 
+    def test_notification_plan_only_inside_the_window_explicit_events_drain_issue_29(self):
+        f, base, ready = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "20",
+                                     "--push-window", "2,4"], metrics=True)
+        got = []  # (seconds after ready, message)
+        with h.RawClient(f.addr(0)).hello() as c:
+            h.assert_ok(c.rpc(SUBSCRIBE), "create-subscription")
+            deadline = ready + 5.5
+            flapped = False
+            while time.monotonic() < deadline:
+                if not flapped and time.monotonic() - ready > 4.8:
+                    # After END: an explicit flap's if-state-change still goes out (and drains).
+                    code, r = api(base, "/api/v1/devices/0/flap", "POST", {"for": "100ms"})
+                    self.assertEqual(code, 200, r)
+                    flapped = True
+                c.sock.settimeout(max(0.01, min(0.2, deadline - time.monotonic())))
+                try:
+                    got.append((time.monotonic() - ready, c.recv_msg()))
+                except (AssertionError, OSError):
+                    pass
+            plan = [t for t, m in got if "if-state-change" not in m]
+            events = [t for t, m in got if "if-state-change" in m]
+            self.assertTrue(plan, "no notification of the plan at all")
+            self.assertGreaterEqual(min(plan), 1.9, "a plan notification %.3f s after ready, START is 2 s" % min(plan))
+            self.assertLessEqual(max(plan), 4.3, "a plan notification %.3f s after ready, END is 4 s" % max(plan))
+            self.assertAlmostEqual(len(plan) / 20.0, 2.0, delta=0.4)
+            self.assertGreaterEqual(len(events), 1, "the flap's if-state-change")
+            self.assertTrue(all(t > 4.5 for t in events), events)
+            report, _ = self.stop_and_report_notif(f)
+        dev = [d for d in report["devices"] if d["device"] == 0][0]
+        row = dev["netconf_ledger"]
+        assert_row(self, row)
+        self.assertEqual(row["in_window"], len(plan), row)
+        self.assertEqual(row["drain"], len(events), row)
+        self.assertEqual(row["sent"], len(got), row)
+        self.assertEqual(dev["notifications"]["sent"], row["sent"])
+        series = [s for s in report["ledger"]["series"] if s["channel"] == "netconf"]
+        self.assertEqual(len(series), 1, report["ledger"])
+        self.assertEqual(series[0]["total"]["in_window"], len(plan))
+        self.assertEqual(series[0]["total"]["drain"], len(events))
+
+    def stop_and_report_notif(self, f):
+        f.stop()
+        with open(self.report) as fh:
+            report = json.load(fh)
+        return report, [d["netconf_ledger"] for d in report["devices"]]
+
     def test_silent_fleet_sends_nothing_for_30_s_issue_29(self):
         traps = UdpSink()
         self.addCleanup(traps.close)
@@ -191,8 +240,12 @@ class PushWindowTests(unittest.TestCase):
                                   stdout=subprocess.PIPE, timeout=h.scaled(20), check=True).stdout.decode()
             return dict(pattern.findall(text))
 
+        sub = h.RawClient(f.addr(0)).hello()
+        self.addCleanup(sub.close)
+        h.assert_ok(sub.rpc(SUBSCRIBE), "create-subscription")  # a subscriber, so notifications could flow
         first = counters()
         self.assertIn('fleetsim_push_messages_total{channel="syslog",state="sent"}', first)
+        self.assertIn('fleetsim_push_messages_total{channel="netconf",state="sent"}', first)
         self.assertIn('fleetsim_device_syslog_sent_total{device="0"}', first)
         deadline = time.monotonic() + h.scaled(30)
         while time.monotonic() < deadline:
@@ -202,6 +255,9 @@ class PushWindowTests(unittest.TestCase):
             self.assertEqual(moved, {}, "counters moved in a fleet asked for nothing")
         self.assertEqual(self.sink.got, [])
         self.assertEqual(traps.got, [])
+        sub.sock.settimeout(0.2)
+        with self.assertRaises((AssertionError, OSError)):
+            sub.recv_msg()  # nothing arrived for the subscriber either
         report, rows = self.stop_and_report(f)
         for field in LEDGER_FIELDS:
             self.assertEqual(self.total(rows, field), 0, field)
