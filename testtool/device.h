@@ -83,8 +83,9 @@ struct respond_stats {
 /*
  * One row of counts (a subscriber, or a device summed over its subscribers). What passed the filter is on
  * the push ledger (channel netconf): sent (in_window or drain) = queued on its connection, send_failures =
- * could not be queued (out of memory), dropped = its queue was full (a slow reader). The report's
- * "emitted" is ledger.emitted + suppressed (offered to the subscriber).
+ * could not be queued (out of memory), dropped = its queue was full (a slow reader), suppressed_pre_window =
+ * the plan's ticks before the run window (never built). The report's "emitted" is what was built and
+ * offered: ledger.emitted - ledger.suppressed_pre_window + suppressed.
  */
 struct notif_counts {
     struct ledger_row

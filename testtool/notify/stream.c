@@ -224,6 +224,17 @@ stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
     lyd_free_all(envelope);
 }
 
+/* @p n notifications of the plan not sent before the run window: counted on every live subscriber's row. */
+static void
+suppress_pre_window(struct device *dev, uint64_t n)
+{
+    for (struct session *s = dev->sessions; n && s; s = s->dev_next) {
+        if (s->sub && !s->sub->done && s->state == SESS_ACTIVE) {
+            ledger_suppress(&s->sub->counts.ledger, n);
+        }
+    }
+}
+
 /* Build and emit one notification of the plan. @return 0, or -1 when the plan is exhausted. */
 static int
 emit_one(struct notif_stream *st, struct sbuf *b, uint64_t now_ms)
@@ -285,9 +296,10 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     if (phase == PUSHWIN_AFTER) {
         return; /* the run window ended: nothing more on its own (stream_emit's events still go out) */
     }
-    if (phase == PUSHWIN_BEFORE || atomic_load_explicit(&fleet->streams_paused, memory_order_relaxed)) {
-        /* Held by SIGUSR2, or the run window not open yet: nothing is generated (so nothing counts) until
-         * the streams resume; the plan then starts from there, without a burst. */
+    if ((phase == PUSHWIN_BEFORE && rate <= 0) ||
+        atomic_load_explicit(&fleet->streams_paused, memory_order_relaxed)) {
+        /* Held by SIGUSR2, or an OpenDaylight plan before the run window: nothing is generated (so nothing
+         * counts) until the streams resume; the plan then starts from there, without a burst. */
         st->held = 1;
         loop_timer_start(loop, &st->timer, now + STREAM_PAUSE_POLL_US, on_tick);
         st->running = 1;
@@ -296,6 +308,19 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     if (st->held) {
         st->held = 0;
         resume_origin(st, dev, now);
+    }
+    if (phase == PUSHWIN_BEFORE) {
+        /* A paced plan before START: each due tick is counted as suppressed for every subscriber, never
+         * built, and the plan itself waits (its first notification goes out at START, without a burst). */
+        uint64_t due = pacer_skip_lag(&st->pacer, now, STREAM_MAX_LAG_US) * st->pacer.burst;
+        for (uint32_t n = 0; n < STREAM_MAX_BURST && pacer_due(&st->pacer, st->pacer.tick) <= now; n++) {
+            due += st->pacer.burst;
+            st->pacer.tick++;
+        }
+        suppress_pre_window(dev, due);
+        loop_timer_start(loop, &st->timer, pacer_due(&st->pacer, st->pacer.tick), on_tick);
+        st->running = 1;
+        return;
     }
     if (plan->kind == NOTIF_PLAN_RATE && plan->duration_ms &&
         now - st->start_us >= plan->duration_ms * 1000) {

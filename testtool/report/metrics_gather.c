@@ -33,7 +33,7 @@ struct gather_job {
 static void
 add_notif(uint64_t *to, const struct notif_counts *c)
 {
-    to[0] += c->ledger.emitted + c->suppressed;
+    to[0] += c->ledger.emitted - c->ledger.suppressed_pre_window + c->suppressed; /* as the report's */
     to[1] += ledger_sent(&c->ledger);
     to[2] += c->ledger.send_failures;
     to[3] += c->ledger.dropped;

@@ -30,14 +30,17 @@ struct report_job {
     atomic_uint done;    /* workers finished */
 };
 
+/* A subscriber's row as the report always showed it: emitted is what was built and offered to it (what
+ * the run window held back is in netconf_ledger), so emitted = sent + send_failures + dropped + suppressed.
+ */
 static void
 counts_json(struct sbuf *b, const struct notif_counts *c)
 {
     sbuf_printf(b,
                 "\"emitted\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"send_failures\":%" PRIu64
                 ",\"dropped\":%" PRIu64 ",\"suppressed\":%" PRIu64,
-                c->ledger.emitted + c->suppressed, ledger_sent(&c->ledger), c->ledger.send_failures,
-                c->ledger.dropped, c->suppressed);
+                c->ledger.emitted - c->ledger.suppressed_pre_window + c->suppressed, ledger_sent(&c->ledger),
+                c->ledger.send_failures, c->ledger.dropped, c->suppressed);
 }
 
 /* Print every device of worker @p w, with zero counts where nothing happened (a reader sees the whole fleet).
