@@ -134,7 +134,7 @@ class PushWindowTests(unittest.TestCase):
         h.wait_for(lambda: len(self.sink.got) >= DEVICES * RATE, 10, "lines once the window opened")
         first = self.sink.got[0][0] - ready
         # "ready" is when the harness saw the ready line, a little after the fleet's own.
-        self.assertGreaterEqual(first, 2.5, "first line %.3f s after ready, the window starts at 3 s" % first)
+        self.assertGreaterEqual(first, 2.9, "first line %.3f s after ready, the window starts at 3 s" % first)
         time.sleep(0.5)
         report, rows = self.stop_and_report(f)
         time.sleep(0.2)
@@ -198,17 +198,16 @@ class PushWindowTests(unittest.TestCase):
                     flapped = True
                 c.sock.settimeout(max(0.01, min(0.2, deadline - time.monotonic())))
                 try:
-                    got.append((time.monotonic() - ready, c.recv_msg()))
+                    msg = c.recv_msg()
                 except (AssertionError, OSError):
-                    pass
+                    continue
+                got.append((time.monotonic() - ready, msg))  # stamped when it arrived
             plan = [t for t, m in got if "if-state-change" not in m]
             events = [t for t, m in got if "if-state-change" in m]
             self.assertTrue(plan, "no notification of the plan at all")
-            # "ready" here is when the harness saw the ready line, a little after the fleet's own (a loaded
-            # machine: up to a few hundred ms); the plan's span is the window's length whatever the offset.
-            self.assertGreaterEqual(min(plan), 1.5, "a plan notification %.3f s after ready, START is 2 s" % min(plan))
-            self.assertLessEqual(max(plan) - min(plan), 2.2, "the plan went on %.3f s, the window is 2 s"
-                                 % (max(plan) - min(plan)))
+            # "ready" here is when the harness saw the ready line, a little after the fleet's own.
+            self.assertGreaterEqual(min(plan), 1.9, "a plan notification %.3f s after ready, START is 2 s" % min(plan))
+            self.assertLessEqual(max(plan), 4.3, "a plan notification %.3f s after ready, END is 4 s" % max(plan))
             self.assertAlmostEqual(len(plan) / 20.0, 2.0, delta=0.4)
             self.assertGreaterEqual(len(events), 1, "the flap's if-state-change")
             self.assertTrue(all(t > 4.5 for t in events), events)
