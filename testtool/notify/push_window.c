@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-static struct push_window pw_window;           /* written before the workers start, then read only */
-static _Atomic monotime_us pw_ready_us;        /* 0 until pushwin_mark_ready() */
-static _Atomic(loop_clock_fn) pw_clock = NULL; /* NULL: the coarse monotonic clock */
+static struct push_window pw_window;    /* written before the workers start, then read only */
+static _Atomic monotime_us pw_ready_us; /* 0 until pushwin_mark_ready() */
+static _Atomic(loop_clock_fn) pw_clock; /* NULL (static zero): the coarse monotonic clock */
 
 /* One offset in seconds; @p end is where it stopped. -1 when it is no number in range. */
 static int
