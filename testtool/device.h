@@ -244,13 +244,12 @@ struct device {
     struct devview_state *view; /* interface status changes and config cache; NULL until running is written */
     uint64_t seed;              /* the device's seed (counters, draws) */
     uint64_t boot_ms;           /* when the device booted (fleet clock, ms since the epoch) */
-    struct notif_stream *stream;      /* notification stream, NULL until the first subscription */
-    struct notif_counts notif_closed; /* counts of the device's subscriptions that ended */
-    struct loop_timer flap_timer;     /* the next flap (--flap-rate) */
-    uint32_t flap_count;              /* flaps so far: draws the next delay and interface */
-    int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
-    struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
-    struct syslog_dev *syslog;        /* its syslog state (syslog_chan.h), NULL: its group sends none */
+    struct notif_stream *stream;     /* notification stream, NULL until the first subscription */
+    struct loop_timer flap_timer;    /* the next flap (--flap-rate) */
+    uint32_t flap_count;             /* flaps so far: draws the next delay and interface */
+    int32_t flap_down_pos;           /* interface a flap holds down, -1: none */
+    struct trap_counters *trap_rows; /* per trap sink, allocated at the first trap */
+    struct syslog_dev *syslog;       /* its syslog state (syslog_chan.h), NULL: its group sends none */
     struct ssh_bind_struct
         *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
     struct tls_devcert *tls_cert; /* --tls-cert-per-device: its certificate and key, made on first use */

@@ -464,7 +464,8 @@ void
 stream_unsubscribed(struct session *s)
 {
     struct notif_sub *sub = s->sub;
-    struct notif_counts *c = &s->dev->notif_closed;
+    /* A subscriber's device has its stream (made at the subscription; only out of memory leaves none). */
+    struct notif_counts *c = s->dev->stream ? &s->dev->stream->closed : NULL;
 
     if (!sub) {
         return;
@@ -476,8 +477,10 @@ stream_unsubscribed(struct session *s)
         *row = (struct notif_ended){.session = s->id, .counts = sub->counts};
         getpeername(s->fd, (struct sockaddr *)&row->peer, &len);
     }
-    ledger_add(&c->ledger, &sub->counts.ledger);
-    c->suppressed += sub->counts.suppressed;
+    if (c) {
+        ledger_add(&c->ledger, &sub->counts.ledger);
+        c->suppressed += sub->counts.suppressed;
+    }
     lyd_free_all(sub->filter);
     free(sub->xpath);
     free(sub);
@@ -525,7 +528,7 @@ stream_free(struct notif_stream *st, struct loop *loop)
 void
 stream_device_counts(const struct device *dev, struct notif_counts *out)
 {
-    *out = dev->notif_closed;
+    *out = dev->stream ? dev->stream->closed : (struct notif_counts){0};
     for (const struct session *s = dev->sessions; s; s = s->dev_next) {
         if (s->sub) {
             ledger_add(&out->ledger, &s->sub->counts.ledger);

@@ -77,6 +77,7 @@ struct notif_stream {
     uint32_t *log_size;      /* bytes allocated for each slot's text (reused from send to send) */
     uint32_t log_slot_bytes; /* what every slot grows to: the largest text logged so far, with its NUL */
     uint32_t log_cap, log_head, log_count;
+    struct notif_counts closed;                  /* counts of the device's subscriptions that ended, summed */
     struct notif_ended ended[STREAM_ENDED_ROWS]; /* rows of ended subscriptions, oldest first */
     uint32_t ended_count;                        /* entries used in ended */
 };

@@ -114,7 +114,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         for (int k = 0; k < 7; k++) {
             sums->snmp_usm[k] += sn->usm_stats[k];
         }
-        if (dev->stream || dev->notif_closed.ledger.emitted || dev->notif_closed.suppressed) {
+        if (dev->stream) {
             stream_device_counts(dev, &nc);
             add_notif(sums->notif, &nc);
             add_ledger(sums->netconf, &nc.ledger);
