@@ -234,6 +234,13 @@ class PushWindowTests(unittest.TestCase):
             report = json.load(fh)
         return report, [d["netconf_ledger"] for d in report["devices"]]
 
+    def test_bad_windows_are_refused_with_a_clear_error(self):
+        for bad in ("3", "5,5", "6,5", "-1,5", "3,x", ",5"):
+            code, out = h.run_fleetsim(["--device-count", "1", "--push-window", bad])
+            self.assertEqual(code, 2, (bad, out))
+            self.assertIn('--push-window wants START,END or START, (seconds from ready', out, bad)
+            self.assertIn('not "%s"' % bad, out)
+
     def test_silent_fleet_sends_nothing_for_30_s_issue_29(self):
         traps = UdpSink()
         self.addCleanup(traps.close)
