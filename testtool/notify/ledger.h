@@ -6,10 +6,10 @@
  * reached the wire and the one a collector's count is reconciled against.
  *
  * A row is plain counters kept by the caller (no allocation, no locking: a
- * device's rows are written by its worker only). The syslog channel uses it
- * now; traps and NETCONF notifications keep struct trap_counters and struct
- * notif_counts until they move onto it: their counts map one to one
- * (sent -> in_window, suppressed -> suppressed_pre_window's sibling).
+ * device's rows are written by its worker only). Syslog (a row per device
+ * and sink) and NETCONF notifications (a row per subscriber, in struct
+ * notif_counts) use it; traps keep struct trap_counters until they move
+ * onto it.
  *
  * The run window (push_window.h) decides, when a message reaches the wire,
  * whether it counts in_window (inside [START, END)) or drain (outside it:
@@ -40,7 +40,7 @@
 enum ledger_channel {
     LEDGER_SYSLOG,  /* syslog lines (syslog_chan.h) */
     LEDGER_TRAP,    /* SNMP traps and informs (not migrated yet) */
-    LEDGER_NETCONF, /* NETCONF notifications (not migrated yet) */
+    LEDGER_NETCONF, /* NETCONF notifications (a row per subscriber) */
     LEDGER_CHANNELS
 };
 
