@@ -88,9 +88,8 @@ struct respond_stats {
  * offered: ledger.emitted - ledger.suppressed_pre_window + suppressed.
  */
 struct notif_counts {
-    struct ledger_row
-        ledger;          /* LEDGER_NETCONF: what passed its filter (queued stays 0: outcomes are at once) */
-    uint64_t suppressed; /* its filter left it out (never offered to the wire, not in the ledger) */
+    struct ledger_row ledger; /* LEDGER_NETCONF: what passed its filter (queued stays 0) */
+    uint64_t suppressed;      /* its filter left it out (never offered to the wire, not in the ledger) */
 };
 
 /* A worker's SNMP state: its shared socket, batch buffers and delayed answers. */
