@@ -511,6 +511,19 @@ cli_run_tag(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 }
 
 static enum fleet_err
+cli_push_window(const struct cli_opt *o, const char *value, struct cli_ctx *c)
+{
+    if (pushwin_parse(value, &c->cfg->push_window)) {
+        snprintf(
+            c->err, c->err_len,
+            "--%s wants START,END or START, (seconds from ready, 0 to %.0f, END after START), not \"%s\"",
+            o->name, PUSHWIN_MAX_OFFSET_S, value);
+        return FLEET_ERR_INVAL;
+    }
+    return FLEET_OK;
+}
+
+static enum fleet_err
 cli_clock_fixed(const struct cli_opt *o, const char *value, struct cli_ctx *c)
 {
     uint64_t s;
@@ -1129,6 +1142,13 @@ static const struct cli_opt cli_opts[] = {
      .custom = cli_run_tag,
      .metavar = "TEXT",
      .help = "tag written into every syslog line and the report, to pick the run out on a shared collector"},
+    {.name = "push-window",
+     .kind = CLI_STRING,
+     .custom = cli_push_window,
+     .metavar = "START,END",
+     .help =
+         "the run window, seconds from ready (END empty: open): what the fleet pushes on its own goes out "
+         "only inside it; before START it is counted suppressed_pre_window, after END the queues drain"},
     {.name = "seed",
      .kind = CLI_U64,
      .field = CFG_FIELD(seed),

@@ -20,6 +20,7 @@
 #include "datastore.h"
 #include "dynamics.h"
 #include "err.h"
+#include "ledger.h"
 #include "loop.h"
 #include "plan.h"
 #include "profile.h"
@@ -79,13 +80,16 @@ struct respond_stats {
     uint32_t usm_stats[7];           /* usmStats counters (RFC 3414), indexed by enum susm_report_kind */
 };
 
-/* One row of counts (a subscriber, or a device summed over its subscribers). */
+/*
+ * One row of counts (a subscriber, or a device summed over its subscribers). What passed the filter is on
+ * the push ledger (channel netconf): sent (in_window or drain) = queued on its connection, send_failures =
+ * could not be queued (out of memory), dropped = its queue was full (a slow reader), suppressed_pre_window =
+ * the plan's ticks before the run window (never built). The report's "emitted" is what was built and
+ * offered: ledger.emitted - ledger.suppressed_pre_window + suppressed.
+ */
 struct notif_counts {
-    uint64_t emitted;       /* offered to this subscriber */
-    uint64_t sent;          /* queued on its connection */
-    uint64_t send_failures; /* could not be queued (out of memory) */
-    uint64_t dropped;       /* its queue was full (a slow reader) */
-    uint64_t suppressed;    /* its filter left it out */
+    struct ledger_row ledger; /* LEDGER_NETCONF: what passed its filter (queued stays 0) */
+    uint64_t suppressed;      /* its filter left it out (never offered to the wire, not in the ledger) */
 };
 
 /* A worker's SNMP state: its shared socket, batch buffers and delayed answers. */
@@ -240,13 +244,12 @@ struct device {
     struct devview_state *view; /* interface status changes and config cache; NULL until running is written */
     uint64_t seed;              /* the device's seed (counters, draws) */
     uint64_t boot_ms;           /* when the device booted (fleet clock, ms since the epoch) */
-    struct notif_stream *stream;      /* notification stream, NULL until the first subscription */
-    struct notif_counts notif_closed; /* counts of the device's subscriptions that ended */
-    struct loop_timer flap_timer;     /* the next flap (--flap-rate) */
-    uint32_t flap_count;              /* flaps so far: draws the next delay and interface */
-    int32_t flap_down_pos;            /* interface a flap holds down, -1: none */
-    struct trap_counters *trap_rows;  /* per trap sink, allocated at the first trap */
-    struct syslog_dev *syslog;        /* its syslog state (syslog_chan.h), NULL: its group sends none */
+    struct notif_stream *stream;     /* notification stream, NULL until the first subscription */
+    struct loop_timer flap_timer;    /* the next flap (--flap-rate) */
+    uint32_t flap_count;             /* flaps so far: draws the next delay and interface */
+    int32_t flap_down_pos;           /* interface a flap holds down, -1: none */
+    struct trap_counters *trap_rows; /* per trap sink, allocated at the first trap */
+    struct syslog_dev *syslog;       /* its syslog state (syslog_chan.h), NULL: its group sends none */
     struct ssh_bind_struct
         *ssh_bind; /* --host-key-per-device: accepts with this device's key, made on first use */
     struct tls_devcert *tls_cert; /* --tls-cert-per-device: its certificate and key, made on first use */

@@ -384,6 +384,7 @@ worker_main(void *arg)
 {
     struct worker *w = arg;
 
+    ledger_bind_thread(w->index);
     loop_run(w->loop);
     return NULL;
 }
@@ -393,6 +394,8 @@ fleet_start(struct fleet *fleet)
 {
     char err[256];
 
+    /* Before any channel arms a timer: they ask the window whether to emit. */
+    pushwin_configure(fleet->cfg.push_window.set ? &fleet->cfg.push_window : NULL);
     if (flap_start_all(fleet, err, sizeof err)) {
         log_error("%s", err);
         return FLEET_ERR_SYS;
@@ -404,6 +407,11 @@ fleet_start(struct fleet *fleet)
     if (trap_chan_start_all(fleet, err, sizeof err)) {
         log_error("%s", err);
         return FLEET_ERR_SYS;
+    }
+    /* The sub-windows are sized once every series is known (the channels registered theirs above). */
+    stream_ledger_init();
+    if (ledger_book_start(fleet->cfg.threads)) {
+        log_warn("out of memory for the ledger's sub-windows: per-device totals only");
     }
     callhome_start_all(fleet);
     for (uint32_t i = 0; i < fleet->cfg.threads; i++) {
@@ -459,6 +467,7 @@ fleet_close(struct fleet *fleet)
     trap_chan_close_all(fleet);
     flap_close_all(fleet);
     syslog_close_all(fleet);
+    ledger_book_free();
     agent_close_all(fleet);
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];

@@ -275,6 +275,7 @@ main(int argc, char **argv)
         fleet_file_free(&groups);
         return 2;
     }
+    pushwin_mark_ready(pushwin_now_us()); /* --push-window's offsets count from here */
     report_ready(&fleet, started_us);
     if (controller_register_start(&fleet)) {
         log_error("cannot start registering with the controller");

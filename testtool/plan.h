@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "netaddr.h"
+#include "push_window.h"
 #include "rate_profile.h"
 #include "schema.h"
 
@@ -140,14 +141,15 @@ struct fleet_config {
     const char *syslog_format;                                    /* --syslog-format: rfc5424 or rfc3164 */
     const char *syslog_framing;      /* --syslog-framing: octet-counting or lf (TCP; TLS always counts) */
     struct rate_profile syslog_rate; /* background syslog messages per device per second, 0: none */
-    const char *push_arrivals;  /* --push-arrivals: paced or poisson (every push stream's rate profile) */
-    const char *syslog_catalog; /* --syslog-catalog FILE, or NULL: the device kind's built-in one */
-    const char *run_tag;        /* --run-tag: in every push message and the report, or NULL */
-    const char *snmp_recording; /* .snmprec or snmpwalk -On file served, or NULL */
-    const char *export_snmprec; /* write a device's view here and exit, or NULL */
-    uint32_t export_device;     /* the device export_snmprec writes */
-    const char *controller_ip;  /* register the fleet with this RESTCONF controller, or NULL */
-    uint32_t controller_port;   /* its RESTCONF port */
+    const char *push_arrivals;      /* --push-arrivals: paced or poisson (every push stream's rate profile) */
+    const char *syslog_catalog;     /* --syslog-catalog FILE, or NULL: the device kind's built-in one */
+    const char *run_tag;            /* --run-tag: in every push message and the report, or NULL */
+    struct push_window push_window; /* --push-window: the run window (process-wide; set 0: none) */
+    const char *snmp_recording;     /* .snmprec or snmpwalk -On file served, or NULL */
+    const char *export_snmprec;     /* write a device's view here and exit, or NULL */
+    uint32_t export_device;         /* the device export_snmprec writes */
+    const char *controller_ip;      /* register the fleet with this RESTCONF controller, or NULL */
+    uint32_t controller_port;       /* its RESTCONF port */
     const char *controller_username; /* its login */
     const char *controller_password;
     uint32_t configs_batch_size; /* devices per registration request */

@@ -118,7 +118,6 @@ fz_device_reset(void)
     dev->view = NULL;
     memset(&dev->stats, 0, sizeof dev->stats);
     memset(&dev->snmp_stats, 0, sizeof dev->snmp_stats);
-    memset(&dev->notif_closed, 0, sizeof dev->notif_closed);
     atomic_store(&fz_fleet.next_session_id, 1);
 }
 

@@ -55,7 +55,7 @@ class OptionsDocTest(unittest.TestCase):
                   "--snmp-max-message-size": "1472", "--profile": "minimal",
                   "--call-home": "127.0.0.1:4334", "--host-key-type": "ecdsa", "--transport": "tls",
                   "--shard": "0/2", "--syslog-sink": "udp://127.0.0.1:514", "--syslog-format": "rfc3164",
-                  "--syslog-framing": "lf", "--syslog-rate": "1", "--push-arrivals": "poisson",
+                  "--syslog-framing": "lf", "--syslog-rate": "1", "--push-arrivals": "poisson", "--push-window": "3,60",
                   "--trap-v3-user": "traps:sha:authpass1:aes:privpass1"}
         for column in help_columns(self.help):
             names = OPTION.findall(column)

@@ -124,8 +124,19 @@ static void
 on_flap(struct loop *loop, struct loop_timer *timer)
 {
     struct device *dev = (struct device *)((char *)timer - offsetof(struct device, flap_timer));
-    int32_t pos = pick(dev);
+    int32_t pos;
+    enum pushwin_phase phase = pushwin_phase_now();
 
+    /* --flap-rate is the fleet acting on its own: outside the run window no flap happens. Before START
+     * its syslog line counts as suppressed (traps and notifications keep their own counts). */
+    if (phase != PUSHWIN_INSIDE) {
+        if (phase == PUSHWIN_BEFORE && !devact_snmp_silent(dev)) {
+            syslog_chan_suppress(dev);
+        }
+        arm(dev, loop_now_us(loop));
+        return;
+    }
+    pos = pick(dev);
     dev->flap_count++;
     if (pos >= 0 && !devact_snmp_silent(dev)) { /* a device down or absent has no links to flap */
         int up = dev->flap_down_pos == pos;     /* bring back what a flap took down */

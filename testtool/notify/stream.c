@@ -29,6 +29,15 @@ static void on_tick(struct loop *loop, struct loop_timer *timer);
 /* Salt of the streams' arrival draws (Poisson), apart from the other push channels'. */
 #define STREAM_SALT_ARRIVALS 0x57a1u
 
+/* The ledger's series of every subscriber (one per process, as the ledger's sub-windows are). */
+static uint16_t stream_series;
+
+void
+stream_ledger_init(void)
+{
+    stream_series = ledger_series_add(LEDGER_NETCONF, "subscribers");
+}
+
 /* 1 while the control API's notification-rate 0 holds the device's stream. */
 static int
 device_paused(const struct device *dev)
@@ -196,22 +205,35 @@ stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
             send_complete(s, "notificationComplete", event_ms);
             continue;
         }
-        sub->counts.emitted++;
         if (!filter_passes(sub, parsed)) {
             sub->counts.suppressed++;
-        } else if (outq_pending(&s->out) + len > STREAM_SUBSCRIBER_QUEUE_MAX_BYTES) {
-            sub->counts.dropped++; /* a slow reader: its queue stays bounded */
+            continue;
+        }
+        ledger_queue(&sub->counts.ledger);
+        if (outq_pending(&s->out) + len > STREAM_SUBSCRIBER_QUEUE_MAX_BYTES) {
+            ledger_note_dropped(&sub->counts.ledger); /* a slow reader: its queue stays bounded */
         } else {
             sess_send(s, xml, len);
             if (s->state >= SESS_CLOSING && !outq_pending(&s->out)) {
-                sub->counts.send_failures++;
+                ledger_note_failed(&sub->counts.ledger);
             } else {
-                sub->counts.sent++;
+                ledger_note_sent(&sub->counts.ledger);
             }
         }
     }
     lyd_free_all(parsed);
     lyd_free_all(envelope);
+}
+
+/* @p n notifications of the plan not sent before the run window: counted on every live subscriber's row. */
+static void
+suppress_pre_window(struct device *dev, uint64_t n)
+{
+    for (struct session *s = dev->sessions; n && s; s = s->dev_next) {
+        if (s->sub && !s->sub->done && s->state == SESS_ACTIVE) {
+            ledger_suppress(&s->sub->counts.ledger, n);
+        }
+    }
 }
 
 /* Build and emit one notification of the plan. @return 0, or -1 when the plan is exhausted. */
@@ -265,13 +287,20 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     uint64_t now_ms = devview_now_ms(fleet);
     int rated = device_rated(dev);
     uint32_t sent = 0;
+    enum pushwin_phase phase;
 
     st->running = 0;
     if (!stream_has_subscribers(dev) || device_paused(dev)) {
         return; /* paused until the next subscription (or notification-rate) */
     }
-    if (atomic_load_explicit(&fleet->streams_paused, memory_order_relaxed)) {
-        /* Held by SIGUSR2: nothing is generated (so nothing counts) until the streams resume. */
+    phase = pushwin_phase_now();
+    if (phase == PUSHWIN_AFTER) {
+        return; /* the run window ended: nothing more on its own (stream_emit's events still go out) */
+    }
+    if ((phase == PUSHWIN_BEFORE && !rated) ||
+        atomic_load_explicit(&fleet->streams_paused, memory_order_relaxed)) {
+        /* Held by SIGUSR2, or an OpenDaylight plan before the run window: nothing is generated (so nothing
+         * counts) until the streams resume; the plan then starts from there, without a burst. */
         st->held = 1;
         loop_timer_start(loop, &st->timer, now + STREAM_PAUSE_POLL_US, on_tick);
         st->running = 1;
@@ -280,6 +309,21 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     if (st->held) {
         st->held = 0;
         resume_origin(st, dev, now);
+    }
+    if (phase == PUSHWIN_BEFORE) {
+        /* A paced plan before START: each due tick is counted as suppressed for every subscriber, never
+         * built, and the plan itself waits (its first notification goes out at START, without a burst). */
+        uint64_t due = rate_arrivals_skip_lag(&st->arrivals, now, STREAM_MAX_LAG_US) * st->arrivals.unit;
+        for (uint32_t n = 0; n < STREAM_MAX_BURST && st->arrivals.next_us <= now; n++) {
+            due += st->arrivals.unit;
+            rate_arrivals_take(&st->arrivals);
+        }
+        suppress_pre_window(dev, due);
+        if (st->arrivals.next_us != RATE_NEVER) {
+            loop_timer_start(loop, &st->timer, st->arrivals.next_us, on_tick);
+            st->running = 1;
+        }
+        return;
     }
     if (plan->kind == NOTIF_PLAN_RATE && plan->duration_ms &&
         now - st->start_us >= plan->duration_ms * 1000) {
@@ -355,6 +399,7 @@ stream_subscribed(struct session *s)
     struct notif_stream *st = dev->stream;
     struct loop *loop = dev->worker->loop;
 
+    s->sub->counts.ledger.series = stream_series;
     if (!st) {
         if (!(st = dev->stream = calloc(1, sizeof *st))) {
             return;
@@ -419,7 +464,8 @@ void
 stream_unsubscribed(struct session *s)
 {
     struct notif_sub *sub = s->sub;
-    struct notif_counts *c = &s->dev->notif_closed;
+    /* A subscriber's device has its stream (made at the subscription; only out of memory leaves none). */
+    struct notif_counts *c = s->dev->stream ? &s->dev->stream->closed : NULL;
 
     if (!sub) {
         return;
@@ -431,11 +477,10 @@ stream_unsubscribed(struct session *s)
         *row = (struct notif_ended){.session = s->id, .counts = sub->counts};
         getpeername(s->fd, (struct sockaddr *)&row->peer, &len);
     }
-    c->emitted += sub->counts.emitted;
-    c->sent += sub->counts.sent;
-    c->send_failures += sub->counts.send_failures;
-    c->dropped += sub->counts.dropped;
-    c->suppressed += sub->counts.suppressed;
+    if (c) {
+        ledger_add(&c->ledger, &sub->counts.ledger);
+        c->suppressed += sub->counts.suppressed;
+    }
     lyd_free_all(sub->filter);
     free(sub->xpath);
     free(sub);
@@ -483,13 +528,10 @@ stream_free(struct notif_stream *st, struct loop *loop)
 void
 stream_device_counts(const struct device *dev, struct notif_counts *out)
 {
-    *out = dev->notif_closed;
+    *out = dev->stream ? dev->stream->closed : (struct notif_counts){0};
     for (const struct session *s = dev->sessions; s; s = s->dev_next) {
         if (s->sub) {
-            out->emitted += s->sub->counts.emitted;
-            out->sent += s->sub->counts.sent;
-            out->send_failures += s->sub->counts.send_failures;
-            out->dropped += s->sub->counts.dropped;
+            ledger_add(&out->ledger, &s->sub->counts.ledger);
             out->suppressed += s->sub->counts.suppressed;
         }
     }

@@ -78,9 +78,16 @@ struct notif_stream {
     uint32_t *log_size;            /* bytes allocated for each slot's text (reused from send to send) */
     uint32_t log_slot_bytes; /* what every slot grows to: the largest text logged so far, with its NUL */
     uint32_t log_cap, log_head, log_count;
+    struct notif_counts closed;                  /* counts of the device's subscriptions that ended, summed */
     struct notif_ended ended[STREAM_ENDED_ROWS]; /* rows of ended subscriptions, oldest first */
     uint32_t ended_count;                        /* entries used in ended */
 };
+
+/**
+ * @brief Register the subscribers' series of the ledger's sub-windows (channel netconf, sink
+ * "subscribers"). Call once before ledger_book_start().
+ */
+void stream_ledger_init(void);
 
 /** @brief A session asked for a subscription: start the device's stream if it is not running. */
 void stream_subscribed(struct session *s);

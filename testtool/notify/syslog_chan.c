@@ -48,6 +48,7 @@ struct syslog_fleet {
     struct syslog_sink **sinks; /* [worker * sinks_per_worker + first_sink + k]; NULL once settled */
     struct syslog_dev *devs;    /* per device of the process; dev NULL for devices without syslog */
     struct ledger_row *rows;    /* every device's rows, devices in order */
+    uint16_t *series;           /* each sink's ledger series, [first_sink + k] (ledger_series_add) */
     SSL_CTX *tls_ctx;           /* TLS sinks' client context, or NULL */
     const char *run_tag;        /* --run-tag, or NULL */
 };
@@ -120,7 +121,8 @@ syslog_start_all(struct fleet *fleet, char *err, size_t err_len)
     }
     if (!(sf = calloc(1, sizeof *sf)) || !(sf->groups = calloc(fleet->group_count, sizeof *sf->groups)) ||
         !(sf->sinks = calloc((size_t)fleet->cfg.threads * total, sizeof *sf->sinks)) ||
-        !(sf->devs = calloc(fleet->cfg.device_count, sizeof *sf->devs))) {
+        !(sf->devs = calloc(fleet->cfg.device_count, sizeof *sf->devs)) ||
+        !(sf->series = calloc(total, sizeof *sf->series))) {
         snprintf(err, err_len, "out of memory for syslog");
         rc = FLEET_ERR_NOMEM;
         goto cleanup;
@@ -153,6 +155,12 @@ syslog_start_all(struct fleet *fleet, char *err, size_t err_len)
             goto cleanup;
         }
         rows += grp->cfg.device_count * sg->sink_count;
+        /* The sub-windows count per (channel, sink): groups sending to one sink share its series. */
+        for (uint32_t k = 0; k < sg->sink_count; k++) {
+            char name[NETADDR_TEXT_BYTES + 8];
+            sf->series[sg->first_sink + k] = ledger_series_add(
+                LEDGER_SYSLOG, syslog_sink_format(&grp->cfg.syslog_sinks[k], name, sizeof name));
+        }
     }
     if (!(sf->rows = calloc(rows ? rows : 1, sizeof *sf->rows))) {
         snprintf(err, err_len, "out of memory for syslog");
@@ -193,6 +201,9 @@ syslog_start_all(struct fleet *fleet, char *err, size_t err_len)
         sd->dev = dev;
         sd->rows = &sf->rows[next_row];
         next_row += sg->sink_count;
+        for (uint32_t k = 0; k < sg->sink_count; k++) {
+            sd->rows[k].series = sf->series[sg->first_sink + k];
+        }
         loop_timer_init(&sd->timer);
         dev->syslog = sd;
         /* The real clock: the loop's time was read when it was made, before the model loaded. */
@@ -207,6 +218,7 @@ cleanup:
         free(sf->groups);
         free(sf->sinks);
         free(sf->devs);
+        free(sf->series);
         free(sf);
     }
     return rc;
@@ -274,14 +286,28 @@ sc_on_tick(struct loop *loop, struct loop_timer *timer)
     const struct sc_group *sg = &dev->worker->fleet->syslog->groups[dev->group->index];
     monotime_us now = loop_now_us(loop);
     uint64_t skipped = rate_arrivals_skip_lag(&sd->arrivals, now, SYSLOG_MAX_LAG_US);
+    enum pushwin_phase phase = pushwin_phase_now();
 
+    /* After the window's END the device emits nothing more on its own; its sinks drain what is queued. */
+    if (phase == PUSHWIN_AFTER) {
+        return;
+    }
     /* Lines a stalled loop could not send in time are given up, and counted: never silently lost. */
     for (uint32_t k = 0; skipped && k < sg->sink_count; k++) {
-        ledger_drop_now(&sd->rows[k], skipped);
+        if (phase == PUSHWIN_BEFORE) {
+            ledger_suppress(&sd->rows[k], skipped);
+        } else {
+            ledger_drop_now(&sd->rows[k], skipped);
+        }
     }
     for (uint32_t n = 0; n < SYSLOG_MAX_PER_TICK && sd->arrivals.next_us <= now; n++) {
         /* A device down or absent says nothing; its schedule goes on, so it resumes without a burst. */
-        if (!devact_snmp_silent(dev)) {
+        if (!devact_snmp_silent(dev) && phase == PUSHWIN_BEFORE) {
+            /* Before START: counted as what would have gone out, never built. */
+            for (uint32_t k = 0; k < sg->sink_count; k++) {
+                ledger_suppress(&sd->rows[k], 1);
+            }
+        } else if (!devact_snmp_silent(dev)) {
             sc_emit(sd,
                     syslog_catalog_pick(sg->catalog, dyn_hash(dev->seed, SC_SALT_LINE, sd->arrivals.count)),
                     -1, 0, NULL);
@@ -337,6 +363,14 @@ syslog_chan_event(struct device *dev, const char *id, int32_t if_pos, uint64_t e
 }
 
 void
+syslog_chan_suppress(struct device *dev)
+{
+    for (uint32_t k = 0; dev->syslog && k < dev->group->cfg.syslog_sink_count; k++) {
+        ledger_suppress(&dev->syslog->rows[k], 1);
+    }
+}
+
+void
 syslog_settle_all(struct fleet *fleet)
 {
     struct syslog_fleet *sf = fleet->syslog;
@@ -374,6 +408,7 @@ syslog_close_all(struct fleet *fleet)
     free(sf->groups);
     free(sf->sinks);
     free(sf->devs);
+    free(sf->series);
     free(sf->rows);
     free(sf);
     fleet->syslog = NULL;

@@ -86,6 +86,12 @@ int syslog_chan_event(struct device *dev, const char *id, int32_t if_pos, uint64
                       const struct syslog_who *who);
 
 /**
+ * @brief Count one line @p dev would have sent on its own before the run window as suppressed_pre_window
+ * on each of its sinks, without building it. Runs on the device's worker. Nothing when it has no syslog.
+ */
+void syslog_chan_suppress(struct device *dev);
+
+/**
  * @brief Append the device's "syslog_sinks":[...] member (ledger rows with their sinks' names) to @p b;
  * nothing when the device has no syslog. Runs on the device's worker, or after the workers stopped.
  */

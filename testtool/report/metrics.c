@@ -30,6 +30,7 @@
 #include "device.h"
 #include "device_ctl.h"
 #include "fleet_action.h"
+#include "ledger.h"
 #include "live.h"
 #include "log.h"
 #include "sbuf.h"
@@ -103,6 +104,15 @@ sample(struct sbuf *out, const char *name, const char *k1, const char *v1, const
     sbuf_printf(out, " %" PRIu64 "\n", value);
 }
 
+/* One sample of fleetsim_push_sink_messages_total: three labels, the sink's name escaped. */
+static void
+sink_sample(struct sbuf *out, const char *channel, const char *sink, const char *state, uint64_t value)
+{
+    sbuf_printf(out, "fleetsim_push_sink_messages_total{channel=\"%s\",sink=\"", channel);
+    label_value(out, sink);
+    sbuf_printf(out, "\",state=\"%s\"} %" PRIu64 "\n", state, value);
+}
+
 /* Decimal digits of @p v at the end of @p end (no NUL); @return Where they start. */
 static char *
 put_u64(char *end, uint64_t v)
@@ -145,6 +155,31 @@ format_device_info(const struct fleet *fleet, const struct metrics_snapshot *sna
         sbuf_adds(out, "\",type=\"");
         label_value(out, dev->type->name);
         sbuf_adds(out, "\"} 1\n");
+    }
+}
+
+/* The per-device ledger of the syslog channel (its sinks summed), one family per state. */
+static void
+format_ledger_rows(const struct metrics_snapshot *snap, struct sbuf *out)
+{
+    static const char *const names[7] = {"fleetsim_device_syslog_emitted_total",
+                                         "fleetsim_device_syslog_sent_total",
+                                         "fleetsim_device_syslog_in_window_total",
+                                         "fleetsim_device_syslog_drain_total",
+                                         "fleetsim_device_syslog_send_failures_total",
+                                         "fleetsim_device_syslog_dropped_total",
+                                         "fleetsim_device_syslog_suppressed_pre_window_total"};
+
+    for (int f = 0; f < 7; f++) {
+        size_t name_len = strlen(names[f]);
+        family(out, names[f], "counter", "Syslog lines of the device's ledger (every sink), by state.");
+        for (uint32_t i = 0; i < snap->row_count; i++) {
+            const struct ledger_row *l = &snap->rows[i].syslog;
+            const uint64_t v[7] = {
+                l->emitted, ledger_sent(l),          l->in_window, l->drain, l->send_failures,
+                l->dropped, l->suppressed_pre_window};
+            row_line(out, names[f], name_len, snap->rows[i].index, v[f]);
+        }
     }
 }
 
@@ -213,6 +248,7 @@ format_rows(const struct metrics_snapshot *snap, struct sbuf *out)
             row_line(out, fams[f].name, name_len, r->index, v);
         }
     }
+    format_ledger_rows(snap, out);
 }
 
 void
@@ -357,6 +393,26 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
         for (int k = 0; k < 8; k++) {
             sample(out, "fleetsim_push_messages_total", "channel", "trap", "state", ledger_states[k],
                    s->trap_ledger[k]);
+        }
+        for (int k = 0; k < 8; k++) {
+            sample(out, "fleetsim_push_messages_total", "channel", "netconf", "state", ledger_states[k],
+                   s->netconf[k]);
+        }
+        /* Per sink: the ledger's series (every device sending to it), so a loss can be placed. */
+        family(
+            out, "fleetsim_push_sink_messages_total", "counter",
+            "Push messages by channel, sink and ledger state, over every device (sent = in_window + drain).");
+        for (uint32_t k = 1; k <= ledger_book_series(); k++) {
+            uint64_t c[LEDGER_STATES];
+            enum ledger_channel ch;
+            const char *sink = ledger_series_sink((uint16_t)k, &ch);
+            ledger_book_counts((uint16_t)k, UINT32_MAX, c);
+            for (int st = 0; st < LEDGER_STATES; st++) {
+                sink_sample(out, ledger_channel_name(ch), sink, ledger_state_name((enum ledger_state)st),
+                            c[st]);
+            }
+            sink_sample(out, ledger_channel_name(ch), sink, "sent",
+                        c[LEDGER_ST_IN_WINDOW] + c[LEDGER_ST_DRAIN]);
         }
         family(out, "fleetsim_syslog_sink_connects_total", "counter",
                "TCP and TLS syslog connections made (the first and every reconnect).");

@@ -33,11 +33,25 @@ struct gather_job {
 static void
 add_notif(uint64_t *to, const struct notif_counts *c)
 {
-    to[0] += c->emitted;
-    to[1] += c->sent;
-    to[2] += c->send_failures;
-    to[3] += c->dropped;
+    to[0] += c->ledger.emitted - c->ledger.suppressed_pre_window + c->suppressed; /* as the report's */
+    to[1] += ledger_sent(&c->ledger);
+    to[2] += c->ledger.send_failures;
+    to[3] += c->ledger.dropped;
     to[4] += c->suppressed;
+}
+
+/* A ledger row into the 8 sums of struct metrics_sums' push ledger (emitted, sent, ..., queued). */
+static void
+add_ledger(uint64_t *to, const struct ledger_row *l)
+{
+    to[0] += l->emitted;
+    to[1] += ledger_sent(l);
+    to[2] += l->in_window;
+    to[3] += l->drain;
+    to[4] += l->send_failures;
+    to[5] += l->dropped;
+    to[6] += l->suppressed_pre_window;
+    to[7] += l->queued;
 }
 
 /* Sum worker @p w's devices into @p sums (and their rows). Runs on that worker's thread. */
@@ -100,9 +114,10 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         for (int k = 0; k < 7; k++) {
             sums->snmp_usm[k] += sn->usm_stats[k];
         }
-        if (dev->stream || dev->notif_closed.emitted) {
+        if (dev->stream) {
             stream_device_counts(dev, &nc);
             add_notif(sums->notif, &nc);
+            add_ledger(sums->netconf, &nc.ledger);
         }
         for (uint32_t k = 0; dev->trap_rows && k < cfg->trap_sink_count; k++) {
             const struct trap_counters *t = &dev->trap_rows[k];
@@ -126,14 +141,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         if (dev->syslog) {
             struct ledger_row l = {0};
             syslog_chan_sum(dev, &l);
-            sums->syslog[0] += l.emitted;
-            sums->syslog[1] += ledger_sent(&l);
-            sums->syslog[2] += l.in_window;
-            sums->syslog[3] += l.drain;
-            sums->syslog[4] += l.send_failures;
-            sums->syslog[5] += l.dropped;
-            sums->syslog[6] += l.suppressed_pre_window;
-            sums->syslog[7] += l.queued;
+            add_ledger(sums->syslog, &l);
         }
         if (rows) {
             struct metrics_device_row *r = &rows[i];
@@ -150,8 +158,9 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
                                              .rpcs_received = st->in_rpcs + st->in_bad_rpcs,
                                              .rpc_errors = st->out_rpc_errors,
                                              .snmp_in_pkts = sn->in_pkts,
-                                             .notif_sent = nc.sent,
-                                             .notif_dropped = nc.dropped};
+                                             .notif_sent = ledger_sent(&nc.ledger),
+                                             .notif_dropped = nc.ledger.dropped};
+            syslog_chan_sum(dev, &r->syslog);
         }
     }
 }

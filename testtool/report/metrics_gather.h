@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "ledger.h"
 
 struct fleet;
 
@@ -45,6 +46,7 @@ struct metrics_sums {
                                      timed_out, retries (all trap sinks) */
     uint64_t syslog[8];           /* the syslog ledger over every sink: emitted, sent, in_window, drain,
                                      send_failures, dropped, suppressed_pre_window, queued */
+    uint64_t netconf[8];          /* the NETCONF notifications' ledger over every subscriber, as syslog */
     uint64_t syslog_sinks[4];     /* syslog sinks: connects, disconnects, connected now, sinks */
     uint64_t trap_ledger[8];      /* the trap ledger over every sink, in the order of syslog */
 };
@@ -65,6 +67,7 @@ struct metrics_device_row {
     uint32_t snmp_in_pkts;      /* SNMP datagrams received */
     uint64_t notif_sent;        /* notifications queued to subscribers */
     uint64_t notif_dropped;     /* notifications dropped for slow subscribers */
+    struct ledger_row syslog;   /* its syslog sinks' ledger rows, summed */
 };
 
 /* What one gathering found. */

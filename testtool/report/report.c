@@ -17,6 +17,7 @@
 #include "action_log.h"
 #include "device.h"
 #include "devview.h"
+#include "ledger.h"
 #include "sbuf.h"
 #include "scenario.h"
 #include "session.h"
@@ -30,13 +31,17 @@ struct report_job {
     atomic_uint done;    /* workers finished */
 };
 
+/* A subscriber's row as the report always showed it: emitted is what was built and offered to it (what
+ * the run window held back is in netconf_ledger), so emitted = sent + send_failures + dropped + suppressed.
+ */
 static void
 counts_json(struct sbuf *b, const struct notif_counts *c)
 {
     sbuf_printf(b,
                 "\"emitted\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"send_failures\":%" PRIu64
                 ",\"dropped\":%" PRIu64 ",\"suppressed\":%" PRIu64,
-                c->emitted, c->sent, c->send_failures, c->dropped, c->suppressed);
+                c->ledger.emitted - c->ledger.suppressed_pre_window + c->suppressed, ledger_sent(&c->ledger),
+                c->ledger.send_failures, c->ledger.dropped, c->suppressed);
 }
 
 /* Print every device of worker @p w, with zero counts where nothing happened (a reader sees the whole fleet).
@@ -94,7 +99,11 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
             sbuf_adds(b, "}");
             first = 0;
         }
-        sbuf_adds(b, "],\"trap_sinks\":[");
+        /* The subscribers' ledger (channel netconf), summed over the device's subscriptions. */
+        sbuf_printf(b, "],\"netconf_ledger\":{\"sink\":\"subscribers\",\"channel\":\"%s\",",
+                    ledger_channel_name(LEDGER_NETCONF));
+        ledger_json(b, &total.ledger);
+        sbuf_adds(b, "},\"trap_sinks\":[");
         for (uint32_t k = 0; dev->trap_rows && k < fleet->cfg.trap_sink_count; k++) {
             const struct trap_counters *t = &dev->trap_rows[k];
             char sink[NETADDR_TEXT_BYTES];
@@ -174,6 +183,8 @@ report_json(struct fleet *fleet, int running, struct sbuf *out)
         sbuf_adds(out, ",\"run_tag\":");
         sbuf_add_json(out, fleet->cfg.run_tag);
     }
+    sbuf_adds(out, ",");
+    ledger_book_json(out);
     sbuf_adds(out, ",");
     scenario_json(fleet->scenario, fleet->cfg.seed, out);
     if (fleet->actions) {
