@@ -41,6 +41,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
+#include "trap_chan.h"
 #include "trap_device.h"
 
 struct device_ctl *
@@ -314,8 +315,10 @@ rate_changed(struct device *dev, enum devctl_rate r)
         syslog_chan_rate_changed(dev);
         break;
     case DEVCTL_RATE_TRAP:
+        trap_chan_rate_changed(dev);
+        break;
     case DEVCTL_RATES:
-        break; /* the trap catalog restarts its schedule with push_rate_start() (push_rate.h) */
+        break;
     }
 }
 

@@ -134,8 +134,8 @@ struct fleet_config {
     int trap_version;                    /* --trap-version: enum trap_version (0: 2c) */
     struct respond_v3_user trap_v3_user; /* --trap-v3-user: the USM user of v3 notifications */
     int trap_v3_user_set;                /* 1 once --trap-v3-user was given */
-    double trap_rate;         /* background traps per device per second from the catalog, 0: none */
-    const char *trap_catalog; /* --trap-catalog FILE, or NULL: the device kind's built-in one */
+    struct rate_profile trap_rate; /* background traps per device per second from the catalog, 0: none */
+    const char *trap_catalog;      /* --trap-catalog FILE, or NULL: the device kind's built-in one */
     struct syslog_sink_spec syslog_sinks[FLEET_MAX_SYSLOG_SINKS]; /* where syslog goes (--syslog-sink) */
     uint32_t syslog_sink_count;                                   /* entries used in syslog_sinks */
     const char *syslog_format;                                    /* --syslog-format: rfc5424 or rfc3164 */

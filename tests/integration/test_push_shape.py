@@ -179,6 +179,61 @@ class PushShapeTest(unittest.TestCase):
         self.assertEqual([a["parameters"] for a in acts],
                          [{"rate": 40}, {"rate": "staged:0@1,50@1,0@1"}, {"rate": None}])
 
+    def test_trap_rate_action_profiles_send_exactly_their_integral(self):
+        """The trap-rate action takes a profile (issue 29 item 4): a device without a rate gets one (its
+        schedule made on demand), a running one changes; a raw UDP socket counts every trap datagram."""
+        sink = CountingSink(self)
+        f, base = h.start_with_metrics(2, ["--ip-per-device", "--report", self.report,
+                                           "--trap-sink", "127.0.0.1:%d" % sink.port])
+        self.addCleanup(f.kill)
+        time.sleep(h.scaled(1))
+        self.assertEqual(sink.count(), 0, "no --trap-rate: no background traps")
+
+        # Device 1 alone: silent 1 s, 30/s for 1 s, then 0: exactly 30.
+        code, r = h.api_request(base, "/api/v1/devices/1/trap-rate", {"rate": "staged:0@1,30@1,0@1"})
+        self.assertEqual((code, r["devices"], r["failed"]), (200, 1, 0), r)
+        t1 = time.monotonic()
+        h.wait_for(lambda: sink.count() >= 30, 10, "the action's 30 traps")
+        time.sleep(h.scaled(1))
+        got = sink.snapshot()
+        self.assertEqual(len(got), 30)
+        self.assertGreaterEqual(got[0][0] - t1, 0.8, "the first stage is silent")
+        # Both devices: 20/s for 2 s, then 0 holds: exactly 40 more each.
+        code, r = h.api_request(base, "/api/v1/devices/0-1/trap-rate", {"rate": "staged:20@2,0@1m"})
+        self.assertEqual((code, r["devices"]), (200, 2), r)
+        h.wait_for(lambda: sink.count() >= 110, 10, "the profile's 2 x 40 traps")
+        time.sleep(h.scaled(1))
+        self.assertEqual(sink.count(), 110, "after the last stage its rate (0) holds")
+        code, _ = h.api_request(base, "/api/v1/devices/1/trap-rate", {"rate": "sine:1"})
+        self.assertEqual(code, 400)
+        f.stop()
+        with open(self.report) as rf:
+            report = json.load(rf)
+        sent = sorted(d["trap_sinks"][0]["sent"] for d in report["devices"])
+        self.assertEqual(sent, [40, 70], report["devices"])
+
+    def test_traps_on_their_own_wait_for_the_run_window(self):
+        """--push-window holds the trap catalog's traps: none before START, counted suppressed_pre_window
+        (issue 29 item 5)."""
+        sink = CountingSink(self)
+        f, base = h.start_with_metrics(2, ["--ip-per-device", "--report", self.report,
+                                           "--trap-sink", "127.0.0.1:%d" % sink.port,
+                                           "--trap-rate", "20", "--push-window", "3,"])
+        self.addCleanup(f.kill)
+        t0 = time.monotonic()
+        time.sleep(2)
+        self.assertEqual(sink.count(), 0, "nothing before START")
+        h.wait_for(lambda: sink.count() >= 20, 10, "traps once the window opened")
+        self.assertGreaterEqual(sink.snapshot()[0][0] - t0, 2.0)
+        f.stop()
+        with open(self.report) as rf:
+            rows = [d["trap_sinks"][0] for d in json.load(rf)["devices"]]
+        for row in rows:
+            self.assertGreater(row["suppressed_pre_window"], 20, row)
+            self.assertGreater(row["in_window"], 0, row)
+            self.assertEqual(row["emitted"], row["in_window"] + row["drain"] + row["send_failures"] +
+                             row["dropped"] + row["suppressed_pre_window"] + row.get("queued", 0), row)
+
     def test_a_scenario_event_sets_a_syslog_profile(self):
         sink = CountingSink(self)
         scenario = os.path.join(self.work, "scenario.json")

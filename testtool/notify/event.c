@@ -18,6 +18,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
+#include "trap_chan.h"
 #include "trap_device.h"
 
 /* fleetsimEventId.0: 32473 is RFC 5612's documentation enterprise number (fleetsim has none of its own; the
@@ -76,7 +77,7 @@ event_send_trap(struct device *dev, const struct oid *trap_oid, const struct tra
     if (!dev->worker->traps || !fleet->cfg.trap_sink_count || varbind_count >= sizeof vb / sizeof vb[0]) {
         return;
     }
-    if (!dev->trap_rows && !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
+    if (!trap_chan_rows(dev)) {
         return;
     }
     for (size_t i = 0; i < varbind_count; i++) {

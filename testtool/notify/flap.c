@@ -19,6 +19,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
+#include "trap_chan.h"
 #include "trap_device.h"
 
 static void on_flap(struct loop *loop, struct loop_timer *timer);
@@ -106,8 +107,7 @@ flap_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
      * from its address; and named inside (snmpTrapAddress.0, sysName.0) either way. */
     trap_device_origin(dev, now_ms, &origin);
     for (uint32_t k = 0; k < fleet->cfg.trap_sink_count && dev->worker->traps; k++) {
-        if (!dev->trap_rows &&
-            !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
+        if (!trap_chan_rows(dev)) {
             break;
         }
         trap_send_link_more(dev->worker->traps, &origin.from, &fleet->cfg.trap_sinks[k],

@@ -15,7 +15,7 @@
  *
  * State: one struct syslog_chan per worker (its sinks: one per group and
  * --syslog-sink), one struct syslog_dev per device of a group with sinks
- * (its timer, pacer, sequence and ledger rows), nothing for the others.
+ * (its timer, arrival schedule, sequence and ledger rows), nothing for the others.
  */
 #ifndef FLEET_SYSLOG_CHAN_H
 #define FLEET_SYSLOG_CHAN_H

@@ -14,7 +14,9 @@
 #include "device_ctl.h"
 #include "devview.h"
 #include "dynamics.h"
-#include "pacer.h"
+#include "ledger.h"
+#include "push_rate.h"
+#include "push_window.h"
 #include "trap.h"
 #include "trap_catalog.h"
 #include "trap_device.h"
@@ -25,11 +27,11 @@
 #define TC_SALT_VARS  0x7453u
 #define TC_SALT_PHASE 0x7454u
 
-/* One device's pacing. */
+/* One device's schedule. */
 struct trap_chan_dev {
-    struct loop_timer timer; /* armed for the next tick while the device sends */
-    struct pacer pacer;      /* when tick k is due */
-    struct device *dev;      /* the device; NULL for devices without a rate */
+    struct loop_timer timer;       /* armed for the next arrival while the device's profile has one */
+    struct rate_arrivals arrivals; /* when the next background trap is due (push_rate.h) */
+    struct device *dev;            /* the device; NULL for devices without trap sinks */
 };
 
 /* The fleet's background trap state. */
@@ -39,11 +41,38 @@ struct trap_chan {
     uint32_t dev_count;             /* entries of devs */
 };
 
-/* The device's rate, notifications per second: the one place a rate profile would replace. */
-static double
-tc_rate(const struct device *dev)
+static void tc_on_tick(struct loop *loop, struct loop_timer *timer);
+
+/* Each trap sink's ledger series (process-wide, as the ledger's sub-windows are), [k] for --trap-sink k. */
+static uint16_t tc_series[8];
+
+struct trap_counters *
+trap_chan_rows(struct device *dev)
 {
-    return dev->group->cfg.trap_rate;
+    const struct fleet *fleet = dev->worker->fleet;
+
+    if (!dev->trap_rows && fleet->cfg.trap_sink_count) {
+        if (!(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
+            return NULL;
+        }
+        for (uint32_t k = 0; k < fleet->cfg.trap_sink_count && k < 8; k++) {
+            dev->trap_rows[k].ledger.series = tc_series[k];
+        }
+    }
+    return dev->trap_rows;
+}
+
+/* (Re)start the device's schedule from now with the profile in force, and arm its timer. */
+static void
+tc_schedule(struct trap_chan_dev *td, monotime_us now)
+{
+    struct device *dev = td->dev;
+
+    push_rate_start(&td->arrivals, dev, DEVCTL_RATE_TRAP, &dev->group->cfg.trap_rate, 1, TC_SALT_PHASE, 0,
+                    now);
+    if (td->arrivals.next_us != RATE_NEVER) {
+        loop_timer_start(dev->worker->loop, &td->timer, td->arrivals.next_us, tc_on_tick);
+    }
 }
 
 /* The built-in catalog of a device type: schemas/traps/<type>.json when there is one, else generic's. */
@@ -95,21 +124,56 @@ tc_on_tick(struct loop *loop, struct loop_timer *timer)
     struct fleet *fleet = dev->worker->fleet;
     const struct trap_catalog *cat = fleet->trap_chan->catalogs[dev->group->index];
     monotime_us now = loop_now_us(loop);
-    uint64_t skipped = pacer_skip_lag(&td->pacer, now, TRAP_CHAN_MAX_LAG_US);
+    uint64_t skipped = rate_arrivals_skip_lag(&td->arrivals, now, TRAP_CHAN_MAX_LAG_US);
+    enum pushwin_phase phase = pushwin_phase_now();
 
+    /* After the run window's END the device sends nothing more on its own. */
+    if (phase == PUSHWIN_AFTER) {
+        return;
+    }
     /* Traps a stalled loop could not send in time are given up, and counted: never silently lost. */
     for (uint32_t k = 0; skipped && k < fleet->cfg.trap_sink_count; k++) {
-        ledger_drop_now(&dev->trap_rows[k].ledger, skipped);
-    }
-    for (uint32_t n = 0; n < TRAP_CHAN_MAX_PER_TICK && pacer_due(&td->pacer, td->pacer.tick) <= now; n++) {
-        /* A device down or absent says nothing; its pace goes on, so it resumes without a burst. */
-        if (!devact_snmp_silent(dev)) {
-            tc_emit(dev, trap_catalog_pick(cat, dyn_hash(dev->seed, TC_SALT_TRAP, td->pacer.tick)),
-                    td->pacer.tick);
+        if (phase == PUSHWIN_BEFORE) {
+            ledger_suppress(&dev->trap_rows[k].ledger, skipped);
+        } else {
+            ledger_drop_now(&dev->trap_rows[k].ledger, skipped);
         }
-        td->pacer.tick++;
     }
-    loop_timer_start(loop, timer, pacer_due(&td->pacer, td->pacer.tick), tc_on_tick);
+    for (uint32_t n = 0; n < TRAP_CHAN_MAX_PER_TICK && td->arrivals.next_us <= now; n++) {
+        /* A device down or absent says nothing; its schedule goes on, so it resumes without a burst. */
+        if (!devact_snmp_silent(dev) && phase == PUSHWIN_BEFORE) {
+            /* Before the run window's START: counted as what would have gone out, never built. */
+            for (uint32_t k = 0; k < fleet->cfg.trap_sink_count; k++) {
+                ledger_suppress(&dev->trap_rows[k].ledger, 1);
+            }
+        } else if (!devact_snmp_silent(dev)) {
+            tc_emit(dev, trap_catalog_pick(cat, dyn_hash(dev->seed, TC_SALT_TRAP, td->arrivals.count)),
+                    td->arrivals.count);
+        }
+        rate_arrivals_take(&td->arrivals);
+    }
+    /* A profile at 0 from here on arms nothing: no wakeups until a trap-rate action. */
+    if (td->arrivals.next_us != RATE_NEVER) {
+        loop_timer_start(loop, timer, td->arrivals.next_us, tc_on_tick);
+    }
+}
+
+void
+trap_chan_rate_changed(struct device *dev)
+{
+    struct trap_chan *tc = dev->worker->fleet->trap_chan;
+    struct trap_chan_dev *td = tc ? &tc->devs[dev - dev->worker->fleet->devices] : NULL;
+
+    if (!td || !dev->worker->traps || !trap_chan_rows(dev)) {
+        return;
+    }
+    if (td->dev) {
+        loop_timer_stop(dev->worker->loop, &td->timer);
+    } else {
+        td->dev = dev; /* its first rate: the schedule is made now (calloc's untouched pages until then) */
+        loop_timer_init(&td->timer);
+    }
+    tc_schedule(td, loop_now_us(dev->worker->loop));
 }
 
 enum fleet_err
@@ -117,13 +181,16 @@ trap_chan_start_all(struct fleet *fleet, char *err, size_t err_len)
 {
     struct trap_chan *tc = NULL;
     enum fleet_err rc = FLEET_OK;
-    int any = 0;
     char path[700];
 
-    for (uint32_t g = 0; g < fleet->group_count; g++) {
-        any |= fleet->groups[g].cfg.trap_rate > 0;
+    /* Every trap sink's series, whether or not a group has a rate: events' traps count in it too. */
+    for (uint32_t k = 0; k < fleet->cfg.trap_sink_count && k < 8; k++) {
+        char name[NETADDR_TEXT_BYTES + 8];
+        tc_series[k] =
+            ledger_series_add(LEDGER_TRAP, trap_sink_format(&fleet->cfg.trap_sinks[k], name, sizeof name));
     }
-    if (!any || !fleet->cfg.trap_sink_count) {
+    /* Devices of every group get a schedule: a trap-rate action can give any of them a rate. */
+    if (!fleet->cfg.trap_sink_count) {
         goto cleanup;
     }
     if (!(tc = calloc(1, sizeof *tc)) || !(tc->catalogs = calloc(fleet->group_count, sizeof *tc->catalogs)) ||
@@ -134,12 +201,9 @@ trap_chan_start_all(struct fleet *fleet, char *err, size_t err_len)
     }
     tc->dev_count = fleet->cfg.device_count;
     fleet->trap_chan = tc; /* from here on trap_chan_close_all() frees whatever is made */
-    /* Step 1: the catalogs of the groups with a rate. */
+    /* Step 1: every group's catalog (a rate action may start any group's devices). */
     for (uint32_t g = 0; g < fleet->group_count; g++) {
         const struct device_group *grp = &fleet->groups[g];
-        if (!(grp->cfg.trap_rate > 0)) {
-            continue;
-        }
         if (grp->cfg.trap_catalog) {
             snprintf(path, sizeof path, "%s", grp->cfg.trap_catalog);
         } else {
@@ -149,18 +213,15 @@ trap_chan_start_all(struct fleet *fleet, char *err, size_t err_len)
             goto cleanup;
         }
     }
-    /* Step 2: every device of those groups, its phase spread over one period. */
+    /* Step 2: every device of a group with a rate (the others get theirs from a trap-rate action); the
+     * schedule spreads the devices' phases over one arrival. */
     for (uint32_t i = 0; i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];
         struct trap_chan_dev *td = &tc->devs[i];
-        double rate = tc_rate(dev);
-        monotime_us now;
-        uint64_t period_us;
-        if (!(rate > 0) || !dev->worker->traps) {
+        if (!dev->worker->traps || rate_profile_is_zero(&dev->group->cfg.trap_rate)) {
             continue;
         }
-        if (!dev->trap_rows &&
-            !(dev->trap_rows = calloc(fleet->cfg.trap_sink_count, sizeof *dev->trap_rows))) {
+        if (!trap_chan_rows(dev)) {
             snprintf(err, err_len, "out of memory for background traps");
             rc = FLEET_ERR_NOMEM;
             goto cleanup;
@@ -168,10 +229,7 @@ trap_chan_start_all(struct fleet *fleet, char *err, size_t err_len)
         td->dev = dev;
         loop_timer_init(&td->timer);
         /* The real clock: the loop's time was read when it was made, before the model loaded. */
-        now = loop_clock_monotonic();
-        period_us = (uint64_t)(1e6 / rate) + 1;
-        pacer_init(&td->pacer, now + dyn_hash(dev->seed, TC_SALT_PHASE, 0) % period_us, rate, 1);
-        loop_timer_start(dev->worker->loop, &td->timer, pacer_due(&td->pacer, 0), tc_on_tick);
+        tc_schedule(td, loop_clock_monotonic());
     }
 cleanup:
     if (rc && tc && fleet->trap_chan != tc) {

@@ -1,10 +1,11 @@
 /*
  * Background traps (--trap-rate, --trap-catalog; issue 29 item 3): each
- * device of a group with a rate sends notifications drawn from its
- * catalog, paced exactly (pacer.h, as the syslog channel paces lines), to
- * every --trap-sink through its worker's trap sender, counted in the
- * device's trap rows (the ledger). The rate is read through one function,
- * so a rate profile can take its place.
+ * device whose rate profile (the group's, or a trap-rate action's) is not
+ * zero sends notifications drawn from its catalog on the arrival schedule
+ * every push channel uses (push_rate.h), to every --trap-sink through its
+ * worker's trap sender, counted in the device's trap rows (the ledger,
+ * one series per sink). The run window (push_window.h) holds them: before
+ * START they are counted suppressed_pre_window, after END none is made.
  */
 #ifndef FLEET_TRAP_CHAN_H
 #define FLEET_TRAP_CHAN_H
@@ -35,6 +36,21 @@ enum fleet_err trap_chan_start_all(struct fleet *fleet, char *err, size_t err_le
 int trap_chan_event(struct device *dev, const char *id);
 
 /** @brief Stop every device's pacing and free the catalogs; before the trap senders are freed. */
+/**
+ * @brief The device's per-sink trap counters (struct trap_counters, one per --trap-sink), made on first
+ * use with each row in its sink's ledger series. Every trap a device sends (events, flaps, the catalog)
+ * counts in them. Runs on the device's worker.
+ * @return The rows, or NULL when out of memory or the fleet has no trap sink.
+ */
+struct trap_counters *trap_chan_rows(struct device *dev);
+
+/**
+ * @brief The device's trap rate profile changed (the control API's trap-rate): schedule its background
+ * traps from now on by the profile in force, nothing made up for the time at the old one. Runs on the
+ * device's worker; nothing for a fleet without trap sinks.
+ */
+void trap_chan_rate_changed(struct device *dev);
+
 void trap_chan_close_all(struct fleet *fleet);
 
 #endif
