@@ -85,7 +85,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     memcpy(req, data, size);
-    reply_len = respond(fz_device(), fz_scratch, req, size, out, out_cap, 0, &reply);
+    reply_len = respond(fz_device(), fz_scratch, req, size, NULL, out, out_cap, 0, &reply);
     if (reply_len) {
         fz_check_response(data, size, reply, reply_len);
     }

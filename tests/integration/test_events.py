@@ -213,8 +213,10 @@ class EventTests(unittest.TestCase):
         lines = [x for x in self.wait_lines(lambda ls: sum(x[2] == "AUTH" and x[3] for x in ls) >= len(auth))
                  if x[2] == "AUTH" and x[3]]
         self.assertEqual([(x[0], x[3]) for x in lines], [("device-1", i) for i in auth], lines)
-        # The SSH line names who tried and from where (the SNMP one has no user: drawn, as a background line's).
+        # The SSH line names who tried and from where; the community's names where it came from (a community
+        # is no user: drawn, as a background line's).
         self.assertIn(" not-admin from 127.0.0.1 ", lines[0][4])
+        self.assertIn(" from 127.0.0.1 ", lines[-1][4])
 
     def test_snmp_set_is_a_config_change_and_snmp_enable_authen_traps_is_obeyed_issue_29(self):
         f, base = self.fleet()
@@ -268,6 +270,9 @@ class EventTests(unittest.TestCase):
         lines = [x for x in self.wait_lines(lambda ls: sum(x[2] == "AUTH" and x[3] for x in ls) >= 2)
                  if x[2] == "AUTH" and x[3]]
         self.assertEqual([x[3] for x in lines], auth)
+        # Each names the v3 user the request gave and the requester's address.
+        self.assertIn(" ops from 127.0.0.1 ", lines[0][4])
+        self.assertIn(" nosuch from 127.0.0.1 ", lines[1][4])
         time.sleep(0.3)
         self.assertEqual([t[1] for t in self.traps() if t[0] == AUTH_FAILURE], auth, "nothing more")
 

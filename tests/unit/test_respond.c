@@ -80,7 +80,8 @@ build(struct rfix *r, int version, const char *community, uint8_t type, int32_t 
 static size_t
 send_req(struct rfix *r)
 {
-    size_t len = respond(&r->f->dev, r->scratch, r->req, r->req_len, r->out, sizeof r->out, 0, &r->reply);
+    size_t len =
+        respond(&r->f->dev, r->scratch, r->req, r->req_len, NULL, r->out, sizeof r->out, 0, &r->reply);
 
     if (len) {
         assert_int_equal(spdu_message_decode(r->reply, len, &r->m), FLEET_OK);
@@ -209,8 +210,8 @@ test_malformed_counts_parse_error(void **state)
     assert_int_equal(send_req(r), 0);
     assert_int_equal(r->f->dev.snmp_stats.in_asn_parse_errs, 1);
     memcpy(copy, garbage, sizeof copy);
-    assert_int_equal(respond(&r->f->dev, r->scratch, copy, sizeof copy, r->out, sizeof r->out, 0, &r->reply),
-                     0);
+    assert_int_equal(
+        respond(&r->f->dev, r->scratch, copy, sizeof copy, NULL, r->out, sizeof r->out, 0, &r->reply), 0);
     assert_int_equal(r->f->dev.snmp_stats.in_asn_parse_errs, 2);
     assert_int_equal(r->f->dev.snmp_stats.in_pkts, 2);
     assert_int_equal(r->f->dev.snmp_stats.out_pkts, 0);

@@ -230,8 +230,8 @@ handle_request(struct worker *w, struct device *dev, int fd, const union netaddr
         flush_batch(batch);
     }
     reply_len =
-        respond(dev, aw->scratch, req, len, aw->out_bufs + (size_t)batch->count * aw->out_cap, aw->out_cap,
-                fault && fault->kind == AGENT_FAULT_ERROR ? fault->error_status : 0, &reply);
+        respond(dev, aw->scratch, req, len, peer, aw->out_bufs + (size_t)batch->count * aw->out_cap,
+                aw->out_cap, fault && fault->kind == AGENT_FAULT_ERROR ? fault->error_status : 0, &reply);
     if (!reply_len) {
         return;
     }

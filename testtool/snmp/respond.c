@@ -15,6 +15,7 @@
 #include "metrics_count.h"
 #include "mib.h"
 #include "mib_set.h"
+#include "netaddr.h"
 #include "spdu.h"
 #include "susm.h"
 
@@ -243,9 +244,34 @@ find_v3_user(void *arg, const uint8_t *name, size_t name_len)
     return NULL;
 }
 
+/* A refused login (wrong community, unknown v3 user, wrong digest) is an event (event.h): the trap and the
+ * login-failure line name the requester's address, and the v3 user it gave. */
+static void
+login_refused(struct device *dev, const union netaddr_sa *peer, const uint8_t *user, size_t user_len)
+{
+    char who[SUSM_USER_NAME_MAX_BYTES + 1];
+    size_t n = user_len < SUSM_USER_NAME_MAX_BYTES ? user_len : SUSM_USER_NAME_MAX_BYTES;
+    char from[NETADDR_TEXT_BYTES];
+    struct net_endpoint e = {.len = 0};
+
+    if (peer) {
+        netaddr_endpoint_set(&e, &peer->sa, netaddr_sa_len(&peer->sa));
+    }
+    /* The name is the requester's bytes: what a line cannot carry (controls, quotes, non-ASCII) goes as '?'.
+     */
+    for (size_t i = 0; i < n; i++) {
+        who[i] = user[i] >= 0x20 && user[i] < 0x7f && user[i] != '"' && user[i] != '\\' && user[i] != ']'
+                     ? (char)user[i]
+                     : '?';
+    }
+    who[n] = 0;
+    event_login_refused(dev, EVENT_LOGIN_SNMP, n ? who : NULL,
+                        peer ? netaddr_endpoint_text(&e, 0, from, sizeof from) : NULL);
+}
+
 static size_t
-respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len, uint8_t *out,
-           size_t out_cap, int forced_error, uint8_t **reply)
+respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len,
+           const union netaddr_sa *peer, uint8_t *out, size_t out_cap, int forced_error, uint8_t **reply)
 {
     struct respond_stats *st = &dev->snmp_stats;
     uint8_t id[SUSM_ENGINE_ID_MAX_BYTES];
@@ -285,7 +311,7 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
     }
     if (report == SUSM_REPORT_UNKNOWN_USER_NAMES || report == SUSM_REPORT_WRONG_DIGESTS) {
         /* A refused login (an unknown engine ID is discovery, a time window resynchronisation: neither). */
-        event_login_refused(dev, EVENT_LOGIN_SNMP, NULL, NULL);
+        login_refused(dev, peer, msg.user_name, msg.user_name_len);
     }
     if (report != SUSM_REPORT_NONE) {
         uint32_t counter = ++st->usm_stats[report];
@@ -332,8 +358,8 @@ respond_v3(struct device *dev, struct respond_scratch *scratch, uint8_t *req, si
 }
 
 size_t
-respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len, uint8_t *out,
-        size_t out_cap, int forced_error, uint8_t **reply)
+respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len,
+        const union netaddr_sa *peer, uint8_t *out, size_t out_cap, int forced_error, uint8_t **reply)
 {
     struct respond_stats *st = &dev->snmp_stats;
     struct spdu_message m;
@@ -350,7 +376,7 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
             st->in_bad_versions++;
             return 0;
         }
-        return respond_v3(dev, scratch, req, req_len, out, out_cap, forced_error, reply);
+        return respond_v3(dev, scratch, req, req_len, peer, out, out_cap, forced_error, reply);
     }
     if (rc) {
         st->in_asn_parse_errs++;
@@ -364,7 +390,7 @@ respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_
     if (!community_is(&m, dev->group->cfg.snmp_community) &&
         !community_is(&m, dev->group->cfg.snmp_write_community)) {
         st->in_bad_community_names++;
-        event_login_refused(dev, EVENT_LOGIN_SNMP, NULL, NULL);
+        login_refused(dev, peer, NULL, 0);
         return 0;
     }
     if (!answerable(&m.pdu, m.version)) {

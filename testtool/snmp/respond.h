@@ -12,6 +12,7 @@
 
 #include "ber.h"
 #include "device.h"
+#include "netaddr.h"
 
 struct device;
 
@@ -39,10 +40,11 @@ enum fleet_err respond_v3_user_parse(const char *text, struct respond_v3_user *u
  * @brief Answer one datagram addressed to @p dev. An SNMPv3 datagram is decrypted in place.
  * @param[in] out Buffer for the response; @p out_cap its size (the size limit plus SPDU_HEADROOM).
  * @param[out] reply Where the response starts in @p out.
+ * @param[in] peer The requester's address (a refused login names it: event.h), or NULL.
  * @param[in] forced_error If not 0, answer with this error-status (fault injection) instead.
  * @return Length of the response, or 0 when nothing is to be sent.
  */
 size_t respond(struct device *dev, struct respond_scratch *scratch, uint8_t *req, size_t req_len,
-               uint8_t *out, size_t out_cap, int forced_error, uint8_t **reply);
+               const union netaddr_sa *peer, uint8_t *out, size_t out_cap, int forced_error, uint8_t **reply);
 
 #endif
