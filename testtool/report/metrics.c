@@ -158,27 +158,32 @@ format_device_info(const struct fleet *fleet, const struct metrics_snapshot *sna
     }
 }
 
-/* The per-device ledger of the syslog channel (its sinks summed), one family per state. */
+/* The per-device push ledger: each channel the device pushes on (its sinks summed) and state, as
+ * fleetsim_push_messages_total; a channel without a row of the device's has no series (no all-zero bulk). */
 static void
 format_ledger_rows(const struct metrics_snapshot *snap, struct sbuf *out)
 {
-    static const char *const names[7] = {"fleetsim_device_syslog_emitted_total",
-                                         "fleetsim_device_syslog_sent_total",
-                                         "fleetsim_device_syslog_in_window_total",
-                                         "fleetsim_device_syslog_drain_total",
-                                         "fleetsim_device_syslog_send_failures_total",
-                                         "fleetsim_device_syslog_dropped_total",
-                                         "fleetsim_device_syslog_suppressed_pre_window_total"};
+    static const char name[] = "fleetsim_device_push_messages_total";
+    static const char *const states[7] = {
+        "emitted", "sent", "in_window", "drain", "send_failures", "dropped", "suppressed_pre_window"};
 
-    for (int f = 0; f < 7; f++) {
-        size_t name_len = strlen(names[f]);
-        family(out, names[f], "counter", "Syslog lines of the device's ledger (every sink), by state.");
-        for (uint32_t i = 0; i < snap->row_count; i++) {
-            const struct ledger_row *l = &snap->rows[i].syslog;
+    family(out, name, "counter",
+           "Push messages of the device's ledger by channel and state, its sinks summed (sent = in_window + "
+           "drain).");
+    for (uint32_t i = 0; i < snap->row_count; i++) {
+        for (int ch = 0; ch < LEDGER_CHANNELS; ch++) {
+            const struct ledger_row *l = &snap->rows[i].ledger[ch];
+            if (!(snap->rows[i].ledger_channels & (1u << ch))) {
+                continue;
+            }
             const uint64_t v[7] = {
                 l->emitted, ledger_sent(l),          l->in_window, l->drain, l->send_failures,
                 l->dropped, l->suppressed_pre_window};
-            row_line(out, names[f], name_len, snap->rows[i].index, v[f]);
+            for (int st = 0; st < 7; st++) {
+                sbuf_printf(out, "%s{device=\"%" PRIu32 "\",channel=\"%s\",state=\"%s\"} %" PRIu64 "\n", name,
+                            snap->rows[i].index, ledger_channel_name((enum ledger_channel)ch), states[st],
+                            v[st]);
+            }
         }
     }
 }

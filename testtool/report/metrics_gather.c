@@ -129,14 +129,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
             sums->traps[5] += t->acknowledged;
             sums->traps[6] += t->timed_out;
             sums->traps[7] += t->retries;
-            sums->trap_ledger[0] += t->ledger.emitted;
-            sums->trap_ledger[1] += ledger_sent(&t->ledger);
-            sums->trap_ledger[2] += t->ledger.in_window;
-            sums->trap_ledger[3] += t->ledger.drain;
-            sums->trap_ledger[4] += t->ledger.send_failures;
-            sums->trap_ledger[5] += t->ledger.dropped;
-            sums->trap_ledger[6] += t->ledger.suppressed_pre_window;
-            sums->trap_ledger[7] += t->ledger.queued;
+            add_ledger(sums->trap_ledger, &t->ledger);
         }
         if (dev->syslog) {
             struct ledger_row l = {0};
@@ -160,7 +153,14 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
                                              .snmp_in_pkts = sn->in_pkts,
                                              .notif_sent = ledger_sent(&nc.ledger),
                                              .notif_dropped = nc.ledger.dropped};
-            syslog_chan_sum(dev, &r->syslog);
+            syslog_chan_sum(dev, &r->ledger[LEDGER_SYSLOG]);
+            for (uint32_t k = 0; dev->trap_rows && k < cfg->trap_sink_count; k++) {
+                ledger_add(&r->ledger[LEDGER_TRAP], &dev->trap_rows[k].ledger);
+            }
+            r->ledger[LEDGER_NETCONF] = nc.ledger;
+            r->ledger_channels =
+                (uint8_t)((dev->syslog ? 1u << LEDGER_SYSLOG : 0) | (dev->trap_rows ? 1u << LEDGER_TRAP : 0) |
+                          (dev->stream ? 1u << LEDGER_NETCONF : 0));
         }
     }
 }

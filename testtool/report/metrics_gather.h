@@ -56,18 +56,19 @@ uint64_t metrics_tls_refused(const struct metrics_sums *s);
 
 /* One device's row of the per-device series. */
 struct metrics_device_row {
-    uint32_t index;             /* device index */
-    uint32_t sessions_open;     /* sessions open now */
-    uint32_t sessions_started;  /* hellos completed */
-    uint32_t hello_failures;    /* as in struct metrics_sums */
-    uint32_t ssh_auth_failures; /* SSH authentications refused */
-    uint32_t tls_refused;       /* TLS handshakes refused, for any reason */
-    uint32_t rpcs_received;     /* rpc messages received */
-    uint32_t rpc_errors;        /* rpc-replies carrying rpc-error */
-    uint32_t snmp_in_pkts;      /* SNMP datagrams received */
-    uint64_t notif_sent;        /* notifications queued to subscribers */
-    uint64_t notif_dropped;     /* notifications dropped for slow subscribers */
-    struct ledger_row syslog;   /* its syslog sinks' ledger rows, summed */
+    uint32_t index;                            /* device index */
+    uint32_t sessions_open;                    /* sessions open now */
+    uint32_t sessions_started;                 /* hellos completed */
+    uint32_t hello_failures;                   /* as in struct metrics_sums */
+    uint32_t ssh_auth_failures;                /* SSH authentications refused */
+    uint32_t tls_refused;                      /* TLS handshakes refused, for any reason */
+    uint32_t rpcs_received;                    /* rpc messages received */
+    uint32_t rpc_errors;                       /* rpc-replies carrying rpc-error */
+    uint32_t snmp_in_pkts;                     /* SNMP datagrams received */
+    uint64_t notif_sent;                       /* notifications queued to subscribers */
+    uint64_t notif_dropped;                    /* notifications dropped for slow subscribers */
+    struct ledger_row ledger[LEDGER_CHANNELS]; /* per push channel: its ledger rows (every sink), summed */
+    uint8_t ledger_channels; /* bit (1 << channel) for each channel the device pushes on (has a row of) */
 };
 
 /* What one gathering found. */
