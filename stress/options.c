@@ -12,7 +12,7 @@
  */
 #include "options.h"
 #include "ber.h"
-#include "recon_push.h"
+#include "recon_format.h"
 #include "shard.h"
 #include "textarg.h"
 

@@ -27,18 +27,11 @@
 #include <stdio.h>
 
 #include "json_read.h"
+#include "recon_format.h"
 #include "reconcile.h"
 
 /* Longest line of a collector's file looked at; a longer one is counted as not understood. */
 #define RECON_PUSH_LINE_MAX_BYTES 65536
-
-/* The form of --received. */
-enum recon_format {
-    RECON_FMT_NOTIFY,    /* notify's manifest (JSON): reconcile.h's join */
-    RECON_FMT_SYSLOG,    /* a syslog file, RFC 5424 or traditional lines (recv_syslog.h) */
-    RECON_FMT_SNMPTRAPD, /* snmptrapd -Lf's log (recv_snmptrapd.h) */
-    RECON_FMT_CSV,       /* channel,source,count rows (recv_csv.h) */
-};
 
 /* What a push join is asked. */
 struct recon_push_opts {

@@ -16,7 +16,7 @@
 
 #include "device_ctl.h"
 #include "devview.h"
-#include "event.h"
+#include "event_id.h"
 #include "log.h"
 #include "metrics_count.h"
 #include "notif_file.h"

@@ -30,6 +30,7 @@
 #include "key_p256.h"
 #include "log.h"
 #include "session.h"
+#include "state_dir.h"
 #include "transport.h"
 
 /* Bytes moved into the channel per write call (libssh splits packets itself). */
@@ -574,44 +575,6 @@ const struct transport_ops transport_ssh = {
     .monitoring_identity = "ietf-netconf-monitoring:netconf-ssh",
 };
 
-static int
-make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(path, 0700) && errno != EEXIST) {
-                *p = '/';
-                return -1;
-            }
-            *p = '/';
-        }
-    }
-    return mkdir(path, 0700) && errno != EEXIST ? -1 : 0;
-}
-
-enum fleet_err
-ssh_link_state_dir(const struct fleet_config *cfg, char *buf, size_t len, char *err, size_t err_len)
-{
-    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-    if (cfg->state_dir) {
-        snprintf(buf, len, "%s", cfg->state_dir);
-    } else if (xdg && *xdg) {
-        snprintf(buf, len, "%s/fleetsim", xdg);
-    } else if (home && *home) {
-        snprintf(buf, len, "%s/.local/state/fleetsim", home);
-    } else {
-        snprintf(buf, len, "/tmp/fleetsim-state-%u", (unsigned)getuid());
-    }
-    if (make_dirs(buf)) {
-        snprintf(err, err_len, "cannot create the state folder %s: %s (use --state-dir)", buf,
-                 strerror(errno));
-        return FLEET_ERR_SYS;
-    }
-    return FLEET_OK;
-}
-
 /* The key at @p path, created (type @p type, @p bits) on first use and kept for later runs. */
 static enum fleet_err
 ensure_key(const char *path, enum ssh_keytypes_e type, int bits, char *err, size_t err_len)
@@ -681,7 +644,7 @@ ssh_link_load_secret(const struct fleet_config *cfg, uint8_t secret[32], char *e
     enum fleet_err rc;
     FILE *f;
 
-    if ((rc = ssh_link_state_dir(cfg, dir, sizeof dir, err, err_len))) {
+    if ((rc = state_dir(cfg, dir, sizeof dir, err, err_len))) {
         return rc;
     }
     snprintf(path, sizeof path, "%s/ssh_device_key_secret", dir);
@@ -730,7 +693,7 @@ ssh_link_fleet_init(struct fleet *fleet, char *err, size_t err_len)
         snprintf(ed, sizeof ed, "%s", cfg->host_key);
         rsa[0] = '\0';
     } else {
-        if ((rc = ssh_link_state_dir(cfg, dir, sizeof dir, err, err_len))) {
+        if ((rc = state_dir(cfg, dir, sizeof dir, err, err_len))) {
             return rc;
         }
         snprintf(ed, sizeof ed, "%s/ssh_host_ed25519_key", dir);

@@ -31,10 +31,6 @@ struct ssh_key_struct *ssh_link_device_key(const struct fleet_config *cfg, const
 /** @return Device @p index's public host key as base64 (the caller frees it), or NULL. */
 char *ssh_link_device_pubkey_b64(const struct fleet_config *cfg, const uint8_t secret[32], uint32_t index);
 
-/** @brief The state folder (--state-dir, else XDG's state folder) into @p buf, created: host keys, TLS. */
-enum fleet_err ssh_link_state_dir(const struct fleet_config *cfg, char *buf, size_t len, char *err,
-                                  size_t err_len);
-
 /**
  * @brief The secret devices' own host keys derive from: read from the state folder, created there once.
  * @param[out] secret 32 bytes.

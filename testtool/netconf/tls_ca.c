@@ -21,7 +21,7 @@
 #include "log.h"
 #include "netaddr.h"
 #include "plan.h"
-#include "ssh_link.h"
+#include "state_dir.h"
 
 #define TLS_CA_DAYS     3650
 #define TLS_SERVER_DAYS 3650
@@ -136,7 +136,7 @@ tls_dir(const struct fleet_config *cfg, char *dir, size_t len, char *err, size_t
     char state[512];
     enum fleet_err rc;
 
-    if ((rc = ssh_link_state_dir(cfg, state, sizeof state, err, err_len))) {
+    if ((rc = state_dir(cfg, state, sizeof state, err, err_len))) {
         return rc;
     }
     snprintf(dir, len, "%s/tls", state);

@@ -19,7 +19,7 @@
 #include "log.h"
 #include "push_rate.h"
 #include "sbuf.h"
-#include "ssh_link.h"
+#include "state_dir.h"
 #include "syslog_catalog.h"
 #include "syslog_msg.h"
 #include "syslog_sink.h"
@@ -77,7 +77,7 @@ sc_tls_ctx(struct fleet *fleet, SSL_CTX **out, char *err, size_t err_len)
     enum fleet_err rc;
 
     *out = NULL;
-    if ((rc = ssh_link_state_dir(&fleet->cfg, state, sizeof state, err, err_len))) {
+    if ((rc = state_dir(&fleet->cfg, state, sizeof state, err, err_len))) {
         return rc;
     }
     snprintf(prefix, sizeof prefix, "%s/syslog-client", state);

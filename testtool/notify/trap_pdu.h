@@ -17,7 +17,7 @@
 #include "plan.h"
 #include "spdu.h"
 #include "susm.h"
-#include "trap.h"
+#include "trap_types.h"
 
 /* Bytes of PDU headers kept in front of a v3 notification's varbinds (PDU tag, ids, varbind list). */
 #define TRAP_PDU_V3_HEADROOM 64

@@ -26,6 +26,7 @@
 #include "respond.h"
 #include "spdu.h"
 #include "susm.h"
+#include "trap.h"
 #include "trap_pdu.h"
 
 /* Room for any notification the tests encode, with the largest headroom in front. */
