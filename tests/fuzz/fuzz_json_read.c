@@ -195,9 +195,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > FZ_MAX_INPUT_BYTES) {
         return 0;
     }
-    text = malloc(size ? size : 1);
-    fz_require(text != NULL, "out of memory");
-    memcpy(text, data, size);
+    text = fz_copy_input(data, size);
 
     err[0] = '\0';
     if (jsonr_parse(text, size, &tree, err, sizeof err)) {

@@ -32,9 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     /* malloc(0) may return NULL; keep one byte so the pointer is valid, but pass the true size. */
-    xml = malloc(size ? size : 1);
-    fz_require(xml != NULL, "out of memory");
-    memcpy(xml, data, size);
+    xml = fz_copy_input(data, size);
 
     kind = reply_scan(xml, size, &info);
     fz_require(kind == info.kind, "return value differs from info.kind");

@@ -79,12 +79,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return -1;
     }
     /* Exact-size copies, so any read past the datagram or the response buffer is caught. */
-    req = malloc(size ? size : 1);
+    req = fz_copy_input(data, size);
     out = malloc(out_cap);
-    if (!req || !out) {
-        abort();
-    }
-    memcpy(req, data, size);
+    fz_require(out != NULL, "out of memory");
     reply_len = respond(fz_device(), fz_scratch, req, size, NULL, out, out_cap, 0, &reply);
     if (reply_len) {
         fz_check_response(data, size, reply, reply_len);

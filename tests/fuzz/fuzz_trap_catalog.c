@@ -59,9 +59,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > FZ_MAX_INPUT_BYTES) {
         return 0;
     }
-    text = malloc(size ? size : 1);
-    fz_require(text != NULL, "out of memory");
-    memcpy(text, data, size);
+    text = fz_copy_input(data, size);
     if (trap_catalog_parse(text, size, &cat, err, sizeof err)) {
         fz_require(cat == NULL, "a refused catalog left a catalog");
         fz_require(err[0] != '\0', "a refusal without a reason");
