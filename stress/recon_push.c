@@ -269,12 +269,62 @@ rp_add_device(struct recon_push *p, enum rp_channel ch, const char *name, size_t
     return 0;
 }
 
+/* One canonical trap address per report device with trap sinks, sorted: devices sharing an address (a fleet
+ * without --ip-per-device) are told apart by the sysName.0 their traps carry. */
+struct rp_addr {
+    char text[INET6_ADDRSTRLEN];
+};
+
+static int
+rp_addr_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct rp_addr *)a)->text, ((const struct rp_addr *)b)->text);
+}
+
+/* The report's trap addresses, sorted, into *@p out (@p count entries; the caller frees). @return 0 or -1. */
+static int
+rp_trap_addrs(const struct jsonr_value *devs, struct rp_addr **out, size_t *count)
+{
+    size_t n = 0;
+
+    *out = malloc((devs->count ? devs->count : 1) * sizeof **out);
+    if (!*out) {
+        return -1;
+    }
+    for (const struct jsonr_value *d = devs->child; d; d = d->next) {
+        const struct jsonr_value *traps = jsonr_get(d, "trap_sinks");
+        const char *addr = jsonr_get_str(d, "address");
+        if (traps && traps->count && addr &&
+            !rp_canon_addr(addr, strlen(addr), (*out)[n].text, sizeof(*out)[n].text)) {
+            n++;
+        }
+    }
+    qsort(*out, n, sizeof **out, rp_addr_cmp);
+    *count = n;
+    return 0;
+}
+
+/* 1 when more than one report device sends traps from @p canon. */
+static int
+rp_addr_shared(const struct rp_addr *addrs, size_t count, const char *canon)
+{
+    struct rp_addr key;
+    const struct rp_addr *hit;
+
+    snprintf(key.text, sizeof key.text, "%s", canon);
+    hit = bsearch(&key, addrs, count, sizeof *addrs, rp_addr_cmp);
+    return hit && ((hit > addrs && !strcmp(hit[-1].text, canon)) ||
+                   (hit + 1 < addrs + count && !strcmp(hit[1].text, canon)));
+}
+
 struct recon_push *
 recon_push_new(const struct jsonr_value *report, const struct recon_push_opts *opts, FILE *out, char *err,
                size_t err_len)
 {
     const struct jsonr_value *devs = jsonr_get(report, "devices");
     struct recon_push *p = calloc(1, sizeof *p);
+    struct rp_addr *addrs = NULL;
+    size_t addr_count = 0;
     int want_syslog = opts->format == RECON_FMT_SYSLOG || opts->format == RECON_FMT_CSV;
     int want_trap = opts->format == RECON_FMT_SNMPTRAPD || opts->format == RECON_FMT_CSV;
     int want_netconf = opts->format == RECON_FMT_CSV;
@@ -287,6 +337,9 @@ recon_push_new(const struct jsonr_value *report, const struct recon_push_opts *o
     if (!devs || devs->type != JSONR_ARRAY) {
         snprintf(err, err_len, "the report has no \"devices\" array");
         goto fail;
+    }
+    if (want_trap && rp_trap_addrs(devs, &addrs, &addr_count)) {
+        goto oom;
     }
     for (const struct jsonr_value *d = devs->child; d; d = d->next) {
         const struct jsonr_value *syslog = jsonr_get(d, "syslog_sinks");
@@ -324,16 +377,19 @@ recon_push_new(const struct jsonr_value *report, const struct recon_push_opts *o
         }
         if (want_trap && traps && traps->count) {
             struct rp_source *t, *alias;
+            const char *key;
             if ((rows = rp_sum_sent(traps, &sent)) < 0) {
                 snprintf(err, err_len, "the report's device %" PRIu64 ": a trap sink without \"sent\"",
                          device);
                 goto fail;
             }
-            if (rp_add_device(p, RP_TRAP, canon, strlen(canon), device, sent, (uint32_t)rows)) {
+            /* Its address names it, or, shared with other devices, its host name (the traps' sysName.0). */
+            key = host && *host && rp_addr_shared(addrs, addr_count, canon) ? host : canon;
+            if (rp_add_device(p, RP_TRAP, key, strlen(key), device, sent, (uint32_t)rows)) {
                 goto oom;
             }
             /* Its host name, for a trap whose sysName.0 names it when its address does not. */
-            t = rp_find(p, RP_TRAP, canon, strlen(canon));
+            t = rp_find(p, RP_TRAP, key, strlen(key));
             if (host && *host) {
                 if (!(alias = rp_get(p, RP_HOSTNAME, host, strlen(host)))) {
                     goto oom;
@@ -349,11 +405,13 @@ recon_push_new(const struct jsonr_value *report, const struct recon_push_opts *o
             }
         }
     }
+    free(addrs);
     return p;
 
 oom:
     snprintf(err, err_len, "out of memory");
 fail:
+    free(addrs);
     recon_push_free(p);
     return NULL;
 }

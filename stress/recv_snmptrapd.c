@@ -72,7 +72,9 @@ recv_trapd_header(const char *line, size_t len, const char **addr, size_t *addr_
 int
 recv_trapd_sysname(const char *line, size_t len, const char **name, size_t *name_len)
 {
-    static const char *const marks[] = {"sysName.0 = STRING: ", ".1.3.6.1.2.1.1.5.0 = STRING: "};
+    /* As snmptrapd prints it with the MIBs, with -On, and without MIBs (net-snmp's "iso" for 1). */
+    static const char *const marks[] = {
+        "sysName.0 = STRING: ", ".1.3.6.1.2.1.1.5.0 = STRING: ", "iso.3.6.1.2.1.1.5.0 = STRING: "};
 
     for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
         const char *hit = memmem(line, len, marks[i], strlen(marks[i]));

@@ -179,6 +179,9 @@ test_snmptrapd_header_and_sysname(void **state)
         ".1.3.6.1.2.1.1.3.0 = Timeticks: (5) 0:00:00.05\t.1.3.6.1.6.3.1.1.4.1.0 = OID: "
         ".1.3.6.1.6.3.1.1.5.3\t.1.3.6.1.2.1.1.5.0 = STRING: \"crs-x-3\"\tx = INTEGER: 1";
     static const char vars_sym[] = "SNMPv2-MIB::sysName.0 = STRING: device-7\tIF-MIB::ifIndex.2 = INTEGER: 2";
+    /* snmptrapd without MIBs (Debian's default: no MIB files) prints 1 as "iso". */
+    static const char vars_iso[] = "iso.3.6.1.6.3.18.1.3.0 = IpAddress: 127.0.0.1\t"
+                                   "iso.3.6.1.2.1.1.5.0 = STRING: \"device-1\"";
     const char *v;
     size_t n;
 
@@ -198,6 +201,9 @@ test_snmptrapd_header_and_sysname(void **state)
     assert_int_equal(recv_trapd_sysname(vars_sym, strlen(vars_sym), &v, &n), 1);
     assert_memory_equal(v, "device-7", n);
     assert_int_equal(n, strlen("device-7"));
+    assert_int_equal(recv_trapd_sysname(vars_iso, strlen(vars_iso), &v, &n), 1);
+    assert_int_equal(n, strlen("device-1"));
+    assert_memory_equal(v, "device-1", n);
     assert_int_equal(recv_trapd_sysname(v2, strlen(v2), &v, &n), 0);
 }
 
