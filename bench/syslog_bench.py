@@ -10,7 +10,9 @@ accuracy of the paced rate.
                 the window; loggen's count over its own rusage.
   --accuracy    --acc-devices devices at 1/s each (default 1,000), counted by a UDP reader for
                 --acc-seconds (default 20) once every device is running: count against devices x seconds.
-With neither, both run.
+With neither, both run. --throughput also runs build/bench_udp_floor at the same size: the kernel's
+own CPU per loopback datagram (sendmmsg, nothing else), the floor no UDP generator goes below, and so the
+highest ratio to loggen any generator could reach.
 
 loggen is syslog-ng's generator (Debian's syslog-ng-core, which conflicts with rsyslog): it is not
 installed but unpacked from `apt-get download syslog-ng-core` with `dpkg-deb -x` into --loggen-root
@@ -197,6 +199,15 @@ def throughput(args, catalog):
     for proto, f_cpu, f_rate, f_drop, l_cpu, l_rate in rows:
         print("| %s | %.0f | %.0f (%d) | %.0f | %.0f | %.2fx |" % (proto, f_cpu, f_rate, f_drop, l_cpu, l_rate,
                                                                  f_cpu / l_cpu))
+    floor = os.path.join(args.build, "bench_udp_floor")
+    if os.path.exists(floor):
+        out = subprocess.run([floor, str(size)], capture_output=True, text=True, check=True).stdout
+        print(out.rstrip())
+        udp_loggen = [r[4] for r in rows if r[0] == "udp"][0]
+        for line in out.splitlines()[1:]:
+            us = float(line.split()[-1])
+            print("  %s: at most %.0f msg/CPU-s, %.2fx loggen's UDP" % (line.strip().rsplit(" ", 1)[0].strip(),
+                                                                       1e6 / us, 1e6 / us / udp_loggen))
 
 
 def accuracy(args, catalog):
@@ -226,6 +237,7 @@ def main():
     p.add_argument("--acc-devices", type=int, default=1000)
     p.add_argument("--acc-seconds", type=int, default=20)
     p.add_argument("--loggen-root", default="/tmp/fleetsim-loggen")
+    p.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     args = p.parse_args()
     both = not args.throughput and not args.accuracy
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
