@@ -1088,8 +1088,8 @@ static const struct stress_opt opts[] = {
      .field = FIELD(recv_run_tag),
      .noun = "a tag",
      .metavar = "T",
-     .help = "with --format syslog: count only lines carrying the run tag T ([fleetsim@32473 run=\"T\"] "
-             "or 3164's run=T); lines without it are counted apart. Traps carry no tag"},
+     .help = "with --format syslog or snmptrapd: count only lines carrying the run tag T ([fleetsim@32473 "
+             "run=\"T\"] or 3164's run=T; a trap's fleetsimRunTag.0 = T); the others are counted apart"},
     {.name = "ordering",
      .kind = OPT_FLAG,
      .modes = M_RECON,
@@ -1798,9 +1798,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             : o->recv_format == RECON_FMT_SNMPTRAPD ? "snmptrapd"
                                                     : "csv");
     }
+    if (o->mode == STRESS_RECONCILE && o->recv_format != RECON_FMT_SYSLOG && o->recv_ordering) {
+        BAD("--ordering reads a syslog file's sequence numbers: it goes with --format syslog");
+    }
     if (o->mode == STRESS_RECONCILE && o->recv_format != RECON_FMT_SYSLOG &&
-        (o->recv_run_tag || o->recv_ordering)) {
-        BAD("--run-tag and --ordering read a syslog file: they go with --format syslog");
+        o->recv_format != RECON_FMT_SNMPTRAPD && o->recv_run_tag) {
+        BAD("--run-tag reads a syslog file's or snmptrapd's log: it goes with --format syslog or snmptrapd");
     }
     if (o->mode == STRESS_RECONCILE && o->report_path && o->received_path) {
         BAD("reconcile takes --received (notify's manifest) or --report (the simulator's report, with "

@@ -58,10 +58,11 @@ struct recon_push {
     uint64_t broken;             /* report rows whose ledger does not add up */
     uint64_t lines;              /* lines read */
     uint64_t not_understood;     /* lines neither form (or too long, or a trap log's other lines) */
-    uint64_t untagged;           /* syslog lines without --run-tag's tag */
+    uint64_t untagged;           /* syslog lines and trap records without --run-tag's tag */
     uint64_t line_no;            /* the current line's number (CSV messages) */
-    size_t trap_open;            /* snmptrapd: the record in progress, index + 1 (0: none) */
-    int trap_named;              /* snmptrapd: 1 once that record's sysName moved it */
+    size_t trap_open;            /* snmptrapd: the record in progress: its address's source, index + 1 */
+    size_t trap_named;           /* snmptrapd: that record's sysName.0 stands for this source, index + 1 */
+    int trap_tagged;             /* snmptrapd: 1 when that record carries --run-tag's tag */
 };
 
 static uint64_t
@@ -481,6 +482,26 @@ rp_trap_source(struct recon_push *p, const char *addr, size_t len)
     return rp_get(p, RP_TRAP, addr, len);
 }
 
+/* The snmptrapd record in progress is complete: count it (to its sysName's device when its address is not
+ * the report's), or as untagged when --run-tag asks for a tag it does not carry. */
+static void
+rp_trapd_close(struct recon_push *p)
+{
+    struct rp_source *s;
+
+    if (!p->trap_open) {
+        return;
+    }
+    s = &p->src[p->trap_open - 1];
+    p->trap_open = 0;
+    if (p->opts.run_tag && !p->trap_tagged) {
+        p->untagged++;
+        return;
+    }
+    /* The sysName counts only when the address is not the report's (a NAT, a relay, a shared address). */
+    rp_receive(!s->in_report && p->trap_named ? &p->src[p->trap_named - 1] : s, 0, 0);
+}
+
 static int
 rp_trapd_line(struct recon_push *p, const char *line, size_t len)
 {
@@ -488,29 +509,25 @@ rp_trapd_line(struct recon_push *p, const char *line, size_t len)
     size_t vlen;
 
     if (recv_trapd_header(line, len, &v, &vlen)) {
-        struct rp_source *s = rp_trap_source(p, v, vlen);
-        if (!s) {
+        struct rp_source *s;
+        rp_trapd_close(p);
+        if (!(s = rp_trap_source(p, v, vlen))) {
             return -1;
         }
-        rp_receive(s, 0, 0);
         p->trap_open = (size_t)(s - p->src) + 1;
         p->trap_named = 0;
-        /* A v1 trap's varbinds may share its first line. */
-    }
-    if (p->trap_open && !p->trap_named && recv_trapd_sysname(line, len, &v, &vlen)) {
-        struct rp_source *from = &p->src[p->trap_open - 1];
-        struct rp_source *alias;
-        p->trap_named = 1;
-        /* The sysName counts only when the address is not the report's (a NAT, a relay). */
-        if (!from->in_report && (alias = rp_find(p, RP_HOSTNAME, v, vlen))) {
-            from->received--;
-            from->no_seq--;
-            rp_receive(&p->src[alias->alias_of], 0, 0);
-        }
+        p->trap_tagged = 0;
+        /* A v1 trap's varbinds may share its first line: read on. */
+    } else if (!p->trap_open) {
+        p->not_understood++;
         return 0;
     }
-    if (!p->trap_open) {
-        p->not_understood++;
+    if (!p->trap_named && recv_trapd_sysname(line, len, &v, &vlen)) {
+        const struct rp_source *alias = rp_find(p, RP_HOSTNAME, v, vlen);
+        p->trap_named = alias ? alias->alias_of + 1 : 0;
+    }
+    if (p->opts.run_tag && !p->trap_tagged && recv_trapd_run_tag(line, len, &v, &vlen)) {
+        p->trap_tagged = vlen == strlen(p->opts.run_tag) && !memcmp(v, p->opts.run_tag, vlen);
     }
     return 0;
 }
@@ -622,6 +639,7 @@ recon_push_finish(struct recon_push *p, FILE *out, struct recon_rows *rows)
     uint64_t sent = 0, received = 0, inversions = 0;
     int rc;
 
+    rp_trapd_close(p); /* a record fed by recon_push_line() that no header closed */
     for (size_t i = 0; i < p->count; i++) {
         const struct rp_source *s = &p->src[i];
         /* A sequence number twice means a duplicate only when one device sent each number once. */
@@ -757,6 +775,7 @@ rp_read_file(struct recon_push *p, const char *path, char *buf)
         fprintf(stderr, "fleetsim-stress: %s: %s\n", path, err);
         goto cleanup;
     }
+    rp_trapd_close(p); /* the file's last record */
     rc = 0;
 
 cleanup:

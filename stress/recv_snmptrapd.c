@@ -69,14 +69,12 @@ recv_trapd_header(const char *line, size_t len, const char **addr, size_t *addr_
     return 1;
 }
 
-int
-recv_trapd_sysname(const char *line, size_t len, const char **name, size_t *name_len)
+/* The first of @p marks (each "... = STRING: ") found in @p line: its value, quoted or up to a tab. */
+static int
+rt_string_value(const char *line, size_t len, const char *const *marks, size_t mark_count, const char **value,
+                size_t *value_len)
 {
-    /* As snmptrapd prints it with the MIBs, with -On, and without MIBs (net-snmp's "iso" for 1). */
-    static const char *const marks[] = {
-        "sysName.0 = STRING: ", ".1.3.6.1.2.1.1.5.0 = STRING: ", "iso.3.6.1.2.1.1.5.0 = STRING: "};
-
-    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+    for (size_t i = 0; i < mark_count; i++) {
         const char *hit = memmem(line, len, marks[i], strlen(marks[i]));
         const char *s, *end = line + len;
         size_t n = 0;
@@ -96,10 +94,29 @@ recv_trapd_sysname(const char *line, size_t len, const char **name, size_t *name
             }
         }
         if (n && n <= RT_SYSNAME_MAX_BYTES) {
-            *name = s;
-            *name_len = n;
+            *value = s;
+            *value_len = n;
             return 1;
         }
     }
     return 0;
+}
+
+int
+recv_trapd_sysname(const char *line, size_t len, const char **name, size_t *name_len)
+{
+    /* As snmptrapd prints it with the MIBs, with -On, and without MIBs (net-snmp's "iso" for 1). */
+    static const char *const marks[] = {
+        "sysName.0 = STRING: ", ".1.3.6.1.2.1.1.5.0 = STRING: ", "iso.3.6.1.2.1.1.5.0 = STRING: "};
+
+    return rt_string_value(line, len, marks, sizeof marks / sizeof marks[0], name, name_len);
+}
+
+int
+recv_trapd_run_tag(const char *line, size_t len, const char **tag, size_t *tag_len)
+{
+    /* The enterprise arc printed as ".1.3.6.1.4.1", "iso.3.6.1.4.1" or "SNMPv2-SMI::enterprises". */
+    static const char *const marks[] = {".32473.1.2.0 = STRING: "};
+
+    return rt_string_value(line, len, marks, 1, tag, tag_len);
 }

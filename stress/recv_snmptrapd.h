@@ -5,8 +5,8 @@
  * trap on the same line; IPv6: "UDP/IPv6: [ADDR]:PORT"), and its varbinds
  * follow, tab-separated, on the next line. The source of a notification is
  * the UDP source address, or the sysName.0 varbind when it carries one
- * (fleetsim appends it to a named origin's objects). fleetsim's traps carry
- * no run tag: --run-tag does not apply to this log.
+ * (fleetsim appends it to a named origin's objects); with fleetsim's
+ * --run-tag, fleetsimRunTag.0 (1.3.6.1.4.1.32473.1.2.0) follows it.
  */
 #ifndef STRESS_RECV_SNMPTRAPD_H
 #define STRESS_RECV_SNMPTRAPD_H
@@ -31,5 +31,12 @@ int recv_trapd_header(const char *line, size_t len, const char **addr, size_t *a
  * @return 1 when found, else 0.
  */
 int recv_trapd_sysname(const char *line, size_t len, const char **name, size_t *name_len);
+
+/**
+ * @brief Find fleetsimRunTag.0 (1.3.6.1.4.1.32473.1.2.0, however snmptrapd names the enterprise arc) in a
+ * line, as recv_trapd_sysname() finds sysName.0.
+ * @return 1 when found (@p tag and @p tag_len set), else 0.
+ */
+int recv_trapd_run_tag(const char *line, size_t len, const char **tag, size_t *tag_len);
 
 #endif

@@ -1140,7 +1140,9 @@ static const struct cli_opt cli_opts[] = {
      .kind = CLI_STRING,
      .custom = cli_run_tag,
      .metavar = "TEXT",
-     .help = "tag written into every syslog line and the report, to pick the run out on a shared collector"},
+     .help =
+         "tag written into every syslog line, every trap (fleetsimRunTag.0) and the report, to pick the run "
+         "out on a shared collector"},
     {.name = "push-window",
      .kind = CLI_STRING,
      .custom = cli_push_window,

@@ -149,7 +149,12 @@ class ReconcilePushTest(unittest.TestCase):
         sysName.0 its traps carry, one line per device (issue 29 item 7)."""
         self.snmptrapd_log_reconciles(ip_per_device=False)
 
-    def snmptrapd_log_reconciles(self, ip_per_device):
+    def test_snmptrapd_log_keeps_only_the_runs_traps_by_run_tag(self):
+        """--run-tag goes into every trap (fleetsimRunTag.0): reconcile --run-tag counts only the run's
+        records in a log that also holds another run's (issue 29 items 6, 7)."""
+        self.snmptrapd_log_reconciles(ip_per_device=True, run_tag="run-29")
+
+    def snmptrapd_log_reconciles(self, ip_per_device, run_tag=None):
         trap_log = os.path.join(self.work, "traps.log")
         conf = os.path.join(self.work, "snmptrapd.conf")
         with open(conf, "w") as c:
@@ -161,8 +166,19 @@ class ReconcilePushTest(unittest.TestCase):
         self.addCleanup(lambda: (trapd.terminate(), trapd.wait(timeout=10)))
         time.sleep(0.5)
         self.assertIsNone(trapd.poll(), "snmptrapd runs")
+        tag = ["--run-tag", run_tag] if run_tag else []
+        if run_tag:
+            # Another run first, into the same log: its traps carry another tag.
+            other = h.Fleet(devices=DEVICES, threads=2, ip_per_device=ip_per_device,
+                            extra=["--flap-rate", "2", "--trap-sink", "127.0.0.1:%d" % port,
+                                   "--run-tag", "another-run"])
+            other.start()
+            self.addCleanup(other.kill)
+            time.sleep(1)
+            other.stop()
         fleet = h.Fleet(devices=DEVICES, threads=2, ip_per_device=ip_per_device,
-                        extra=["--report", self.report, "--flap-rate", "2", "--trap-sink", "127.0.0.1:%d" % port])
+                        extra=["--report", self.report, "--flap-rate", "2", "--trap-sink", "127.0.0.1:%d" % port]
+                        + tag)
         fleet.start()
         self.addCleanup(fleet.kill)
         time.sleep(2)
@@ -176,12 +192,16 @@ class ReconcilePushTest(unittest.TestCase):
             with open(trap_log, errors="replace") as f:
                 return len(re.findall(r"\[UDP: \[", f.read()))
         h.wait_for(lambda: logged() >= total, 10)
-        code, out, err = self.reconcile(trap_log, "snmptrapd")
+        code, out, err = self.reconcile(trap_log, "snmptrapd", *tag)
         self.assertEqual(code, 0, out + err)
         key = "address" if ip_per_device else "hostname"
         sources = {d[key] for d in report["devices"] if sum(r["sent"] for r in d["trap_sinks"])}
         self.assertGreater(len(sources), 1 if ip_per_device else 2)
         self.assertEqual(self.classes(out), {a: "OK" for a in sources}, out)
+        if run_tag:
+            self.assertNotIn("without the run tag 0", out, "the other run's records were set aside")
+            code, out, err = self.reconcile(trap_log, "snmptrapd")
+            self.assertEqual(code, 1, "without --run-tag the other run's traps count too: " + out)
 
 
 if __name__ == "__main__":

@@ -27,5 +27,8 @@ trap_device_origin(struct device *dev, uint64_t now_ms, struct trap_device_origi
     o->from.addr = dev->addr;
     o->from.fd = dev->snmp_fd;
     o->from.name = o->name;
+    o->from.run_tag = dev->worker && dev->worker->fleet->cfg.run_tag && *dev->worker->fleet->cfg.run_tag
+                          ? dev->worker->fleet->cfg.run_tag
+                          : NULL;
     o->from.engine = &o->engine;
 }

@@ -17,6 +17,9 @@ static const struct oid trap_snmptrapoid_oid = {.len = 11, .sub = {1, 3, 6, 1, 6
 /* The identity appended after a named origin's objects: snmpTrapAddress.0 (RFC 3584) and sysName.0. */
 static const struct oid trap_snmptrapaddress_oid = {.len = 10, .sub = {1, 3, 6, 1, 6, 3, 18, 1, 3, 0}};
 static const struct oid trap_sysname_oid = {.len = 9, .sub = {1, 3, 6, 1, 2, 1, 1, 5, 0}};
+/* fleetsimRunTag.0 (beside fleetsimEventId.0, event_id.h): the run's --run-tag, so a shared collector's
+ * traps can be picked out by run (reconcile --run-tag). */
+static const struct oid trap_run_tag_oid = {.len = 10, .sub = {1, 3, 6, 1, 4, 1, 32473, 1, 2, 0}};
 /* snmpTraps (SNMPv2-MIB): the generic traps are its arcs 1..6 and their v1 enterprise is snmpTraps. */
 static const struct oid trap_snmptraps_oid = {.len = 9, .sub = {1, 3, 6, 1, 6, 3, 1, 1, 5}};
 /* generic-trap of a notification that is none of the six generic ones (RFC 1157 enterpriseSpecific). */
@@ -75,6 +78,11 @@ trap_pdu_objects(struct spdu_encoder *e, const struct trap_pdu_in *in, int with_
         struct spdu_value n = {.tag = BER_OCTET_STRING,
                                .v.bytes = {(const uint8_t *)in->from->name, strlen(in->from->name)}};
         rc = spdu_enc_binding(e, &trap_sysname_oid, &n);
+    }
+    if (!rc && in->from->name && in->from->run_tag) {
+        struct spdu_value t = {.tag = BER_OCTET_STRING,
+                               .v.bytes = {(const uint8_t *)in->from->run_tag, strlen(in->from->run_tag)}};
+        rc = spdu_enc_binding(e, &trap_run_tag_oid, &t);
     }
     return rc;
 }

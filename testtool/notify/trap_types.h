@@ -22,6 +22,7 @@ struct trap_origin {
                          on the sender's loop; -1: the sender's own socket */
     const char *name; /* the device's sysName.0; not NULL: snmpTrapAddress.0 (addr) and sysName.0 (name)
                          follow the notification's objects; NULL: nothing follows */
+    const char *run_tag; /* --run-tag: fleetsimRunTag.0 follows sysName.0 (named origins only); NULL: none */
     const struct susm_engine *engine; /* TRAP_VERSION_3: the device's engine, authoritative for its traps
                                          (RFC 3412 6: the sender of an unconfirmed PDU); else may be NULL */
 };

@@ -252,6 +252,28 @@ test_snmptrapd_sources_by_address_and_sysname(void **state)
 }
 
 static void
+test_snmptrapd_run_tag_keeps_only_the_runs_records(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_start(&r, RECON_FMT_SNMPTRAPD, "run-7", 0, report_text);
+    /* Two of the run (the tag after sysName.0, as fleetsim sends it; printed without MIBs, then -On), one
+     * of another run, one without a tag: device 0 sent 2, received 2; two records set aside. */
+    feed(&r, "2026-12-07 15:40:00 <UNKNOWN> [UDP: [127.0.0.1]:40000->[127.0.0.1]:162]:");
+    feed(&r, "iso.3.6.1.2.1.1.5.0 = STRING: \"crs-x-0\"\tiso.3.6.1.4.1.32473.1.2.0 = STRING: \"run-7\"");
+    feed(&r, "2026-12-07 15:40:00 <UNKNOWN> [UDP: [127.0.0.1]:40000->[127.0.0.1]:162]:");
+    feed(&r, ".1.3.6.1.4.1.32473.1.2.0 = STRING: run-7\t.1.3.6.1.2.1.1.3.0 = Timeticks: (5) 0:00:00.05");
+    feed(&r, "2026-12-07 15:40:01 <UNKNOWN> [UDP: [127.0.0.1]:40000->[127.0.0.1]:162]:");
+    feed(&r, "iso.3.6.1.4.1.32473.1.2.0 = STRING: \"run-77\"");
+    feed(&r, "2026-12-07 15:40:01 <UNKNOWN> [UDP: [127.0.0.1]:40000->[127.0.0.1]:162]:");
+    assert_int_equal(run_finish(&r), 0);
+    assert_non_null(strstr(r.out, "OK      trap 127.0.0.1 (device 0) sent 2 received 2\n"));
+    assert_non_null(strstr(r.out, "without the run tag 2"));
+    run_free(&r);
+}
+
+static void
 test_csv_rows_per_channel(void **state)
 {
     struct run r;
@@ -289,6 +311,7 @@ main(void)
         cmocka_unit_test(test_broken_ledger_row_is_listed),
         cmocka_unit_test(test_report_without_host_names_is_refused),
         cmocka_unit_test(test_snmptrapd_sources_by_address_and_sysname),
+        cmocka_unit_test(test_snmptrapd_run_tag_keeps_only_the_runs_records),
         cmocka_unit_test(test_csv_rows_per_channel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

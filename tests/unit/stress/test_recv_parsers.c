@@ -205,6 +205,19 @@ test_snmptrapd_header_and_sysname(void **state)
     assert_int_equal(n, strlen("device-1"));
     assert_memory_equal(v, "device-1", n);
     assert_int_equal(recv_trapd_sysname(v2, strlen(v2), &v, &n), 0);
+    /* fleetsimRunTag.0, however the enterprise arc is printed. */
+    {
+        static const char tag_iso[] = "iso.3.6.1.4.1.32473.1.2.0 = STRING: \"r 1\"\tx = INTEGER: 1";
+        static const char tag_sym[] = "SNMPv2-SMI::enterprises.32473.1.2.0 = STRING: r2";
+        static const char tag_id[] = "iso.3.6.1.4.1.32473.1.1.0 = STRING: \"8589934593\"";
+        assert_int_equal(recv_trapd_run_tag(tag_iso, strlen(tag_iso), &v, &n), 1);
+        assert_int_equal(n, 3);
+        assert_memory_equal(v, "r 1", n);
+        assert_int_equal(recv_trapd_run_tag(tag_sym, strlen(tag_sym), &v, &n), 1);
+        assert_memory_equal(v, "r2", n);
+        assert_int_equal(recv_trapd_run_tag(tag_id, strlen(tag_id), &v, &n),
+                         0); /* the event id, not the tag */
+    }
 }
 
 static void
