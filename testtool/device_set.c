@@ -76,7 +76,7 @@ notify_config_change(struct device *dev, const struct lyd_node *config, uint8_t 
                 "<datastore>running</datastore>",
                 time_text);
     print_edits(&b, config, set_op);
-    event_add_leaf(&b, event_id);
+    event_add_leaf(&b, event_id, dev->worker->fleet->cfg.run_tag);
     sbuf_adds(&b, "</netconf-config-change></notification>");
     if (!b.failed) {
         stream_emit(dev, b.buf, b.len, now_ms);

@@ -134,7 +134,7 @@ class EventTests(unittest.TestCase):
     # ------------------------------------------------------------ events
 
     def test_flap_has_one_id_in_trap_notification_and_syslog_issue_29(self):
-        f, base = self.fleet()
+        f, base = self.fleet(extra=["--run-tag", "run<29>"])
         m = self.ncc(f, 1)
         m.create_subscription()
         code, r = api(base, "/api/v1/devices/1/flap", "POST", {"interface": PORT1, "for": "300ms"})
@@ -152,6 +152,11 @@ class EventTests(unittest.TestCase):
         notes = self.notifications(m, 5, lambda o: len(o) >= 2)
         got = [(n.findtext(".//{%s}oper-status" % IFE_NS), n.findtext(".//{%s}event-id" % EV_NS)) for n in notes]
         self.assertEqual(got, [("down", str(down_id)), ("up", str(up_id))])
+        # --run-tag in every channel: the notification's run-tag leaf, the syslog SD, the trap's object.
+        self.assertEqual([n.findtext(".//{%s}run-tag" % EV_NS) for n in notes], ["run<29>"] * 2)
+        self.assertIn('run="run<29>"', lines[0][4])
+        with open(self.trap_log, errors="replace") as tf:
+            self.assertIn('32473.1.2.0 = STRING: "run<29>"', tf.read())
 
     def test_reboot_has_one_id_in_cold_start_and_every_boot_line_issue_29(self):
         f, base = self.fleet()

@@ -521,22 +521,22 @@ note_running_write(struct session *s, uint32_t gen_before)
     devview_running_changed(dev, now_ms);
     event_id = event_next_id(dev);
     if (stream_has_subscribers(dev)) {
-        char time_text[40], xml[640], peer[NETADDR_TEXT_BYTES];
-        int n;
+        char time_text[40], peer[NETADDR_TEXT_BYTES];
+        struct sbuf b = {0};
         notif_format_time(now_ms, time_text, sizeof time_text);
-        n = snprintf(
-            xml, sizeof xml,
-            "<notification "
-            "xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"><eventTime>%s</eventTime>"
-            "<netconf-config-change xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-notifications\">"
-            "<changed-by><username>anonymous</username><session-id>%u</session-id>"
-            "<source-host>%s</source-host></changed-by><datastore>running</datastore>"
-            "<event-id xmlns=\"" EVENT_YANG_NS "\">%" PRIu64 "</event-id>"
-            "</netconf-config-change></notification>",
-            time_text, (unsigned)s->id, sess_peer_text(s, 0, peer, sizeof peer), event_id);
-        if (n > 0 && (size_t)n < sizeof xml) {
-            stream_emit(dev, xml, (size_t)n, now_ms);
+        sbuf_printf(&b,
+                    "<notification "
+                    "xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"><eventTime>%s</eventTime>"
+                    "<netconf-config-change xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-notifications\">"
+                    "<changed-by><username>anonymous</username><session-id>%u</session-id>"
+                    "<source-host>%s</source-host></changed-by><datastore>running</datastore>",
+                    time_text, (unsigned)s->id, sess_peer_text(s, 0, peer, sizeof peer));
+        event_add_leaf(&b, event_id, dev->worker->fleet->cfg.run_tag);
+        sbuf_adds(&b, "</netconf-config-change></notification>");
+        if (!b.failed) {
+            stream_emit(dev, b.buf, b.len, now_ms);
         }
+        sbuf_free(&b);
     }
     {
         char peer[NETADDR_TEXT_BYTES];

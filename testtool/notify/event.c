@@ -80,7 +80,7 @@ event_config_changed(struct device *dev, uint64_t now_ms)
                     "xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-notifications\"><changed-by><server/>"
                     "</changed-by><datastore>running</datastore>",
                     time_text);
-        event_add_leaf(&b, id);
+        event_add_leaf(&b, id, dev->worker->fleet->cfg.run_tag);
         sbuf_adds(&b, "</netconf-config-change></notification>");
         if (!b.failed) {
             stream_emit(dev, b.buf, b.len, now_ms);

@@ -46,7 +46,12 @@ event_trap_varbind(const char *id_text, struct trap_varbind *vb)
 }
 
 void
-event_add_leaf(struct sbuf *b, uint64_t id)
+event_add_leaf(struct sbuf *b, uint64_t id, const char *run_tag)
 {
     sbuf_printf(b, "<event-id xmlns=\"" EVENT_YANG_NS "\">%" PRIu64 "</event-id>", id);
+    if (run_tag && *run_tag) {
+        sbuf_adds(b, "<run-tag xmlns=\"" EVENT_YANG_NS "\">");
+        sbuf_add_xml(b, run_tag);
+        sbuf_adds(b, "</run-tag>");
+    }
 }

@@ -49,7 +49,10 @@ void event_trap_varbind(const char *id_text, struct trap_varbind *vb);
 /** @brief Write @p id in decimal into @p buf (at least EVENT_ID_TEXT_BYTES). @return @p buf. */
 char *event_id_text(uint64_t id, char *buf, size_t buf_len);
 
-/** @brief Append the notification leaf <event-id xmlns="urn:fleetsim:events">ID</event-id> to @p b. */
-void event_add_leaf(struct sbuf *b, uint64_t id);
+/**
+ * @brief Append the notification leaves <event-id xmlns="urn:fleetsim:events">ID</event-id> and, when
+ * @p run_tag is set (--run-tag; NULL or "": none), <run-tag>, XML-escaped, to @p b.
+ */
+void event_add_leaf(struct sbuf *b, uint64_t id, const char *run_tag);
 
 #endif

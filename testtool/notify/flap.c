@@ -73,7 +73,7 @@ notify_subscribers(struct device *dev, uint32_t pos, int admin_up, int oper_up, 
     sbuf_printf(
         &b, "</if-name><if-index>%u</if-index><admin-status>%s</admin-status><oper-status>%s</oper-status>",
         (unsigned)pos + 1, admin_up ? "up" : "down", oper_up ? "up" : "down");
-    event_add_leaf(&b, event_id);
+    event_add_leaf(&b, event_id, dev->worker->fleet->cfg.run_tag);
     sbuf_adds(&b, "</if-state-change></notification>");
     if (!b.failed) {
         stream_emit(dev, b.buf, b.len, now_ms);

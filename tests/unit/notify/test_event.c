@@ -91,9 +91,15 @@ test_leaf_is_accepted_by_the_device_schemas_issue_29(void **state)
     char *xml = NULL;
 
     (void)state;
-    event_add_leaf(&b, 4294967297ull);
+    event_add_leaf(&b, 4294967297ull, NULL);
     assert_false(b.failed);
     assert_string_equal(b.buf, "<event-id xmlns=\"urn:fleetsim:events\">4294967297</event-id>");
+    sbuf_free(&b);
+    /* With a run tag: its own leaf, XML-escaped. */
+    event_add_leaf(&b, 4294967297ull, "run<&>1");
+    assert_false(b.failed);
+    assert_string_equal(b.buf, "<event-id xmlns=\"urn:fleetsim:events\">4294967297</event-id>"
+                               "<run-tag xmlns=\"urn:fleetsim:events\">run&lt;&amp;&gt;1</run-tag>");
     xml = sbuf_take(&b, NULL);
     {
         char doc[1024];
