@@ -57,7 +57,8 @@ pushwin_phase_at(const struct push_window *w, monotime_us ready_us, monotime_us 
         return PUSHWIN_INSIDE;
     }
     if (!ready_us || now_us < ready_us) {
-        return PUSHWIN_BEFORE;
+        /* The workers run a moment before the ready line: START 0 means from the start, that moment too. */
+        return w->start_us ? PUSHWIN_BEFORE : PUSHWIN_INSIDE;
     }
     since = now_us - ready_us;
     if (since < w->start_us) {

@@ -38,7 +38,8 @@ struct push_window {
 
 /* Where a moment falls relative to the window. */
 enum pushwin_phase {
-    PUSHWIN_BEFORE, /* before ready, or before START: what the fleet would emit on its own is suppressed */
+    PUSHWIN_BEFORE, /* before START (or before ready, START > 0): what the fleet would emit on its own is
+                     * suppressed */
     PUSHWIN_INSIDE, /* inside [START, END): emitted, and counted in_window when it reaches the wire */
     PUSHWIN_AFTER,  /* at or after END: nothing new on its own; what reaches the wire counts as drain */
 };

@@ -82,6 +82,7 @@ test_phase_at_the_edges(void **state)
     struct push_window w = {.start_us = 3 * S, .end_us = 10 * S, .set = 1};
     struct push_window open = {.start_us = 3 * S, .end_us = PUSHWIN_OPEN, .set = 1};
     struct push_window none = {0};
+    struct push_window from_zero = {.start_us = 0, .end_us = 2 * S, .set = 1};
     monotime_us ready = 500 * S;
 
     (void)state;
@@ -93,6 +94,10 @@ test_phase_at_the_edges(void **state)
     assert_int_equal(pushwin_phase_at(&w, ready, ready + 10 * S), PUSHWIN_AFTER);
     assert_int_equal(pushwin_phase_at(&open, ready, ready + 86400 * S), PUSHWIN_INSIDE);
     assert_int_equal(pushwin_phase_at(&none, 0, 0), PUSHWIN_INSIDE); /* no window: always inside */
+    /* START 0: the moment the workers run before the ready line is inside too, END still counts. */
+    assert_int_equal(pushwin_phase_at(&from_zero, 0, 900 * S), PUSHWIN_INSIDE);
+    assert_int_equal(pushwin_phase_at(&from_zero, ready, ready - 1), PUSHWIN_INSIDE);
+    assert_int_equal(pushwin_phase_at(&from_zero, ready, ready + 2 * S), PUSHWIN_AFTER);
 }
 
 static void
