@@ -75,6 +75,24 @@ class ShardTest(unittest.TestCase):
                     raise
         raise h.FleetError("no free range of %d ports" % devices)
 
+    def start_shards(self, devices, args_of):
+        """Every shard k (args_of(k)) on one range of ports drawn at random; the whole set drawn again when
+        another test took one of its ports between the shards' starts. @return The range's first port."""
+        for _ in range(8):
+            port = random_port(devices)
+            started = []
+            try:
+                for k in range(SHARDS):
+                    started.append(self.start(port, devices, args_of(k)))
+                return port
+            except h.FleetError as e:
+                if str(e) != "retry":
+                    raise
+                for f in started:
+                    f.kill()
+                    self.fleets.remove(f)
+        raise h.FleetError("no free range of %d ports for %d shards" % (devices, SHARDS))
+
     def observe(self, port, host="127.0.0.1"):
         """What the device on @host:@port shows: its hello less the session-id, its state, its SNMP values."""
         with h.RawClient((host, port)) as c:
@@ -217,9 +235,7 @@ class ShardTest(unittest.TestCase):
         def shard(k):
             return ["--shard", "%d/%d" % (k, SHARDS), "--notification-file", NOTIFICATIONS, "--report",
                     self.path("r%d.json" % k)]
-        _, port = self.start_anywhere(DEVICES, shard(0))
-        for k in range(1, SHARDS):
-            self.start(port, DEVICES, shard(k))
+        port = self.start_shards(DEVICES, shard)
         out, err = self.stress(["notify", "--port", port, "--device-count",
                                 DEVICES, "--count", 3, "--seq-element", "sequence", "--json",
                                 self.path("n.json")])
