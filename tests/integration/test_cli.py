@@ -46,8 +46,17 @@ SYSDESCR = re.compile(r"^(SNMPv2-MIB::sysDescr\.0|iso\.3\.6\.1\.2\.1\.1\.1\.0|\.
 
 
 def banner(fleet):
-    """The lines fleetsim logged at info level, without the prefix."""
-    return [line[len(BANNER_PREFIX):] for line in fleet.log().splitlines() if line.startswith(BANNER_PREFIX)]
+    """The lines fleetsim logged at info level, without the prefix, once the banner is whole: its lines follow
+    the ready line the harness waits for, so the log is read until it stops growing (slow builds: TSan)."""
+    text = fleet.log()
+    deadline = time.monotonic() + h.scaled(5)
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        again = fleet.log()
+        if again == text:
+            break
+        text = again
+    return [line[len(BANNER_PREFIX):] for line in text.splitlines() if line.startswith(BANNER_PREFIX)]
 
 
 def banner_line(testcase, lines, pattern):
