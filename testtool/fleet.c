@@ -34,6 +34,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "transport_tls.h"
+#include "trap.h"
 #include "trap_chan.h"
 
 /* Raise the soft descriptor limit to the hard one and check that the plan fits in it. */
@@ -439,8 +440,14 @@ fleet_stop(struct fleet *fleet)
             w->started = 0;
         }
     }
-    /* The threads are gone: what the syslog sinks still hold gets its outcome before a report is written. */
+    /* The threads are gone: what the syslog sinks and the trap senders still hold gets its outcome before a
+     * report is written (a trap batch flushed later, at close, reached the wire uncounted). */
     syslog_settle_all(fleet);
+    for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        if (fleet->workers[i].traps) {
+            trap_sender_flush(fleet->workers[i].traps);
+        }
+    }
 }
 
 void
