@@ -39,6 +39,37 @@ textarg_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 }
 
 int
+textarg_duration_s(const char *s, double min_s, double max_s, double *out)
+{
+    static const struct {
+        const char *unit;
+        double seconds;
+    } units[] = {{"", 1}, {"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}};
+    char *end = NULL;
+    double v;
+
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') {
+        return -1;
+    }
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || !(v >= 0)) {
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (!strcmp(end, units[i].unit)) {
+            v *= units[i].seconds;
+            if (!(v >= min_s && v <= max_s)) {
+                return -1;
+            }
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int
 textarg_bool(const char *s, int *out)
 {
     if (!s || !strcasecmp(s, "true")) {

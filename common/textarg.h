@@ -16,6 +16,12 @@ int textarg_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /** @brief The same for 32 bits. */
 int textarg_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 
+/**
+ * @brief A duration: a decimal number with a unit, "ms", "s", "m" or "h" ("500ms", "1.5s", "15m"), or a
+ * bare number of seconds, in [@p min_s, @p max_s]. @return 0 with seconds in @p out, or -1.
+ */
+int textarg_duration_s(const char *s, double min_s, double max_s, double *out);
+
 /** @brief "true" or "false" in any case, as OpenDaylight's tools read booleans (NULL, as for a flag given
  * without value, is true). @return 0 or -1. */
 int textarg_bool(const char *s, int *out);

@@ -6,8 +6,9 @@
  * "controller-mount" watches a RESTCONF controller connect to a fleet, "record" writes one
  * server as a recorded device type folder, "restconf" POSTs edits to a RESTCONF controller's mount
  * points (OpenDaylight's REST perf client), "report" writes one HTML page of their --json manifests, "merge"
- * joins the manifests of runs made at once into one. Exit codes: 0 complete, 1 the run failed, 2 bad usage,
- * 130 and 143 ended by SIGINT and SIGTERM (summary and manifest written as at a normal end).
+ * joins the manifests of runs made at once into one, "ceiling" finds a collector's ingest ceiling by driving
+ * a fleet's rates and reading the collector's counters. Exit codes: 0 complete, 1 the run failed, 2 bad
+ * usage, 130 and 143 ended by SIGINT and SIGTERM (summary and manifest written as at a normal end).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +90,9 @@ main(int argc, char **argv)
         break;
     case STRESS_RESTCONF:
         rc = restconf_run(&opts);
+        break;
+    case STRESS_CEILING:
+        rc = ceiling_run(&opts);
         break;
     case STRESS_REPORT:
     case STRESS_MERGE:

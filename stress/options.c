@@ -50,6 +50,7 @@ enum opt_kind {
 #define M_RESTCONF MODE(STRESS_RESTCONF)
 #define M_REPORT   MODE(STRESS_REPORT)
 #define M_MERGE    MODE(STRESS_MERGE)
+#define M_CEILING  MODE(STRESS_CEILING)
 
 /* Column at which --help's descriptions start, and the width it keeps to. */
 #define HELP_INDENT 29
@@ -96,6 +97,12 @@ struct stress_opt {
 #define OPTIONS_INTERVAL_MIN_S    0.01     /* polls at most 100 times a second */
 #define OPTIONS_INTERVAL_MAX_S    3600.0   /* and at least once an hour */
 #define OPTIONS_RUN_TIMEOUT_MAX_S 604800.0 /* a week */
+
+/* Limits of ceiling's rates (messages per second per device) and times (seconds). */
+#define OPTIONS_CEILING_RATE_MIN   0.001
+#define OPTIONS_CEILING_RATE_MAX   1000000.0
+#define OPTIONS_CEILING_TIME_MIN_S 0.1
+#define OPTIONS_CEILING_TIME_MAX_S 86400.0
 
 /* Limits of the snmp options: a GETBULK request and its window of columns stay bounded. */
 #define OPTIONS_MAX_REPETITIONS_MAX 10000 /* max-repetitions accepted */
@@ -489,6 +496,41 @@ opt_tolerance(const struct stress_opt *t, const char *value, struct opt_ctx *c)
                  value);
         return -1;
     }
+    return 0;
+}
+
+/* ceiling's durations: "15m", "5s", "500ms", or seconds; bounds from the row. */
+static int
+opt_duration(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    if (textarg_duration_s(value, t->dmin, t->dmax, (double *)(void *)((char *)c->o + t->field))) {
+        snprintf(c->err, c->err_len,
+                 "--%s takes a duration like 500ms, 5s, 15m or 1h (from %.15gs to %.15gs), not \"%s\"",
+                 c->given, t->dmin, t->dmax, value);
+        return -1;
+    }
+    return 0;
+}
+
+/* ceiling's --dropped NAME=PROBE and --sut KEY=VALUE: repeatable, a name before '='. */
+static int
+opt_named_pair(const struct stress_opt *t, const char *value, struct opt_ctx *c)
+{
+    int dropped = !strcmp(t->name, "dropped");
+    struct stress_files *f = dropped ? &c->o->dropped : &c->o->sut;
+    unsigned max = dropped ? CEILING_DROPPED_MAX : STRESS_FILES_MAX;
+    const char *eq = strchr(value, '=');
+
+    if (!eq || eq == value || !eq[1] || (size_t)(eq - value) > 48) {
+        snprintf(c->err, c->err_len, "--%s takes %s, a name of 1 to 48 characters before '=', not \"%s\"",
+                 c->given, dropped ? "NAME=PROBE" : "KEY=VALUE", value);
+        return -1;
+    }
+    if (f->count == max) {
+        snprintf(c->err, c->err_len, "--%s may be given at most %u times", c->given, max);
+        return -1;
+    }
+    f->paths[f->count++] = value;
     return 0;
 }
 
@@ -1352,6 +1394,271 @@ static const struct stress_opt opts[] = {
      .metavar = "FILE",
      .help = "write a manifest: parameters, statuses, devices, per-second counts"},
 
+    {.name = "fleet",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(fleet_url),
+     .noun = "a URL",
+     .metavar = "URL",
+     .section =
+         "ceiling: a collector's ingest ceiling, the three-point method, driving a fleet's control API",
+     .help = "the fleet's --metrics server, e.g. http://127.0.0.1:9464 (required): its control API sets the "
+             "per-device rate, its /metrics gives point 1 (sent)"},
+    {.name = "api-token-file",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(api_token_file),
+     .noun = "a file",
+     .metavar = "FILE",
+     .help = "the bearer token of the fleet's --api-token-file"},
+    {.name = "channel",
+     .kind = OPT_CHOICE,
+     .modes = M_CEILING,
+     .field = FIELD(channel),
+     .choices = "syslog|trap|notification",
+     .dflt = "syslog",
+     .help = "the push channel whose rate is the variable (syslog-rate, trap-rate, notification-rate)"},
+    {.name = "group",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(group),
+     .noun = "a group name",
+     .metavar = "NAME",
+     .dflt_shown = "every present device",
+     .help = "drive only this group's devices; the rest of the fleet must stay silent on the channel"},
+    {.name = "arrived",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(probe_arrived),
+     .noun = "a probe",
+     .metavar = "PROBE",
+     .help = "point 2, what arrived at the collector's queue: prom:BASE_URL:QUERY (a Prometheus instant "
+             "query, the series summed) or cmd:COMMAND (prints one number)"},
+    {.name = "persisted",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(probe_persisted),
+     .noun = "a probe",
+     .metavar = "PROBE",
+     .help = "point 3, what the collector persisted (required; a probe as --arrived)"},
+    {.name = "queue",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(probe_queue),
+     .noun = "a probe",
+     .metavar = "PROBE",
+     .dflt_shown = "arrived - persisted, or sent - persisted",
+     .help = "the collector's input queue depth"},
+    {.name = "dropped",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .custom = opt_named_pair,
+     .metavar = "NAME=PROBE",
+     .help = "a drop counter of the collector, named (repeatable, up to 16): one that moves makes the cell "
+             "lossy"},
+    {.name = "service-time",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(probe_service_time),
+     .noun = "a probe",
+     .metavar = "PROBE",
+     .help = "milliseconds per work unit (wall clock), for the identity check"},
+    {.name = "batch-size",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(probe_batch_size),
+     .noun = "a probe",
+     .metavar = "PROBE",
+     .help = "messages per work unit, for the identity check"},
+    {.name = "workers",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(probe_workers),
+     .noun = "a probe",
+     .metavar = "PROBE",
+     .dflt_shown = "1",
+     .help = "concurrent workers, for the identity check"},
+    {.name = "measure",
+     .kind = OPT_CHOICE,
+     .modes = M_CEILING,
+     .field = FIELD(measure),
+     .choices = "sustained|service-rate|loss-isolation|all",
+     .dflt = "sustained",
+     .help = "sustained: search the per-device rate for the highest whose queue stays flat for a whole "
+             "window; service-rate: burst, stop, fit the drain; loss-isolation: (1) against (3) at half the "
+             "ceiling (--ceiling, or found); all: silence check, service rate, search, loss isolation, "
+             "baseline again"},
+    {.name = "from",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .field = FIELD(rate_from),
+     .dmin = OPTIONS_CEILING_RATE_MIN,
+     .dmax = OPTIONS_CEILING_RATE_MAX,
+     .noun = "messages per second per device",
+     .metavar = "R",
+     .dflt = "1",
+     .help = "the search's first per-device rate (the baseline cell): doubled while flat, halved while not"},
+    {.name = "to",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .field = FIELD(rate_to),
+     .dmin = OPTIONS_CEILING_RATE_MIN,
+     .dmax = OPTIONS_CEILING_RATE_MAX,
+     .noun = "messages per second per device",
+     .metavar = "R",
+     .dflt = "100000",
+     .help = "the highest per-device rate tried"},
+    {.name = "precision",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .field = FIELD(precision),
+     .dmin = 0.001,
+     .dmax = 1,
+     .noun = "a share",
+     .metavar = "P",
+     .dflt = "0.05",
+     .help = "bisection ends when the flat and the positive level are within P of each other"},
+    {.name = "window",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .custom = opt_duration,
+     .field = FIELD(window_s),
+     .dmin = 1,
+     .dmax = OPTIONS_CEILING_TIME_MAX_S,
+     .metavar = "D",
+     .dflt = "15m",
+     .help = "how long a cell holds its rate; a cell is flat only when its queue held flat this long"},
+    {.name = "sample",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .custom = opt_duration,
+     .field = FIELD(sample_s),
+     .dmin = OPTIONS_CEILING_TIME_MIN_S,
+     .dmax = 3600,
+     .metavar = "D",
+     .dflt = "5s",
+     .help = "between readings of the fleet and every probe"},
+    {.name = "burst-rate",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .field = FIELD(burst_rate),
+     .dmin = OPTIONS_CEILING_RATE_MIN,
+     .dmax = OPTIONS_CEILING_RATE_MAX,
+     .noun = "messages per second per device",
+     .metavar = "R",
+     .dflt_shown = "10 x --from",
+     .help = "service rate: the per-device rate of the burst, far above the capacity"},
+    {.name = "burst",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .custom = opt_duration,
+     .field = FIELD(burst_s),
+     .dmin = OPTIONS_CEILING_TIME_MIN_S,
+     .dmax = OPTIONS_CEILING_TIME_MAX_S,
+     .metavar = "D",
+     .dflt = "1m",
+     .help = "service rate: how long the burst lasts"},
+    {.name = "ceiling",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .field = FIELD(ceiling_rate),
+     .dmin = OPTIONS_CEILING_RATE_MIN,
+     .dmax = OPTIONS_CEILING_RATE_MAX,
+     .noun = "messages per second per device",
+     .metavar = "R",
+     .help = "loss-isolation: the ceiling found before, per device (required with --measure loss-isolation)"},
+    {.name = "settle",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .custom = opt_duration,
+     .field = FIELD(settle_s),
+     .dmin = 1,
+     .dmax = OPTIONS_CEILING_TIME_MAX_S,
+     .metavar = "D",
+     .dflt = "5m",
+     .help = "after each cell the load stops until the collector drained and its counters stopped; at most "
+             "this long"},
+    {.name = "tolerance",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .custom = opt_tolerance,
+     .metavar = "T",
+     .dflt = "0.005",
+     .help = "loss allowed between two points, as a share of sent: 0.5% or 0.005"},
+    {.name = "slope-threshold",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .field = FIELD(slope_share),
+     .dmin = 0.0001,
+     .dmax = 1,
+     .noun = "a share of the offered rate",
+     .metavar = "S",
+     .dflt = "0.01",
+     .help = "a queue growing faster than this share of the offered rate (and 0.5 messages/s), over the "
+             "window and over its second half, is positive"},
+    {.name = "drift",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .field = FIELD(drift),
+     .dmin = 0.001,
+     .dmax = 1,
+     .noun = "a share",
+     .metavar = "S",
+     .dflt = "0.05",
+     .help = "a cell whose observed per-device rate is off its level by more is discarded"},
+    {.name = "probe-timeout",
+     .kind = OPT_DOUBLE,
+     .modes = M_CEILING,
+     .custom = opt_duration,
+     .field = FIELD(probe_timeout_s),
+     .dmin = 0.1,
+     .dmax = 600,
+     .metavar = "D",
+     .dflt = "10s",
+     .help = "the limit of one probe read and of one request to the fleet"},
+    {.name = "ordering",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(ordering_path),
+     .noun = "a file",
+     .metavar = "FILE",
+     .help = "after the run, the collector's persisted output: each device's sequence numbers are checked "
+             "in the file's order; any inversion reports the run as a regression"},
+    {.name = "format",
+     .kind = OPT_CHOICE,
+     .modes = M_CEILING,
+     .field = FIELD(recv_format),
+     .choices = "json|syslog",
+     .dflt = "syslog",
+     .help = "what --ordering's file is: syslog lines, RFC 5424 or traditional ([meta sequenceId] or seq=N)"},
+    {.name = "run-tag",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(recv_run_tag),
+     .noun = "a tag",
+     .metavar = "T",
+     .help = "with --ordering: look only at lines carrying the fleet's --run-tag T"},
+    {.name = "collector-version",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(collector_version),
+     .noun = "a version",
+     .metavar = "TEXT",
+     .help = "the collector's version, a control in the manifest"},
+    {.name = "sut",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .custom = opt_named_pair,
+     .metavar = "KEY=VALUE",
+     .help = "describes the system under test in the manifest (repeatable): queue=..., consumers=4, ..."},
+    {.name = "json",
+     .kind = OPT_TEXT,
+     .modes = M_CEILING,
+     .field = FIELD(json_path),
+     .metavar = "FILE",
+     .help = "write the manifest: measured quantity, controls, the three points, loss isolation, ordering, "
+             "identity, the answer, every cell with its samples"},
+
     {.name = "out",
      .alias = "o",
      .kind = OPT_TEXT,
@@ -1395,6 +1702,7 @@ static const char usage_head[] =
     "       fleetsim-stress restconf [--ip ADDR --port P] [options]\n"
     "       fleetsim-stress controller-mount --url BASE --device-count D [options]\n"
     "       fleetsim-stress record --out DIR [--ip ADDR --port P] [options]\n"
+    "       fleetsim-stress ceiling --fleet URL --persisted PROBE [--arrived PROBE] [--measure M] [options]\n"
     "       fleetsim-stress report RUN.json [RUN.json ...] -o REPORT.html\n"
     "       fleetsim-stress merge RUN.json [RUN.json ...] -o MERGED.json\n";
 
@@ -1578,7 +1886,7 @@ url_unusable(const char *url)
 /* The subcommands, in enum stress_mode's order. */
 static const char *const mode_names[] = {
     "edit",   "mount",    "snmp",   "notify", "reconcile", "controller-mount",
-    "record", "restconf", "report", "merge"};
+    "record", "restconf", "report", "merge",  "ceiling"};
 
 /* getopt's array, made from the table: each name and alias once, val = 256 + its first row's index. */
 static void
@@ -1632,7 +1940,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         usage(argc < 2 ? stderr : stdout);
         if (argc < 2) {
             BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount, record, "
-                "restconf, report or merge");
+                "restconf, report, merge or ceiling");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -1645,7 +1953,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (mode == sizeof mode_names / sizeof mode_names[0]) {
         BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount, record, "
-            "restconf, report or merge (see --help)",
+            "restconf, report, merge or ceiling (see --help)",
             argv[1]);
     }
     opt_defaults(o, mode);
@@ -1704,6 +2012,35 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (take_shard(o, err, err_len)) {
         return STRESS_PARSE_ERROR;
+    }
+    if (o->mode == STRESS_CEILING) {
+        if (!o->fleet_url || (strncmp(o->fleet_url, "http://", 7) && strncmp(o->fleet_url, "https://", 8))) {
+            BAD("ceiling needs --fleet http://HOST:PORT, the fleet's --metrics server");
+        }
+        if (!o->probe_persisted) {
+            BAD("ceiling needs --persisted PROBE, point 3 (prom:BASE_URL:QUERY or cmd:COMMAND)");
+        }
+        if (o->measure == CEILING_LOSS_ISOLATION && !o->ceiling_rate) {
+            BAD("--measure loss-isolation needs --ceiling R, the per-device ceiling found before (or use "
+                "--measure all)");
+        }
+        if (o->rate_to < o->rate_from) {
+            BAD("--to (%.15g) is below --from (%.15g)", o->rate_to, o->rate_from);
+        }
+        if (o->sample_s * 3 > o->window_s) {
+            BAD("--window (%.15gs) must hold at least three --sample periods (%.15gs)", o->window_s,
+                o->sample_s);
+        }
+        if (o->recv_format != RECON_FMT_SYSLOG) {
+            BAD("ceiling's --ordering reads syslog files only: --format syslog");
+        }
+        if (o->recv_run_tag && !o->ordering_path) {
+            BAD("--run-tag goes with --ordering FILE");
+        }
+        if (!o->burst_rate) {
+            o->burst_rate = 10 * o->rate_from;
+        }
+        return STRESS_PARSE_RUN; /* the NETCONF addressing checks below do not apply */
     }
     if (o->mode == STRESS_RESTCONF) {
         if (o->threads > o->edits) {

@@ -33,7 +33,19 @@ enum stress_mode {
     STRESS_RESTCONF,         /* RESTCONF edits through a controller (OpenDaylight's REST perf client) */
     STRESS_REPORT,           /* one HTML report of one or more manifests */
     STRESS_MERGE,            /* one manifest of several runs' manifests */
+    STRESS_CEILING,          /* a collector's ingest ceiling: the three-point method against a fleet */
 };
+
+/* What "ceiling" measures (--measure). */
+enum ceiling_measure {
+    CEILING_SUSTAINED,      /* the sustained ceiling: a search of per-device rates, slope over a window */
+    CEILING_SERVICE_RATE,   /* the service rate: a burst, then the drain */
+    CEILING_LOSS_ISOLATION, /* (1) against (3) at half the ceiling */
+    CEILING_ALL,            /* silence, service rate, search, loss isolation, baseline again */
+};
+
+/* Drop counters of "ceiling" (--dropped NAME=PROBE), at most this many. */
+#define CEILING_DROPPED_MAX 16
 
 /* Default first agent port of "snmp" (fleetsim's first device); NETCONF's is 17830. */
 #define STRESS_SNMP_DEFAULT_PORT 16100
@@ -159,6 +171,34 @@ struct stress_options {
     int same_device;            /* 1: every stream edits the first port's device; 0: stream n port+n */
     uint32_t device_port_start; /* --device-port-range-start: the first device's port */
     int content_xml;            /* 1: --content-type xml (application/xml), 0: application/json */
+    /* ceiling (tolerance: loss isolation's; json_path; recv_format, recv_run_tag: of --ordering's file) */
+    const char *fleet_url;          /* --fleet: the fleet's --metrics server, "http://host:port" */
+    const char *api_token_file;     /* --api-token-file: its bearer token's file, or NULL */
+    int channel;                    /* --channel: enum ceil_channel (ceiling_fleet.h) */
+    const char *group;              /* --group: the group driven, or NULL for every present device */
+    const char *probe_arrived;      /* --arrived: point 2's probe, or NULL */
+    const char *probe_persisted;    /* --persisted: point 3's probe (required) */
+    const char *probe_queue;        /* --queue: the depth's probe, or NULL */
+    struct stress_files dropped;    /* --dropped NAME=PROBE, in order (count <= CEILING_DROPPED_MAX) */
+    const char *probe_service_time; /* --service-time: milliseconds per work unit, or NULL */
+    const char *probe_batch_size;   /* --batch-size: messages per work unit, or NULL */
+    const char *probe_workers;      /* --workers: concurrent workers, or NULL */
+    int measure;                    /* --measure: enum ceiling_measure */
+    double rate_from;               /* --from: the search's first per-device rate */
+    double rate_to;                 /* --to: the highest per-device rate tried */
+    double precision;               /* --precision: the search's end, as a share */
+    double window_s;                /* --window: a cell's length, seconds */
+    double sample_s;                /* --sample: between readings, seconds */
+    double burst_rate;              /* --burst-rate: service rate's per-device burst, 0: 10 x --from */
+    double burst_s;                 /* --burst: its length, seconds */
+    double ceiling_rate;            /* --ceiling: loss isolation's known ceiling (per device), 0: none */
+    double settle_s;                /* --settle: longest wait for the collector to drain between cells */
+    double slope_share;             /* --slope-threshold: a slope above this share of offered is positive */
+    double drift;                   /* --drift: a cell's observed per-device rate may be off its level by */
+    double probe_timeout_s;         /* --probe-timeout: one probe read's limit, seconds */
+    const char *ordering_path;      /* --ordering FILE: the collector's persisted output, or NULL */
+    const char *collector_version;  /* --collector-version: a control in the manifest, or NULL */
+    struct stress_files sut;        /* --sut KEY=VALUE: the system under test, described */
     /* report (out_dir: --out FILE, the HTML written); merge (json_path: -o or --json, the manifest written)
      */
     char **report_inputs; /* the manifests, argv's words after the options */

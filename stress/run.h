@@ -57,6 +57,15 @@ int cmount_run(const struct stress_options *opts);
  */
 int restconf_run(const struct stress_options *opts);
 
+/**
+ * @brief A collector's ingest ceiling (ceiling_run.c): drives a fleet's per-device rate through its control
+ * API, reads the collector's probes, and applies the three-point method (ceiling_method.h). Returns 0 when
+ * the asked quantity was measured and every verdict passed, 1 when it could not be measured or a check
+ * failed (loss isolation, ordering, silence), 2 when the fleet or a probe cannot be set up, 130 or 143 when
+ * interrupted (the cells so far and the manifest written).
+ */
+int ceiling_run(const struct stress_options *opts);
+
 /** @brief Address and port of device @p device under the options' addressing. */
 void run_target(const struct stress_options *opts, uint32_t device, uint32_t *addr, uint16_t *port);
 

@@ -1,0 +1,2 @@
+/* ceiling_method: being written (issue 30). */
+#include "ceiling_method.h"

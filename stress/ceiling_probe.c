@@ -1,0 +1,2 @@
+/* ceiling_probe: being written (issue 30). */
+#include "ceiling_probe.h"

@@ -1,0 +1,67 @@
+/*
+ * The collector's counters as ceiling reads them: a probe is a Prometheus
+ * instant query ("prom:BASE_URL:QUERY", the values of every series of the
+ * answer summed) or a shell command that prints one number ("cmd:COMMAND").
+ * Each read gives one number or a clear reason why not; a probe that fails
+ * is reported, never read as 0.
+ */
+#ifndef STRESS_CEILING_PROBE_H
+#define STRESS_CEILING_PROBE_H
+
+#include <stddef.h>
+
+/* Longest answer of a probe kept (a Prometheus answer, a command's output). */
+#define CEIL_PROBE_ANSWER_MAX_BYTES (1u << 20)
+
+enum ceil_probe_kind {
+    CEIL_PROBE_PROM, /* Prometheus HTTP API instant query */
+    CEIL_PROBE_CMD,  /* a command run by /bin/sh -c, its standard output one number */
+};
+
+/* One probe, parsed from its text. */
+struct ceil_probe {
+    char name[64];             /* what it measures ("arrived", "persisted", a drop counter's name) */
+    enum ceil_probe_kind kind; /* prom or cmd */
+    char *text;                /* the spec as given (malloc'd) */
+    char *base_url;            /* prom: "http://host:port[/path]" without a trailing '/' (malloc'd) */
+    char *query;               /* prom: the PromQL text (malloc'd); cmd: the command (malloc'd) */
+    double timeout_s;          /* a read gives up after this long */
+    unsigned reads, failures;  /* reads asked and those that gave no number */
+    char last_error[256];      /* why the last failed read failed */
+};
+
+/**
+ * @brief Parse @p spec ("prom:BASE_URL:QUERY" or "cmd:COMMAND") into @p p, named @p name.
+ * BASE_URL is scheme://host[:port][/path] (host may be [v6]); the query starts after the ':' that ends it,
+ * so a path holds no ':'.
+ * @return 0, or -1 with @p err saying what is wrong.
+ */
+int ceil_probe_parse(const char *name, const char *spec, double timeout_s, struct ceil_probe *p, char *err,
+                     size_t err_len);
+
+/** @brief Free what ceil_probe_parse() allocated (the struct itself is the caller's). */
+void ceil_probe_free(struct ceil_probe *p);
+
+/**
+ * @brief Read the probe once.
+ * @return 0 with the number in @p value, or -1 with p->last_error set (the server or command failed, the
+ * answer is not one number, the query matched no series, the timeout passed, the run was interrupted).
+ */
+int ceil_probe_read(struct ceil_probe *p, double *value);
+
+/**
+ * @brief The number in a Prometheus /api/v1/query answer: a scalar's value, or the sum of a vector's
+ * values. Pure: unit-tested on real answers.
+ * @return 0, or -1 with @p err (status not success, an error answer, an empty vector, a matrix, a value
+ * that is not a number, malformed JSON).
+ */
+int ceil_prom_answer_value(const char *body, size_t len, double *value, char *err, size_t err_len);
+
+/**
+ * @brief The number a command printed: leading and trailing white space allowed, one number (integer,
+ * decimal or exponent form), nothing else. Pure.
+ * @return 0, or -1 with @p err.
+ */
+int ceil_cmd_output_value(const char *out, size_t len, double *value, char *err, size_t err_len);
+
+#endif
