@@ -89,7 +89,7 @@ class CeilingTest(unittest.TestCase):
 
         p = rs.probes()
         run = self.ceiling(base, ["--measure", "all", "--from", "6", "--burst", "4s", "--arrived", p["arrived"],
-                                  "--persisted", p["persisted"], "--queue", p["queue"], "--ordering", rs.out,
+                                  "--persisted", p["persisted"], "--queue", p["queue"], "--ordering=" + rs.out,
                                   "--run-tag", RUN_TAG, "--collector-version", "rsyslog 8", "--sut",
                                   "queue=LinkedList dequeueSlowdown=%d" % SLOWDOWN_US] + FAST)
         m = run.manifest
@@ -155,7 +155,7 @@ class CeilingTest(unittest.TestCase):
         si = cc.StandinCollector(self.work, "si", "--split-workers", "--batch-max", "4").start(self)
         fleet, base = self.fleet(si.port)
         run = self.ceiling(base, ["--from", "16", "--to", "16", "--arrived", si.probe("standin_arrived_total"),
-                                  "--persisted", si.probe("standin_persisted_total"), "--ordering", si.out,
+                                  "--persisted", si.probe("standin_persisted_total"), "--ordering=" + si.out,
                                   "--format", "syslog", "--run-tag", RUN_TAG] + FAST)
         m = run.manifest
         self.assertEqual(run.code, 1, run)
