@@ -113,32 +113,49 @@ def search_args(window, from_rate):
             "--settle", "60s"]
 
 
+def cell_cost(base, probe_args, window):
+    """(CPU-s, wall s) of fleetsim-stress ceiling and its children inside one flat cell of @window."""
+    per_device = 10  # well below either collector's ceiling with 10 devices: one flat cell
+    argv = [STRESS, "ceiling", "--fleet", base, "--from", str(per_device), "--to", str(per_device),
+            "--window", window, "--settle", "30s"] + probe_args
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        h.wait_for(lambda: fleet_sent(base) > 0, 120, "the cell's load")
+        c0, t0 = tree_cpu_s(proc.pid), time.monotonic()
+        time.sleep(duration_s(window) - 2)  # inside the cell: start-up and the settle after it are not counted
+        c1, t1 = tree_cpu_s(proc.pid), time.monotonic()
+        proc.wait(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return c1 - c0, t1 - t0
+
+
 def bench_cost(work, devices, window, shell):
+    """The cost of a cell at the default --sample 5s: rsyslog through cmd: probes (plus a prom: drop
+    counter of a stand-in), and the stand-in through prom: probes only."""
     cl = Cleanups()
     try:
         rs = cc.SlowRsyslog(work, "rs-cost", 4000).start(cl)
         si = cc.StandinCollector(work, "si-cost").start(cl)
         base = start_fleet(cl, work, rs.udp_port, devices)
-        per_device = 10  # well below the ~235/s of 10 devices: one flat cell
-        argv = [STRESS, "ceiling", "--fleet", base, "--from", str(per_device), "--to", str(per_device),
-                "--window", window, "--settle", "30s", "--dropped",
-                "standin=" + si.probe("standin_rcvbuf_drops_total")] + rsyslog_args(rs, shell)
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        cl.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
-        h.wait_for(lambda: fleet_sent(base) > 0, 120, "the cell's load")
-        c0, t0 = tree_cpu_s(proc.pid), time.monotonic()
-        cell_s = duration_s(window)
-        time.sleep(cell_s - 2)  # inside the cell: its start-up and the settle after it are not counted
-        c1, t1 = tree_cpu_s(proc.pid), time.monotonic()
-        proc.wait(timeout=600)
-        share = (c1 - c0) / (t1 - t0)
-        probes = rs.probes(shell)
-        print("cost: %s probes, one cell at %d/s per device x %d devices, sample 5s: %.3f CPU-s over %.1f s"
-              " = %.2f %% of a core" % ("shell" if shell else "impstats_probe.py", per_device, devices, c1 - c0,
-                                        t1 - t0, 100 * share))
-        for name, probe in sorted(probes.items()):
-            print("  one read of %-9s %6.1f CPU-ms  (%s)" % (name, read_cost_ms(probe), probe[:60]))
-        return share
+        cpu, wall = cell_cost(base, rsyslog_args(rs, shell) + ["--dropped", "standin=" + si.probe(
+            "standin_rcvbuf_drops_total")], window)
+        print("cost: rsyslog, 3 cmd: probes (%s) + 1 prom:, %d devices at 10/s, sample 5s: %.3f CPU-s over %.1f s"
+              " = %.2f %% of a core" % ("tail|grep|sed" if shell else "impstats_probe.py", devices, cpu, wall,
+                                        100 * cpu / wall))
+        for name, probe in sorted(rs.probes(shell).items()):
+            print("  one read of %-9s %6.1f CPU-ms  (%s)" % (name, read_cost_ms(probe), probe[:70]))
+        cl.run()
+        si = cc.StandinCollector(work, "si-cost2").start(cl)
+        base = start_fleet(cl, work, si.port, devices)
+        cpu, wall = cell_cost(base, [
+            "--arrived", si.probe("standin_arrived_total"), "--persisted", si.probe("standin_persisted_total"),
+            "--queue", si.probe("standin_queue_messages"), "--service-time", si.probe("standin_service_time_ms"),
+            "--batch-size", si.probe("standin_batch_messages"), "--workers", si.probe("standin_workers")], window)
+        print("cost: stand-in, 6 prom: probes, %d devices at 10/s, sample 5s: %.3f CPU-s over %.1f s = %.2f %% of"
+              " a core" % (devices, cpu, wall, 100 * cpu / wall))
     finally:
         cl.run()
 

@@ -18,7 +18,6 @@ StandinCollector runs standin_collector.py as a process (see that file) and give
 
 import os
 import subprocess
-import sys
 import time
 
 import fleetsim_harness as h
