@@ -126,6 +126,7 @@ struct ceil_search {
     unsigned discards;  /* discarded cells at the current level in a row */
     unsigned cells;     /* cells recorded */
     int done;           /* 1: no more cells */
+    int no_answer;      /* 1 once done without an answer (nothing flat, or two discards in a row) */
     char why_done[160]; /* why it ended */
 };
 
@@ -144,7 +145,7 @@ int ceil_search_next(const struct ceil_search *s, double *level);
  */
 void ceil_search_record(struct ceil_search *s, double level, enum ceil_verdict v);
 
-/** @return The answer, the highest level found flat (per device), or 0 when there is none. */
+/** @return The answer, the highest level found flat (per device), or 0 when there is none (no_answer). */
 double ceil_search_answer(const struct ceil_search *s);
 
 /* A service rate measured from a drain: the burst stopped at t_stop, then the persisted counter's slope
@@ -152,7 +153,8 @@ double ceil_search_answer(const struct ceil_search *s);
 struct ceil_drain {
     double rate;       /* messages per second drained, 0 when not measured */
     double peak_depth; /* backlog when the load stopped */
-    double drain_s;    /* seconds from the stop until the backlog was gone (or the last sample) */
+    double drain_s;    /* seconds from the stop until the backlog was gone (at most 1 % of its value at the
+                          stop), or until the last sample */
     size_t points;     /* samples in the fit */
     char why[160];     /* when rate is 0: why it was not measured (no backlog built, too few samples) */
 };
