@@ -211,6 +211,16 @@ ceil_cell_judge(const struct ceil_cell_input *in, const struct ceil_rules *r, st
         out->verdict = CEIL_INCOMPLETE;
         snprintf(out->why, sizeof out->why, "only %zu load samples (%d needed for a slope)", in->load_count,
                  CEIL_MIN_CELL_SAMPLES);
+    } else if (out->slope_all.points < CEIL_MIN_CELL_SAMPLES) {
+        /* Without depth readings a queue is not bounded, only unseen: no verdict rather than a false flat. */
+        out->verdict = CEIL_INCOMPLETE;
+        snprintf(out->why, sizeof out->why, "only %zu queue depth readings of %zu samples (%d needed)",
+                 out->slope_all.points, in->load_count, CEIL_MIN_CELL_SAMPLES);
+    } else if (!in->cut_short && in->window_s > 0 &&
+               elapsed + elapsed / (double)(in->load_count - 1) < in->window_s) {
+        /* More than one sample interval short of the window: the rate did not hold for all of it. */
+        out->verdict = CEIL_INCOMPLETE;
+        snprintf(out->why, sizeof out->why, "ran %.1f s of its %.1f s window", elapsed, in->window_s);
     } else if (level > 0 && isfinite(out->observed_per_device_rate) &&
                fabs(out->observed_per_device_rate / level - 1) > r->drift) {
         out->verdict = CEIL_DISCARDED;
@@ -348,8 +358,10 @@ ceil_search_record(struct ceil_search *s, double level, enum ceil_verdict v)
             snprintf(s->why_done, sizeof s->why_done,
                      "no level held flat down to %.4g/s per device: no answer", level);
         }
-    } else if (s->lo >= s->hi || s->hi - s->lo <= s->precision * s->lo) {
-        /* lo >= hi only for a collector that is flat above a level it was not flat at: stop there. */
+    } else if (s->lo >= s->hi || s->hi - s->lo <= s->precision * s->lo || (s->lo + s->hi) / 2 <= s->lo ||
+               (s->lo + s->hi) / 2 >= s->hi) {
+        /* lo >= hi only for a collector that is flat above a level it was not flat at, and no midpoint
+         * between them only for a precision of 0: stop there either way. */
         ceil_search_finish(s, 0);
         snprintf(s->why_done, sizeof s->why_done,
                  "flat at %.4g/s per device, above the ceiling at %.4g/s (within %.1f%%)", s->lo, s->hi,
@@ -420,7 +432,8 @@ ceil_drain_fit(const struct ceil_sample *samples, size_t n, double t_stop, doubl
     ceil_fit_line(x, y, k, &fit);
     out->points = fit.points;
     if (fit.points < 3) {
-        snprintf(out->why, sizeof out->why, "only %zu samples in the drain (3 needed)", fit.points);
+        snprintf(out->why, sizeof out->why,
+                 "only %zu samples with a persisted reading in the drain (3 needed)", fit.points);
         goto cleanup;
     }
     out->rate = fit.slope > 0 ? fit.slope : 0;

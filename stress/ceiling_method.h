@@ -103,7 +103,12 @@ struct ceil_cell_result {
 /**
  * @brief Judge a cell by the rules. Order: incomplete, discarded (drift), lossy (loss_in above the
  * tolerance or a drop counter moved), positive (slope_all and slope_last_half both above the threshold,
- * or cut_short), flat.
+ * or cut_short), flat. Incomplete: interrupted, fewer than 3 load samples or 3 depth readings (a queue
+ * not seen is not bounded), or, unless cut short, ended more than one sample interval before window_s
+ * (a cell is flat only when it held for its whole window).
+ * @param[in] in The cell's samples (not kept).
+ * @param[in] r The run's rules.
+ * @param[out] out The verdict and every number behind it, filled whatever the verdict.
  */
 void ceil_cell_judge(const struct ceil_cell_input *in, const struct ceil_rules *r,
                      struct ceil_cell_result *out);

@@ -334,6 +334,36 @@ test_interrupted_or_too_few_samples_is_incomplete(void **state)
     assert_string_equal(ceil_verdict_name(res.verdict), "incomplete");
 }
 
+/* A cell is flat only when it held for its whole window and its queue was seen. */
+static void
+test_short_or_unseen_cell_is_not_flat(void **state)
+{
+    struct ceil_sample s[TEST_MAX_SAMPLES];
+    struct ceil_cell_result res;
+    struct ceil_rules r;
+    size_t n = synth_cell(s, 10, 1, 1, depth_sawtooth, 0, 30);
+    struct ceil_cell_input in = {.per_device_rate = 10,
+                                 .devices = TEST_DEVICES,
+                                 .window_s = TEST_WINDOW_S,
+                                 .load = s,
+                                 .load_count = n};
+
+    (void)state;
+    ceil_rules_default(&r);
+    ceil_cell_judge(&in, &r, &res);
+    assert_string_equal(ceil_verdict_name(res.verdict), "incomplete");
+    assert_non_null(strstr(res.why, "of its 60.0 s window"));
+
+    /* the whole window, but the persisted probe never answered: no depth, no verdict */
+    in.load_count = synth_cell(s, 10, 1, 1, depth_sawtooth, 0, TEST_WINDOW_S);
+    for (size_t i = 0; i < in.load_count; i++) {
+        s[i].persisted = NAN;
+    }
+    ceil_cell_judge(&in, &r, &res);
+    assert_string_equal(ceil_verdict_name(res.verdict), "incomplete");
+    assert_non_null(strstr(res.why, "queue depth readings"));
+}
+
 static void
 test_early_stop_needs_share_of_window_and_steep_slope(void **state)
 {
@@ -403,15 +433,16 @@ test_threshold_has_a_floor_and_settled_gives_loss_inside(void **state)
 
 /* Drive a search against a model collector: a cell is flat iff level x devices <= capacity. */
 static double
-search_model(double capacity, double from, double to, double *levels, size_t max_levels, size_t *count)
+search_model(double capacity, double from, double to, double precision, double *levels, size_t max_levels,
+             size_t *count)
 {
     struct ceil_search s;
     double level;
 
-    ceil_search_init(&s, from, to, 0.05);
+    ceil_search_init(&s, from, to, precision);
     *count = 0;
     while (ceil_search_next(&s, &level)) {
-        assert_true(*count < max_levels);
+        assert_true(*count < max_levels); /* bounded: a search that does not end fails here */
         levels[(*count)++] = level;
         ceil_search_record(&s, level, level * TEST_DEVICES <= capacity ? CEIL_FLAT : CEIL_POSITIVE);
     }
@@ -425,17 +456,20 @@ static void
 test_search_converges_within_precision_never_above(void **state)
 {
     static const double capacities[] = {137, 1000, 4321, 25000, 99999};
-    double levels[64];
+    double levels[128];
     size_t count;
 
     (void)state;
     for (size_t i = 0; i < sizeof capacities / sizeof capacities[0]; i++) {
         double truth = capacities[i] / TEST_DEVICES;
-        double answer = search_model(capacities[i], 1, 10000, levels, 64, &count);
+        double answer = search_model(capacities[i], 1, 10000, 0.05, levels, 128, &count);
 
         assert_true(answer <= truth);
         assert_true(answer * 1.05 >= truth);
         assert_true(count < 30);
+        /* a precision of 0 still ends, where no midpoint is left */
+        answer = search_model(capacities[i], 1, 10000, 0, levels, 128, &count);
+        assert_true(answer <= truth && answer * 1.000001 >= truth);
         for (size_t k = 0; k < count; k++) {
             assert_true(levels[k] <= 10000); /* never past --to */
         }
@@ -445,9 +479,9 @@ test_search_converges_within_precision_never_above(void **state)
 static void
 test_search_first_cell_above_capacity_walks_down(void **state)
 {
-    double levels[64];
+    double levels[128];
     size_t count;
-    double answer = search_model(700, 100, 1000, levels, 64, &count);
+    double answer = search_model(700, 100, 1000, 0.05, levels, 128, &count);
 
     (void)state;
     assert_true(count >= 5);
@@ -460,9 +494,9 @@ test_search_first_cell_above_capacity_walks_down(void **state)
 static void
 test_search_ends_without_answer_when_nothing_holds(void **state)
 {
-    double levels[64];
+    double levels[128];
     size_t count;
-    double answer = search_model(0, 1, 100, levels, 64, &count);
+    double answer = search_model(0, 1, 100, 0.05, levels, 128, &count);
 
     (void)state;
     assert_true(answer == 0);
@@ -475,11 +509,11 @@ test_search_top_level_flat_answers_at_least_to(void **state)
 {
     struct ceil_search s;
     double level;
-    double levels[64];
+    double levels[128];
     size_t count;
 
     (void)state;
-    assert_true(search_model(1e9, 1, 100, levels, 64, &count) == 100);
+    assert_true(search_model(1e9, 1, 100, 0.05, levels, 128, &count) == 100);
     assert_int_equal(count, 8); /* 1 2 4 8 16 32 64 100 */
     assert_true(levels[7] == 100);
     ceil_search_init(&s, 3, 3, 0.05);
@@ -571,7 +605,7 @@ test_drain_fit_recovers_service_rate_from_noisy_drain(void **state)
     n = synth_drain(s, 2000, 800);
     ceil_drain_fit(s, 32, 30, 1000, &d);
     assert_true(d.rate == 0);
-    assert_non_null(strstr(d.why, "samples in the drain"));
+    assert_non_null(strstr(d.why, "in the drain (3 needed)"));
 }
 
 static void
@@ -669,6 +703,7 @@ main(void)
         cmocka_unit_test(test_drop_counter_moving_is_lossy),
         cmocka_unit_test(test_drift_from_level_discards),
         cmocka_unit_test(test_interrupted_or_too_few_samples_is_incomplete),
+        cmocka_unit_test(test_short_or_unseen_cell_is_not_flat),
         cmocka_unit_test(test_early_stop_needs_share_of_window_and_steep_slope),
         cmocka_unit_test(test_threshold_has_a_floor_and_settled_gives_loss_inside),
         cmocka_unit_test(test_search_converges_within_precision_never_above),
