@@ -476,6 +476,43 @@ test_search_converges_within_precision_never_above(void **state)
     }
 }
 
+/* A collector serving @p arg messages per second: above it, the queue grows by the excess. */
+static double
+depth_capacity(double t, double offered, double arg)
+{
+    return depth_sawtooth(t, offered, 0) + (offered > arg ? (offered - arg) * t : 0);
+}
+
+/* The whole method on a model collector: each cell's series judged, the verdicts driving the search. The
+ * slope threshold (1 % of offered) lets a level up to 1 % above capacity pass as flat, and no more. */
+static void
+test_judged_cells_find_capacity_of_model_collector(void **state)
+{
+    static const double capacities[] = {450, 2000, 7777, 31000};
+    struct ceil_sample s[TEST_MAX_SAMPLES];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof capacities / sizeof capacities[0]; i++) {
+        struct ceil_search search;
+        struct ceil_cell_result res;
+        double level, answer;
+
+        ceil_search_init(&search, 1, 1000, 0.05);
+        while (ceil_search_next(&search, &level)) {
+            size_t n = synth_cell(s, level, 1, 1, depth_capacity, capacities[i], TEST_WINDOW_S);
+
+            assert_true(search.cells < 40);
+            judge(s, n, level, &res);
+            ceil_search_record(&search, level, res.verdict);
+        }
+        answer = ceil_search_answer(&search) * TEST_DEVICES;
+        if (!(answer <= capacities[i] * 1.01 && answer * 1.06 >= capacities[i])) {
+            print_error("capacity %.0f/s: answer %.1f/s (%s)\n", capacities[i], answer, search.why_done);
+            fail();
+        }
+    }
+}
+
 static void
 test_search_first_cell_above_capacity_walks_down(void **state)
 {
@@ -707,6 +744,7 @@ main(void)
         cmocka_unit_test(test_early_stop_needs_share_of_window_and_steep_slope),
         cmocka_unit_test(test_threshold_has_a_floor_and_settled_gives_loss_inside),
         cmocka_unit_test(test_search_converges_within_precision_never_above),
+        cmocka_unit_test(test_judged_cells_find_capacity_of_model_collector),
         cmocka_unit_test(test_search_first_cell_above_capacity_walks_down),
         cmocka_unit_test(test_search_ends_without_answer_when_nothing_holds),
         cmocka_unit_test(test_search_top_level_flat_answers_at_least_to),
