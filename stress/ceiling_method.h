@@ -2,7 +2,7 @@
  * The collector ceiling method (three points, sustained ceiling against
  * service rate, queue slope over a window, loss isolation, the identity) as
  * pure functions over sample series: no I/O, no clock, so every rule is
- * unit-tested on synthetic series (tests/unit/test_ceiling_method.c).
+ * unit-tested on synthetic series (tests/unit/stress/test_ceiling_method.c).
  * ceiling_run.c feeds it what the fleet and the probes said.
  *
  * Counters in samples are absolute readings (a probe's lifetime total); the
