@@ -191,14 +191,14 @@ class ControlApiTests(unittest.TestCase):
         f, base = self.fleet(["--syslog-sink", "udp://127.0.0.1:9", "--syslog-sink", "tcp://[::1]:10",
                               "--syslog-format", "rfc3164", "--syslog-rate", "linear:0:5:1m",
                               "--trap-sink", "127.0.0.1:9", "--trap-version", "1", "--trap-rate", "0.5",
-                              "--notification-file", routes], devices=2)
+                              "--notification-file", routes, "--notification-rate", "sine:4:2:30s"], devices=2)
         code, fleet = api(base, "/api/v1/fleet")
         self.assertEqual(code, 200)
         self.assertEqual(fleet["groups"][0]["push"], {
             "syslog": {"sinks": ["udp://127.0.0.1:9", "tcp://[::1]:10"], "format": "rfc3164",
                        "framing": "octet-counting", "rate": "linear:0:5:1m"},
             "trap": {"sinks": ["udp://127.0.0.1:9"], "version": "v1", "inform": False, "rate": "0.5"},
-            "notification": {"file": routes, "rate": None}})
+            "notification": {"file": routes, "rate": "sine:4:2:30s"}})
 
     def test_reboot_seen_by_ncclient_snmpget_and_snmptrapd(self):
         work = tempfile.mkdtemp(prefix="fleetsim-capi-")

@@ -155,13 +155,9 @@ push_json(struct sbuf *out, const struct fleet_config *cfg)
     if (cfg->notification_file) {
         sbuf_adds(out, "{\"file\":");
         json_str(out, cfg->notification_file);
-        /* null: the file's own rates */
+        /* the file's own rates are in it already (fleet.c fills in a rate not given) */
         sbuf_adds(out, ",\"rate\":");
-        if (rate_profile_is_zero(&cfg->notification_rate)) {
-            sbuf_adds(out, "null");
-        } else {
-            rate_json(out, &cfg->notification_rate);
-        }
+        rate_json(out, &cfg->notification_rate);
         sbuf_adds(out, "}");
     } else {
         sbuf_adds(out, "null");
