@@ -365,7 +365,7 @@ ceil_fleet_set_rate(struct ceil_fleet *f, double per_device_rate)
     struct sbuf path = {0}, answer = {0};
     struct jsonr_value *root = NULL;
     char body[64], *group = NULL, jerr[128];
-    uint64_t failed = 0;
+    uint64_t failed = 0, devices = 0;
     int rc = -1;
 
     if (per_device_rate < 0) {
@@ -393,6 +393,10 @@ ceil_fleet_set_rate(struct ceil_fleet *f, double per_device_rate)
     if (jsonr_parse(answer.buf ? answer.buf : "", answer.len, &root, jerr, sizeof jerr) ||
         jsonr_get_u64(root, "failed", &failed)) {
         snprintf(f->last_error, sizeof f->last_error, "%s: the answer names no \"failed\" count", path.buf);
+        goto cleanup;
+    }
+    if (jsonr_get_u64(root, "devices", &devices) || !devices) {
+        snprintf(f->last_error, sizeof f->last_error, "%s: no device took the rate (all absent?)", path.buf);
         goto cleanup;
     }
     if (failed) {

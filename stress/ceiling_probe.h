@@ -34,8 +34,9 @@ struct ceil_probe {
 
 /**
  * @brief Parse @p spec ("prom:BASE_URL:QUERY" or "cmd:COMMAND") into @p p, named @p name.
- * BASE_URL is scheme://host[:port][/path] (host may be [v6]); the query starts after the ':' that ends it,
- * so a path holds no ':'.
+ * BASE_URL is http[s]://host[:port][/path] (host may be [v6]); the query starts after the ':' that ends it,
+ * so a path holds no ':'. After the host, ':' and digits up to a ':', a '/' or the end are a port (so
+ * "prom:http://h:9090" is refused as a query left out); other text after ':' is the query.
  * @return 0, or -1 with @p err saying what is wrong.
  */
 int ceil_probe_parse(const char *name, const char *spec, double timeout_s, struct ceil_probe *p, char *err,

@@ -576,6 +576,7 @@ test_fleet_client_over_http(void **state)
         {200, METRICS_SYSLOG},
         {200, FLEET_ONE_GROUP},
         {200, "{\"action\":\"syslog-rate\",\"seq\":0,\"devices\":3,\"failed\":0}"},
+        {200, "{\"action\":\"syslog-rate\",\"seq\":1,\"devices\":0,\"failed\":0}"},
     };
     char token_path[] = "/tmp/fleetsim-ceil-token-XXXXXX", url[64], err[256] = "", want[256];
     struct server s;
@@ -588,7 +589,7 @@ test_fleet_client_over_http(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, "s3cret \n", 8), 8);
     close(fd);
-    server_start(&s, ans, 7, &t);
+    server_start(&s, ans, 8, &t);
     snprintf(url, sizeof url, "http://127.0.0.1:%u/", s.port);
     if (ceil_fleet_open(&f, url, token_path, "edge", CEIL_CHANNEL_SYSLOG, 2, err, sizeof err)) {
         fail_msg("%s", err);
@@ -616,6 +617,10 @@ test_fleet_client_over_http(void **state)
     assert_null(strstr(s.requests[5], "Authorization"));
     assert_int_equal(ceil_fleet_set_rate(&f, 4), 0);
     assert_non_null(strstr(s.requests[6], "POST /api/v1/devices/0-2/syslog-rate HTTP/1.1\r\n"));
+    /* every device absent: the rate is set nowhere */
+    assert_int_equal(ceil_fleet_set_rate(&f, 4), -1);
+    assert_string_equal(f.last_error,
+                        "/api/v1/devices/0-2/syslog-rate: no device took the rate (all absent?)");
     ceil_fleet_close(&f);
     pthread_join(t, NULL);
     close(s.fd);
