@@ -52,6 +52,8 @@ class SlowRsyslog(ts.Rsyslog):
                                                                            slowdown_us)]
         with open(self.conf, "w") as f:
             f.write("\n".join(lines) + "\n")
+        # omfile creates its file with the first line; until then `wc -l <` would fail, not read 0.
+        open(self.out, "a").close()
 
     def input_name(self):
         return "imudp(127.0.0.1/%d/IPv4)" % self.udp_port
