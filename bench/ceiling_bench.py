@@ -10,12 +10,12 @@ slowed by queue.dequeueSlowdown, and standin_collector.py; ceiling_collectors.py
           of one core. Also the CPU time of one read of each probe kind (getrusage of children, 20 reads).
   truth   per collector, the drain rate measured by this script (a burst, then a least-squares fit of the
           persisted count) against the sustained ceiling found by `ceiling --measure sustained` with
-          --window (default 20s; the stand-in --standin-window, default 30s) and --sample 1s: rsyslog at 4000 and 2500 us per message, the stand-in
-          (3 ms + 6.7 ms per message, 500 ms flush, one worker).
+          --window (default 20s; the stand-in --standin-window, default 30s) and --sample 1s: rsyslog at 4000 and 2500 us per message;
+  standin the stand-in (3 ms + 6.7 ms per message, 500 ms flush, one worker) against its model.
   repeat  the rsyslog 4000 us search twice on one fleet and collector: both answers, and their gap
           against --precision.
 
-Usage: bench/ceiling_bench.py [--what cost,truth,repeat] [--devices 10] [--window 20s] [--shell-probes]
+Usage: bench/ceiling_bench.py [--what cost,truth,repeat,standin] [--devices 10] [--window 20s] [--shell-probes]
 """
 
 import argparse
@@ -150,6 +150,7 @@ def bench_cost(work, devices, window, shell):
         cl.run()
         si = cc.StandinCollector(work, "si-cost2").start(cl)
         base = start_fleet(cl, work, si.port, devices)
+        si.warm_up(base, lambda: fleet_sent(base))
         cpu, wall = cell_cost(base, [
             "--arrived", si.probe("standin_arrived_total"), "--persisted", si.probe("standin_persisted_total"),
             "--queue", si.probe("standin_queue_messages"), "--service-time", si.probe("standin_service_time_ms"),
@@ -177,9 +178,9 @@ def duration_s(text):
     return float(text)
 
 
-def bench_truth(work, devices, window, standin_window, shell, repeat):
+def bench_truth(work, devices, window, standin_window, shell, repeat, what):
     rows = []
-    for slowdown in (4000, 2500):
+    for slowdown in (4000, 2500) if "truth" in what or "repeat" in what else ():
         cl = Cleanups()
         try:
             rs = cc.SlowRsyslog(work, "rs-%d" % slowdown, slowdown).start(cl)
@@ -191,12 +192,17 @@ def bench_truth(work, devices, window, standin_window, shell, repeat):
                 run = ceiling(base, search_args(window, from_rate) + rsyslog_args(rs, shell), work)
                 answers.append(run.manifest["result"]["rate"])
             rows.append(("rsyslog dequeueSlowdown=%d" % slowdown, truth, answers))
+            print("rsyslog dequeueSlowdown=%d: drain %.1f/s, found %s" % (slowdown, truth, answers), flush=True)
         finally:
             cl.run()
     cl = Cleanups()
     try:
+        if "standin" not in what:
+            print_table(rows)
+            return rows
         si = cc.StandinCollector(work, "si-truth").start(cl)
         base = start_fleet(cl, work, si.port, devices)
+        si.warm_up(base, lambda: fleet_sent(base))
         run = ceiling(base, search_args(standin_window, 4) + [
             "--arrived", si.probe("standin_arrived_total"), "--persisted", si.probe("standin_persisted_total"),
             "--queue", si.probe("standin_queue_messages"), "--service-time", si.probe("standin_service_time_ms"),
@@ -212,17 +218,22 @@ def bench_truth(work, devices, window, standin_window, shell, repeat):
                 ident.get("predicted"), ident.get("measured"), ident.get("reproduces")))
     finally:
         cl.run()
+    print_table(rows)
+    return rows
+
+
+def print_table(rows):
+    """The truth table, as bench/RESULTS.md has it."""
     print("| collector | truth msg/s | found msg/s | found / truth |")
     print("| --- | --- | --- | --- |")
     for name, truth, answers in rows:
         print("| %s | %.1f | %s | %s |" % (name, truth, " / ".join("%.1f" % a if a else "-" for a in answers),
                                           " / ".join("%.3f" % (a / truth) if a else "-" for a in answers)))
-    return rows
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--what", default="cost,truth,repeat")
+    p.add_argument("--what", default="cost,truth,repeat,standin")
     p.add_argument("--devices", type=int, default=10)
     p.add_argument("--window", default="20s")
     p.add_argument("--cost-window", default="60s")
@@ -237,8 +248,8 @@ def main():
     work = tempfile.mkdtemp(prefix="ceiling-bench-")
     if "cost" in what:
         bench_cost(work, a.devices, a.cost_window, a.shell_probes)
-    if "truth" in what or "repeat" in what:
-        bench_truth(work, a.devices, a.window, a.standin_window, a.shell_probes, "repeat" in what)
+    if what & {"truth", "repeat", "standin"}:
+        bench_truth(work, a.devices, a.window, a.standin_window, a.shell_probes, "repeat" in what, what)
 
 
 if __name__ == "__main__":

@@ -160,6 +160,17 @@ class StandinCollector:
             self.proc.wait(timeout=h.scaled(10))
         self.proc = None
 
+    def warm_up(self, fleet_base, sent_fn):
+        """A few lines through the stand-in before a run, as a collector in service has seen: its service
+        time and batch gauges have no series until a work unit was served, and ceiling checks every probe
+        before it starts. The fleet at @fleet_base is silent again, and all it sent (@sent_fn) persisted,
+        when this returns."""
+        h.api_request(fleet_base, "/api/v1/groups/default/syslog-rate", {"rate": 2})
+        time.sleep(1.5)
+        h.api_request(fleet_base, "/api/v1/groups/default/syslog-rate", {"rate": 0})
+        time.sleep(0.5)
+        h.wait_for(lambda: self.metric("standin_persisted_total") == sent_fn() > 0, 20, "the warm-up lines")
+
     def base(self):
         return "http://127.0.0.1:%d" % self.http_port
 

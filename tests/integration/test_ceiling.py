@@ -127,21 +127,11 @@ class CeilingTest(unittest.TestCase):
         self.assertFalse(res["regression"])
         self.assert_stays_silent(base)
 
-    def warm_up(self, base, si):
-        """A few lines through the stand-in before the run, as a collector in service has seen: its service
-        time and batch gauges have no series until a work unit was served, and ceiling checks every probe
-        before it starts. The fleet is silent again, and everything persisted, before this returns."""
-        h.api_request(base, "/api/v1/groups/default/syslog-rate", {"rate": 2})
-        time.sleep(1.5)
-        h.api_request(base, "/api/v1/groups/default/syslog-rate", {"rate": 0})
-        time.sleep(0.5)
-        h.wait_for(lambda: si.metric("standin_persisted_total") == fleet_sent(base) > 0, 20, "the warm-up lines")
-
     # ------------------------------------------------------------------ stand-in collector
     def test_standin_identity_reproduces_its_service_rate(self):
         si = cc.StandinCollector(self.work, "si").start(self)
         fleet, base = self.fleet(si.port)
-        self.warm_up(base, si)
+        si.warm_up(base, lambda: fleet_sent(base))
         run = self.ceiling(base, ["--measure", "service-rate", "--from", "3", "--burst-rate", "30", "--burst", "4s",
                                   "--arrived", si.probe("standin_arrived_total"),
                                   "--persisted", si.probe("sum(standin_persisted_total)"),
