@@ -118,9 +118,12 @@ def cell_cost(base, probe_args, window):
     per_device = 10  # well below either collector's ceiling with 10 devices: one flat cell
     argv = [STRESS, "ceiling", "--fleet", base, "--from", str(per_device), "--to", str(per_device),
             "--window", window, "--settle", "30s"] + probe_args
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
     try:
-        h.wait_for(lambda: fleet_sent(base) > 0, 120, "the cell's load")
+        if not h.wait_for(lambda: fleet_sent(base) > 0 or proc.poll() is not None, 120) or proc.poll() is not None:
+            log.seek(0)
+            raise RuntimeError("no cell: %s\n%s" % (" ".join(argv), log.read().decode(errors="replace")))
         c0, t0 = tree_cpu_s(proc.pid), time.monotonic()
         time.sleep(duration_s(window) - 2)  # inside the cell: start-up and the settle after it are not counted
         c1, t1 = tree_cpu_s(proc.pid), time.monotonic()

@@ -55,6 +55,12 @@ class SlowRsyslog(ts.Rsyslog):
         # omfile creates its file with the first line; until then `wc -l <` would fail, not read 0.
         open(self.out, "a").close()
 
+    def start(self, test):
+        """Start it, and return once impstats wrote its first records: the probes read them from the start."""
+        super().start(test)
+        h.wait_for(lambda: None not in self.counters(), 10, "rsyslog's first impstats records")
+        return self
+
     def input_name(self):
         return "imudp(127.0.0.1/%d/IPv4)" % self.udp_port
 
