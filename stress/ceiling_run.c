@@ -396,7 +396,7 @@ progress(struct cr_run *r, const struct cr_cell *c, const char *what, double t, 
     free(tx);
     free(ty);
     run_progress_line(
-        r->start_us, "cell %u %s %.6g/s per device (%.6g/s): %s %.0f/%.0f s, queue %.0f, slope %+.2f/s\n",
+        r->start_us, "cell %u %s %.6g/s per device (%.6g/s): %s %.0f/%.0f s, queue %.0f, slope %+.2f/s",
         c->index, c->phase, c->level, c->level * r->fleet.info.devices, what, t, window, depth, fit.slope);
 }
 
