@@ -590,9 +590,14 @@
     }
     return (have[have.length - 1][k] - have[0][k]) / (have[have.length - 1].t - have[0].t);
   }
-  /* The answer's cell: sustained, the flat baseline or search cell of the highest per-device rate. */
+  /* The answer's cell: result.answer_cell when the manifest names it, else (sustained) the flat baseline or
+     search cell of the highest per-device rate. */
   function answerCell(run) {
     var best = null;
+    var named = get(run, 'result.answer_cell');
+    if (named !== undefined) {
+      return named === null ? null : (run.cells || []).filter(function (c) { return c.index === named; })[0] || null;
+    }
     if (run.measured_quantity !== 'sustained_ceiling') {
       return null;
     }
@@ -839,7 +844,9 @@
                           ': a burst of ' + rate(sr.per_device_burst_rate) + ' per device for ' + fmt(sr.burst_s) +
                           ' s, peak depth ' + fmt(sr.peak_depth) + ', drained in ' + fmt(sr.drain_s) + ' s (' +
                           fmt(sr.points) + ' points fitted)' + (sr.why ? '; ' + sr.why : '')));
-    var cell = (run.cells || []).filter(function (c) { return c.phase === 'service-rate'; })[0];
+    var cell = (run.cells || []).filter(function (c) {
+      return typeof sr.cell === 'number' ? c.index === sr.cell : c.phase === 'service-rate';
+    })[0];
     var name = prefix + '-drain';
     var title = 'The burst and its drain: queue depth, with the drain at the service rate';
     if (!cell || !(cell.samples || []).length) {
