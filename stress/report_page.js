@@ -100,6 +100,9 @@
     });
     box.setAttribute('data-points', String(points));
     box.setAttribute('data-datasets', String(c.data.datasets.filter(function (d) { return !d.marks; }).length));
+    box.setAttribute('data-mark-points', String(c.data.datasets.reduce(function (a, d) {
+      return a + (d.marks ? d.data.length : 0);
+    }, 0)));
     box.setAttribute('data-drawn', '1');
     chartCount++;
     return c;
@@ -730,7 +733,9 @@
       var box = ch.canvas.parentNode;
       box.setAttribute('data-verdict', fmt(c.verdict));
       box.setAttribute('data-slope', fmt(c.slope));
-      box.setAttribute('data-fit', fit ? '1' : '0');
+      /* The fitted line as Chart.js holds it, for the tests. */
+      var fitLine = ch.data.datasets.filter(function (d) { return d.marks; })[0];
+      box.setAttribute('data-fit', fitLine ? JSON.stringify(fitLine.data) : '');
       box.setAttribute('data-answer', c === answer ? '1' : '0');
     });
   }
@@ -863,7 +868,8 @@
     }
     var ch = chart(parent, name, title, {type: 'line', data: {datasets: ds}, options: {parsing: false,
                    scales: {x: linAxis('seconds since the burst started'), y: linAxis('queue depth', {beginAtZero: true})}}});
-    ch.canvas.parentNode.setAttribute('data-fit', ds.length > 1 ? '1' : '0');
+    var drain = ch.data.datasets.filter(function (d) { return d.marks; })[0];
+    ch.canvas.parentNode.setAttribute('data-fit', drain ? JSON.stringify(drain.data) : '');
   }
 
   function ceiling(parent, list) {

@@ -572,13 +572,20 @@ class ReportTest(unittest.TestCase):
             name = "ceiling-queue-%d" % c["index"]
             self.assertEqual(self.points(charts, name), len(c["samples"]) + len(c["settle"]), name)
             box = charts.charts[name]
-            self.assertEqual((box["data-fit"], box["data-verdict"]), ("1", c["verdict"]), name)
+            self.assertEqual(box["data-verdict"], c["verdict"], name)
+            # The fitted line drawn: intercept + slope x t from the window's first sample to its last.
+            ends = json.loads(box["data-fit"])
+            t0, t1 = c["samples"][0]["t"], c["samples"][-1]["t"]
+            self.assertEqual([p["x"] for p in ends], [t0, t1], name)
+            for p, t in zip(ends, (t0, t1)):
+                self.assertAlmostEqual(p["y"], c["intercept"] + c["slope"] * t, places=6)
             self.assertEqual(box["data-answer"], "1" if c["index"] == 4 else "0", name)
             self.assertAlmostEqual(float(box["data-slope"]), c["slope"], places=2)
         # Offered, arrived, persisted per cell, the answer marked.
         rates = charts.charts["ceiling-rates"]
         self.assertEqual(self.points(charts, "ceiling-rates"), 3 * len(m["cells"]))
         self.assertEqual((rates["data-answer-cell"], rates["data-answer-rate"]), ("4", "120"))
+        self.assertEqual(rates["data-mark-points"], str(len(m["cells"])))  # the line at the answer
         # The checks, each with its verdict.
         self.assertEqual(page.checks["loss-isolation"][0][0], "1")
         self.assertIn("Passed", page.checks["loss-isolation"][0][1])
@@ -588,7 +595,13 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(page.checks["identity"][0][0], "1")
         self.assertIn("predicted 130.1/s against measured 130/s", page.checks["identity"][0][1])
         self.assertIn("Service rate 130/s", page.checks["service-rate"][0][1])
-        self.assertEqual(charts.charts["ceiling-drain"]["data-fit"], "1")
+        # The drain from the burst's peak down to 0 at the service rate.
+        sr = m["cells"][0]
+        peak = max(sr["samples"] + sr["settle"], key=lambda s: s["queue"])
+        drain = json.loads(charts.charts["ceiling-drain"]["data-fit"])
+        self.assertEqual(drain[0], {"x": peak["t"], "y": peak["queue"]})
+        self.assertAlmostEqual(drain[1]["x"], peak["t"] + peak["queue"] / CEIL_SERVICE, places=6)
+        self.assertEqual(drain[1]["y"], 0)
         self.assertEqual(self.points(charts, "ceiling-drain"), len(m["cells"][0]["samples"]) +
                          len(m["cells"][0]["settle"]))
 
