@@ -2,7 +2,7 @@
  * The collector ceiling method (three points, sustained ceiling against
  * service rate, queue slope over a window, loss isolation, the identity) as
  * pure functions over sample series: no I/O, no clock, so every rule is
- * unit-tested on synthetic series (tests/unit/test_ceiling_method.c).
+ * unit-tested on synthetic series (tests/unit/stress/test_ceiling_method.c).
  * ceiling_run.c feeds it what the fleet and the probes said.
  *
  * Counters in samples are absolute readings (a probe's lifetime total); the
@@ -103,7 +103,12 @@ struct ceil_cell_result {
 /**
  * @brief Judge a cell by the rules. Order: incomplete, discarded (drift), lossy (loss_in above the
  * tolerance or a drop counter moved), positive (slope_all and slope_last_half both above the threshold,
- * or cut_short), flat.
+ * or cut_short), flat. Incomplete: interrupted, fewer than 3 load samples or 3 depth readings (a queue
+ * not seen is not bounded), or, unless cut short, ended more than one sample interval before window_s
+ * (a cell is flat only when it held for its whole window).
+ * @param[in] in The cell's samples (not kept).
+ * @param[in] r The run's rules.
+ * @param[out] out The verdict and every number behind it, filled whatever the verdict.
  */
 void ceil_cell_judge(const struct ceil_cell_input *in, const struct ceil_rules *r,
                      struct ceil_cell_result *out);
@@ -126,6 +131,7 @@ struct ceil_search {
     unsigned discards;  /* discarded cells at the current level in a row */
     unsigned cells;     /* cells recorded */
     int done;           /* 1: no more cells */
+    int no_answer;      /* 1 once done without an answer (nothing flat, or two discards in a row) */
     char why_done[160]; /* why it ended */
 };
 
@@ -144,7 +150,7 @@ int ceil_search_next(const struct ceil_search *s, double *level);
  */
 void ceil_search_record(struct ceil_search *s, double level, enum ceil_verdict v);
 
-/** @return The answer, the highest level found flat (per device), or 0 when there is none. */
+/** @return The answer, the highest level found flat (per device), or 0 when there is none (no_answer). */
 double ceil_search_answer(const struct ceil_search *s);
 
 /* A service rate measured from a drain: the burst stopped at t_stop, then the persisted counter's slope
@@ -152,7 +158,8 @@ double ceil_search_answer(const struct ceil_search *s);
 struct ceil_drain {
     double rate;       /* messages per second drained, 0 when not measured */
     double peak_depth; /* backlog when the load stopped */
-    double drain_s;    /* seconds from the stop until the backlog was gone (or the last sample) */
+    double drain_s;    /* seconds from the stop until the backlog was gone (at most 1 % of its value at the
+                          stop), or until the last sample */
     size_t points;     /* samples in the fit */
     char why[160];     /* when rate is 0: why it was not measured (no backlog built, too few samples) */
 };

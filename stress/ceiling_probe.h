@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "sbuf.h"
+
 /* Longest answer of a probe kept (a Prometheus answer, a command's output). */
 #define CEIL_PROBE_ANSWER_MAX_BYTES (1u << 20)
 
@@ -32,8 +34,9 @@ struct ceil_probe {
 
 /**
  * @brief Parse @p spec ("prom:BASE_URL:QUERY" or "cmd:COMMAND") into @p p, named @p name.
- * BASE_URL is scheme://host[:port][/path] (host may be [v6]); the query starts after the ':' that ends it,
- * so a path holds no ':'.
+ * BASE_URL is http[s]://host[:port][/path] (host may be [v6]); the query starts after the ':' that ends it,
+ * so a path holds no ':'. After the host, ':' and digits up to a ':', a '/' or the end are a port (so
+ * "prom:http://h:9090" is refused as a query left out); other text after ':' is the query.
  * @return 0, or -1 with @p err saying what is wrong.
  */
 int ceil_probe_parse(const char *name, const char *spec, double timeout_s, struct ceil_probe *p, char *err,
@@ -63,5 +66,24 @@ int ceil_prom_answer_value(const char *body, size_t len, double *value, char *er
  * @return 0, or -1 with @p err.
  */
 int ceil_cmd_output_value(const char *out, size_t len, double *value, char *err, size_t err_len);
+
+/**
+ * @brief One synchronous HTTP request (GET, or POST of @p post_body as JSON), what the probes and the fleet
+ * client share: bounded answer, @p timeout_s for the whole transfer, Ctrl-C cuts it short.
+ * @param[in] url The whole URL.
+ * @param[in] post_body NULL for a GET, else the JSON body of a POST.
+ * @param[in] auth_header "Authorization: Bearer ..." or NULL.
+ * @param[in] timeout_s Limit of the whole request.
+ * @param[in] max_bytes Larger answers are refused.
+ * @param[in,out] answer Replaced by the answer's body when one came (even a refused one); the caller frees
+ * it.
+ * @param[out] status The HTTP status (0 when none came), or NULL.
+ * @param[out] err Why it failed: unreachable, timeout, too large, interrupted, or a status outside 2xx as
+ * "URL: HTTP 404: <the body's \"error\" text>".
+ * @param[in] err_len Size of @p err.
+ * @return 0 on a 2xx answer, else -1.
+ */
+int ceil_http_call(const char *url, const char *post_body, const char *auth_header, double timeout_s,
+                   size_t max_bytes, struct sbuf *answer, long *status, char *err, size_t err_len);
 
 #endif

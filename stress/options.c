@@ -2027,6 +2027,10 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         if (o->rate_to < o->rate_from) {
             BAD("--to (%.15g) is below --from (%.15g)", o->rate_to, o->rate_from);
         }
+        if (o->window_s / o->sample_s > 100000 || o->settle_s / o->sample_s > 100000 ||
+            o->burst_s / o->sample_s > 100000) {
+            BAD("--window, --burst and --settle may each hold at most 100000 --sample periods");
+        }
         if (o->sample_s * 3 > o->window_s) {
             BAD("--window (%.15gs) must hold at least three --sample periods (%.15gs)", o->window_s,
                 o->sample_s);

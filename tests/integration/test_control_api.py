@@ -104,6 +104,12 @@ def read_text(path):
         return f.read()
 
 
+def fleetsim_version():
+    """What `fleetsim --version` prints: its last word."""
+    out = subprocess.run([h.BINARY, "--version"], capture_output=True, text=True, timeout=h.scaled(10))
+    return out.stdout.split()[-1]
+
+
 class ControlApiTests(unittest.TestCase):
     def fleet(self, extra=(), devices=4):
         f, base = h.start_with_metrics(devices, list(extra), True, 8)
@@ -127,6 +133,8 @@ class ControlApiTests(unittest.TestCase):
             self.assertEqual(fleet["sessions_open"], 1)
             g = fleet["groups"][0]
             self.assertEqual((g["name"], g["first"], g["last"], g["count"]), ("default", 0, 3, 4))
+            self.assertEqual(fleet["version"], fleetsim_version())
+            self.assertEqual(g["push"], {"syslog": None, "trap": None, "notification": None})
             self.assertEqual(g["netconf_port_first"], f.port)
             code, dev = api(base, "/api/v1/devices/2")
             self.assertEqual(code, 200)
@@ -176,6 +184,21 @@ class ControlApiTests(unittest.TestCase):
         api(base, "/api/v1/devices/1/up", "POST")
         self.assertEqual(connect_outcome(f.addr(1)), "ok")
         self.assertEqual(snmpget(f.port + 1)[0], 0)
+
+    def test_fleet_says_how_each_push_channel_is_configured(self):
+        # issue 30: fleetsim-stress ceiling records these as the run's controls
+        routes = os.path.join(h.SOURCE_DIR, "notifications", "routes-1.xml")
+        f, base = self.fleet(["--syslog-sink", "udp://127.0.0.1:9", "--syslog-sink", "tcp://[::1]:10",
+                              "--syslog-format", "rfc3164", "--syslog-rate", "linear:0:5:1m",
+                              "--trap-sink", "127.0.0.1:9", "--trap-version", "1", "--trap-rate", "0.5",
+                              "--notification-file", routes, "--notification-rate", "sine:4:2:30s"], devices=2)
+        code, fleet = api(base, "/api/v1/fleet")
+        self.assertEqual(code, 200)
+        self.assertEqual(fleet["groups"][0]["push"], {
+            "syslog": {"sinks": ["udp://127.0.0.1:9", "tcp://[::1]:10"], "format": "rfc3164",
+                       "framing": "octet-counting", "rate": "linear:0:5:1m"},
+            "trap": {"sinks": ["udp://127.0.0.1:9"], "version": "v1", "inform": False, "rate": "0.5"},
+            "notification": {"file": routes, "rate": "sine:4:2:30s"}})
 
     def test_reboot_seen_by_ncclient_snmpget_and_snmptrapd(self):
         work = tempfile.mkdtemp(prefix="fleetsim-capi-")

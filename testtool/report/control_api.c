@@ -25,6 +25,7 @@
 #include "report.h"
 #include "sbuf.h"
 #include "scenario.h"
+#include "token_file.h"
 #include "ydata.h"
 
 /* One request's state between libmicrohttpd's calls. */
@@ -103,6 +104,67 @@ static const char *const mode_names[3] = {"", "refuse", "blackhole"};
 
 /* ------------------------------------------------------------------ GET */
 
+/* A rate profile as configured: its text ("0" when none was given). */
+static void
+rate_json(struct sbuf *out, const struct rate_profile *r)
+{
+    json_str(out, r->text[0] ? r->text : "0");
+}
+
+/* A group's push channels as configured (what ceiling records as its controls): null where none is. */
+static void
+push_json(struct sbuf *out, const struct fleet_config *cfg)
+{
+    static const char *const syslog_schemes[] = {"udp", "tcp", "tls"};
+    static const char *const trap_versions[] = {"v2c", "v1", "v3"};
+    char addr[NETADDR_TEXT_BYTES + 16];
+
+    sbuf_adds(out, ",\"push\":{\"syslog\":");
+    if (cfg->syslog_sink_count) {
+        sbuf_adds(out, "{\"sinks\":[");
+        for (uint32_t i = 0; i < cfg->syslog_sink_count; i++) {
+            const struct syslog_sink_spec *k = &cfg->syslog_sinks[i];
+            netaddr_endpoint_text(&k->ep, 1, addr, sizeof addr);
+            sbuf_printf(out, "%s\"%s://%s\"", i ? "," : "", syslog_schemes[k->proto % 3], addr);
+        }
+        sbuf_adds(out, "],\"format\":");
+        json_str(out, cfg->syslog_format ? cfg->syslog_format : "rfc5424");
+        sbuf_adds(out, ",\"framing\":");
+        json_str(out, cfg->syslog_framing ? cfg->syslog_framing : "octet-counting");
+        sbuf_adds(out, ",\"rate\":");
+        rate_json(out, &cfg->syslog_rate);
+        sbuf_adds(out, "}");
+    } else {
+        sbuf_adds(out, "null");
+    }
+    sbuf_adds(out, ",\"trap\":");
+    if (cfg->trap_sink_count) {
+        sbuf_adds(out, "{\"sinks\":[");
+        for (uint32_t i = 0; i < cfg->trap_sink_count; i++) {
+            netaddr_endpoint_text(&cfg->trap_sinks[i].ep, 1, addr, sizeof addr);
+            sbuf_printf(out, "%s\"udp://%s\"", i ? "," : "", addr);
+        }
+        sbuf_printf(out, "],\"version\":\"%s\",\"inform\":%s,\"rate\":",
+                    trap_versions[(unsigned)cfg->trap_version % 3], cfg->trap_inform ? "true" : "false");
+        rate_json(out, &cfg->trap_rate);
+        sbuf_adds(out, "}");
+    } else {
+        sbuf_adds(out, "null");
+    }
+    sbuf_adds(out, ",\"notification\":");
+    if (cfg->notification_file) {
+        sbuf_adds(out, "{\"file\":");
+        json_str(out, cfg->notification_file);
+        /* the file's own rates are in it already (fleet.c fills in a rate not given) */
+        sbuf_adds(out, ",\"rate\":");
+        rate_json(out, &cfg->notification_rate);
+        sbuf_adds(out, "}");
+    } else {
+        sbuf_adds(out, "null");
+    }
+    sbuf_adds(out, "}");
+}
+
 static enum MHD_Result
 get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
 {
@@ -131,8 +193,9 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
                    ? send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory")
                    : send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the workers did not answer in time");
     }
+    sbuf_adds(&out, "{\"version\":\"" FLEETSIM_VERSION "\",");
     sbuf_printf(&out,
-                "{\"devices\":%" PRIu32 ",\"present\":%" PRIu32 ",\"first_device\":%" PRIu32
+                "\"devices\":%" PRIu32 ",\"present\":%" PRIu32 ",\"first_device\":%" PRIu32
                 ",\"fleet_devices\":%" PRIu32 ",\"groups\":[",
                 n, n - by_state[3], fleet->cfg.device_offset, fleet->cfg.fleet_devices);
     for (uint32_t g = 0; g < fleet->group_count; g++) {
@@ -149,8 +212,10 @@ get_fleet(struct fleet *fleet, struct MHD_Connection *conn)
         netaddr_text(&grp->cfg.ip_fam, d0->addr, addr, sizeof addr);
         sbuf_printf(&out, ",\"address_first\":\"%s\"", addr);
         netaddr_text(&grp->cfg.ip_fam, dl->addr, addr, sizeof addr);
-        sbuf_printf(&out, ",\"address_last\":\"%s\",\"netconf_port_first\":%u,\"netconf_port_last\":%u}",
-                    addr, (unsigned)d0->port, (unsigned)dl->port);
+        sbuf_printf(&out, ",\"address_last\":\"%s\",\"netconf_port_first\":%u,\"netconf_port_last\":%u", addr,
+                    (unsigned)d0->port, (unsigned)dl->port);
+        push_json(&out, &grp->cfg);
+        sbuf_adds(&out, "}");
     }
     sbuf_printf(&out,
                 "],\"states\":{\"up\":%" PRIu32 ",\"down\":%" PRIu32 ",\"rebooting\":%" PRIu32
@@ -379,26 +444,7 @@ token_ok(const char *token, const char *given)
 char *
 capi_read_token(const char *path, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "r");
-    char buf[CAPI_MAX_TOKEN_BYTES + 2];
-    size_t n;
-
-    if (!f) {
-        snprintf(err, err_len, "--api-token-file %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) {
-        buf[--n] = '\0';
-    }
-    if (n > CAPI_MAX_TOKEN_BYTES || !n || strpbrk(buf, " \t\r\n")) {
-        snprintf(err, err_len, "--api-token-file %s: expected one token of 1 to %d characters without spaces",
-                 path, CAPI_MAX_TOKEN_BYTES);
-        return NULL;
-    }
-    return strdup(buf);
+    return token_file_read(path, "--api-token-file", err, err_len);
 }
 
 enum MHD_Result

@@ -16,11 +16,9 @@
 #define CAPI_MAX_BODY_BYTES (64 * 1024)
 /* Index ranges listed in an action's answer; the count is always complete. */
 #define CAPI_MAX_RANGES_SHOWN 32
-/* Longest bearer token (--api-token-file). */
-#define CAPI_MAX_TOKEN_BYTES 4096
 
 /**
- * @brief Read --api-token-file into a new string (trailing whitespace dropped).
+ * @brief Read --api-token-file into a new string (token_file_read(): trailing whitespace dropped).
  * @return The token (free()), or NULL with @p err set: unreadable, empty or too long.
  */
 char *capi_read_token(const char *path, char *err, size_t err_len);

@@ -238,7 +238,73 @@ test_bad_usage_is_refused_with_a_message(void **state)
     assert_string_equal(err, "2 devices from port 65535 need ports past 65535");
     assert_int_equal(parse(&o, err, sizeof err, 2, sub), STRESS_PARSE_ERROR);
     assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile, "
-                             "controller-mount, record, restconf, report or merge (see --help)");
+                             "controller-mount, record, restconf, report, merge or ceiling (see --help)");
+}
+
+/* Issue 30: ceiling's defaults are the method's, its durations take units, and what it needs is asked for. */
+static void
+test_ceiling_options_default_to_the_method_and_refuse_what_it_cannot_run(void **state)
+{
+    struct stress_options o;
+    char err[512];
+    const char *plain[] = {"fleetsim-stress",       "ceiling",     "--fleet",
+                           "http://127.0.0.1:9464", "--persisted", "cmd:echo 1"};
+    const char *timed[] = {"fleetsim-stress", "ceiling",
+                           "--fleet",         "http://127.0.0.1:9464",
+                           "--persisted",     "cmd:echo 1",
+                           "--window",        "1.5m",
+                           "--sample",        "500ms",
+                           "--dropped",       "rx=cmd:echo 0",
+                           "--sut",           "queue=LinkedList",
+                           "--measure",       "all"};
+    const char *no_fleet[] = {"fleetsim-stress", "ceiling", "--persisted", "cmd:echo 1"};
+    const char *no_persisted[] = {"fleetsim-stress", "ceiling", "--fleet", "http://127.0.0.1:9464"};
+    const char *no_ceiling[] = {"fleetsim-stress", "ceiling",    "--fleet",   "http://127.0.0.1:9464",
+                                "--persisted",     "cmd:echo 1", "--measure", "loss-isolation"};
+    const char *bad_window[] = {"fleetsim-stress", "ceiling",    "--fleet",  "http://127.0.0.1:9464",
+                                "--persisted",     "cmd:echo 1", "--window", "15 minutes"};
+    const char *short_window[] = {"fleetsim-stress", "ceiling",    "--fleet",  "http://127.0.0.1:9464",
+                                  "--persisted",     "cmd:echo 1", "--window", "10s",
+                                  "--sample",        "5s"};
+    const char *bad_dropped[] = {"fleetsim-stress", "ceiling",    "--fleet",   "http://127.0.0.1:9464",
+                                 "--persisted",     "cmd:echo 1", "--dropped", "cmd:echo 0"};
+    const char *upside_down[] = {"fleetsim-stress",
+                                 "ceiling",
+                                 "--fleet",
+                                 "http://127.0.0.1:9464",
+                                 "--persisted",
+                                 "cmd:echo 1",
+                                 "--from",
+                                 "10",
+                                 "--to",
+                                 "5"};
+
+    (void)state;
+    assert_int_equal(parse(&o, err, sizeof err, 6, plain), STRESS_PARSE_RUN);
+    assert_int_equal(o.mode, STRESS_CEILING);
+    assert_int_equal(o.measure, CEILING_SUSTAINED);
+    assert_true(o.window_s == 900 && o.sample_s == 5 && o.settle_s == 300 && o.burst_s == 60);
+    assert_true(o.precision == 0.05 && o.tolerance == 0.005 && o.slope_share == 0.01 && o.drift == 0.05);
+    assert_true(o.rate_from == 1 && o.burst_rate == 10); /* 10 x --from */
+    assert_int_equal(parse(&o, err, sizeof err, 16, timed), STRESS_PARSE_RUN);
+    assert_true(o.window_s == 90 && o.sample_s == 0.5 && o.measure == CEILING_ALL);
+    assert_int_equal(o.dropped.count, 1);
+    assert_string_equal(o.dropped.paths[0], "rx=cmd:echo 0");
+    assert_int_equal(o.sut.count, 1);
+    assert_int_equal(parse(&o, err, sizeof err, 4, no_fleet), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "--fleet"));
+    assert_int_equal(parse(&o, err, sizeof err, 4, no_persisted), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "--persisted"));
+    assert_int_equal(parse(&o, err, sizeof err, 8, no_ceiling), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "--ceiling"));
+    assert_int_equal(parse(&o, err, sizeof err, 8, bad_window), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "--window takes a duration"));
+    assert_int_equal(parse(&o, err, sizeof err, 10, short_window), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "three --sample periods"));
+    assert_int_equal(parse(&o, err, sizeof err, 8, bad_dropped), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "NAME=PROBE"));
+    assert_int_equal(parse(&o, err, sizeof err, 10, upside_down), STRESS_PARSE_ERROR);
+    assert_non_null(strstr(err, "--to"));
 }
 
 /* Issue 13: "-ip" named argv[0] in its error, and "--legacy-framing true" left "true" as a stray argument. */
@@ -553,6 +619,7 @@ main(void)
         cmocka_unit_test(test_edit_defaults_follow_opendaylight),
         cmocka_unit_test(test_opendaylight_flags_are_understood),
         cmocka_unit_test(test_bad_usage_is_refused_with_a_message),
+        cmocka_unit_test(test_ceiling_options_default_to_the_method_and_refuse_what_it_cannot_run),
         cmocka_unit_test(test_single_dash_words_and_flag_values_are_read),
         cmocka_unit_test(test_ssh_left_out_means_detected),
         cmocka_unit_test(test_tls_options_exclude_ssh_and_need_tls),
