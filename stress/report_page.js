@@ -572,18 +572,22 @@
   function quantityName(q) { return QUANTITY[q] || ('unlabelled quantity ' + fmt(q)); }
   function rate(v) { return v === null || v === undefined ? 'n/a' : fmt(v) + '/s'; }
   function pct(v) { return v === null || v === undefined ? 'n/a' : fmt(v * 100) + ' %'; }
-  /* The queue depth of a sample: the run's own, else arrived - persisted, else sent - persisted. */
-  function depth(s) {
-    if (typeof s.queue === 'number') {
-      return s.queue;
-    }
-    if (typeof s.arrived === 'number' && typeof s.persisted === 'number') {
-      return s.arrived - s.persisted;
-    }
-    if (typeof s.sent === 'number' && typeof s.persisted === 'number') {
-      return s.sent - s.persisted;
-    }
-    return null;
+  /* The queue depth of a cell's samples (load, then settle) as {x: t, y: depth}: the --queue probe's reading
+     when the run had one, else the backlog since the cell's first load sample, arrived - persisted (or
+     sent - persisted), so the settle samples continue the load's line; else the sample's own "queue". */
+  function cellDepths(run, c, which) {
+    var first = (c.samples || [])[0] || {};
+    var probe = get(run, 'probes.queue');
+    function num(v) { return typeof v === 'number'; }
+    return (c[which] || []).map(function (s) {
+      var y = num(s.queue) ? s.queue : null;
+      if (!probe && num(s.persisted) && num(first.persisted)) {
+        var inflow = num(s.arrived) && num(first.arrived) ? s.arrived - first.arrived :
+                     num(s.sent) && num(first.sent) ? s.sent - first.sent : null;
+        y = inflow === null ? y : inflow - (s.persisted - first.persisted);
+      }
+      return {x: s.t, y: y};
+    });
   }
   /* A counter's rate over a cell's load samples: (last - first) / (t last - t first), first and last read. */
   function counterRate(samples, k) {
@@ -701,8 +705,8 @@
       var title = 'cell ' + c.index + ' (' + c.phase + ', ' + rate(c.per_device_rate) + ' per device, ' +
                   rate(c.offered_rate) + ' offered): ' + c.verdict + ', slope ' + fmt(c.slope) + '/s (threshold ' +
                   fmt(c.threshold) + '/s)' + (c === answer ? ', the answer' : '');
-      var load = (c.samples || []).map(function (s) { return {x: s.t, y: depth(s)}; });
-      var settle = (c.settle || []).map(function (s) { return {x: s.t, y: depth(s)}; });
+      var load = cellDepths(run, c, 'samples');
+      var settle = cellDepths(run, c, 'settle');
       if (!load.length && !settle.length) {
         missing(grid, name, title, 'no samples in this cell');
         return;
@@ -858,7 +862,7 @@
       missing(parent, name, title, 'no samples of the burst in this manifest');
       return;
     }
-    var pts = (cell.samples || []).concat(cell.settle || []).map(function (s) { return {x: s.t, y: depth(s)}; });
+    var pts = cellDepths(run, cell, 'samples').concat(cellDepths(run, cell, 'settle'));
     var ds = [line('queue depth', pts, 0, {pointRadius: 1})];
     /* The drain drawn from the peak down at the fitted rate. */
     var peak = pts.reduce(function (a, p) { return p.y !== null && (!a || p.y > a.y) ? p : a; }, null);

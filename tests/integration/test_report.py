@@ -13,14 +13,19 @@ bad manifests exit 2 with no file. FLEETSIM_WRITE_SCREENSHOTS=1 writes docs/imag
 Run: /usr/bin/python3 test_report.py <path to fleetsim> <path to fleetsim-stress>
 """
 
+import collections
 import html.parser
 import json
 import os
+import random
 import shutil
+import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 import zlib
 
@@ -223,6 +228,70 @@ def ceiling_manifest(version, quantity="sustained_ceiling"):
     return m
 
 
+class SlowCollector:
+    """A stand-in syslog collector on a loopback UDP port: every datagram arrives in a queue that one
+    worker persists to a file at SERVICE messages/s; the counts are files a cmd: probe cats."""
+
+    SERVICE = 100.0
+
+    def __init__(self, work):
+        self.work = work
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for _ in range(20):
+            try:
+                self.sock.bind(("127.0.0.1", random.randrange(h.PORT_LOW, h.PORT_HIGH)))
+                break
+            except OSError:
+                continue
+        self.port = self.sock.getsockname()[1]
+        self.sock.settimeout(0.1)
+        self.queue = collections.deque()
+        self.counts = {"arrived": 0, "persisted": 0}
+        self.stopping = threading.Event()
+        self.log = open(os.path.join(work, "persisted.log"), "w")
+        self.publish()
+        self.threads = [threading.Thread(target=f, daemon=True) for f in (self.receive, self.persist)]
+        for t in self.threads:
+            t.start()
+
+    def probe(self, name):
+        return "cmd:cat " + os.path.join(self.work, name)
+
+    def publish(self):
+        for k, v in self.counts.items():
+            tmp = os.path.join(self.work, k + ".tmp")
+            with open(tmp, "w") as f:
+                f.write("%d\n" % v)
+            os.replace(tmp, os.path.join(self.work, k))
+
+    def receive(self):
+        while not self.stopping.is_set():
+            try:
+                self.queue.append(self.sock.recv(65535))
+            except socket.timeout:
+                continue
+            self.counts["arrived"] += 1
+
+    def persist(self):
+        credit, last = 0.0, time.monotonic()
+        while not self.stopping.wait(0.02):
+            now = time.monotonic()
+            credit, last = min(credit + (now - last) * self.SERVICE, self.SERVICE), now
+            while credit >= 1 and self.queue:
+                self.log.write(self.queue.popleft().decode(errors="replace").rstrip("\n") + "\n")
+                self.counts["persisted"] += 1
+                credit -= 1
+            self.log.flush()
+            self.publish()
+
+    def stop(self):
+        self.stopping.set()
+        for t in self.threads:
+            t.join()
+        self.sock.close()
+        self.log.close()
+
+
 class CeilingPage(html.parser.HTMLParser):
     """A ceiling page's verdicts: p.answer, flags by data-flag, checks by data-check, cell rows by data-cell."""
 
@@ -271,6 +340,7 @@ class ReportTest(unittest.TestCase):
             cls.make_reconcile_manifests()
             cls.make_restconf_manifest()
             cls.make_controller_mount_manifest()
+            cls.make_ceiling_manifest()
         except BaseException:
             shutil.rmtree(cls.work, ignore_errors=True)
             raise
@@ -373,6 +443,25 @@ class ReportTest(unittest.TestCase):
                 fleet.stop()
         finally:
             controller.stop()
+
+    @classmethod
+    def make_ceiling_manifest(cls):
+        """A short real `ceiling --measure all` of 2 devices' syslog against SlowCollector (windows of seconds)."""
+        work = tempfile.mkdtemp(prefix="collector-", dir=cls.work)
+        collector = SlowCollector(work)
+        try:
+            fleet, base = h.start_with_metrics(2, ["--syslog-sink", "udp://127.0.0.1:%d" % collector.port])
+            try:
+                r = cls.run_mode("ceil-real", [
+                    "ceiling", "--fleet", base, "--arrived", collector.probe("arrived"),
+                    "--persisted", collector.probe("persisted"), "--measure", "all", "--from", 10,
+                    "--window", "2s", "--sample", "0.25s", "--settle", "3s", "--burst", "2s", "--burst-rate", 150,
+                    "--precision", 0.3])
+                assert r.code in (0, 1), str(r)
+            finally:
+                fleet.stop()
+        finally:
+            collector.stop()
 
     # ------------------------------------------------------------ helpers
 
@@ -604,6 +693,29 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(drain[1]["y"], 0)
         self.assertEqual(self.points(charts, "ceiling-drain"), len(m["cells"][0]["samples"]) +
                          len(m["cells"][0]["settle"]))
+
+    def test_ceiling_page_of_a_real_run(self):
+        m = self.m["ceil-real"][1]
+        self.assertEqual((m["mode"], m["measured_quantity"]), ("ceiling", "sustained_ceiling"))
+        charts, page = self.render_ceiling(["ceil-real"])
+        a, text = page.answers[0]
+        self.assertEqual(a["data-quantity"], "sustained_ceiling")
+        self.assertTrue(text.startswith("Sustained ceiling: "), text)
+        self.assertEqual(a["data-rate"], "n/a" if m["result"]["rate"] is None else
+                         "%g" % round(m["result"]["rate"], 3))
+        self.assertEqual([(c, v) for c, v, _ in page.cells], [(str(c["index"]), c["verdict"]) for c in m["cells"]])
+        phases = [c["phase"] for c in m["cells"]]
+        self.assertEqual((phases[0], phases[1], phases[-1]), ("service-rate", "baseline", "baseline-again"))
+        for c in m["cells"]:
+            name = "ceiling-queue-%d" % c["index"]
+            self.assertEqual(self.points(charts, name), len(c["samples"]) + len(c["settle"]), name)
+            if c["slope"] is not None and c["intercept"] is not None:
+                ends = json.loads(charts.charts[name]["data-fit"])
+                self.assertAlmostEqual(ends[-1]["y"], c["intercept"] + c["slope"] * c["samples"][-1]["t"], places=6)
+        answer = m["result"].get("answer_cell")
+        self.assertEqual(charts.charts["ceiling-rates"]["data-answer-cell"], "" if answer is None else str(answer))
+        self.assertEqual(page.checks["ordering"][0], ("", "not checked (no --ordering)"))
+        self.assertIn("ceiling-drain", charts.charts)
 
     def test_ceiling_verdicts_interrupted_service_rate_regression(self):
         version = self.m["edit1"][1]["version"]
