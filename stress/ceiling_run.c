@@ -117,19 +117,6 @@ since_s(monotime_us from)
     return (double)(loop_clock_monotonic() - from) / 1e6;
 }
 
-/* Sleep until @p until_us on the monotonic clock, or until a signal asks to stop. */
-static void
-sleep_until(monotime_us until_us)
-{
-    monotime_us now;
-
-    while (!run_interrupted() && (now = loop_clock_monotonic()) < until_us) {
-        struct timespec ts = {.tv_sec = (time_t)((until_us - now) / 1000000u),
-                              .tv_nsec = (long)((until_us - now) % 1000000u) * 1000};
-        nanosleep(&ts, NULL); /* EINTR: check the flag, then sleep the rest */
-    }
-}
-
 /* ------------------------------------------------------------------ probes */
 
 static int
@@ -396,7 +383,7 @@ progress(struct cr_run *r, const struct cr_cell *c, const char *what, double t, 
     free(tx);
     free(ty);
     run_progress_line(
-        r->start_us, "cell %u %s %.6g/s per device (%.6g/s): %s %.0f/%.0f s, queue %.0f, slope %+.2f/s\n",
+        r->start_us, "cell %u %s %.6g/s per device (%.6g/s): %s %.0f/%.0f s, queue %.0f, slope %+.2f/s",
         c->index, c->phase, c->level, c->level * r->fleet.info.devices, what, t, window, depth, fit.slope);
 }
 
@@ -440,7 +427,7 @@ run_cell(struct cr_run *r, const char *phase, double level, double window_s, int
             t = window_s;
         }
         next = t0 + (monotime_us)(t * 1e6);
-        sleep_until(next);
+        run_sleep_until(next);
         if (run_interrupted()) {
             break;
         }
@@ -468,7 +455,7 @@ run_cell(struct cr_run *r, const char *phase, double level, double window_s, int
     }
     for (k = 1; !run_interrupted(); k++) {
         double t = c->elapsed_s + (double)k * o->sample_s;
-        sleep_until(t0 + (monotime_us)(t * 1e6));
+        run_sleep_until(t0 + (monotime_us)(t * 1e6));
         if (run_interrupted()) {
             break;
         }
@@ -530,11 +517,11 @@ check_silence(struct cr_run *r)
         return -1;
     }
     /* What was already on its way (a rate the fleet had before) lands first. */
-    sleep_until(loop_clock_monotonic() + (monotime_us)(r->o->sample_s * 1e6));
+    run_sleep_until(loop_clock_monotonic() + (monotime_us)(r->o->sample_s * 1e6));
     if (run_interrupted() || ceil_fleet_sent(&r->fleet, &r->silence_before)) {
         return run_interrupted() ? 0 : -1;
     }
-    sleep_until(loop_clock_monotonic() + (monotime_us)(wait_s * 1e6));
+    run_sleep_until(loop_clock_monotonic() + (monotime_us)(wait_s * 1e6));
     if (run_interrupted() || ceil_fleet_sent(&r->fleet, &r->silence_after)) {
         return run_interrupted() ? 0 : -1;
     }
