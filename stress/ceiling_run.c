@@ -838,8 +838,10 @@ json_time(struct sbuf *b, uint64_t ms)
     sbuf_add_json(b, t);
 }
 
+/* The readings of @p s; each one's queue depth is taken from @p base, the cell's first reading. */
 static void
-json_samples(struct sbuf *b, const struct cr_run *r, const struct cr_series *s)
+json_samples(struct sbuf *b, const struct cr_run *r, const struct cr_series *s,
+             const struct ceil_sample *base)
 {
     sbuf_adds(b, "[");
     for (size_t i = 0; i < s->n; i++) {
@@ -851,7 +853,7 @@ json_samples(struct sbuf *b, const struct cr_run *r, const struct cr_series *s)
         sbuf_adds(b, ",\"persisted\":");
         json_num(b, v->persisted);
         sbuf_adds(b, ",\"queue\":");
-        json_num(b, s->n ? ceil_queue_depth(&s->s[0], v) : NAN);
+        json_num(b, base ? ceil_queue_depth(base, v) : NAN);
         sbuf_adds(b, ",\"dropped\":");
         json_num(b, v->dropped);
         if (r->has_service || r->has_batch) {
@@ -926,9 +928,9 @@ json_cell(struct sbuf *b, const struct cr_run *r, const struct cr_cell *c)
     sbuf_printf(b, ",\"cut_short\":%s,\"started\":", c->in.cut_short ? "true" : "false");
     json_time(b, c->started_ms);
     sbuf_adds(b, ",\"samples\":");
-    json_samples(b, r, &c->load);
+    json_samples(b, r, &c->load, c->load.n ? &c->load.s[0] : NULL);
     sbuf_adds(b, ",\"settle\":");
-    json_samples(b, r, &c->settle);
+    json_samples(b, r, &c->settle, c->load.n ? &c->load.s[0] : NULL);
     sbuf_adds(b, "}");
 }
 
