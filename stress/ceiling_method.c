@@ -16,6 +16,9 @@
 
 /* A cell needs this many load samples before a line through them means anything. */
 #define CEIL_MIN_CELL_SAMPLES 3
+/* Readings under load a cell needs before it may be cut short: a probe that lags by its collector's stats
+ * interval makes a fit of three readings swing by that interval's traffic per sample. */
+#define CEIL_EARLY_MIN_POINTS 5
 
 /* The drain fit keeps samples while the backlog is above this share of its value at the stop: near the
  * end a nearly empty queue drains slower than the service rate (batches no longer fill). */
@@ -273,7 +276,7 @@ ceil_cell_early(const struct ceil_cell_input *in, const struct ceil_rules *r)
         return 0;
     }
     ceil_fit_depth(in, ceil_fit_start(in), &fit, NULL);
-    return fit.points >= CEIL_MIN_CELL_SAMPLES && fit.slope > r->early_factor * ceil_threshold(in, r);
+    return fit.points >= CEIL_EARLY_MIN_POINTS && fit.slope > r->early_factor * ceil_threshold(in, r);
 }
 
 void
