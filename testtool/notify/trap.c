@@ -196,8 +196,7 @@ trap_version_parse(const char *text, int *version)
 void
 trap_note_suppressed(struct trap_counters *row)
 {
-    row->ledger.emitted++;
-    row->ledger.suppressed_pre_window++;
+    ledger_suppress(&row->ledger, 1);
 }
 
 int
@@ -351,8 +350,7 @@ trap_on_probe_timeout(struct loop *loop, struct loop_timer *timer)
     for (uint32_t i = 0; i < s->slot_cap; i++) {
         struct trap_pending *p = &s->slots[i];
         if (p->state == TRAP_SLOT_DISCOVERY && p->peer_index == index) {
-            p->row->ledger.emitted++;
-            p->row->ledger.send_failures++;
+            ledger_emit_failed(&p->row->ledger);
             trap_slot_release(s, i);
         }
     }
@@ -416,23 +414,23 @@ trap_account(struct trap_sender *s, const struct trap_out *o, int ok)
 
     switch (o->kind) {
     case TRAP_OUT_TRAP:
-        o->row->ledger.emitted++;
+        /* Through the ledger's calls: the run window splits in_window from drain, and each sink's series
+         * counts in its sub-window (the per-sink metrics and the report's series). */
         if (ok) {
-            o->row->ledger.in_window++;
+            ledger_emit_sent(&o->row->ledger);
         } else {
-            o->row->ledger.send_failures++;
+            ledger_emit_failed(&o->row->ledger);
         }
         break;
     case TRAP_OUT_INFORM:
         p = &s->slots[o->slot];
-        p->row->ledger.emitted++;
         if (!ok) {
             /* Not retried: a refusal here is local (full send buffer, no route, foreign source). */
-            p->row->ledger.send_failures++;
+            ledger_emit_failed(&p->row->ledger);
             trap_slot_release(s, o->slot);
             break;
         }
-        p->row->ledger.in_window++;
+        ledger_emit_sent(&p->row->ledger);
         p->row->pending++;
         p->state = TRAP_SLOT_WAITING;
         p->retries_left = s->cfg.retries;
@@ -898,8 +896,7 @@ trap_sender_free(struct trap_sender *s)
             p->row->timed_out++;
         } else if (p->state == TRAP_SLOT_DISCOVERY) {
             /* Its sink's engine never became known: it never reached the wire. */
-            p->row->ledger.emitted++;
-            p->row->ledger.send_failures++;
+            ledger_emit_failed(&p->row->ledger);
         }
         if (p->state != TRAP_SLOT_FREE) {
             trap_slot_release(s, i);
@@ -989,8 +986,7 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
     if (s->slots) {
         slot = trap_slot_take(s);
         if (slot == TRAP_NO_SLOT) {
-            row->ledger.emitted++;
-            row->ledger.dropped++;
+            ledger_drop_now(&row->ledger, 1);
             rc = FLEET_ERR_LIMIT;
             goto cleanup;
         }
@@ -1018,8 +1014,7 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
                          &msg_len);
     }
     if (rc == FLEET_ERR_LIMIT) {
-        row->ledger.emitted++;
-        row->ledger.dropped++;
+        ledger_drop_now(&row->ledger, 1);
     }
     if (rc) {
         goto cleanup;
@@ -1031,8 +1026,7 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
         p->msg = malloc(msg_len);
         if (!p->msg) {
             /* Like a full table: nothing reached the kernel. */
-            row->ledger.emitted++;
-            row->ledger.dropped++;
+            ledger_drop_now(&row->ledger, 1);
             rc = FLEET_ERR_LIMIT;
             goto cleanup;
         }
