@@ -923,31 +923,25 @@ trap_sender_free(struct trap_sender *s)
 /* Encode into the next batch buffer in the sender's version; FLEET_ERR_LIMIT when the message would pass
  * TRAP_MAX_MSG_BYTES. */
 static enum fleet_err
-trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struct trap_origin *from,
-            uint32_t sysuptime_ticks, const struct oid *trap_oid, const struct trap_varbind *varbinds,
-            size_t varbind_count, uint8_t **msg, size_t *msg_len)
+trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struct trap_pdu_in *in,
+            uint8_t **msg, size_t *msg_len)
 {
-    struct trap_pdu_in in = {.from = from,
-                             .v6 = s->cfg.fam.v6,
-                             .sysuptime_ticks = sysuptime_ticks,
-                             .trap_oid = trap_oid,
-                             .varbinds = varbinds,
-                             .varbind_count = varbind_count};
+    const struct trap_origin *from = in->from;
     uint8_t type = s->slots ? SPDU_INFORM : SPDU_TRAP_V2;
 
     switch (s->cfg.version) {
     case TRAP_VERSION_1:
-        return trap_pdu_encode_v1(&in, (const uint8_t *)s->community, s->community_len, TRAP_MAX_MSG_BYTES,
+        return trap_pdu_encode_v1(in, (const uint8_t *)s->community, s->community_len, TRAP_MAX_MSG_BYTES,
                                   buf, s->buf_cap, msg, msg_len);
     case TRAP_VERSION_3:
         if (!from->engine) {
             return FLEET_ERR_INVAL; /* the caller's bug: a v3 trap needs the device's engine */
         }
-        return trap_pdu_encode_v3(&in, &s->v3_user, from->engine, type, request_id, s->salt++,
+        return trap_pdu_encode_v3(in, &s->v3_user, from->engine, type, request_id, s->salt++,
                                   TRAP_MAX_MSG_BYTES, s->v3_scratch,
                                   TRAP_MAX_MSG_BYTES + TRAP_PDU_V3_HEADROOM, buf, s->buf_cap, msg, msg_len);
     default:
-        return trap_pdu_encode_v2c(&in, (const uint8_t *)s->community, s->community_len, type, request_id,
+        return trap_pdu_encode_v2c(in, (const uint8_t *)s->community, s->community_len, type, request_id,
                                    TRAP_MAX_MSG_BYTES, buf, s->buf_cap, msg, msg_len);
     }
 }
@@ -981,6 +975,12 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
     int32_t request_id;
     uint32_t peer_index = TRAP_NO_SLOT;
     enum fleet_err rc;
+    const struct trap_pdu_in in = {.from = from,
+                                   .v6 = s->cfg.fam.v6,
+                                   .sysuptime_ticks = sysuptime_ticks,
+                                   .trap_oid = trap_oid,
+                                   .varbinds = varbinds,
+                                   .varbind_count = varbind_count};
 
     /* Step 1: a request-id; an inform needs a pending slot, and a full table drops it. */
     if (s->slots) {
@@ -998,20 +998,13 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
     /* Step 2: encode into the batch buffer this entry owns; a v3 inform's PDU alone, wrapped for its
      * sink's engine at each transmission. */
     if (trap_v3_informs(s)) {
-        struct trap_pdu_in in = {.from = from,
-                                 .v6 = s->cfg.fam.v6,
-                                 .sysuptime_ticks = sysuptime_ticks,
-                                 .trap_oid = trap_oid,
-                                 .varbinds = varbinds,
-                                 .varbind_count = varbind_count};
         peer_index = trap_peer_of(s, &sink->ep);
         rc = peer_index == TRAP_NO_SLOT
                  ? FLEET_ERR_LIMIT
                  : trap_pdu_encode_v3_pdu(&in, &s->v3_user, SPDU_INFORM, request_id, TRAP_MAX_MSG_BYTES, buf,
                                           s->buf_cap, &msg, &msg_len);
     } else {
-        rc = trap_encode(s, buf, request_id, from, sysuptime_ticks, trap_oid, varbinds, varbind_count, &msg,
-                         &msg_len);
+        rc = trap_encode(s, buf, request_id, &in, &msg, &msg_len);
     }
     if (rc == FLEET_ERR_LIMIT) {
         ledger_drop_now(&row->ledger, 1);
