@@ -696,7 +696,17 @@ check_ordering(struct cr_run *r)
         snprintf(r->ordering_error, sizeof r->ordering_error, "cannot read %s", o->ordering_path);
     } else {
         recon_push_finish(p, sink, &r->ordering);
-        r->ordering_checked = 1;
+        /* An empty file (or one of another run) proves no order: it is no check. */
+        if (r->ordering.lines <= r->ordering.not_understood + r->ordering.untagged) {
+            snprintf(r->ordering_error, sizeof r->ordering_error,
+                     "%s has no line of the run to check (%" PRIu64 " lines, %" PRIu64
+                     " not understood, %" PRIu64 " without the run tag)",
+                     o->ordering_path, r->ordering.lines, r->ordering.not_understood, r->ordering.untagged);
+        } else {
+            r->ordering_checked = 1;
+        }
+    }
+    if (r->ordering_checked) {
         printf("ordering: %" PRIu64 " lines of %s, %" PRIu64 " inversions (adjacent descents of a device's "
                "sequence numbers)%s\n",
                r->ordering.lines, o->ordering_path, r->ordering.inversions,
@@ -952,6 +962,7 @@ write_manifest(struct cr_run *r, const struct cr_result *res)
     int have_arrived = r->has_arrived;
     struct sbuf b = {0};
     unsigned ndiscarded = 0;
+    int rc;
 
     for (unsigned i = 0; i < r->ncells; i++) {
         const struct cr_cell *c = r->cells[i];
@@ -1176,8 +1187,14 @@ write_manifest(struct cr_run *r, const struct cr_result *res)
         sbuf_adds(&b, "}");
     }
     sbuf_adds(&b, "]}");
-    return b.failed ? (errno = ENOMEM, sbuf_free(&b), -1)
-                    : run_manifest_write(o->json_path, &b, r->start_us, r->end_us);
+    if (b.failed) {
+        sbuf_free(&b);
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = run_manifest_write(o->json_path, &b, r->start_us, r->end_us);
+    sbuf_free(&b);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ the run */
