@@ -7,6 +7,7 @@
  */
 #include <curl/curl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,9 +114,8 @@ ceil_metrics_sent(const char *text, size_t len, const char *ledger_channel_name,
             }
             for (v = close + 1; v < eol && *v == ' '; v++) {
             }
-            vl = strcspn(v, " \n");
-            if (v + vl > eol) {
-                vl = (size_t)(eol - v);
+            /* the text is not NUL-terminated: the value ends at a space or at the line's end */
+            for (vl = 0; v + vl < eol && v[vl] != ' '; vl++) {
             }
             if (!vl || vl >= sizeof num) {
                 return -1;
@@ -123,7 +123,7 @@ ceil_metrics_sent(const char *text, size_t len, const char *ledger_channel_name,
             memcpy(num, v, vl);
             num[vl] = '\0';
             d = strtod(num, &num_end);
-            if (num_end != num + vl || !(d >= 0)) {
+            if (num_end != num + vl || !(d >= 0) || !isfinite(d)) {
                 return -1;
             }
             *sent = d;

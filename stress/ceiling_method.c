@@ -16,6 +16,9 @@
 
 /* A cell needs this many load samples before a line through them means anything. */
 #define CEIL_MIN_CELL_SAMPLES 3
+/* Readings under load a cell needs before it may be cut short: a probe that lags by its collector's stats
+ * interval makes a fit of three readings swing by that interval's traffic per sample. */
+#define CEIL_EARLY_MIN_POINTS 5
 
 /* The drain fit keeps samples while the backlog is above this share of its value at the stop: near the
  * end a nearly empty queue drains slower than the service rate (batches no longer fill). */
@@ -156,6 +159,13 @@ cleanup:
     free(y);
 }
 
+/* Where a cell's slope fit starts: its second reading (the first is taken before the load starts). */
+static double
+ceil_fit_start(const struct ceil_cell_input *in)
+{
+    return in->load_count > 1 ? in->load[1].t_s : -INFINITY;
+}
+
 void
 ceil_cell_judge(const struct ceil_cell_input *in, const struct ceil_rules *r, struct ceil_cell_result *out)
 {
@@ -179,7 +189,9 @@ ceil_cell_judge(const struct ceil_cell_input *in, const struct ceil_rules *r, st
     elapsed = last->t_s - first->t_s;
 
     /* The numbers, whatever the verdict: the manifest keeps them for every cell. */
-    ceil_fit_depth(in, -INFINITY, &out->slope_all, &out->peak_depth);
+    /* The fit starts at the first reading under load: the step from the empty queue before the load to
+     * the messages in flight (offered rate x the collector's latency) is an offset, not growth. */
+    ceil_fit_depth(in, ceil_fit_start(in), &out->slope_all, &out->peak_depth);
     ceil_fit_depth(in, first->t_s + elapsed / 2, &out->slope_last_half, NULL);
     if (elapsed > 0 && in->devices > 0) {
         out->observed_per_device_rate = ceil_diff(first->sent, last->sent) / elapsed / (double)in->devices;
@@ -263,8 +275,8 @@ ceil_cell_early(const struct ceil_cell_input *in, const struct ceil_rules *r)
     if (!(elapsed >= r->early_min_share * in->window_s)) {
         return 0;
     }
-    ceil_fit_depth(in, -INFINITY, &fit, NULL);
-    return fit.points >= CEIL_MIN_CELL_SAMPLES && fit.slope > r->early_factor * ceil_threshold(in, r);
+    ceil_fit_depth(in, ceil_fit_start(in), &fit, NULL);
+    return fit.points >= CEIL_EARLY_MIN_POINTS && fit.slope > r->early_factor * ceil_threshold(in, r);
 }
 
 void

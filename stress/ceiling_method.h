@@ -115,7 +115,7 @@ void ceil_cell_judge(const struct ceil_cell_input *in, const struct ceil_rules *
 
 /**
  * @return 1 when a running cell may stop now as positive: at least early_min_share of its window has
- * passed and the fit of its samples so far passes early_factor x the threshold.
+ * passed, five readings under load were taken, and their fit passes early_factor x the threshold.
  */
 int ceil_cell_early(const struct ceil_cell_input *in, const struct ceil_rules *r);
 

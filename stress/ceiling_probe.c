@@ -341,8 +341,10 @@ ceil_http_call(const char *url, const char *post_body, const char *auth_header, 
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_body_write) != CURLE_OK ||
         curl_easy_setopt(c, CURLOPT_WRITEDATA, &body) != CURLE_OK ||
-        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, http_abort_on_signal) != CURLE_OK ||
-        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L) != CURLE_OK ||
+        /* A read is cut short by Ctrl-C; a POST (a rate set, the rate put back at the end) runs to its
+         * answer: the fleet must not be left at a cell's rate. */
+        (!post_body && curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, http_abort_on_signal) != CURLE_OK) ||
+        (!post_body && curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L) != CURLE_OK) ||
         curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err) != CURLE_OK ||
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms) != CURLE_OK ||
@@ -353,7 +355,7 @@ ceil_http_call(const char *url, const char *post_body, const char *auth_header, 
     }
     cc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    if (run_interrupted()) {
+    if (run_interrupted() && !post_body) {
         snprintf(err, err_len, "interrupted by %s", run_interrupted_name());
     } else if (body.too_large) {
         snprintf(err, err_len, "%s: the answer is larger than %zu bytes", url, max_bytes);

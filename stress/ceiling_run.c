@@ -117,19 +117,6 @@ since_s(monotime_us from)
     return (double)(loop_clock_monotonic() - from) / 1e6;
 }
 
-/* Sleep until @p until_us on the monotonic clock, or until a signal asks to stop. */
-static void
-sleep_until(monotime_us until_us)
-{
-    monotime_us now;
-
-    while (!run_interrupted() && (now = loop_clock_monotonic()) < until_us) {
-        struct timespec ts = {.tv_sec = (time_t)((until_us - now) / 1000000u),
-                              .tv_nsec = (long)((until_us - now) % 1000000u) * 1000};
-        nanosleep(&ts, NULL); /* EINTR: check the flag, then sleep the rest */
-    }
-}
-
 /* ------------------------------------------------------------------ probes */
 
 static int
@@ -396,7 +383,7 @@ progress(struct cr_run *r, const struct cr_cell *c, const char *what, double t, 
     free(tx);
     free(ty);
     run_progress_line(
-        r->start_us, "cell %u %s %.6g/s per device (%.6g/s): %s %.0f/%.0f s, queue %.0f, slope %+.2f/s\n",
+        r->start_us, "cell %u %s %.6g/s per device (%.6g/s): %s %.0f/%.0f s, queue %.0f, slope %+.2f/s",
         c->index, c->phase, c->level, c->level * r->fleet.info.devices, what, t, window, depth, fit.slope);
 }
 
@@ -440,7 +427,7 @@ run_cell(struct cr_run *r, const char *phase, double level, double window_s, int
             t = window_s;
         }
         next = t0 + (monotime_us)(t * 1e6);
-        sleep_until(next);
+        run_sleep_until(next);
         if (run_interrupted()) {
             break;
         }
@@ -468,7 +455,7 @@ run_cell(struct cr_run *r, const char *phase, double level, double window_s, int
     }
     for (k = 1; !run_interrupted(); k++) {
         double t = c->elapsed_s + (double)k * o->sample_s;
-        sleep_until(t0 + (monotime_us)(t * 1e6));
+        run_sleep_until(t0 + (monotime_us)(t * 1e6));
         if (run_interrupted()) {
             break;
         }
@@ -530,11 +517,11 @@ check_silence(struct cr_run *r)
         return -1;
     }
     /* What was already on its way (a rate the fleet had before) lands first. */
-    sleep_until(loop_clock_monotonic() + (monotime_us)(r->o->sample_s * 1e6));
+    run_sleep_until(loop_clock_monotonic() + (monotime_us)(r->o->sample_s * 1e6));
     if (run_interrupted() || ceil_fleet_sent(&r->fleet, &r->silence_before)) {
         return run_interrupted() ? 0 : -1;
     }
-    sleep_until(loop_clock_monotonic() + (monotime_us)(wait_s * 1e6));
+    run_sleep_until(loop_clock_monotonic() + (monotime_us)(wait_s * 1e6));
     if (run_interrupted() || ceil_fleet_sent(&r->fleet, &r->silence_after)) {
         return run_interrupted() ? 0 : -1;
     }
@@ -709,7 +696,17 @@ check_ordering(struct cr_run *r)
         snprintf(r->ordering_error, sizeof r->ordering_error, "cannot read %s", o->ordering_path);
     } else {
         recon_push_finish(p, sink, &r->ordering);
-        r->ordering_checked = 1;
+        /* An empty file (or one of another run) proves no order: it is no check. */
+        if (r->ordering.lines <= r->ordering.not_understood + r->ordering.untagged) {
+            snprintf(r->ordering_error, sizeof r->ordering_error,
+                     "%s has no line of the run to check (%" PRIu64 " lines, %" PRIu64
+                     " not understood, %" PRIu64 " without the run tag)",
+                     o->ordering_path, r->ordering.lines, r->ordering.not_understood, r->ordering.untagged);
+        } else {
+            r->ordering_checked = 1;
+        }
+    }
+    if (r->ordering_checked) {
         printf("ordering: %" PRIu64 " lines of %s, %" PRIu64 " inversions (adjacent descents of a device's "
                "sequence numbers)%s\n",
                r->ordering.lines, o->ordering_path, r->ordering.inversions,
@@ -851,8 +848,10 @@ json_time(struct sbuf *b, uint64_t ms)
     sbuf_add_json(b, t);
 }
 
+/* The readings of @p s; each one's queue depth is taken from @p base, the cell's first reading. */
 static void
-json_samples(struct sbuf *b, const struct cr_run *r, const struct cr_series *s)
+json_samples(struct sbuf *b, const struct cr_run *r, const struct cr_series *s,
+             const struct ceil_sample *base)
 {
     sbuf_adds(b, "[");
     for (size_t i = 0; i < s->n; i++) {
@@ -864,7 +863,7 @@ json_samples(struct sbuf *b, const struct cr_run *r, const struct cr_series *s)
         sbuf_adds(b, ",\"persisted\":");
         json_num(b, v->persisted);
         sbuf_adds(b, ",\"queue\":");
-        json_num(b, s->n ? ceil_queue_depth(&s->s[0], v) : NAN);
+        json_num(b, base ? ceil_queue_depth(base, v) : NAN);
         sbuf_adds(b, ",\"dropped\":");
         json_num(b, v->dropped);
         if (r->has_service || r->has_batch) {
@@ -939,9 +938,9 @@ json_cell(struct sbuf *b, const struct cr_run *r, const struct cr_cell *c)
     sbuf_printf(b, ",\"cut_short\":%s,\"started\":", c->in.cut_short ? "true" : "false");
     json_time(b, c->started_ms);
     sbuf_adds(b, ",\"samples\":");
-    json_samples(b, r, &c->load);
+    json_samples(b, r, &c->load, c->load.n ? &c->load.s[0] : NULL);
     sbuf_adds(b, ",\"settle\":");
-    json_samples(b, r, &c->settle);
+    json_samples(b, r, &c->settle, c->load.n ? &c->load.s[0] : NULL);
     sbuf_adds(b, "}");
 }
 
@@ -963,6 +962,7 @@ write_manifest(struct cr_run *r, const struct cr_result *res)
     int have_arrived = r->has_arrived;
     struct sbuf b = {0};
     unsigned ndiscarded = 0;
+    int rc;
 
     for (unsigned i = 0; i < r->ncells; i++) {
         const struct cr_cell *c = r->cells[i];
@@ -1187,8 +1187,14 @@ write_manifest(struct cr_run *r, const struct cr_result *res)
         sbuf_adds(&b, "}");
     }
     sbuf_adds(&b, "]}");
-    return b.failed ? (errno = ENOMEM, sbuf_free(&b), -1)
-                    : run_manifest_write(o->json_path, &b, r->start_us, r->end_us);
+    if (b.failed) {
+        sbuf_free(&b);
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = run_manifest_write(o->json_path, &b, r->start_us, r->end_us);
+    sbuf_free(&b);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ the run */

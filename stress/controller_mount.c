@@ -333,19 +333,6 @@ record(struct cm_run *run, struct cm_sample *s, const struct topo_counts *tc, co
     return 0;
 }
 
-/* Sleep until @p until_us on the monotonic clock, or until a signal asks to stop. */
-static void
-sleep_until(monotime_us until_us)
-{
-    monotime_us now;
-
-    while (!run_interrupted() && (now = loop_clock_monotonic()) < until_us) {
-        struct timespec ts = {.tv_sec = (time_t)((until_us - now) / 1000000u),
-                              .tv_nsec = (long)((until_us - now) % 1000000u) * 1000};
-        nanosleep(&ts, NULL); /* EINTR: check the flag, then sleep the rest */
-    }
-}
-
 /* Poll until all are connected, --timeout passes or a signal arrives. @return 0 or -1 (out of memory). */
 static int
 poll_loop(struct cm_run *run)
@@ -396,7 +383,7 @@ poll_loop(struct cm_run *run)
         if (next_us > deadline_us) {
             next_us = deadline_us; /* one last look when the time is up */
         }
-        sleep_until(next_us);
+        run_sleep_until(next_us);
         if (run_interrupted()) {
             break;
         }

@@ -1908,7 +1908,14 @@ opt_longopts(struct option *longopts)
             for (j = 0; j < n && strcmp(longopts[j].name, names[k]); j++) {
             }
             if (j < n) {
-                assert(longopts[j].has_arg == has_arg); /* rows of one name take their value alike */
+                /* Rows of one name take their value alike, but for a flag of one mode that is a valued
+                 * option of another (reconcile's --ordering, ceiling's --ordering FILE): getopt then
+                 * takes the value as optional, and the parse reads the next word for the valued row. */
+                assert(longopts[j].has_arg == has_arg || longopts[j].has_arg == optional_argument ||
+                       has_arg == optional_argument);
+                if (has_arg == optional_argument) {
+                    longopts[j].has_arg = optional_argument;
+                }
                 continue;
             }
             longopts[n++] = (struct option){names[k], has_arg, NULL, 256 + (int)i};
@@ -1980,6 +1987,12 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             return STRESS_PARSE_EXIT;
         }
         value = t->kind == OPT_FLAG ? textarg_flag_value(optarg, argc, argv, &optind) : optarg;
+        if (t->kind != OPT_FLAG && !value && longopts[longindex].has_arg == optional_argument) {
+            if (optind >= argc) {
+                BAD("option --%s needs a value", c.given);
+            }
+            value = argv[optind++]; /* the valued row of a name another mode has as a flag */
+        }
         c.next = optind < argc ? argv[optind] : NULL;
         c.took_next = 0;
         if (opt_apply(t, value, &c)) {

@@ -1381,7 +1381,7 @@ write_rules(struct record *r)
     netaddr_text(&r->o->ip_fam, r->o->ip, addr, sizeof addr);
     add_rule(&b, &first, "mgmt-address", addr, "{ADDR}");
     for (size_t i = 0; i < f.mac_count; i++) {
-        char replace[16];
+        char replace[32]; /* "{MAC+" and a size_t: gcc -fsanitize builds check it */
         snprintf(name, sizeof name, i ? "mac-%zu" : "base-mac", i + 1);
         if (i) {
             snprintf(replace, sizeof replace, "{MAC+%zu}", i);

@@ -4,7 +4,8 @@
  * from Debian's libjs-chart.js, common/chartjs.c), the runs' data as JSON, and the page's script
  * (stress/report_page.js, compiled in). The data is what the charts need, not the whole manifest:
  * notify's per-device objects become columns of numbers, reconcile's rows are sorted by loss (the
- * worst REPORT_RECON_MAX kept), long lists of objects are cut.
+ * worst REPORT_RECON_MAX kept), long lists of objects are cut; a ceiling manifest keeps its first
+ * REPORT_CELLS_MAX cells, each with its samples thinned evenly to REPORT_SAMPLES_MAX.
  */
 #include "report.h"
 
@@ -30,8 +31,8 @@ extern const size_t report_page_js_len;
 /* reconcile's devices drawn: the worst losses first, up to this many. */
 #define REPORT_RECON_MAX 1000
 
-static const char *const known_modes[] = {"edit",     "mount",    "notify", "snmp", "controller-mount",
-                                          "restconf", "reconcile"};
+static const char *const known_modes[] = {"edit",     "mount",     "notify", "snmp", "controller-mount",
+                                          "restconf", "reconcile", "ceiling"};
 
 static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -46,6 +47,8 @@ static const char page_head[] =
     ".run.bad h3{color:#b22}\n"
     ".flag{background:#fde8e8;border:1px solid #b22;padding:6px 10px;color:#900;font-weight:bold}\n"
     ".note{color:#666}.chart{margin:10px 0 18px}\n"
+    ".cell-charts .chart{display:inline-block;vertical-align:top;margin-right:14px;max-width:560px}\n"
+    ".answer{font-size:18px;font-weight:bold}\n"
     "</style>\n</head><body>\n<div id=\"report\"></div>\n<script>\n";
 
 /* Append s as a JSON string; "<", ">" and "&" as \u escapes, so the text cannot close the script. */
@@ -187,6 +190,75 @@ put_recon_devices(struct sbuf *b, const struct jsonr_value *devices)
     free(picks);
 }
 
+/* Append array @p a keeping at most @p max of its elements, evenly spread, the first and last among them. */
+static void
+put_thinned(struct sbuf *b, const struct jsonr_value *a, size_t max)
+{
+    size_t n = 0, kept = 0, next = 0;
+
+    sbuf_adds(b, "[");
+    for (const struct jsonr_value *c = a->child; c; c = c->next, n++) {
+        /* The k-th kept element is element round(k x (count - 1) / (max - 1)). */
+        if (a->count > max) {
+            next = max > 1 ? (size_t)(((double)kept * (double)(a->count - 1)) / (double)(max - 1) + 0.5) : 0;
+            if (n != next || kept == max) {
+                continue;
+            }
+        }
+        sbuf_adds(b, kept++ ? "," : "");
+        put_value(b, c, 0);
+    }
+    sbuf_adds(b, "]");
+}
+
+/* One ceiling cell: its members, "samples" and "settle" thinned, with how many there were when cut. */
+static void
+put_ceiling_cell(struct sbuf *b, const struct jsonr_value *cell)
+{
+    size_t n = 0;
+
+    sbuf_adds(b, "{");
+    for (const struct jsonr_value *c = cell->child; c; c = c->next) {
+        int thin = (!strcmp(c->key, "samples") || !strcmp(c->key, "settle")) && c->type == JSONR_ARRAY;
+        sbuf_adds(b, n++ ? "," : "");
+        put_string(b, c->key);
+        sbuf_adds(b, ":");
+        if (!thin) {
+            put_value(b, c, 0);
+            continue;
+        }
+        put_thinned(b, c, REPORT_SAMPLES_MAX);
+        if (c->count > REPORT_SAMPLES_MAX) {
+            sbuf_printf(b, ",\"%s_total\":%zu", c->key, c->count);
+        }
+    }
+    sbuf_adds(b, "}");
+}
+
+/* A ceiling manifest: everything but the cells as written, the first REPORT_CELLS_MAX cells, their count. */
+static void
+put_ceiling(struct sbuf *b, const struct jsonr_value *m)
+{
+    const struct jsonr_value *cells = jsonr_get(m, "cells");
+    size_t n = 0;
+
+    for (const struct jsonr_value *c = m->child; c; c = c->next) {
+        if (!strcmp(c->key, "file") || !strcmp(c->key, "label") || !strcmp(c->key, "cells")) {
+            continue; /* file and label are the page's own */
+        }
+        sbuf_adds(b, ",");
+        put_string(b, c->key);
+        sbuf_adds(b, ":");
+        put_value(b, c, !strcmp(c->key, "discarded") ? REPORT_CELLS_MAX : 0);
+    }
+    sbuf_printf(b, ",\"cells_total\":%zu,\"cells\":[", cells->count);
+    for (const struct jsonr_value *c = cells->child; c && n < REPORT_CELLS_MAX; c = c->next) {
+        sbuf_adds(b, n++ ? "," : "");
+        put_ceiling_cell(b, c);
+    }
+    sbuf_adds(b, "]");
+}
+
 void
 report_run_data(struct sbuf *b, const struct jsonr_value *m, const char *file, const char *label)
 {
@@ -198,6 +270,11 @@ report_run_data(struct sbuf *b, const struct jsonr_value *m, const char *file, c
     put_string(b, file);
     sbuf_adds(b, ",\"label\":");
     put_string(b, label);
+    if (mode && !strcmp(mode, "ceiling")) {
+        put_ceiling(b, m);
+        sbuf_adds(b, "}");
+        return;
+    }
     for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
         const struct jsonr_value *v = jsonr_get(m, kept[i]);
         if (!v) {
@@ -237,6 +314,54 @@ version_prefix(const char *version, int words, char *out, size_t len)
     out[n] = '\0';
 }
 
+/* A ceiling manifest: "measured_quantity" named, "result" an object, "cells" an array of objects whose
+ * "samples" and "settle" (when present) are arrays of objects. */
+static int
+check_ceiling(const struct jsonr_value *m, char *why, size_t why_len)
+{
+    const struct jsonr_value *cells = jsonr_get(m, "cells");
+    const struct jsonr_value *result = jsonr_get(m, "result");
+    static const char *const lists[] = {"samples", "settle"};
+    size_t i = 0;
+
+    if (!jsonr_get_str(m, "measured_quantity") || !result || result->type != JSONR_OBJECT) {
+        snprintf(why, why_len, "a ceiling manifest without \"measured_quantity\" and a \"result\" object");
+        return -1;
+    }
+    if (!cells || cells->type != JSONR_ARRAY) {
+        snprintf(why, why_len, "a ceiling manifest whose \"cells\" is %s, not an array of cells",
+                 cells ? "not an array" : "absent");
+        return -1;
+    }
+    for (const struct jsonr_value *c = cells->child; c; c = c->next, i++) {
+        if (c->type != JSONR_OBJECT) {
+            snprintf(why, why_len, "a ceiling manifest whose cell %zu (of \"cells\") is not an object", i);
+            return -1;
+        }
+        for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+            const struct jsonr_value *l = jsonr_get(c, lists[k]);
+            if (!l || l->type == JSONR_NULL) {
+                continue;
+            }
+            if (l->type != JSONR_ARRAY) {
+                snprintf(why, why_len, "a ceiling manifest whose cell %zu has \"%s\" that is not an array", i,
+                         lists[k]);
+                return -1;
+            }
+            for (const struct jsonr_value *s = l->child; s; s = s->next) {
+                if (s->type != JSONR_OBJECT) {
+                    snprintf(why, why_len,
+                             "a ceiling manifest whose cell %zu has a \"%s\" element that is not "
+                             "an object",
+                             i, lists[k]);
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 int
 report_check(const struct jsonr_value *m, char *why, size_t why_len)
 {
@@ -266,9 +391,13 @@ report_check(const struct jsonr_value *m, char *why, size_t why_len)
     if (!mode || i == sizeof known_modes / sizeof known_modes[0]) {
         snprintf(
             why, why_len,
-            "mode %s%s%s has no report (edit, mount, notify, snmp, controller-mount, restconf, reconcile)",
+            "mode %s%s%s has no report (edit, mount, notify, snmp, controller-mount, restconf, reconcile, "
+            "ceiling)",
             mode ? "\"" : "", mode ? mode : "(absent)", mode ? "\"" : "");
         return -1;
+    }
+    if (!strcmp(mode, "ceiling")) {
+        return check_ceiling(m, why, why_len);
     }
     if (!jsonr_get(m, "parameters") || !jsonr_get(m, "results")) {
         snprintf(why, why_len, "a %s manifest without \"parameters\" and \"results\"", mode);

@@ -2,7 +2,8 @@
  * fleetsim-stress report: the page's own script. report.c writes the runs' data (what the charts
  * need of each --json manifest) as JSON in <script id="fleetsim-runs">; this draws, with the
  * inlined Chart.js, the headline figures, the parameters (and what differs between runs), and the
- * charts of each mode, one dataset per run (reconcile's devices: a chart per run). After each chart is drawn its container gets
+ * charts of each mode, one dataset per run (reconcile's devices: a chart per run; ceiling: a section per
+ * run, with a queue chart per cell). After each chart is drawn its container gets
  * data-points (the points of its data datasets) and data-drawn="1", which the tests read.
  * Embedded into the binary at build time (scripts/embed_text.cmake); no network is used.
  */
@@ -78,13 +79,13 @@
   }
 
   /* A chart in its own container: datasets of data, plus marker datasets (marks: true) not counted. */
-  function chart(parent, name, title, config, note) {
+  function chart(parent, name, title, config, note, size) {
     var box = el('div', {'class': 'chart', 'data-chart': name});
     box.appendChild(el('h3', null, title));
     if (note) {
       box.appendChild(el('p', {'class': 'note'}, note));
     }
-    var canvas = el('canvas', {width: '1100', height: '320'});
+    var canvas = el('canvas', {width: String(size ? size[0] : 1100), height: String(size ? size[1] : 320)});
     box.appendChild(canvas);
     parent.appendChild(box);
     config.options = config.options || {};
@@ -99,6 +100,9 @@
     });
     box.setAttribute('data-points', String(points));
     box.setAttribute('data-datasets', String(c.data.datasets.filter(function (d) { return !d.marks; }).length));
+    box.setAttribute('data-mark-points', String(c.data.datasets.reduce(function (a, d) {
+      return a + (d.marks ? d.data.length : 0);
+    }, 0)));
     box.setAttribute('data-drawn', '1');
     chartCount++;
     return c;
@@ -204,6 +208,8 @@
       return r.all_connected === true;
     case 'reconcile':
       return r.exit === 0;
+    case 'ceiling':
+      return ceilingComplete(run);
     }
     return false;
   }
@@ -233,9 +239,16 @@
     sec.appendChild(el('h2', null, 'Headline figures'));
     runs.forEach(function (run) {
       var rows = [['manifest', run.file], ['mode', run.mode], ['fleetsim-stress', run.version],
-                  ['complete', complete(run) ? 'yes' : 'no'], ['interrupted', get(run, 'results.interrupted') || 'no']];
+                  ['complete', complete(run) ? 'yes' : 'no']];
+      if (run.mode === 'ceiling') {
+        rows = rows.concat(ceilingHeadlineRows(run));
+      } else {
+        rows.push(['interrupted', get(run, 'results.interrupted') || 'no']);
+      }
       (HEADLINES[run.mode] || []).forEach(function (k) { rows.push([k, get(run.results, k)]); });
-      rows.push(['failure', failureOf(run) || 'none']);
+      if (run.mode !== 'ceiling') {
+        rows.push(['failure', failureOf(run) || 'none']);
+      }
       var f = get(run.results, 'failures');
       if (f && typeof f === 'object') {
         Object.keys(f).forEach(function (k) {
@@ -254,6 +267,14 @@
 
   /* Parameters (and scenario members) of each run; between runs of one mode, the ones that differ. */
   function flatParams(run) {
+    if (run.mode === 'ceiling') {
+      var g = flatten(run.controls || {}, 'controls');
+      flatten(run.sut === undefined ? null : run.sut, 'sut', g);
+      flatten(run.measure === undefined ? null : run.measure, 'measure', g);
+      flatten(run.rules || {}, 'rules', g);
+      flatten(run.probes || {}, 'probes', g);
+      return g;
+    }
     var f = flatten(run.parameters || {}, 'parameters');
     flatten(run.scenario === undefined ? null : run.scenario, 'scenario', f);
     return f;
@@ -546,9 +567,334 @@
     });
   }
 
+  /* ceiling: the method's manifest (docs/ARCHITECTURE.md, "fleetsim-stress ceiling"). A section per run. */
+  var QUANTITY = {'sustained_ceiling': 'Sustained ceiling', 'service_rate': 'Service rate'};
+  function quantityName(q) { return QUANTITY[q] || ('unlabelled quantity ' + fmt(q)); }
+  function rate(v) { return v === null || v === undefined ? 'n/a' : fmt(v) + '/s'; }
+  function pct(v) { return v === null || v === undefined ? 'n/a' : fmt(v * 100) + ' %'; }
+  /* The queue depth of a cell's samples (load, then settle) as {x: t, y: depth}: the --queue probe's reading
+     when the run had one, else the backlog since the cell's first load sample, arrived - persisted (or
+     sent - persisted), so the settle samples continue the load's line; else the sample's own "queue". */
+  function cellDepths(run, c, which) {
+    var first = (c.samples || [])[0] || {};
+    var probe = get(run, 'probes.queue');
+    function num(v) { return typeof v === 'number'; }
+    return (c[which] || []).map(function (s) {
+      var y = num(s.queue) ? s.queue : null;
+      if (!probe && num(s.persisted) && num(first.persisted)) {
+        var inflow = num(s.arrived) && num(first.arrived) ? s.arrived - first.arrived :
+                     num(s.sent) && num(first.sent) ? s.sent - first.sent : null;
+        y = inflow === null ? y : inflow - (s.persisted - first.persisted);
+      }
+      return {x: s.t, y: y};
+    });
+  }
+  /* A counter's rate over a cell's load samples: (last - first) / (t last - t first), first and last read. */
+  function counterRate(samples, k) {
+    var have = (samples || []).filter(function (s) { return typeof s[k] === 'number' && typeof s.t === 'number'; });
+    if (have.length < 2 || have[have.length - 1].t <= have[0].t) {
+      return null;
+    }
+    return (have[have.length - 1][k] - have[0][k]) / (have[have.length - 1].t - have[0].t);
+  }
+  /* The answer's cell: result.answer_cell when the manifest names it, else (sustained) the flat baseline or
+     search cell of the highest per-device rate. */
+  function answerCell(run) {
+    var best = null;
+    var named = get(run, 'result.answer_cell');
+    if (named !== undefined) {
+      return named === null ? null : (run.cells || []).filter(function (c) { return c.index === named; })[0] || null;
+    }
+    if (run.measured_quantity !== 'sustained_ceiling') {
+      return null;
+    }
+    (run.cells || []).forEach(function (c) {
+      if (c.verdict === 'flat' && (c.phase === 'baseline' || c.phase === 'search') &&
+          (!best || c.per_device_rate > best.per_device_rate)) {
+        best = c;
+      }
+    });
+    return best;
+  }
+  function ceilingComplete(run) {
+    return get(run, 'result.valid') === true && !run.interrupted && get(run, 'result.regression') !== true;
+  }
+  function ceilingHeadlineRows(run) {
+    var r = run.result || {};
+    return [['measured quantity', quantityName(r.quantity || run.measured_quantity)],
+            ['rate (fleet)', rate(r.rate)], ['per-device rate', rate(r.per_device_rate)], ['devices', r.devices],
+            ['valid', r.valid ? 'yes' : 'no'], ['why', r.why], ['regression', r.regression ? 'yes' : 'no'],
+            ['interrupted', run.interrupted ? 'yes' + (run.signal ? ' (' + run.signal + ')' : '') : 'no']];
+  }
+
+  function ceilingAnswer(parent, run) {
+    var r = run.result || {};
+    var q = r.quantity || run.measured_quantity;
+    var text = quantityName(q) + ': ' + rate(r.rate) + ' for the fleet (' + rate(r.per_device_rate) +
+               ' per device x ' + fmt(r.devices) + ' devices)';
+    parent.appendChild(el('p', {'class': 'answer', 'data-quantity': fmt(q), 'data-rate': fmt(r.rate),
+                                'data-valid': r.valid ? '1' : '0'}, text));
+    if (r.valid) {
+      parent.appendChild(el('p', {'class': 'note verdict'}, 'Valid: ' + fmt(r.why)));
+    } else {
+      parent.appendChild(el('p', {'class': 'flag', 'data-flag': 'invalid'}, 'Not a result: ' + fmt(r.why)));
+    }
+    if (r.regression) {
+      parent.appendChild(el('p', {'class': 'flag', 'data-flag': 'regression'},
+                            'Regression: the collector reordered a device\'s events (' +
+                            fmt(get(run, 'observed.ordering.inversions')) + ' inversions)'));
+    }
+    if (run.interrupted) {
+      parent.appendChild(el('p', {'class': 'flag', 'data-flag': 'interrupted'}, 'Interrupted' +
+                            (run.signal ? ' by ' + run.signal : '') + ' after ' + fmt(run.elapsed_s) +
+                            ' s: the cells so far are shown; none after it ran.'));
+    }
+    var ctl = run.controls || {};
+    parent.appendChild(el('p', {'class': 'note'}, 'Controls: ' + fmt(ctl.devices) + ' devices' +
+                          (ctl.group ? ' (group ' + ctl.group + ')' : '') + ', channel ' + fmt(ctl.channel) +
+                          ', format ' + fmt(ctl.format) + ', transport ' + fmt(ctl.transport) + ', ' +
+                          fmt(ctl.generator) + ' ' + fmt(ctl.generator_version) + (ctl.collector_version ?
+                          ', collector ' + ctl.collector_version : '') + '. Slope test (decided before the run): ' +
+                          fmt(get(run, 'rules.slope_test'))));
+  }
+
+  var CELL_HEAD = ['cell', 'phase', 'per-device rate', 'offered', 'verdict', 'why', 'slope', 'slope, last half',
+                   'threshold', 'observed per-device rate', 'sent', 'arrived', 'persisted', 'loss in', 'loss inside',
+                   'elapsed s'];
+  function ceilingCells(parent, run, answer) {
+    var t = table([], CELL_HEAD);
+    t.setAttribute('class', 'cells');
+    t.setAttribute('data-run', run.label);
+    (run.cells || []).forEach(function (c) {
+      var tr = el('tr', {'data-cell': fmt(c.index), 'data-verdict': fmt(c.verdict)});
+      if (c === answer) {
+        tr.setAttribute('data-answer', '1');
+        tr.setAttribute('style', 'background:#e6f4e6;font-weight:bold');
+      }
+      [c.index, c.phase, c.per_device_rate, c.offered_rate, c.verdict + (c === answer ? ' (the answer)' : '') +
+       (c.cut_short ? ' (cut short)' : ''), c.why, c.slope, c.slope_last_half, c.threshold,
+       c.observed_per_device_rate, c.sent, c.arrived, c.persisted, c.loss_in, c.loss_inside, c.elapsed_s]
+        .forEach(function (v, i) { tr.appendChild(el(i ? 'td' : 'th', null, fmt(v))); });
+      t.appendChild(tr);
+    });
+    parent.appendChild(el('h3', null, 'Cells in run order'));
+    if (run.cells_total > (run.cells || []).length) {
+      parent.appendChild(el('p', {'class': 'note cut'}, 'the first ' + run.cells.length + ' of ' + run.cells_total +
+                            ' cells are shown'));
+    }
+    parent.appendChild(t);
+    var d = run.discarded || [];
+    parent.appendChild(el('h3', null, 'Discarded cells'));
+    if (!d.length) {
+      parent.appendChild(el('p', {'class': 'note'}, 'none'));
+      return;
+    }
+    var dt = table(d.map(function (x) { return [x.index, x.per_device_rate, x.why]; }),
+                   ['cell', 'per-device rate', 'why discarded']);
+    dt.setAttribute('class', 'discarded');
+    parent.appendChild(dt);
+  }
+
+  /* A chart per cell: queue depth over time (load, then settle dashed), its fitted line over the window. */
+  function ceilingQueues(parent, run, answer, prefix) {
+    var grid = el('div', {'class': 'cell-charts'});
+    parent.appendChild(el('h3', null, 'Queue depth over time, per cell, with the fitted slope'));
+    parent.appendChild(grid);
+    (run.cells || []).forEach(function (c) {
+      var name = prefix + '-queue-' + c.index;
+      var title = 'cell ' + c.index + ' (' + c.phase + ', ' + rate(c.per_device_rate) + ' per device, ' +
+                  rate(c.offered_rate) + ' offered): ' + c.verdict + ', slope ' + fmt(c.slope) + '/s (threshold ' +
+                  fmt(c.threshold) + '/s)' + (c === answer ? ', the answer' : '');
+      var load = cellDepths(run, c, 'samples');
+      var settle = cellDepths(run, c, 'settle');
+      if (!load.length && !settle.length) {
+        missing(grid, name, title, 'no samples in this cell');
+        return;
+      }
+      var colour = c.verdict === 'flat' ? 2 : c.verdict === 'positive' ? 1 : 7;
+      var ds = [line('queue depth', load, colour, {pointRadius: 1})];
+      if (settle.length) {
+        ds.push(line('after the load stopped', settle, colour, {borderDash: [4, 3], pointRadius: 1}));
+      }
+      var fit = typeof c.slope === 'number' && typeof c.intercept === 'number' && load.length;
+      if (fit) {
+        var t0 = load[0].x, t1 = load[load.length - 1].x;
+        ds.push(line('fit: ' + fmt(c.intercept) + ' + ' + fmt(c.slope) + ' x t', [
+          {x: t0, y: c.intercept + c.slope * t0}, {x: t1, y: c.intercept + c.slope * t1}], 0,
+          {marks: true, borderWidth: 2, borderDash: [6, 3]}));
+      }
+      var notes = [];
+      if (c.samples_total) {
+        notes.push(load.length + ' of ' + c.samples_total + ' samples drawn (evenly thinned)');
+      }
+      if (c.settle_total) {
+        notes.push(settle.length + ' of ' + c.settle_total + ' settle samples drawn');
+      }
+      var ch = chart(grid, name, title, {type: 'line', data: {datasets: ds},
+                     options: {parsing: false, scales: {x: linAxis('seconds since the cell started'),
+                                                        y: linAxis('queue depth', {beginAtZero: true})}}},
+                     notes.length ? notes.join('; ') : null, [540, 220]);
+      var box = ch.canvas.parentNode;
+      box.setAttribute('data-verdict', fmt(c.verdict));
+      box.setAttribute('data-slope', fmt(c.slope));
+      /* The fitted line as Chart.js holds it, for the tests. */
+      var fitLine = ch.data.datasets.filter(function (d) { return d.marks; })[0];
+      box.setAttribute('data-fit', fitLine ? JSON.stringify(fitLine.data) : '');
+      box.setAttribute('data-answer', c === answer ? '1' : '0');
+    });
+  }
+
+  /* Over the cells in run order: offered against arrived against persisted rates, the answer marked. */
+  function ceilingRates(parent, run, answer, prefix) {
+    var cells = run.cells || [];
+    var name = prefix + '-rates';
+    var title = 'Offered, arrived and persisted rates per cell, in run order (the answer marked)';
+    if (!cells.length) {
+      missing(parent, name, title, 'no cells in this manifest');
+      return;
+    }
+    var labels = cells.map(function (c) { return c.index + ' ' + c.phase + ' ' + fmt(c.per_device_rate) + '/dev'; });
+    var star = cells.map(function (c) { return c === answer ? 9 : 3; });
+    var style = cells.map(function (c) { return c === answer ? 'star' : 'circle'; });
+    var ds = [
+      line('offered', cells.map(function (c) { return c.offered_rate; }), 0,
+           {pointRadius: star, pointStyle: style, borderWidth: 2}),
+      line('arrived', cells.map(function (c) { return counterRate(c.samples, 'arrived'); }), 3,
+           {pointRadius: star, pointStyle: style}),
+      line('persisted', cells.map(function (c) { return counterRate(c.samples, 'persisted'); }), 2,
+           {pointRadius: star, pointStyle: style})
+    ];
+    var r = get(run, 'result.rate');
+    if (typeof r === 'number') {
+      ds.push(line('answer: ' + quantityName(get(run, 'result.quantity') || run.measured_quantity) + ' ' + rate(r),
+                   cells.map(function () { return r; }), 4, {marks: true, borderDash: [8, 4], borderWidth: 2}));
+    }
+    var ch = chart(parent, name, title, {type: 'line', data: {labels: labels, datasets: ds},
+                   options: {scales: {y: linAxis('messages / s (whole fleet)', {beginAtZero: true})}}});
+    var box = ch.canvas.parentNode;
+    box.setAttribute('data-answer-cell', answer ? fmt(answer.index) : '');
+    box.setAttribute('data-answer-rate', typeof r === 'number' ? fmt(r) : '');
+  }
+
+  function ceilingChecks(parent, run) {
+    var rec = run.reconciliation || {};
+    var rows = [['(1) sent: reached the wire', rec.sent], ['(2) arrived at the collector', rec.arrived],
+                ['(3) persisted', rec.persisted],
+                ['(1) - (2): lost on the way in', typeof rec.sent === 'number' && typeof rec.arrived === 'number' ?
+                  rec.sent - rec.arrived : null],
+                ['(2) - (3): backlog or dropped inside', typeof rec.arrived === 'number' &&
+                  typeof rec.persisted === 'number' ? rec.arrived - rec.persisted : null]];
+    Object.keys(rec.drop_counters || {}).forEach(function (k) { rows.push(['drop counter ' + k, rec.drop_counters[k]]); });
+    parent.appendChild(el('h3', null, 'The three points, over every cell'));
+    var t = table(rows);
+    t.setAttribute('class', 'reconciliation');
+    parent.appendChild(t);
+
+    var li = rec.loss_isolation_run;
+    var tol = get(run, 'rules.tolerance');
+    parent.appendChild(el('h3', null, 'Loss isolation'));
+    if (!li) {
+      parent.appendChild(el('p', {'class': 'note verdict', 'data-check': 'loss-isolation'}, 'not run'));
+    } else {
+      parent.appendChild(el('p', {'class': li.within_tolerance ? 'note verdict' : 'flag', 'data-check': 'loss-isolation',
+                                  'data-ok': li.within_tolerance ? '1' : '0'},
+                            (li.within_tolerance ? 'Passed: ' : 'Failed, the pipeline is lossy at any rate: ') +
+                            '(1) and (3) differ by ' + pct(li.share) + ' (tolerance ' + pct(tol) + ') at ' +
+                            rate(li.rate) + ' (' + rate(li.per_device_rate) + ' per device), queue ' + fmt(li.queue_slope)));
+      parent.appendChild(table([['sent', li.sent], ['arrived', li.arrived], ['persisted', li.persisted]]));
+    }
+
+    var si = run.silence;
+    parent.appendChild(el('h3', null, 'Silence before the run'));
+    var silent = si && si.checked && si.silent;
+    parent.appendChild(el('p', {'class': !si || !si.checked || si.silent ? 'note verdict' : 'flag',
+                                'data-check': 'silence', 'data-ok': silent ? '1' : '0'},
+                          !si || !si.checked ? 'not checked' : si.silent ?
+                          'Silent: sent stayed at ' + fmt(si.sent_before) + ' for ' + fmt(si.seconds) + ' s idle' :
+                          'Not silent: sent moved from ' + fmt(si.sent_before) + ' to ' + fmt(si.sent_after) + ' in ' +
+                          fmt(si.seconds) + ' s idle (background emission inflates (3))'));
+
+    var ob = run.observed || {};
+    var ord = ob.ordering;
+    parent.appendChild(el('h3', null, 'Ordering'));
+    parent.appendChild(el('p', {'class': ob.ordering_preserved === false ? 'flag' : 'note verdict', 'data-check': 'ordering',
+                                'data-ok': ob.ordering_preserved === true ? '1' : ob.ordering_preserved === false ? '0' : ''},
+                          ob.ordering_preserved === null || ob.ordering_preserved === undefined ?
+                          'not checked (no --ordering)' :
+                          (ob.ordering_preserved ? 'Preserved: ' : 'Broken, a regression: ') +
+                          fmt(get(ob, 'ordering.inversions')) + ' inversions in ' + fmt(ord && ord.lines) +
+                          ' lines from ' + fmt(ord && ord.sources) + ' sources (' + fmt(ord && ord.file) + ')'));
+
+    var id = ob.identity;
+    parent.appendChild(el('h3', null, 'The identity: messages per work unit / service time x workers'));
+    var st = ob.service_time_ms;
+    parent.appendChild(table([
+      ['service time per work unit (ms)', st ? fmt(st[st.statistic_used]) + ' (' + st.statistic_used + ' of ' +
+        fmt(st.count) + '; p50 ' + fmt(st.p50) + ', min ' + fmt(st.min) + ', max ' + fmt(st.max) + ')' : null],
+      ['messages per work unit', ob.messages_per_work_unit], ['concurrent workers', ob.concurrent_workers],
+      ['queue slope of the answer', ob.queue_slope]]));
+    parent.appendChild(el('p', {'class': id && !id.reproduces ? 'flag' : 'note verdict', 'data-check': 'identity',
+                                'data-ok': id ? (id.reproduces ? '1' : '0') : ''},
+                          !id ? 'not checked (the collector exposes no service time, batch size and workers)' :
+                          (id.reproduces ? 'Reproduces: ' : 'Does not reproduce, the mechanism is not understood: ') +
+                          'predicted ' + rate(id.predicted) + ' against measured ' + rate(id.measured) + ' (' +
+                          fmt(id.against) + '), off by ' + pct(id.error) + ' (tolerance ' +
+                          pct(get(run, 'rules.identity_tolerance')) + ')'));
+  }
+
+  function ceilingServiceRate(parent, run, prefix) {
+    var sr = run.service_rate;
+    parent.appendChild(el('h3', null, 'Service rate: how fast the pipeline drains a backlog'));
+    if (!sr) {
+      parent.appendChild(el('p', {'class': 'note', 'data-check': 'service-rate'}, 'not measured'));
+      return;
+    }
+    parent.appendChild(el('p', {'class': 'note verdict', 'data-check': 'service-rate'}, 'Service rate ' + rate(sr.rate) +
+                          ': a burst of ' + rate(sr.per_device_burst_rate) + ' per device for ' + fmt(sr.burst_s) +
+                          ' s, peak depth ' + fmt(sr.peak_depth) + ', drained in ' + fmt(sr.drain_s) + ' s (' +
+                          fmt(sr.points) + ' points fitted)' + (sr.why ? '; ' + sr.why : '')));
+    var cell = (run.cells || []).filter(function (c) {
+      return typeof sr.cell === 'number' ? c.index === sr.cell : c.phase === 'service-rate';
+    })[0];
+    var name = prefix + '-drain';
+    var title = 'The burst and its drain: queue depth, with the drain at the service rate';
+    if (!cell || !(cell.samples || []).length) {
+      missing(parent, name, title, 'no samples of the burst in this manifest');
+      return;
+    }
+    var pts = cellDepths(run, cell, 'samples').concat(cellDepths(run, cell, 'settle'));
+    var ds = [line('queue depth', pts, 0, {pointRadius: 1})];
+    /* The drain drawn from the peak down at the fitted rate. */
+    var peak = pts.reduce(function (a, p) { return p.y !== null && (!a || p.y > a.y) ? p : a; }, null);
+    if (peak && typeof sr.rate === 'number' && sr.rate > 0) {
+      ds.push(line('drain at ' + rate(sr.rate), [{x: peak.x, y: peak.y}, {x: peak.x + peak.y / sr.rate, y: 0}], 1,
+                   {marks: true, borderWidth: 2, borderDash: [6, 3]}));
+    }
+    var ch = chart(parent, name, title, {type: 'line', data: {datasets: ds}, options: {parsing: false,
+                   scales: {x: linAxis('seconds since the burst started'), y: linAxis('queue depth', {beginAtZero: true})}}});
+    var drain = ch.data.datasets.filter(function (d) { return d.marks; })[0];
+    ch.canvas.parentNode.setAttribute('data-fit', drain ? JSON.stringify(drain.data) : '');
+  }
+
+  function ceiling(parent, list) {
+    list.forEach(function (run, i) {
+      var prefix = 'ceiling' + (i ? '-' + i : '');
+      var sec = el('section', {'class': 'ceiling', 'data-run': run.label});
+      sec.appendChild(el('h2', null, run.label + ': ' + quantityName(get(run, 'result.quantity') || run.measured_quantity)));
+      parent.appendChild(sec);
+      var answer = answerCell(run);
+      ceilingAnswer(sec, run);
+      ceilingCells(sec, run, answer);
+      ceilingQueues(sec, run, answer, prefix);
+      ceilingRates(sec, run, answer, prefix);
+      ceilingChecks(sec, run);
+      ceilingServiceRate(sec, run, prefix);
+    });
+  }
+
   var TITLES = {'edit': 'edit-config', 'restconf': 'RESTCONF edits', 'mount': 'Mount storm',
                 'notify': 'Notifications', 'snmp': 'SNMP collection', 'controller-mount': 'Controller mount',
-                'reconcile': 'Reconcile: sent against received'};
+                'reconcile': 'Reconcile: sent against received', 'ceiling': 'Collector ceiling'};
   var modes = [];
   runs.forEach(function (run, i) {
     run.index = i;
@@ -587,6 +933,9 @@
       break;
     case 'reconcile':
       reconcile(sec, list);
+      break;
+    case 'ceiling':
+      ceiling(sec, list);
       break;
     }
   });

@@ -141,6 +141,12 @@ const char *run_interrupted_name(void);
  */
 int run_signals_release(int rc);
 
+/**
+ * @brief Sleep until @p until_us on the monotonic clock, or until SIGINT or SIGTERM asks the run to stop
+ * (for a run without a loop: run_signals_catch(NULL)).
+ */
+void run_sleep_until(monotime_us until_us);
+
 /** @return 1 when progress goes out as lines every RUN_PROGRESS_LINE_US (stderr is not a terminal). */
 int run_progress_lines(void);
 

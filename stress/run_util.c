@@ -111,6 +111,18 @@ run_progress_lines(void)
 }
 
 void
+run_sleep_until(monotime_us until_us)
+{
+    monotime_us now;
+
+    while (!run_interrupted() && (now = loop_clock_monotonic()) < until_us) {
+        struct timespec ts = {.tv_sec = (time_t)((until_us - now) / 1000000u),
+                              .tv_nsec = (long)((until_us - now) % 1000000u) * 1000};
+        nanosleep(&ts, NULL); /* EINTR: check the flag, then sleep the rest */
+    }
+}
+
+void
 run_progress_line(monotime_us origin_us, const char *fmt, ...)
 {
     va_list ap;

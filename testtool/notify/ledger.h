@@ -131,6 +131,22 @@ ledger_note_dropped(struct ledger_row *row)
     }
 }
 
+/** @brief One message emitted and handed to the kernel at once (never queued): in_window or drain. */
+static inline void
+ledger_emit_sent(struct ledger_row *row)
+{
+    ledger_queue(row);
+    ledger_note_sent(row);
+}
+
+/** @brief One message emitted and refused at once (the kernel said no, its sink never became known). */
+static inline void
+ledger_emit_failed(struct ledger_row *row)
+{
+    ledger_queue(row);
+    ledger_note_failed(row);
+}
+
 /** @brief @p n messages emitted and dropped at once (never queued: a full queue, a pacer behind). */
 static inline void
 ledger_drop_now(struct ledger_row *row, uint64_t n)

@@ -196,8 +196,7 @@ trap_version_parse(const char *text, int *version)
 void
 trap_note_suppressed(struct trap_counters *row)
 {
-    row->ledger.emitted++;
-    row->ledger.suppressed_pre_window++;
+    ledger_suppress(&row->ledger, 1);
 }
 
 int
@@ -351,8 +350,7 @@ trap_on_probe_timeout(struct loop *loop, struct loop_timer *timer)
     for (uint32_t i = 0; i < s->slot_cap; i++) {
         struct trap_pending *p = &s->slots[i];
         if (p->state == TRAP_SLOT_DISCOVERY && p->peer_index == index) {
-            p->row->ledger.emitted++;
-            p->row->ledger.send_failures++;
+            ledger_emit_failed(&p->row->ledger);
             trap_slot_release(s, i);
         }
     }
@@ -416,23 +414,23 @@ trap_account(struct trap_sender *s, const struct trap_out *o, int ok)
 
     switch (o->kind) {
     case TRAP_OUT_TRAP:
-        o->row->ledger.emitted++;
+        /* Through the ledger's calls: the run window splits in_window from drain, and each sink's series
+         * counts in its sub-window (the per-sink metrics and the report's series). */
         if (ok) {
-            o->row->ledger.in_window++;
+            ledger_emit_sent(&o->row->ledger);
         } else {
-            o->row->ledger.send_failures++;
+            ledger_emit_failed(&o->row->ledger);
         }
         break;
     case TRAP_OUT_INFORM:
         p = &s->slots[o->slot];
-        p->row->ledger.emitted++;
         if (!ok) {
             /* Not retried: a refusal here is local (full send buffer, no route, foreign source). */
-            p->row->ledger.send_failures++;
+            ledger_emit_failed(&p->row->ledger);
             trap_slot_release(s, o->slot);
             break;
         }
-        p->row->ledger.in_window++;
+        ledger_emit_sent(&p->row->ledger);
         p->row->pending++;
         p->state = TRAP_SLOT_WAITING;
         p->retries_left = s->cfg.retries;
@@ -898,8 +896,7 @@ trap_sender_free(struct trap_sender *s)
             p->row->timed_out++;
         } else if (p->state == TRAP_SLOT_DISCOVERY) {
             /* Its sink's engine never became known: it never reached the wire. */
-            p->row->ledger.emitted++;
-            p->row->ledger.send_failures++;
+            ledger_emit_failed(&p->row->ledger);
         }
         if (p->state != TRAP_SLOT_FREE) {
             trap_slot_release(s, i);
@@ -926,31 +923,25 @@ trap_sender_free(struct trap_sender *s)
 /* Encode into the next batch buffer in the sender's version; FLEET_ERR_LIMIT when the message would pass
  * TRAP_MAX_MSG_BYTES. */
 static enum fleet_err
-trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struct trap_origin *from,
-            uint32_t sysuptime_ticks, const struct oid *trap_oid, const struct trap_varbind *varbinds,
-            size_t varbind_count, uint8_t **msg, size_t *msg_len)
+trap_encode(struct trap_sender *s, uint8_t *buf, int32_t request_id, const struct trap_pdu_in *in,
+            uint8_t **msg, size_t *msg_len)
 {
-    struct trap_pdu_in in = {.from = from,
-                             .v6 = s->cfg.fam.v6,
-                             .sysuptime_ticks = sysuptime_ticks,
-                             .trap_oid = trap_oid,
-                             .varbinds = varbinds,
-                             .varbind_count = varbind_count};
+    const struct trap_origin *from = in->from;
     uint8_t type = s->slots ? SPDU_INFORM : SPDU_TRAP_V2;
 
     switch (s->cfg.version) {
     case TRAP_VERSION_1:
-        return trap_pdu_encode_v1(&in, (const uint8_t *)s->community, s->community_len, TRAP_MAX_MSG_BYTES,
+        return trap_pdu_encode_v1(in, (const uint8_t *)s->community, s->community_len, TRAP_MAX_MSG_BYTES,
                                   buf, s->buf_cap, msg, msg_len);
     case TRAP_VERSION_3:
         if (!from->engine) {
             return FLEET_ERR_INVAL; /* the caller's bug: a v3 trap needs the device's engine */
         }
-        return trap_pdu_encode_v3(&in, &s->v3_user, from->engine, type, request_id, s->salt++,
+        return trap_pdu_encode_v3(in, &s->v3_user, from->engine, type, request_id, s->salt++,
                                   TRAP_MAX_MSG_BYTES, s->v3_scratch,
                                   TRAP_MAX_MSG_BYTES + TRAP_PDU_V3_HEADROOM, buf, s->buf_cap, msg, msg_len);
     default:
-        return trap_pdu_encode_v2c(&in, (const uint8_t *)s->community, s->community_len, type, request_id,
+        return trap_pdu_encode_v2c(in, (const uint8_t *)s->community, s->community_len, type, request_id,
                                    TRAP_MAX_MSG_BYTES, buf, s->buf_cap, msg, msg_len);
     }
 }
@@ -984,13 +975,18 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
     int32_t request_id;
     uint32_t peer_index = TRAP_NO_SLOT;
     enum fleet_err rc;
+    const struct trap_pdu_in in = {.from = from,
+                                   .v6 = s->cfg.fam.v6,
+                                   .sysuptime_ticks = sysuptime_ticks,
+                                   .trap_oid = trap_oid,
+                                   .varbinds = varbinds,
+                                   .varbind_count = varbind_count};
 
     /* Step 1: a request-id; an inform needs a pending slot, and a full table drops it. */
     if (s->slots) {
         slot = trap_slot_take(s);
         if (slot == TRAP_NO_SLOT) {
-            row->ledger.emitted++;
-            row->ledger.dropped++;
+            ledger_drop_now(&row->ledger, 1);
             rc = FLEET_ERR_LIMIT;
             goto cleanup;
         }
@@ -1002,24 +998,16 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
     /* Step 2: encode into the batch buffer this entry owns; a v3 inform's PDU alone, wrapped for its
      * sink's engine at each transmission. */
     if (trap_v3_informs(s)) {
-        struct trap_pdu_in in = {.from = from,
-                                 .v6 = s->cfg.fam.v6,
-                                 .sysuptime_ticks = sysuptime_ticks,
-                                 .trap_oid = trap_oid,
-                                 .varbinds = varbinds,
-                                 .varbind_count = varbind_count};
         peer_index = trap_peer_of(s, &sink->ep);
         rc = peer_index == TRAP_NO_SLOT
                  ? FLEET_ERR_LIMIT
                  : trap_pdu_encode_v3_pdu(&in, &s->v3_user, SPDU_INFORM, request_id, TRAP_MAX_MSG_BYTES, buf,
                                           s->buf_cap, &msg, &msg_len);
     } else {
-        rc = trap_encode(s, buf, request_id, from, sysuptime_ticks, trap_oid, varbinds, varbind_count, &msg,
-                         &msg_len);
+        rc = trap_encode(s, buf, request_id, &in, &msg, &msg_len);
     }
     if (rc == FLEET_ERR_LIMIT) {
-        row->ledger.emitted++;
-        row->ledger.dropped++;
+        ledger_drop_now(&row->ledger, 1);
     }
     if (rc) {
         goto cleanup;
@@ -1031,8 +1019,7 @@ trap_send(struct trap_sender *s, const struct trap_origin *from, const struct tr
         p->msg = malloc(msg_len);
         if (!p->msg) {
             /* Like a full table: nothing reached the kernel. */
-            row->ledger.emitted++;
-            row->ledger.dropped++;
+            ledger_drop_now(&row->ledger, 1);
             rc = FLEET_ERR_LIMIT;
             goto cleanup;
         }

@@ -364,6 +364,37 @@ test_short_or_unseen_cell_is_not_flat(void **state)
     assert_non_null(strstr(res.why, "queue depth readings"));
 }
 
+/* A collector that persists every message 300 ms after it was sent: nothing in flight before the load, a
+ * constant 300 ms of traffic in flight once it runs. */
+static double
+depth_in_flight(double t, double offered, double arg)
+{
+    (void)arg;
+    return t > 0 ? offered * 0.3 : 0;
+}
+
+/* The messages in flight when the load starts are an offset, not growth: neither the verdict nor the
+ * early stop may read the step from the empty queue before the load as a slope (a 10-s cell of an
+ * instantaneous-enough collector was cut short as positive, issue 30). */
+static void
+test_in_flight_step_at_the_start_is_not_growth(void **state)
+{
+    struct ceil_sample s[TEST_MAX_SAMPLES];
+    struct ceil_cell_result res;
+    struct ceil_rules r;
+    struct ceil_cell_input in = {.per_device_rate = 10, .devices = TEST_DEVICES, .window_s = 10, .load = s};
+
+    (void)state;
+    ceil_rules_default(&r);
+    in.load_count = synth_cell(s, 10, 1, 1, depth_in_flight, 0, 4);
+    assert_false(ceil_cell_early(&in, &r));
+    in.load_count = synth_cell(s, 10, 1, 1, depth_in_flight, 0, 10);
+    ceil_cell_judge(&in, &r, &res);
+    assert_string_equal(ceil_verdict_name(res.verdict), "flat");
+    assert_near(res.slope_all.slope, 0, 1e-6);
+    assert_near(res.peak_depth, 300, 1e-6);
+}
+
 static void
 test_early_stop_needs_share_of_window_and_steep_slope(void **state)
 {
@@ -742,6 +773,7 @@ main(void)
         cmocka_unit_test(test_interrupted_or_too_few_samples_is_incomplete),
         cmocka_unit_test(test_short_or_unseen_cell_is_not_flat),
         cmocka_unit_test(test_early_stop_needs_share_of_window_and_steep_slope),
+        cmocka_unit_test(test_in_flight_step_at_the_start_is_not_growth),
         cmocka_unit_test(test_threshold_has_a_floor_and_settled_gives_loss_inside),
         cmocka_unit_test(test_search_converges_within_precision_never_above),
         cmocka_unit_test(test_judged_cells_find_capacity_of_model_collector),

@@ -268,6 +268,14 @@ test_ceiling_options_default_to_the_method_and_refuse_what_it_cannot_run(void **
                                   "--sample",        "5s"};
     const char *bad_dropped[] = {"fleetsim-stress", "ceiling",    "--fleet",   "http://127.0.0.1:9464",
                                  "--persisted",     "cmd:echo 1", "--dropped", "cmd:echo 0"};
+    const char *ordering[] = {"fleetsim-stress", "ceiling",    "--fleet",    "http://127.0.0.1:9464",
+                              "--persisted",     "cmd:echo 1", "--ordering", "/tmp/persisted.log",
+                              "--run-tag",       "r1"};
+    const char *ordering_alone[] = {"fleetsim-stress", "ceiling",    "--fleet",   "http://127.0.0.1:9464",
+                                    "--persisted",     "cmd:echo 1", "--ordering"};
+    const char *recon_ordering[] = {"fleetsim-stress", "reconcile", "--sent",   "a.json",
+                                    "--received",      "b.log",     "--format", "syslog",
+                                    "--ordering",      "--json",    "r.json"};
     const char *upside_down[] = {"fleetsim-stress",
                                  "ceiling",
                                  "--fleet",
@@ -305,6 +313,14 @@ test_ceiling_options_default_to_the_method_and_refuse_what_it_cannot_run(void **
     assert_non_null(strstr(err, "NAME=PROBE"));
     assert_int_equal(parse(&o, err, sizeof err, 10, upside_down), STRESS_PARSE_ERROR);
     assert_non_null(strstr(err, "--to"));
+    /* --ordering is a flag of reconcile and takes a file here: both read as their mode says. */
+    assert_int_equal(parse(&o, err, sizeof err, 10, ordering), STRESS_PARSE_RUN);
+    assert_string_equal(o.ordering_path, "/tmp/persisted.log");
+    assert_string_equal(o.recv_run_tag, "r1");
+    assert_int_equal(parse(&o, err, sizeof err, 7, ordering_alone), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "option --ordering needs a value");
+    assert_int_equal(parse(&o, err, sizeof err, 11, recon_ordering), STRESS_PARSE_RUN);
+    assert_true(o.recv_ordering && o.json_path && !strcmp(o.json_path, "r.json"));
 }
 
 /* Issue 13: "-ip" named argv[0] in its error, and "--legacy-framing true" left "true" as a stray argument. */
