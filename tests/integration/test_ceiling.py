@@ -209,10 +209,6 @@ class CeilingTest(unittest.TestCase):
         self.assertFalse(m["result"]["valid"])
         self.assertIn("silen", (m["result"]["why"] or "") + run.out + run.err)
 
-    # Known bug of ceiling_run (issue 30): the put-back request after SIGINT is aborted by the interrupt
-    # itself ("could not put the fleet's own syslog rate back: interrupted by SIGINT"), so the fleet keeps
-    # the cell's rate. Remove this mark when it passes (unittest then reports an unexpected success).
-    @unittest.expectedFailure
     def test_sigint_mid_cell_exits_130_with_an_interrupted_manifest_and_the_rate_put_back(self):
         si = cc.StandinCollector(self.work, "si").start(self)
         fleet, base = self.fleet(si.port)
