@@ -160,7 +160,7 @@ class CeilingTest(unittest.TestCase):
         # One cell at 16/s per device (loss isolation at half of 32): two work units of 4 per device each flush.
         run = self.ceiling(base, ["--measure", "loss-isolation", "--ceiling", "32",
                                   "--arrived", si.probe("standin_arrived_total"),
-                                  "--persisted", si.probe("standin_persisted_total"), "--ordering=" + si.out,
+                                  "--persisted", si.probe("standin_persisted_total"), "--ordering", si.out,
                                   "--format", "syslog", "--run-tag", RUN_TAG] + FAST)
         m = run.manifest
         self.assertEqual(run.code, 1, run)
