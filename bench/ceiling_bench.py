@@ -4,7 +4,8 @@ its answer comes to the truth, on the collectors of tests/integration/test_ceili
 slowed by queue.dequeueSlowdown, and standin_collector.py; ceiling_collectors.py starts both).
 
   cost    one flat cell of --cost-window (default 60s) at the default --sample 5s against rsyslog, with
-          its impstats cmd: probes (impstats_probe.py, or --shell-probes: tail|grep|sed) and a prom: drop
+          its impstats probes (--probes file: read by ceiling itself, the default; cmd: impstats_probe.py;
+          shell: tail|grep|sed), its persisted lines by a cmd: wc -l, and a prom: drop
           counter read from a stand-in: the CPU time of fleetsim-stress and its children (/proc/PID/stat
           utime+stime+cutime+cstime, probes are waited-for children) over the cell's wall time, as a share
           of one core. Also the CPU time of one read of each probe kind (getrusage of children, 20 reads).
@@ -15,7 +16,7 @@ slowed by queue.dequeueSlowdown, and standin_collector.py; ceiling_collectors.py
   repeat  the rsyslog 4000 us search twice on one fleet and collector: both answers, and their gap
           against --precision.
 
-Usage: bench/ceiling_bench.py [--what cost,truth,repeat,standin] [--devices 10] [--window 20s] [--shell-probes]
+Usage: bench/ceiling_bench.py [--what cost,truth,repeat,standin] [--devices 10] [--window 20s] [--probes file|cmd|shell]
 """
 
 import argparse
@@ -145,11 +146,13 @@ def bench_cost(work, devices, window, shell):
         base = start_fleet(cl, work, rs.udp_port, devices)
         cpu, wall = cell_cost(base, rsyslog_args(rs, shell) + ["--dropped", "standin=" + si.probe(
             "standin_rcvbuf_drops_total")], window)
-        print("cost: rsyslog, 3 cmd: probes (%s) + 1 prom:, %d devices at 10/s, sample 5s: %.3f CPU-s over %.1f s"
-              " = %.2f %% of a core" % ("tail|grep|sed" if shell else "impstats_probe.py", devices, cpu, wall,
+        print("cost: rsyslog, 3 probes (%s) + 1 prom:, %d devices at 10/s, sample 5s: %.3f CPU-s over %.1f s"
+              " = %.2f %% of a core" % ({"file": "2 file: + wc -l", "cmd": "impstats_probe.py + wc -l",
+                                        "shell": "tail|grep|sed + wc -l"}[shell], devices, cpu, wall,
                                         100 * cpu / wall))
         for name, probe in sorted(rs.probes(shell).items()):
-            print("  one read of %-9s %6.1f CPU-ms  (%s)" % (name, read_cost_ms(probe), probe[:70]))
+            if probe.startswith("cmd:"):  # a file: probe is read inside ceiling: its cost is in the cell's
+                print("  one read of %-9s %6.1f CPU-ms  (%s)" % (name, read_cost_ms(probe), probe[:70]))
         cl.run()
         si = cc.StandinCollector(work, "si-cost2").start(cl)
         base = start_fleet(cl, work, si.port, devices)
@@ -244,15 +247,15 @@ def main():
     # (ceiling cuts a cell short there when the queue grows 4 x the threshold) must be long enough that
     # this step does not read as growth: 30 s at --sample 1s.
     p.add_argument("--standin-window", default="30s")
-    p.add_argument("--shell-probes", action="store_true")
+    p.add_argument("--probes", choices=("file", "cmd", "shell"), default="file")
     a = p.parse_args()
     h.BINARY = os.path.join(fleetlib.repo_root(), "build", "fleetsim")
     what = set(a.what.split(","))
     work = tempfile.mkdtemp(prefix="ceiling-bench-")
     if "cost" in what:
-        bench_cost(work, a.devices, a.cost_window, a.shell_probes)
+        bench_cost(work, a.devices, a.cost_window, a.probes)
     if what & {"truth", "repeat", "standin"}:
-        bench_truth(work, a.devices, a.window, a.standin_window, a.shell_probes, "repeat" in what, what)
+        bench_truth(work, a.devices, a.window, a.standin_window, a.probes, "repeat" in what, what)
 
 
 if __name__ == "__main__":

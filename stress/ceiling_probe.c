@@ -256,16 +256,32 @@ ceil_probe_parse(const char *name, const char *spec, double timeout_s, struct ce
         }
         p->kind = CEIL_PROBE_CMD;
         p->query = strdup(spec + 4);
+    } else if (!strncmp(spec, "file:", 5)) {
+        const char *path = spec + 5, *colon = strchr(path, ':');
+        if (!colon || colon == path || !colon[1]) {
+            snprintf(err, err_len,
+                     "--%s \"%s\": file probe needs file:PATH:REGEX, e.g. "
+                     "file:/var/log/impstats.json:\"submitted\": ([0-9]+)",
+                     name, spec);
+            return -1;
+        }
+        p->kind = CEIL_PROBE_FILE;
+        p->path = strndup(path, (size_t)(colon - path));
+        p->query = strdup(colon + 1);
+        if (p->query && ceil_file_probe_compile(p, p->query, err, err_len)) {
+            ceil_probe_free(p);
+            return -1;
+        }
     } else {
-        snprintf(
-            err, err_len,
-            "--%s \"%s\": a probe is prom:BASE_URL:QUERY (a Prometheus instant query) or cmd:COMMAND (prints "
-            "one number)",
-            name, spec);
+        snprintf(err, err_len,
+                 "--%s \"%s\": a probe is prom:BASE_URL:QUERY (a Prometheus instant query), cmd:COMMAND "
+                 "(prints one number) or file:PATH:REGEX (the last matching line of a file)",
+                 name, spec);
         return -1;
     }
     p->text = strdup(spec);
-    if (!p->text || !p->query || (p->kind == CEIL_PROBE_PROM && !p->base_url)) {
+    if (!p->text || !p->query || (p->kind == CEIL_PROBE_PROM && !p->base_url) ||
+        (p->kind == CEIL_PROBE_FILE && !p->path)) {
         ceil_probe_free(p);
         snprintf(err, err_len, "out of memory");
         return -1;
@@ -282,7 +298,9 @@ ceil_probe_free(struct ceil_probe *p)
     free(p->text);
     free(p->base_url);
     free(p->query);
-    p->text = p->base_url = p->query = NULL;
+    free(p->path);
+    ceil_file_probe_free(p);
+    p->text = p->base_url = p->query = p->path = NULL;
 }
 
 /* Why a refused answer was refused: "HTTP 404: <its error text>". */
@@ -549,7 +567,9 @@ ceil_probe_read(struct ceil_probe *p, double *value)
 
     p->reads++;
     p->last_error[0] = '\0';
-    rc = p->kind == CEIL_PROBE_PROM ? prom_read(p, value) : cmd_read(p, value);
+    rc = p->kind == CEIL_PROBE_PROM   ? prom_read(p, value)
+         : p->kind == CEIL_PROBE_FILE ? ceil_file_probe_read(p, value)
+                                      : cmd_read(p, value);
     if (rc) {
         p->failures++;
     }

@@ -18,7 +18,12 @@
 enum ceil_probe_kind {
     CEIL_PROBE_PROM, /* Prometheus HTTP API instant query */
     CEIL_PROBE_CMD,  /* a command run by /bin/sh -c, its standard output one number */
+    CEIL_PROBE_FILE, /* the last line of a file's tail matching a regular expression (ceiling_probe_file.c) */
 };
+
+/* How much of a file:'s end is looked at: a collector's stats file grows without bound, its last
+ * report is at its end. */
+#define CEIL_FILE_TAIL_BYTES (256u * 1024u)
 
 /* One probe, parsed from its text. */
 struct ceil_probe {
@@ -26,14 +31,16 @@ struct ceil_probe {
     enum ceil_probe_kind kind; /* prom or cmd */
     char *text;                /* the spec as given (malloc'd) */
     char *base_url;            /* prom: "http://host:port[/path]" without a trailing '/' (malloc'd) */
-    char *query;               /* prom: the PromQL text (malloc'd); cmd: the command (malloc'd) */
-    double timeout_s;          /* a read gives up after this long */
-    unsigned reads, failures;  /* reads asked and those that gave no number */
-    char last_error[256];      /* why the last failed read failed */
+    char *query;      /* prom: the PromQL text; cmd: the command; file: the regular expression (malloc'd) */
+    char *path;       /* file: the file read (malloc'd) */
+    void *regex;      /* file: the compiled expression (a regex_t, malloc'd) */
+    double timeout_s; /* a read gives up after this long */
+    unsigned reads, failures; /* reads asked and those that gave no number */
+    char last_error[256];     /* why the last failed read failed */
 };
 
 /**
- * @brief Parse @p spec ("prom:BASE_URL:QUERY" or "cmd:COMMAND") into @p p, named @p name.
+ * @brief Parse @p spec ("prom:BASE_URL:QUERY", "cmd:COMMAND" or "file:PATH:REGEX") into @p p, named @p name.
  * BASE_URL is http[s]://host[:port][/path] (host may be [v6]); the query starts after the ':' that ends it,
  * so a path holds no ':'. After the host, ':' and digits up to a ':', a '/' or the end are a port (so
  * "prom:http://h:9090" is refused as a query left out); other text after ':' is the query.
@@ -85,5 +92,30 @@ int ceil_cmd_output_value(const char *out, size_t len, double *value, char *err,
  */
 int ceil_http_call(const char *url, const char *post_body, const char *auth_header, double timeout_s,
                    size_t max_bytes, struct sbuf *answer, long *status, char *err, size_t err_len);
+
+/**
+ * @brief Compile a file: probe's POSIX extended regular expression @p regex into p->regex.
+ * @return 0, or -1 with @p err (the expression is not valid, or out of memory).
+ */
+int ceil_file_probe_compile(struct ceil_probe *p, const char *regex, char *err, size_t err_len);
+
+/** @brief Free p->regex (NULL: nothing). */
+void ceil_file_probe_free(struct ceil_probe *p);
+
+/**
+ * @brief The number of the last line of @p text (@p len bytes, no NUL needed; modified: line ends become
+ * NULs) that
+ * @p regex matches: its first parenthesised group, or the whole match without groups, read as
+ * ceil_cmd_output_value() reads a command's output. Pure: unit-tested on rsyslog's impstats lines.
+ * @return 0, or -1 with @p err (no line matches, the match is not one number).
+ */
+int ceil_file_last_match(char *text, size_t len, const void *regex, double *value, char *err, size_t err_len);
+
+/**
+ * @brief Read a file: probe once: the last CEIL_FILE_TAIL_BYTES of p->path, then ceil_file_last_match().
+ * No process, no copy of the whole file: a read costs microseconds.
+ * @return 0, or -1 with p->last_error.
+ */
+int ceil_file_probe_read(struct ceil_probe *p, double *value);
 
 #endif

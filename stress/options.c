@@ -1432,8 +1432,10 @@ static const struct stress_opt opts[] = {
      .field = FIELD(probe_arrived),
      .noun = "a probe",
      .metavar = "PROBE",
-     .help = "point 2, what arrived at the collector's queue: prom:BASE_URL:QUERY (a Prometheus instant "
-             "query, the series summed) or cmd:COMMAND (prints one number)"},
+     .help =
+         "point 2, what arrived at the collector's queue: prom:BASE_URL:QUERY (a Prometheus instant "
+         "query, the series summed), cmd:COMMAND (prints one number) or file:PATH:REGEX (the number in the "
+         "last line of the file's tail the POSIX extended expression matches: its first group)"},
     {.name = "persisted",
      .kind = OPT_TEXT,
      .modes = M_CEILING,

@@ -4,8 +4,9 @@
  * /metrics text and its /api/v1/fleet answer (stress/ceiling_probe.h,
  * stress/ceiling_fleet.h).
  *
- * Input: byte 0 chooses the reader (0-3) and, for the fleet's answer, a
- * group name asked ("default", none, or one that is not there); the rest,
+ * Input: byte 0 chooses the reader (0-3, or with bit 7 the file: probe's
+ * line matcher over an impstats-like expression) and, for the fleet's
+ * answer, a group name asked ("default", none, or one that is not there); the rest,
  * copied to a heap block of exactly its size (no NUL), is the answer. An
  * accepted answer gives a finite number (the sent counter: not negative),
  * or device counts whose range lies inside the fleet; a refused one says
@@ -73,6 +74,28 @@ fz_fleet(const char *text, size_t len, uint8_t how)
                "a text field without its NUL");
 }
 
+/* The file: probe's matcher: the text is changed (line ends become NULs) but never read past. */
+static void
+fz_file(char *text, size_t len)
+{
+    static struct ceil_probe p;
+    static int ready;
+    char err[300];
+    double v;
+
+    if (!ready) {
+        fz_require(!ceil_probe_parse("queue", "file:/x:\"name\": \"[a-z ]+queue\".*\"size\": ([0-9.e+-]+)", 1,
+                                     &p, err, sizeof err),
+                   "the harness's expression");
+        ready = 1;
+    }
+    if (!ceil_file_last_match(text, len, p.regex, &v, err, sizeof err)) {
+        fz_require(isfinite(v), "a matched value that is not a finite number");
+    } else {
+        fz_require(err[0] != '\0', "a refused file without a reason");
+    }
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -84,6 +107,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     how = data[0];
     text = fz_copy_input(data + 1, size - 1);
+    if (how & 0x80) {
+        fz_file(text, size - 1);
+        free(text);
+        return 0;
+    }
     switch (how & 3) {
     case 0:
         fz_number(ceil_prom_answer_value, text, size - 1);

@@ -75,10 +75,17 @@ class SlowRsyslog(ts.Rsyslog):
         return ("cmd:tail -c %d %s | grep -F '%s' | tail -n 1 | sed -n 's/.*\"%s\": \\([0-9]*\\).*/\\1/p'"
                 % (impstats_probe.TAIL_BYTES, self.stats_path, pattern, field))
 
-    def probes(self, shell=False):
-        """{arrived, persisted, queue}: the `cmd:` probes of the three readings (module docstring), by
-        impstats_probe.py or, with @shell, by shell_probe()."""
-        make = self.shell_probe if shell else self.probe
+    def file_probe(self, name, field):
+        """The same reading as a `file:` probe: ceiling reads impstats' tail itself, no process per read.
+        impstats writes '/' in a name as '\\/'; the name's other POSIX ERE metacharacters are escaped."""
+        escaped = "".join("\\" + c if c in ".[]()*+?{}|^$\\" else c for c in name.replace("/", "\\/"))
+        return 'file:%s:"name": "%s".*"%s": ([0-9]+)' % (self.stats_path, escaped, field)
+
+    def probes(self, kind="file"):
+        """{arrived, persisted, queue}: the probes of the three readings (module docstring): impstats read
+        by `file:` probes, or by `cmd:` probes running impstats_probe.py (kind "cmd") or tail|grep|sed
+        ("shell"); the persisted lines are counted by `wc -l` in every kind."""
+        make = {"file": self.file_probe, "cmd": self.probe, "shell": self.shell_probe}[kind]
         return {"arrived": make(self.input_name(), "submitted"),
                 "persisted": "cmd:wc -l < %s" % self.out,
                 "queue": make(ACTION + " queue", "size")}

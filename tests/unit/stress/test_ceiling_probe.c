@@ -238,7 +238,8 @@ test_bad_probe_specs_refused_with_the_form(void **state)
     parse_refused("cmd:  ", "--queue \"cmd:  \": cmd probe needs cmd:COMMAND, e.g. cmd:cat /run/queue-depth");
     parse_refused("snmp:1.3.6",
                   "--queue \"snmp:1.3.6\": a probe is prom:BASE_URL:QUERY (a Prometheus instant "
-                  "query) or cmd:COMMAND (prints one number)");
+                  "query), cmd:COMMAND (prints one number) or file:PATH:REGEX (the last matching line of a "
+                  "file)");
 }
 
 static void
@@ -530,6 +531,72 @@ server_start(struct server *s, const struct canned *ans, int count, pthread_t *t
     fail_msg("no free loopback port");
 }
 
+/* Two intervals of rsyslog 8.2302's impstats (format="json", resetCounters="off"), as it writes them. */
+static const char impstats_lines[] =
+    "2026-12-07T19:40:01.000000+00:00 h rsyslogd-pstats: { \"name\": \"imudp(127.0.0.1\\/10514\\/IPv4)\", "
+    "\"origin\": \"imudp\", \"submitted\": 1200, \"disallowed\": 0 }\n"
+    "2026-12-07T19:40:01.000000+00:00 h rsyslogd-pstats: { \"name\": \"persist queue\", \"origin\": "
+    "\"core.queue\", \"size\": 37, \"enqueued\": 1200, \"full\": 0, \"maxqsize\": 40 }\n"
+    "{ \"name\": \"imudp(127.0.0.1\\/10514\\/IPv4)\", \"origin\": \"imudp\", \"submitted\": 1450 }\n"
+    "{ \"name\": \"persist queue\", \"origin\": \"core.queue\", \"size\": 12, \"enqueued\": 1450 }\n";
+
+/* Issue 30: a file: probe reads the last matching line's number, in the process (no command per read). */
+static void
+test_file_probe_reads_the_last_matching_line(void **state)
+{
+    struct ceil_probe p;
+    char err[300], path[] = "/tmp/test_ceiling_probe_XXXXXX", *text;
+    double v = -1;
+    FILE *f;
+    int fd;
+
+    (void)state;
+    assert_int_equal(
+        ceil_probe_parse("arrived",
+                         "file:/nonexistent:\"name\": \"imudp\\(127\\.0\\.0\\.1\\\\/10514\\\\/IPv4\\)\""
+                         ".*\"submitted\": ([0-9]+)",
+                         1, &p, err, sizeof err),
+        0);
+    assert_int_equal(p.kind, CEIL_PROBE_FILE);
+    assert_string_equal(p.path, "/nonexistent");
+    text = strdup(impstats_lines);
+    assert_int_equal(ceil_file_last_match(text, strlen(text), p.regex, &v, err, sizeof err), 0);
+    assert_true(v == 1450); /* the later interval's, not the first */
+    free(text);
+    assert_int_equal(ceil_probe_read(&p, &v), -1); /* the file is not there: an error, never a 0 */
+    assert_non_null(strstr(p.last_error, "/nonexistent"));
+    ceil_probe_free(&p);
+
+    /* Over a real file whose tail starts inside a line, and a queue depth that is the whole match. */
+    assert_true((fd = mkstemp(path)) >= 0);
+    assert_non_null(f = fdopen(fd, "w"));
+    for (unsigned i = 0; i < 4000; i++) { /* past CEIL_FILE_TAIL_BYTES: only the tail is read */
+        fprintf(f, "{ \"name\": \"persist queue\", \"origin\": \"core.queue\", \"size\": %u }\n", i);
+    }
+    fclose(f);
+    snprintf(err, sizeof err, "file:%s:\"name\": \"persist queue\".*\"size\": ([0-9]+)", path);
+    text = strdup(err);
+    assert_int_equal(ceil_probe_parse("queue", text, 1, &p, err, sizeof err), 0);
+    assert_int_equal(ceil_probe_read(&p, &v), 0);
+    assert_true(v == 3999);
+    ceil_probe_free(&p);
+    free(text);
+    snprintf(err, sizeof err, "file:%s:\"name\": \"other queue\".*\"size\": ([0-9]+)", path);
+    text = strdup(err);
+    assert_int_equal(ceil_probe_parse("queue", text, 1, &p, err, sizeof err), 0);
+    assert_int_equal(ceil_probe_read(&p, &v), -1);
+    assert_non_null(strstr(p.last_error, "no line matches"));
+    ceil_probe_free(&p);
+    free(text);
+    unlink(path);
+
+    /* Refused at the start: no path, no expression, an expression that does not compile. */
+    assert_int_equal(ceil_probe_parse("queue", "file:/x", 1, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "file:PATH:REGEX"));
+    assert_int_equal(ceil_probe_parse("queue", "file:/x:size (", 1, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "is not valid"));
+}
+
 static void
 test_prom_probe_over_http(void **state)
 {
@@ -642,6 +709,7 @@ main(void)
         cmocka_unit_test(test_metrics_sent_of_each_channel),
         cmocka_unit_test(test_fleet_info_of_the_fleet_and_of_a_group),
         cmocka_unit_test(test_command_probes_run),
+        cmocka_unit_test(test_file_probe_reads_the_last_matching_line),
         cmocka_unit_test(test_prom_probe_over_http),
         cmocka_unit_test(test_fleet_client_over_http),
     };
