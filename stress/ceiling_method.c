@@ -262,6 +262,12 @@ ceil_cell_judge(const struct ceil_cell_input *in, const struct ceil_rules *r, st
     }
 }
 
+void
+ceil_cell_slope_so_far(const struct ceil_cell_input *in, struct ceil_fit *out)
+{
+    ceil_fit_depth(in, ceil_fit_start(in), out, NULL);
+}
+
 int
 ceil_cell_early(const struct ceil_cell_input *in, const struct ceil_rules *r)
 {
@@ -275,7 +281,7 @@ ceil_cell_early(const struct ceil_cell_input *in, const struct ceil_rules *r)
     if (!(elapsed >= r->early_min_share * in->window_s)) {
         return 0;
     }
-    ceil_fit_depth(in, ceil_fit_start(in), &fit, NULL);
+    ceil_cell_slope_so_far(in, &fit);
     return fit.points >= CEIL_EARLY_MIN_POINTS && fit.slope > r->early_factor * ceil_threshold(in, r);
 }
 

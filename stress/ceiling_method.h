@@ -114,6 +114,12 @@ void ceil_cell_judge(const struct ceil_cell_input *in, const struct ceil_rules *
                      struct ceil_cell_result *out);
 
 /**
+ * @brief The fit of a running cell's queue depth so far, as ceil_cell_judge() fits it (from the first
+ * reading under load): what progress lines show.
+ */
+void ceil_cell_slope_so_far(const struct ceil_cell_input *in, struct ceil_fit *out);
+
+/**
  * @return 1 when a running cell may stop now as positive: at least early_min_share of its window has
  * passed, five readings under load were taken, and their fit passes early_factor x the threshold.
  */

@@ -370,18 +370,11 @@ progress(struct cr_run *r, const struct cr_cell *c, const char *what, double t, 
 {
     const struct cr_series *s = &c->load;
     double depth = s->n ? ceil_queue_depth(&s->s[0], &s->s[s->n - 1]) : NAN;
-    struct ceil_fit fit = {0};
-    double *tx = NULL, *ty = NULL;
+    struct ceil_fit fit;
 
-    if (s->n >= 2 && (tx = malloc(s->n * sizeof *tx)) && (ty = malloc(s->n * sizeof *ty))) {
-        for (size_t i = 0; i < s->n; i++) {
-            tx[i] = s->s[i].t_s;
-            ty[i] = ceil_queue_depth(&s->s[0], &s->s[i]);
-        }
-        ceil_fit_line(tx, ty, s->n, &fit);
-    }
-    free(tx);
-    free(ty);
+    /* The slope the verdict will judge, not one of its own (the method's fit skips the reading before the
+     * load). */
+    ceil_cell_slope_so_far(&c->in, &fit);
     run_progress_line(
         r->start_us, "cell %u %s %.6g/s per device (%.6g/s): %s %.0f/%.0f s, queue %.0f, slope %+.2f/s",
         c->index, c->phase, c->level, c->level * r->fleet.info.devices, what, t, window, depth, fit.slope);
