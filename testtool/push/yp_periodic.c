@@ -85,7 +85,8 @@ yp_print_update(struct yp_sub *sub, uint64_t event_ms, struct sbuf *out)
     if (sub->target == YP_TARGET_OPERATIONAL && sub->filter && sub->filter->subtree) {
         /* get's text path: whole state subtrees printed from their text with value slots, no tree. */
         struct rpc_call call = {.sess = s, .dev = s->dev, .fleet = s->worker->fleet, .data = *out};
-        done = ops_state_text_print(&call, sub->filter->subtree);
+        done = ops_state_text_print(&call, sub->filter->subtree) ||
+               ops_if_stats_text(&call, sub->filter->subtree);
         *out = call.data;
     }
     if (!done) {
