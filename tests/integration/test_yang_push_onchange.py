@@ -1,14 +1,15 @@
 """YANG-Push on-change subscriptions (RFC 8641) seen by ncclient (issue 31): establish-subscription sent
 with dispatch, updates read with take_notification. A sync-on-start push-update comes first; every change
 of the device's data reaches the subscriber as a push-change-update whose yang-patch names the changed
-node exactly: an edit-config from another session (replace, create, delete), the control API's set, a
-flap (oper-status on operational). On-change over counters is refused with on-change-unsupported; a
+node exactly: an edit-config from another session (replace, create, delete), the control API's set, an
+SNMP SET (net-snmp's snmpset), a flap (oper-status on operational). On-change over counters is refused with on-change-unsupported; a
 dampening period folds several edits into one update; an excluded create is not sent.
 
 Run: /usr/bin/python3 test_yang_push_onchange.py <path to fleetsim>. Loopback only, every wait bounded.
 """
 
 import os
+import subprocess
 import sys
 import time
 import unittest
@@ -34,6 +35,7 @@ DS_NS = "urn:ietf:params:xml:ns:yang:ietf-datastores"
 IF_NS = h.IF_NS
 PORT0 = h.profile_interface_names()[0]
 PORT1 = h.profile_interface_names()[1]
+IF_ALIAS_1 = "1.3.6.1.2.1.31.1.1.1.18.1"  # IF-MIB ifAlias of ifIndex 1: PORT0's description
 IFACE_TYPE = '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type>'
 
 
@@ -164,6 +166,19 @@ class OnChangeTests(unittest.TestCase):
             self.assertEqual([(op, t) for op, t, _ in edits], [("replace", target_of(PORT1, "oper-status"))])
             self.assertEqual(edits[0][2].text, want)
         self.assertEqual(take(m, 0.5), [], "running did not change")
+
+    def test_an_snmp_set_reaches_the_subscriber(self):
+        f, _ = self.fleet()
+        m = self.ncc(f)
+        establish(m, subtree='<interfaces xmlns="%s"/>' % IF_NS, sync=False)
+        out = subprocess.run(["snmpset", "-v2c", "-c", "private", "-On", "-t", "1", "-r", "0",
+                              "127.0.0.1:%d" % f.port, IF_ALIAS_1, "s", "by-snmp"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, timeout=h.scaled(10), env=dict(os.environ, MIBS=""))
+        self.assertEqual(out.returncode, 0, out.stdout)
+        edits, _ = change_update(m)
+        self.assertEqual(len(edits), 1, edits)
+        self.assertIn(edits[0][0], ("create", "replace"))
+        self.assertEqual((edits[0][1], edits[0][2].text), (target_of(PORT0, "description"), "by-snmp"))
 
     def test_on_change_over_counters_is_refused_by_name(self):
         f, _ = self.fleet()
