@@ -2,7 +2,8 @@
 with dispatch, updates read with take_notification. A sync-on-start push-update comes first; every change
 of the device's data reaches the subscriber as a push-change-update whose yang-patch names the changed
 node exactly: an edit-config from another session (replace, create, delete), the control API's set, an
-SNMP SET (net-snmp's snmpset), a flap (oper-status on operational). On-change over counters is refused with on-change-unsupported; a
+SNMP SET (net-snmp's snmpset), a flap (oper-status on operational); a reboot ends the subscription
+and a new one syncs to startup. On-change over counters is refused with on-change-unsupported; a
 dampening period folds several edits into one update; an excluded create is not sent.
 
 Run: /usr/bin/python3 test_yang_push_onchange.py <path to fleetsim>. Loopback only, every wait bounded.
@@ -179,6 +180,32 @@ class OnChangeTests(unittest.TestCase):
         self.assertEqual(len(edits), 1, edits)
         self.assertIn(edits[0][0], ("create", "replace"))
         self.assertEqual((edits[0][1], edits[0][2].text), (target_of(PORT0, "description"), "by-snmp"))
+
+    def test_a_reboot_ends_the_subscription_and_a_new_one_syncs_to_startup(self):
+        f, base = self.fleet()
+        m, other = self.ncc(f), self.ncc(f)
+        establish(m, subtree='<interfaces xmlns="%s"/>' % IF_NS, sync=False)
+        self.edit(other, (PORT0, "<description>before-reboot</description>"))
+        self.assertEqual(change_update(m)[0][0][2].text, "before-reboot")
+        code, r = api(base, "/api/v1/devices/0/reboot", "POST", {"for": "0s"})
+        self.assertEqual(code, 200, r)
+        h.wait_for(lambda: not m.connected, 5, "the subscriber's session to end with the reboot")
+
+        def connect():
+            try:
+                return self.ncc(f)
+            except Exception:  # noqa: BLE001 - refused while it boots
+                return None
+
+        again = h.wait_for(connect, 10, "the device to accept sessions after the reboot")
+        establish(again, subtree='<interfaces xmlns="%s"/>' % IF_NS)
+        got = take(again, 5)
+        self.assertEqual(len(got), 1)
+        pu = got[0].find("{%s}push-update" % YP_NS)
+        self.assertIsNotNone(pu, ET.tostring(got[0]).decode())
+        self.assertIn(PORT0, [n.text for n in pu.iter("{%s}name" % IF_NS)])
+        self.assertNotIn("before-reboot", [d.text for d in pu.iter("{%s}description" % IF_NS)],
+                         "running is startup again")
 
     def test_on_change_over_counters_is_refused_by_name(self):
         f, _ = self.fleet()
