@@ -3,13 +3,15 @@ with dispatch, updates read with take_notification. A sync-on-start push-update 
 of the device's data reaches the subscriber as a push-change-update whose yang-patch names the changed
 node exactly: an edit-config from another session (replace, create, delete), the control API's set, an
 SNMP SET (net-snmp's snmpset), a flap (oper-status on operational); a reboot ends the subscription
-and a new one syncs to startup. On-change over counters is refused with on-change-unsupported; a
+and a new one syncs to startup; a subscriber that stops reading is suspended, resumed, and then gets
+one patch of what it missed. On-change over counters is refused with on-change-unsupported; a
 dampening period folds several edits into one update; an excluded create is not sent.
 
 Run: /usr/bin/python3 test_yang_push_onchange.py <path to fleetsim>. Loopback only, every wait bounded.
 """
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -47,6 +49,15 @@ def target_of(name, *rest):
 
 def establish(m, datastore="running", subtree=None, xpath=None, dampening_cs=0, sync=True, excluded=()):
     """establish-subscription of an on-change subscription; its id (RPCError when refused)."""
+    reply = m.dispatch(to_ele(establish_xml(datastore, subtree, xpath, dampening_cs, sync, excluded)))
+    sub_id = ET.fromstring(reply.xml).findtext("{%s}id" % SN_NS)
+    if sub_id is None:
+        raise AssertionError("establish-subscription answered no id:\n%s" % reply.xml)
+    return int(sub_id)
+
+
+def establish_xml(datastore="running", subtree=None, xpath=None, dampening_cs=0, sync=True, excluded=()):
+    """The establish-subscription element of an on-change subscription."""
     filt = ""
     if subtree is not None:
         filt = "<yp:datastore-subtree-filter>%s</yp:datastore-subtree-filter>" % subtree
@@ -58,11 +69,7 @@ def establish(m, datastore="running", subtree=None, xpath=None, dampening_cs=0, 
            "%s</yp:on-change></establish-subscription>"
            % (SN_NS, YP_NS, DS_NS, datastore, filt, dampening_cs, "true" if sync else "false",
               "".join("<yp:excluded-change>%s</yp:excluded-change>" % e for e in excluded)))
-    reply = m.dispatch(to_ele(rpc))
-    sub_id = ET.fromstring(reply.xml).findtext("{%s}id" % SN_NS)
-    if sub_id is None:
-        raise AssertionError("establish-subscription answered no id:\n%s" % reply.xml)
-    return int(sub_id)
+    return rpc
 
 
 def take(m, limit_s, count=1):
@@ -206,6 +213,39 @@ class OnChangeTests(unittest.TestCase):
         self.assertIn(PORT0, [n.text for n in pu.iter("{%s}name" % IF_NS)])
         self.assertNotIn("before-reboot", [d.text for d in pu.iter("{%s}description" % IF_NS)],
                          "running is startup again")
+
+    def test_a_slow_subscriber_is_suspended_then_resumed_with_what_it_missed(self):
+        with h.Fleet(devices=1, threads=1) as f:
+            sub = h.RawClient(f.addr(0)).hello()
+            editor = h.RawClient(f.addr(0)).hello()
+            self.addCleanup(sub.close)
+            self.addCleanup(editor.close)
+            sub.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+            reply = sub.rpc(establish_xml(subtree='<interfaces xmlns="%s"/>' % IF_NS, sync=False))
+            self.assertIn("<id", reply)
+            # 300 updates of ~60 KB while the subscriber reads nothing: far above the 1 MiB a session's
+            # output may hold plus what the kernel buffers.
+            filler, last = "x" * 60000, 299
+            for i in range(last + 1):
+                h.assert_ok(editor.edit_config(h.iface(PORT0, "<description>%s%d</description>" % (filler, i))))
+            kinds, after_resume = [], None
+            deadline = time.monotonic() + h.scaled(30)
+            sub.sock.settimeout(h.scaled(5))
+            while after_resume is None and time.monotonic() < deadline:
+                root = ET.fromstring(sub.recv_msg())
+                kind = root[1].tag.rsplit("}", 1)[-1] if len(root) > 1 else root.tag
+                kinds.append(kind)
+                if kind == "subscription-suspended":
+                    self.assertIn("insufficient-resources", ET.tostring(root).decode())
+                if kind == "push-change-update" and "subscription-resumed" in kinds:
+                    after_resume = root
+            self.assertIn("subscription-suspended", kinds)
+            self.assertIn("subscription-resumed", kinds)
+            self.assertLess(kinds.index("subscription-suspended"), kinds.index("subscription-resumed"))
+            self.assertLess(kinds.count("push-change-update"), last + 1, "updates were held back")
+            self.assertIsNotNone(after_resume, "an update after the resumption")
+            values = [v.text for v in after_resume.iter("{%s}description" % IF_NS)]
+            self.assertEqual(values, [filler + str(last)], "one patch with the last value")
 
     def test_on_change_over_counters_is_refused_by_name(self):
         f, _ = self.fleet()
