@@ -43,11 +43,11 @@ yp_stream_check(struct yp_sub *sub)
     sub->replay_from_ms = 0;
     if (sub->replay) {
         uint64_t since_ms = stream_log_since_ms(dev, now_ms);
-        if (sub->replay_start_ms > now_ms) {
-            return edit_err_invalid_value(EDIT_ERR_APP, NULL, "replay-start-time is in the future.");
-        }
         if (sub->stop_ms && sub->stop_ms < sub->replay_start_ms) {
             return edit_err_invalid_value(EDIT_ERR_APP, NULL, "stop-time is earlier than replay-start-time.");
+        }
+        if (sub->replay_start_ms > now_ms) {
+            return edit_err_invalid_value(EDIT_ERR_APP, NULL, "replay-start-time is in the future.");
         }
         if (sub->replay_start_ms < since_ms) {
             sub->replay_from_ms = since_ms; /* the log holds nothing older: the replay starts there */
@@ -135,8 +135,8 @@ yp_stream_start(struct yp_sub *sub)
     if (sub->replay) {
         struct replay_ctx ctx = {.sub = sub, .dev = dev};
         /* The log before the stream: nothing is sent twice or lost, both run on the device's worker. */
-        stream_log_each(dev, sub->replay_from_ms ? sub->replay_from_ms : sub->replay_start_ms,
-                        sub->stop_ms, replay_one, &ctx);
+        stream_log_each(dev, sub->replay_from_ms ? sub->replay_from_ms : sub->replay_start_ms, sub->stop_ms,
+                        replay_one, &ctx);
         yp_send_state(sub, "replay-completed", NULL, now_ms);
         if (sub->stop_ms && sub->stop_ms <= now_ms) {
             complete(sub, now_ms);
