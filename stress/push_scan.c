@@ -416,5 +416,8 @@ pslots_finish(struct pslots *s, int64_t end_us, uint64_t grace_us)
     due_k = (uint64_t)(due_us - s->anchor_us) / s->period_us; /* the last slot whose time has come */
     added = due_k - s->last_k;
     s->missed += added;
+    /* As if the window moved on to the due slot unseen: a late update of one of them is still told. */
+    s->seen_bits = added >= 64 ? 0 : s->seen_bits << added;
+    s->last_k = due_k;
     return added;
 }
