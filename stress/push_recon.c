@@ -15,6 +15,7 @@
 #include "file_read.h"
 #include "http_body.h"
 #include "json_read.h"
+#include "token_file.h"
 
 /* Largest report read: a million devices' rows. */
 #define PUSH_RECON_MAX_BYTES (1024u * 1024u * 1024u)
@@ -25,8 +26,11 @@
 
 /* The report's text from a file or from the fleet's URL; -1 with a message on stderr. */
 static int
-report_text(const char *source, char **text, size_t *len)
+report_text(const char *source, const char *token_path, char **text, size_t *len)
 {
+    struct curl_slist *headers = NULL;
+    char *token = NULL;
+    char terr[256];
     struct http_body body = {.max = PUSH_RECON_MAX_BYTES};
     char url[1024];
     CURL *curl;
@@ -43,8 +47,19 @@ report_text(const char *source, char **text, size_t *len)
         }
         return 0;
     }
-    snprintf(url, sizeof url, "%s%s/api/v1/report", source, source[strlen(source) - 1] == '/' ? "" : "");
+    snprintf(url, sizeof url, "%.*s/api/v1/report", (int)strcspn(source + 8, "/") + 8, source);
+    if (token_path) {
+        char auth[1100];
+        if (!(token = token_file_read(token_path, "--api-token-file", terr, sizeof terr))) {
+            fprintf(stderr, "fleetsim-stress: %s\n", terr);
+            return -1;
+        }
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+        headers = curl_slist_append(NULL, auth);
+        free(token);
+    }
     if (!(curl = curl_easy_init())) {
+        curl_slist_free_all(headers);
         fprintf(stderr, "fleetsim-stress: --fleet-report: libcurl cannot start\n");
         return -1;
     }
@@ -53,9 +68,13 @@ report_text(const char *source, char **text, size_t *len)
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, PUSH_RECON_HTTP_TIMEOUT_S);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    if (headers) {
+        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    }
     res = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(curl);
+    curl_slist_free_all(headers);
     if (res != CURLE_OK || status != 200 || body.buf.failed) {
         fprintf(stderr, "fleetsim-stress: --fleet-report: GET %s: %s (HTTP %ld)\n", url,
                 res != CURLE_OK ? curl_easy_strerror(res) : "not 200", status);
@@ -108,7 +127,7 @@ push_recon_equal(const struct push_recon_row *got, uint64_t updates, uint64_t ch
 }
 
 int
-push_recon_run(struct push_recon *r, const char *source, const struct net_family *fam,
+push_recon_run(struct push_recon *r, const char *source, const char *token_path, const struct net_family *fam,
                const struct push_recon_row *rows, uint32_t count, FILE *out)
 {
     struct jsonr_value *root = NULL;
@@ -120,7 +139,7 @@ push_recon_run(struct push_recon *r, const char *source, const struct net_family
     int rc = -1;
 
     memset(r, 0, sizeof *r);
-    if (report_text(source, &text, &len)) {
+    if (report_text(source, token_path, &text, &len)) {
         goto cleanup;
     }
     if (jsonr_parse(text, len, &root, err, sizeof err)) {

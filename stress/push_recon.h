@@ -49,6 +49,7 @@ struct push_recon {
  * dozen) and a verdict on @p out.
  * @param[out] r The verdict (zeroed first).
  * @param[in] source The report's file, or the fleet's http://HOST:PORT (GET /api/v1/report).
+ * @param[in] token_path The bearer token's file for the URL (--api-token-file), or NULL.
  * @param[in] fam Address family of the rows' addresses.
  * @param[in] rows What arrived, one per device.
  * @param[in] count Entries of @p rows.
@@ -56,8 +57,9 @@ struct push_recon {
  * @return 0 when every subscription matched, 1 when any did not, -1 when the report could not be read
  *         (a message printed on stderr).
  */
-int push_recon_run(struct push_recon *r, const char *source, const struct net_family *fam,
-                   const struct push_recon_row *rows, uint32_t count, FILE *out);
+int push_recon_run(struct push_recon *r, const char *source, const char *token_path,
+                   const struct net_family *fam, const struct push_recon_row *rows, uint32_t count,
+                   FILE *out);
 
 /**
  * @brief Compare one report subscription's counts with what arrived.

@@ -1140,7 +1140,8 @@ reconcile(struct push_run *run)
         rows[i].events = d->counts[PSCAN_EVENT];
         rows[i].missed = d->slots.missed;
     }
-    rc = push_recon_run(&run->recon, o->fleet_report, &o->ip_fam, rows, o->device_count, stdout);
+    rc = push_recon_run(&run->recon, o->fleet_report, o->api_token_file, &o->ip_fam, rows, o->device_count,
+                        stdout);
     run->reconciled = rc == 0;
     free(rows);
     return rc;
