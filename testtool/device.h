@@ -43,6 +43,8 @@ struct mib_object;
 struct identity_rules;
 struct state_movers;
 struct state_text;
+struct wheel;
+struct yp_filter;
 struct stdrev_interfaces;
 struct ssh_bind_struct;
 struct ssl_ctx_st;
@@ -282,6 +284,9 @@ struct worker {
     struct trap_sender *traps;              /* traps and informs of this worker's devices, or NULL */
     struct ssh_bind_struct *ssh_bind;       /* SSH: accepts connections with the fleet's host keys, or NULL */
     struct metrics_worker metrics; /* live-view counters of this worker's devices (its thread writes) */
+    struct wheel *wheel;           /* timing wheel of the YANG-Push subscriptions (common/wheel.h) */
+    uint32_t yp_next_id;           /* last subscription id given on this worker (ids are unique on it) */
+    struct yp_filter *yp_filters;  /* YANG-Push filters shared by this worker's subscriptions */
 };
 
 struct fleet {

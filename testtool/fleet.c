@@ -36,6 +36,8 @@
 #include "transport_tls.h"
 #include "trap.h"
 #include "trap_chan.h"
+#include "wheel.h"
+#include "yp.h"
 
 /* Raise the soft descriptor limit to the hard one and check that the plan fits in it. */
 static enum fleet_err
@@ -350,7 +352,8 @@ fleet_init(struct fleet *fleet, const struct fleet_config *cfg, const struct fle
         loop_timer_init(&w->accept_pause);
         w->loop = loop_new(fleet->max_fds);
         w->read_buf = malloc(SESSION_READ_BUF_BYTES);
-        if (!w->loop || !w->read_buf) {
+        w->wheel = w->loop ? wheel_new(w->loop, yp_wheel_due, w) : NULL;
+        if (!w->loop || !w->read_buf || !w->wheel) {
             snprintf(err, err_len, "cannot create worker %u: %s", (unsigned)i, strerror(errno));
             return FLEET_ERR_SYS;
         }
@@ -484,6 +487,8 @@ fleet_close(struct fleet *fleet)
         devview_state_free(fleet->devices[i].view);
     }
     for (uint32_t i = 0; fleet->workers && i < fleet->cfg.threads; i++) {
+        yp_worker_close(&fleet->workers[i]);
+        wheel_free(fleet->workers[i].wheel);
         loop_free(fleet->workers[i].loop);
         sbuf_free(&fleet->workers[i].notif_buf);
         free(fleet->workers[i].read_buf);

@@ -22,6 +22,11 @@ static const char *const netconf_features[] = {
     "writable-running", "candidate", "rollback-on-error", "validate", "xpath", "startup", NULL};
 static const char *const all_features[] = {"*", NULL};
 static const char *const nmda_features[] = {"with-defaults", NULL};
+/* RFC 8639 dynamic subscriptions over NETCONF: XML, replay of the NETCONF stream, subtree and XPath filters.
+ * Not "configured": configured subscriptions need a transport that has no RFC yet. */
+static const char *const sn_features[] = {"encode-xml", "replay", "subtree", "xpath", NULL};
+/* RFC 8641: periodic is always there; on-change is a feature. */
+static const char *const yp_features[] = {"on-change", NULL};
 
 /* Protocol capabilities, before the module ones. */
 static const char *const protocol_caps[] = {
@@ -52,11 +57,22 @@ struct default_module {
 };
 
 static const struct default_module default_modules[] = {
-    {"ietf-netconf", "2011-06-01", netconf_features},   {"ietf-netconf-with-defaults", "2011-06-01", NULL},
-    {"ietf-netconf-monitoring", "2010-10-04", NULL},    {"iana-if-type", NULL, NULL},
-    {"ietf-interfaces", "2018-02-20", all_features},    {"ietf-system", "2014-08-06", NULL},
-    {"ietf-netconf-nmda", "2019-01-07", nmda_features}, {"notifications", "2008-07-14", NULL},
-    {"nc-notifications", "2008-07-14", NULL},           {"ietf-netconf-notifications", "2012-02-06", NULL},
+    {"ietf-netconf", "2011-06-01", netconf_features},
+    {"ietf-netconf-with-defaults", "2011-06-01", NULL},
+    {"ietf-netconf-monitoring", "2010-10-04", NULL},
+    {"iana-if-type", NULL, NULL},
+    {"ietf-interfaces", "2018-02-20", all_features},
+    {"ietf-system", "2014-08-06", NULL},
+    {"ietf-netconf-nmda", "2019-01-07", nmda_features},
+    {"notifications", "2008-07-14", NULL},
+    {"nc-notifications", "2008-07-14", NULL},
+    {"ietf-netconf-notifications", "2012-02-06", NULL},
+    /* implemented, not only imported: yang-push's datastore leaf is an identityref to its identities */
+    {"ietf-datastores", "2018-02-14", NULL},
+    /* YANG-Push; their other imports (ietf-restconf, ietf-yang-patch, ietf-network-instance) are only
+     * imported. Found in schemas/ietf/: no Debian package ships them. */
+    {"ietf-subscribed-notifications", "2019-09-09", sn_features},
+    {"ietf-yang-push", "2019-09-09", yp_features},
 };
 
 static void
@@ -195,6 +211,7 @@ build_ctx(struct schema_set *set, struct load_state *st, const char *extra_dir, 
           size_t extra_count, long *bad, char *why, size_t why_len, char *err, size_t err_len)
 {
     const char *project_dir = getenv("FLEETSIM_SCHEMA_DIR");
+    char ietf_dir[4096];
 
     *bad = -1;
     /* SET_PRIV_PARSED: each compiled node points at its parsed node, so that a leaf restricting a typedef
@@ -212,6 +229,13 @@ build_ctx(struct schema_set *set, struct load_state *st, const char *extra_dir, 
     ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_IETF_DIR);
     ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_DERIVED_DIR);
     ly_ctx_set_searchdir(set->ctx, SCHEMA_YUMA_NCX_DIR);
+    /* The IETF modules no Debian package ships, last: a folder's or yuma's revision comes first. */
+    if (snprintf(ietf_dir, sizeof ietf_dir, "%s/ietf", project_dir ? project_dir : FLEETSIM_SCHEMA_DIR) >=
+        (int)sizeof ietf_dir) {
+        snprintf(err, err_len, "FLEETSIM_SCHEMA_DIR is too long");
+        return FLEET_ERR_INVAL;
+    }
+    ly_ctx_set_searchdir(set->ctx, ietf_dir);
     for (size_t i = 0; i < st->dir.file_count; i++) {
         const struct ydir_file *f = &st->dir.files[i];
         struct ly_in *in = NULL;
@@ -258,7 +282,8 @@ build_ctx(struct schema_set *set, struct load_state *st, const char *extra_dir, 
             continue;
         }
         if (!ly_ctx_load_module(set->ctx, d->name, d->revision, (const char **)d->features)) {
-            set_err(err, err_len, set->ctx, "cannot load standard module (is libyuma-base installed?)",
+            set_err(err, err_len, set->ctx,
+                    "cannot load standard module (is libyuma-base installed, FLEETSIM_SCHEMA_DIR right?)",
                     d->name);
             return FLEET_ERR_INVAL;
         }

@@ -53,6 +53,16 @@ void op_get(struct rpc_call *call);
 void op_get_data(struct rpc_call *call);
 void op_create_subscription(struct rpc_call *call);
 
+/** @return yang:date-and-time @p text as ms since the epoch; -1 when it cannot be read. */
+int64_t ops_parse_time_ms(const char *text);
+
+/* RFC 8639 and RFC 8641 operations (ops_push.c). */
+void op_establish_subscription(struct rpc_call *call);
+void op_modify_subscription(struct rpc_call *call);
+void op_delete_subscription(struct rpc_call *call);
+void op_kill_subscription(struct rpc_call *call);
+void op_resync_subscription(struct rpc_call *call);
+
 /** @brief After create-subscription's ok: replay what was asked, then start (or join) the stream. */
 void ops_subscription_after_reply(struct session *s);
 
@@ -93,5 +103,12 @@ enum fleet_err device_state(struct rpc_call *call, const struct lyd_node *runnin
  * @return 1 when the reply's data is written, 0 when the get needs the libyang path.
  */
 int ops_state_text_reply(struct rpc_call *call, const struct lyd_node *filter);
+
+/**
+ * @brief ops_state_text_reply() for a subtree filter's content @p spec (its top-level siblings), appended
+ * to call->data (YANG-Push's push-update uses it without a get request).
+ * @return 1 when the data is written, 0 when the selection needs the libyang path (nothing written).
+ */
+int ops_state_text_print(struct rpc_call *call, const struct lyd_node *spec);
 
 #endif

@@ -16,9 +16,8 @@
 #include "stream.h"
 #include "xmlguard.h"
 
-/* yang:date-and-time to ms since the epoch; -1 when it cannot be read. */
-static int64_t
-parse_time_ms(const char *text)
+int64_t
+ops_parse_time_ms(const char *text)
 {
     struct tm tm = {0};
     int year, mon, day, hour, min, sec, consumed = 0;
@@ -74,6 +73,14 @@ op_create_subscription(struct rpc_call *call)
                                            "The session already has a subscription; open another session."));
         return;
     }
+    if (s->subs) {
+        /* RFC 8640 section 3: one session uses RFC 5277 or RFC 8639 subscriptions, never both. */
+        rpc_fail(call, edit_err_operation_failed(EDIT_ERR_PROTOCOL, NULL, NULL,
+                                                 "The session holds dynamic subscriptions "
+                                                 "(establish-subscription); RFC 8640 forbids "
+                                                 "create-subscription on it: open another session."));
+        return;
+    }
     if (stream && strcmp(lyd_get_value(stream), "NETCONF")) {
         rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL,
                                               "Stream \"%s\" does not exist; this device has "
@@ -81,8 +88,8 @@ op_create_subscription(struct rpc_call *call)
                                               lyd_get_value(stream)));
         return;
     }
-    if ((start && (start_ms = parse_time_ms(lyd_get_value(start))) < 0) ||
-        (stop && (stop_ms = parse_time_ms(lyd_get_value(stop))) < 0)) {
+    if ((start && (start_ms = ops_parse_time_ms(lyd_get_value(start))) < 0) ||
+        (stop && (stop_ms = ops_parse_time_ms(lyd_get_value(stop))) < 0)) {
         rpc_fail(call, edit_err_invalid_value(EDIT_ERR_PROTOCOL, NULL,
                                               "startTime or stopTime is not a date-and-time."));
         return;

@@ -205,9 +205,23 @@ device_state(struct rpc_call *call, const struct lyd_node *running, struct lyd_n
 int
 ops_state_text_reply(struct rpc_call *call, const struct lyd_node *filter)
 {
-    const struct state_text *st = call->dev->type->state_text;
     const struct lyd_node_any *any = (const struct lyd_node_any *)filter;
     const struct lyd_meta *kind;
+
+    if (!filter || any->value_type != LYD_ANYDATA_DATATREE || !any->value.tree) {
+        return 0;
+    }
+    kind = lyd_find_meta(filter->meta, NULL, "ietf-netconf:type");
+    if (kind && strcmp(lyd_get_meta_value(kind), "subtree")) {
+        return 0;
+    }
+    return ops_state_text_print(call, any->value.tree);
+}
+
+int
+ops_state_text_print(struct rpc_call *call, const struct lyd_node *spec)
+{
+    const struct state_text *st = call->dev->type->state_text;
     const struct lyd_node *f, *n, *running = ops_read_ds(call, DS_RUNNING);
     const struct lyd_node *config[STATE_TEXT_PICKS] = {0};
     uint8_t picked[STATE_TEXT_PICKS] = {0};
@@ -215,14 +229,10 @@ ops_state_text_reply(struct rpc_call *call, const struct lyd_node *filter)
     uint64_t now_ms;
     size_t from;
 
-    if (!count || !filter || any->value_type != LYD_ANYDATA_DATATREE || !any->value.tree) {
+    if (!count || !spec) {
         return 0;
     }
-    kind = lyd_find_meta(filter->meta, NULL, "ietf-netconf:type");
-    if (kind && strcmp(lyd_get_meta_value(kind), "subtree")) {
-        return 0;
-    }
-    LY_LIST_FOR(any->value.tree, f)
+    LY_LIST_FOR(spec, f)
     {
         const char *ns, *name;
         int i;

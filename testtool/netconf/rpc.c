@@ -57,6 +57,11 @@ static const struct rpc_entry rpc_table[] = {
     {"ietf-netconf-nmda", "get-data", op_get_data},
     {"ietf-netconf-nmda", "edit-data", op_edit_data},
     {"notifications", "create-subscription", op_create_subscription},
+    {"ietf-subscribed-notifications", "establish-subscription", op_establish_subscription},
+    {"ietf-subscribed-notifications", "modify-subscription", op_modify_subscription},
+    {"ietf-subscribed-notifications", "delete-subscription", op_delete_subscription},
+    {"ietf-subscribed-notifications", "kill-subscription", op_kill_subscription},
+    {"ietf-yang-push", "resync-subscription", op_resync_subscription},
 };
 
 static int
@@ -326,6 +331,8 @@ send_reply(struct session *s, const char *attrs, size_t attrs_len, struct rpc_ca
         print_errors(&b, s, call->errs);
         s->out_rpc_errors++;
         s->dev->stats.out_rpc_errors++;
+    } else if (call->has_data && call->output) {
+        sbuf_add(&b, call->data.buf ? call->data.buf : "", call->data.len);
     } else if (call->has_data) {
         if (call->data_ns) {
             sbuf_printf(&b, "<data xmlns=\"%s\">", call->data_ns);
@@ -753,6 +760,8 @@ reply:
             sess_close_after_replies(s);
         } else if (call.after_reply && !call.errs) {
             ops_subscription_after_reply(s);
+        } else if (call.then && !call.errs) {
+            call.then(call.then_arg);
         }
     }
     sbuf_free(&call.data);

@@ -26,6 +26,9 @@ struct rpc_call {
     struct edit_err *errs;     /* when set, the reply is these rpc-errors */
     int close_after_reply;     /* 1: end the session once the reply is sent */
     int after_reply;           /* 1: a subscription starts once the reply is queued */
+    int output;                /* 1: data is the RPC's output, printed in the reply without <data> */
+    void (*then)(void *arg); /* run once the (successful) reply is queued, or NULL (RFC 8639 subscriptions) */
+    void *then_arg;          /* its argument */
 };
 
 /* All handlers share this signature; they never fail, they answer. */

@@ -25,6 +25,7 @@
 #include "sbuf.h"
 #include "stream.h"
 #include "transport.h"
+#include "yp.h"
 
 static void on_io(struct loop *loop, int fd, uint32_t events, void *data);
 static void close_now(struct session *s);
@@ -290,6 +291,7 @@ close_now(struct session *s)
     loop_timer_stop(w->loop, &s->hello_timer);
     loop_timer_stop(w->loop, &s->delay_timer);
     stream_unsubscribed(s);
+    yp_session_closed(s);
     loop_unwatch(w->loop, s->fd);
     s->transport->close(s); /* we may be inside one of the transport's callbacks now */
     s->fd = -1;

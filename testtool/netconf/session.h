@@ -16,6 +16,7 @@
 #include "outq.h"
 
 struct transport_ops;
+struct yp_sub;
 
 /* Largest message before the hello is done (a hello with thousands of capabilities fits). */
 #define SESSION_HELLO_MAX_BYTES (1024 * 1024)
@@ -56,6 +57,7 @@ struct session {
     struct sess_delayed *delayed_tail;     /* newest held reply; valid when delayed_head */
     struct loop_timer delay_timer;         /* fires when the oldest held reply is due */
     struct notif_sub *sub;                 /* the session's subscription (RFC 5277), or NULL */
+    struct yp_sub *subs;                   /* its dynamic subscriptions (RFC 8639), newest first, or NULL */
     const struct transport_ops *transport; /* what carries the bytes: TCP or SSH (transport.h) */
     void *link;                            /* the transport's own state (SSH: struct ssh_link), or NULL */
     const char *username;                  /* NETCONF username the transport found (TLS), or NULL */
