@@ -45,6 +45,7 @@ struct state_movers;
 struct state_text;
 struct wheel;
 struct yp_filter;
+struct yp_onchange;
 struct stdrev_interfaces;
 struct ssh_bind_struct;
 struct ssl_ctx_st;
@@ -258,6 +259,7 @@ struct device {
     struct device_ctl *ctl; /* control API state (down, reboot, overrides), NULL until its first action */
     uint32_t reboots;       /* reboots through the control API: engineBoots is 1 + reboots */
     uint32_t event_count; /* events so far (event.h): the low half of its last event id, 0 before the first */
+    struct yp_onchange *yp_onchange; /* its on-change YANG-Push subscriptions (yp_onchange.c), NULL: none */
 };
 
 struct worker {

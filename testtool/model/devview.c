@@ -13,6 +13,7 @@
 #include "device.h"
 #include "identity.h"
 #include "ydata.h"
+#include "yp.h"
 
 /* Longest a device's boot may lie before the fleet's start: uptimes differ by up to 30 days. */
 #define DEVVIEW_MAX_BOOT_SPREAD_MS (30ull * 24 * 3600 * 1000)
@@ -340,6 +341,8 @@ devview_running_changed(struct device *dev, uint64_t now_ms)
         st->dirty = 1;
         st->dirty_ms = now_ms;
     }
+    /* Every write of running passes here (NETCONF from any session, the control API, SNMP SET). */
+    yp_data_changed(dev);
 }
 
 int
@@ -360,6 +363,7 @@ devview_set_link(struct device *dev, uint32_t pos, int up, uint64_t now_ms)
     }
     st->link_down[pos] = (uint8_t)!up;
     apply_transitions(dev, cfg, now_ms);
+    yp_data_changed(dev); /* oper-status and last-change moved: on-change subscribers hear of it */
     return 0;
 }
 

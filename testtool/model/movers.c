@@ -999,3 +999,35 @@ movers_free(struct state_movers *m)
     free(m->items);
     free(m);
 }
+
+/* Names of clocks among date-and-time leaves (ietf-system's current-datetime). */
+static const char *const clock_names[] = {"current-datetime", "current-time", "clock"};
+
+int
+movers_schema_moves(const struct lysc_node *node)
+{
+    const struct lysp_type *ptype = NULL;
+    int t;
+
+    if (!node || !(node->flags & LYS_CONFIG_R)) {
+        return 0;
+    }
+    /* The parsed node (LY_CTX_SET_PRIV_PARSED) names the type as written: its typedef chain is followed. */
+    if (node->nodetype == LYS_LEAF && node->priv) {
+        ptype = &((const struct lysp_node_leaf *)node->priv)->type;
+    } else if (node->nodetype == LYS_LEAFLIST && node->priv) {
+        ptype = &((const struct lysp_node_leaflist *)node->priv)->type;
+    }
+    if (!ptype || !ptype->name || !ptype->pmod || (t = resolve_type(ptype->pmod, ptype->name, 0)) < 0) {
+        return 0;
+    }
+    if (targets[t].kind != MOVERS_TIMESTAMP || targets[t].form == FORM_TICKS) {
+        return 1; /* counters, gauges, timeticks and timestamp */
+    }
+    for (size_t i = 0; i < sizeof clock_names / sizeof clock_names[0]; i++) {
+        if (strstr(node->name, clock_names[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}

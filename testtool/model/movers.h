@@ -97,4 +97,14 @@ void movers_get(const struct state_movers *m, uint32_t i, struct movers_info *in
 /** @brief Free a table; NULL is fine. */
 void movers_free(struct state_movers *m);
 
+/**
+ * @brief Whether state leaf (or leaf-list) @p node changes every instant, by its schema alone: its type
+ * derives from a counter, a gauge, timeticks or timestamp, or it is a clock (a date-and-time or timeticks64
+ * named like "current-datetime"). Event times (last-change, boot) and configuration never do. For
+ * YANG-Push's on-change check, which walks the schema a filter selects. Needs a context made with
+ * LY_CTX_SET_PRIV_PARSED (schema.c's are).
+ * @return 1 when it moves, 0 otherwise.
+ */
+int movers_schema_moves(const struct lysc_node *node);
+
 #endif
