@@ -477,19 +477,22 @@ on_notification(struct push_dev *d, const struct pscan_info *n, size_t len)
     }
 }
 
-/* The first error-app-tag's text of an rpc-reply, or "". */
+/* The text of the first element of an rpc-reply whose start tag ends in @p name ("error-app-tag>"), cut at
+ * its first '<' and at @p len, or "": shown as written, references and all. */
 static void
-error_app_tag(const char *msg, char *buf, size_t len)
+reply_text(const char *msg, const char *name, char *buf, size_t len)
 {
-    const char *p = strstr(msg, "error-app-tag>");
+    const char *p = strstr(msg, name);
     const char *end;
+    size_t n;
 
     buf[0] = '\0';
-    if (!p || !(end = strchr(p += sizeof "error-app-tag>" - 1, '<')) || (size_t)(end - p) >= len) {
+    if (!p || !(end = strchr(p += strlen(name), '<'))) {
         return;
     }
-    memcpy(buf, p, (size_t)(end - p));
-    buf[end - p] = '\0';
+    n = (size_t)(end - p) < len ? (size_t)(end - p) : len - 1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
 }
 
 static void
@@ -517,11 +520,16 @@ on_sub_message(struct conn *c, const char *msg, size_t len)
         return; /* not ours to judge: an unexpected message is ignored */
     }
     if (r.error_count) {
-        char app[PSCAN_REASON_MAX_BYTES + REPLY_TAG_MAX_BYTES + 8];
+        char app[PSCAN_REASON_MAX_BYTES * 3 + REPLY_TAG_MAX_BYTES + 8];
         char tag[PSCAN_REASON_MAX_BYTES];
-        error_app_tag(msg, tag, sizeof tag);
-        snprintf(app, sizeof app, "%s%s%s", r.error_tag[0] ? r.error_tag : "(no error-tag)",
-                 tag[0] ? " " : "", tag);
+        char text[PSCAN_REASON_MAX_BYTES * 2];
+        reply_text(msg, "error-app-tag>", tag, sizeof tag);
+        reply_text(msg, "error-message xml:lang=\"en\">", text, sizeof text);
+        if (!text[0]) {
+            reply_text(msg, "error-message>", text, sizeof text);
+        }
+        snprintf(app, sizeof app, "%s%s%s%s%s", r.error_tag[0] ? r.error_tag : "(no error-tag)",
+                 tag[0] ? " " : "", tag, text[0] ? ": " : "", text);
         conn_close(c);
         device_failed(d, PUSH_FAIL_REFUSED, app);
         return;
@@ -765,12 +773,22 @@ build_rpc(struct push_run *run)
     const struct stress_options *o = run->o;
     struct sbuf *b = &run->rpc;
     char *subtree = NULL;
+    char bad[200];
 
     if (o->push_subtree && !(subtree = run_read_file(o->push_subtree, NULL))) {
         return -1;
     }
     sbuf_adds(b, "<rpc message-id=\"1\" xmlns=\"" NC_BASE_NS "\"><establish-subscription xmlns=\"" PSCAN_SN_NS
-                 "\" xmlns:yp=\"" PSCAN_YP_NS "\" xmlns:ds=\"" DS_NS "\">");
+                 "\" xmlns:yp=\"" PSCAN_YP_NS "\" xmlns:ds=\"" DS_NS "\"");
+    if (o->push_xpath && pscan_xpath_ns_decls(o->push_xpath, b, bad, sizeof bad)) {
+        fprintf(stderr,
+                "fleetsim-stress: --xpath: the namespace of prefix \"%s\" is not known (prefixes are module "
+                "names; ietf-* and iana-* are known): give the filter with --subtree FILE\n",
+                bad);
+        free(subtree);
+        return -1;
+    }
+    sbuf_adds(b, ">");
     if (o->push_stream) {
         sbuf_adds(b, "<stream>");
         sbuf_add_xml(b, o->push_stream);
@@ -881,13 +899,13 @@ kind_text(const struct stress_options *o)
 
 /* One latency line: p50 p90 p99 p99.9 max, in ms with @p decimals. */
 static void
-print_latency(const char *name, const struct latency *l, double div, const char *unit)
+print_latency(const char *name, const struct latency *l, double div, int decimals, const char *unit)
 {
     static const double pcts[] = {50, 90, 99, 99.9, 100};
     char v[5][32];
 
     for (int i = 0; i < 5; i++) {
-        latency_text(l, pcts[i], div, 3, v[i], sizeof v[i]);
+        latency_text(l, pcts[i], div, decimals, v[i], sizeof v[i]);
     }
     printf("%s (%s, %" PRIu64 "): p50 %s p90 %s p99 %s p99.9 %s max %s\n", name, unit, l->count, v[0], v[1],
            v[2], v[3], v[4]);
@@ -934,23 +952,23 @@ print_summary(const struct push_run *run, const struct push_totals *t)
         printf("periods: missed %" PRIu64 " (of which after the last update %" PRIu64 "), duplicated %" PRIu64
                ", late %" PRIu64 ", before the anchor %" PRIu64 "\n",
                t->missed, t->trailing, t->duplicates, t->late, t->early);
-        print_latency("eventTime off its slot", &run->slot_offset, 1000, "ms");
-        print_latency("arrival after slot", &run->slot_late, 1000, "ms");
+        print_latency("eventTime off its slot", &run->slot_offset, 1000, 3, "ms");
+        print_latency("arrival after slot", &run->slot_late, 1000, 3, "ms");
         if (run->arrived_before_slot) {
             printf("  %" PRIu64 " updates arrived before their slot: the clocks differ\n",
                    run->arrived_before_slot);
         }
     } else {
-        print_latency("arrival after eventTime", &run->event_late, 1000, "ms");
+        print_latency("arrival after eventTime", &run->event_late, 1000, 3, "ms");
     }
-    print_latency("update size", &run->sizes, 1, "bytes");
+    print_latency("update size", &run->sizes, 1, 0, "bytes");
     if (o->change_rate > 0) {
         printf("edits: sent %" PRIu64 ", refused %" PRIu64 ", matched %" PRIu64 ", unmatched %" PRIu64
                ", in flight at the end %" PRIu64 ", skipped (no idle editor) %" PRIu64
                ", stale changes %" PRIu64 "\n",
                t->edits_sent, t->edits_refused, t->edits_matched, t->edits_unmatched, t->edits_in_flight,
                run->edits_skipped, t->stale_changes);
-        print_latency("edit reply to push-change-update", &run->change_latency, 1000, "ms");
+        print_latency("edit reply to push-change-update", &run->change_latency, 1000, 3, "ms");
     }
     if (t->foreign) {
         printf("updates naming another subscription id: %" PRIu64 "\n", t->foreign);

@@ -341,6 +341,54 @@ pscan_time_text(int64_t us, char *buf, size_t len)
              (int)(rem / 60 % 60), (int)(rem % 60), (long long)micro);
 }
 
+static int
+name_char(char c, int first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && ((c >= '0' && c <= '9') || c == '-' || c == '.'));
+}
+
+int
+pscan_xpath_ns_decls(const char *xpath, struct sbuf *out, char *bad, size_t bad_len)
+{
+    const char *p = xpath;
+    size_t start = out->len;
+
+    bad[0] = '\0';
+    while (*p) {
+        const char *name = p;
+        size_t n;
+        char decl[256];
+        if (*p == '\'' || *p == '"') {
+            const char *q = strchr(p + 1, *p);
+            p = q ? q + 1 : p + strlen(p);
+            continue;
+        }
+        if (!name_char(*p, 1) || (p > xpath && name_char(p[-1], 0))) {
+            p++;
+            continue;
+        }
+        while (name_char(*p, 0)) {
+            p++;
+        }
+        n = (size_t)(p - name);
+        if (*p != ':' || p[1] == ':') {
+            continue;
+        }
+        if (n >= 200 || (strncmp(name, "ietf-", 5) && strncmp(name, "iana-", 5))) {
+            snprintf(bad, bad_len, "%.*s", (int)n, name);
+            return -1;
+        }
+        snprintf(decl, sizeof decl, " xmlns:%.*s=\"urn:ietf:params:xml:ns:yang:%.*s\"", (int)n, name, (int)n,
+                 name);
+        if (!out->buf || !memmem(out->buf + start, out->len - start, decl, strlen(decl))) {
+            sbuf_adds(out, decl);
+        }
+        p++;
+    }
+    return 0;
+}
+
 void
 pslots_init(struct pslots *s, uint64_t period_us, int anchored, int64_t anchor_us)
 {

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sbuf.h"
+
 #define PSCAN_SN_NS "urn:ietf:params:xml:ns:yang:ietf-subscribed-notifications"
 #define PSCAN_YP_NS "urn:ietf:params:xml:ns:yang:ietf-yang-push"
 /* The text the on-change editor writes in the watched leaf, followed by the edit's sequence number. */
@@ -82,6 +84,17 @@ int pscan_time_us(const char *text, int64_t *us);
 
 /** @brief Write @p us (microseconds since the epoch) as RFC 3339 UTC with microseconds into @p buf. */
 void pscan_time_text(int64_t us, char *buf, size_t len);
+
+/**
+ * @brief The namespace declarations an XPath filter with module names as prefixes needs in XML (RFC 8639's
+ * filters are yang:xpath1.0, whose prefixes are XML prefixes): ` xmlns:ietf-interfaces="urn:ietf:params:xml:
+ * ns:yang:ietf-interfaces"` for each prefix once. Only ietf-* and iana-* modules have namespaces derived from
+ * their names (RFC 6020 section 14's IANA registrations); quoted literals and the axis "::" are skipped.
+ * @param[out] out Appended to.
+ * @param[out] bad The first prefix whose namespace is not known, "" when none.
+ * @return 0, or -1 when a prefix is not known (bad names it).
+ */
+int pscan_xpath_ns_decls(const char *xpath, struct sbuf *out, char *bad, size_t bad_len);
 
 /* Slots of one periodic subscription, as the updates' eventTimes name them. */
 struct pslots {
