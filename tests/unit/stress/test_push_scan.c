@@ -234,6 +234,25 @@ test_slots_without_anchor_start_at_the_first_update(void **state)
     assert_int_equal(pslots_add(&s, 6000123, &k, &off), PSLOT_DUPLICATE);
 }
 
+static void
+test_xpath_prefixes_are_declared_once_and_unknown_ones_refused(void **state)
+{
+    struct sbuf b = {0};
+    char bad[64];
+
+    (void)state;
+    assert_int_equal(pscan_xpath_ns_decls("/ietf-interfaces:interfaces/ietf-interfaces:interface[name='a:b']"
+                                          "/ancestor::node()|/iana-x:y",
+                                          &b, bad, sizeof bad),
+                     0);
+    assert_string_equal(b.buf, " xmlns:ietf-interfaces=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\""
+                               " xmlns:iana-x=\"urn:ietf:params:xml:ns:yang:iana-x\"");
+    assert_string_equal(bad, "");
+    assert_int_equal(pscan_xpath_ns_decls("/openconfig-interfaces:interfaces", &b, bad, sizeof bad), -1);
+    assert_string_equal(bad, "openconfig-interfaces");
+    sbuf_free(&b);
+}
+
 int
 main(void)
 {
@@ -247,6 +266,7 @@ main(void)
         cmocka_unit_test(test_time_round_trip_and_offsets),
         cmocka_unit_test(test_slots_count_missed_duplicated_and_late),
         cmocka_unit_test(test_slots_without_anchor_start_at_the_first_update),
+        cmocka_unit_test(test_xpath_prefixes_are_declared_once_and_unknown_ones_refused),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
