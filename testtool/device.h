@@ -33,6 +33,7 @@ struct rpc_custom;
 struct rec_table;
 struct notif_plan;
 struct notif_stream;
+struct yp_ended;
 struct devview_state;
 struct trap_counters;
 struct trap_sender;
@@ -248,6 +249,7 @@ struct device {
     uint64_t seed;              /* the device's seed (counters, draws) */
     uint64_t boot_ms;           /* when the device booted (fleet clock, ms since the epoch) */
     struct notif_stream *stream;     /* notification stream, NULL until the first subscription */
+    struct yp_ended *yp_ended;       /* report rows of its ended dynamic subscriptions (yp_rows.h), or NULL */
     struct loop_timer flap_timer;    /* the next flap (--flap-rate) */
     uint32_t flap_count;             /* flaps so far: draws the next delay and interface */
     int32_t flap_down_pos;           /* interface a flap holds down, -1: none */

@@ -38,6 +38,7 @@
 #include "trap_chan.h"
 #include "wheel.h"
 #include "yp.h"
+#include "yp_rows.h"
 
 /* Raise the soft descriptor limit to the hard one and check that the plan fits in it. */
 static enum fleet_err
@@ -482,6 +483,7 @@ fleet_close(struct fleet *fleet)
     for (uint32_t i = 0; fleet->devices && i < fleet->cfg.device_count; i++) {
         struct device *dev = &fleet->devices[i];
         stream_free(dev->stream, dev->worker ? dev->worker->loop : NULL);
+        yp_rows_free(dev->yp_ended);
         devact_free(dev);
         ds_close(&fleet->devices[i].ds);
         devview_state_free(fleet->devices[i].view);

@@ -104,6 +104,8 @@ log_keep(struct notif_stream *st, const char *xml, size_t len, uint64_t event_ms
     if (st->log_count == st->log_cap) {
         slot = st->log_head;
         st->log_head = (st->log_head + 1) % st->log_cap;
+        /* The oldest event leaves the ring: a replay can reach back to the next one only. */
+        st->log_since_ms = st->log_ms[st->log_head];
     } else {
         slot = (st->log_head + st->log_count) % st->log_cap;
         st->log_count++;
@@ -139,22 +141,61 @@ resume_origin(struct notif_stream *st, const struct device *dev, monotime_us now
     }
 }
 
-static int
-filter_passes(const struct notif_sub *sub, const struct lyd_node *parsed)
+/* The event's content as a tree: one parse per event, whatever the number of subscribers with a filter. */
+static const struct lyd_node *
+event_tree(struct stream_event *ev)
 {
+    struct ly_in *in = NULL;
+
+    if (!ev->parsed) {
+        ev->parsed = 1;
+        if (!ly_in_new_memory(ev->xml, &in)) {
+            lyd_parse_op(ev->dev->type->schemas.ctx, NULL, in, LYD_XML, LYD_TYPE_NOTIF_NETCONF, &ev->envelope,
+                         &ev->tree);
+            ly_in_free(in, 0);
+        }
+    }
+    return ev->tree;
+}
+
+int
+stream_event_passes(struct stream_event *ev, const struct lyd_node *subtree, const char *xpath)
+{
+    const struct lyd_node *tree;
     struct lyd_node *result = NULL;
     enum fleet_err rc;
 
-    if (!sub->filter && !sub->xpath) {
+    if (!subtree && !xpath) {
         return 1;
     }
-    if (!parsed) {
+    if (!(tree = event_tree(ev))) {
         return 0;
     }
-    rc =
-        sub->xpath ? filter_xpath(parsed, sub->xpath, &result) : filter_subtree(parsed, sub->filter, &result);
+    rc = xpath ? filter_xpath(tree, xpath, &result) : filter_subtree(tree, subtree, &result);
     lyd_free_all(result);
     return !rc && result;
+}
+
+/* Offer @p ev to the taps in the order they joined. A tap may remove itself meanwhile: it is only marked,
+ * and the array is compacted once every tap had its turn. */
+static void
+offer_taps(struct notif_stream *st, struct stream_event *ev)
+{
+    uint32_t kept = 0;
+
+    st->offering = 1;
+    for (uint32_t i = 0; i < st->tap_count; i++) {
+        if (st->taps[i].offer) {
+            st->taps[i].offer(st->taps[i].owner, ev);
+        }
+    }
+    st->offering = 0;
+    for (uint32_t i = 0; i < st->tap_count; i++) {
+        if (st->taps[i].offer) {
+            st->taps[kept++] = st->taps[i];
+        }
+    }
+    st->tap_count = kept;
 }
 
 static void
@@ -174,26 +215,11 @@ send_complete(struct session *s, const char *what, uint64_t now_ms)
 void
 stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
 {
-    struct lyd_node *parsed = NULL, *envelope = NULL;
-    int want_parse = 0;
+    struct stream_event ev = {.xml = xml, .len = len, .event_ms = event_ms, .dev = dev};
 
     if (dev->stream) {
         dev->stream->generated++;
         log_keep(dev->stream, xml, len, event_ms);
-    }
-    for (struct session *s = dev->sessions; s; s = s->dev_next) {
-        if (s->sub && (s->sub->filter || s->sub->xpath)) {
-            want_parse = 1;
-        }
-    }
-    if (want_parse) {
-        /* Filters read a tree: one parse per notification, whatever the number of subscribers. */
-        struct ly_in *in = NULL;
-        if (!ly_in_new_memory(xml, &in)) {
-            lyd_parse_op(dev->type->schemas.ctx, NULL, in, LYD_XML, LYD_TYPE_NOTIF_NETCONF, &envelope,
-                         &parsed);
-            ly_in_free(in, 0);
-        }
     }
     for (struct session *s = dev->sessions; s; s = s->dev_next) {
         struct notif_sub *sub = s->sub;
@@ -205,7 +231,7 @@ stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
             send_complete(s, "notificationComplete", event_ms);
             continue;
         }
-        if (!filter_passes(sub, parsed)) {
+        if (!stream_event_passes(&ev, sub->filter, sub->xpath)) {
             sub->counts.suppressed++;
             continue;
         }
@@ -221,8 +247,11 @@ stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event_ms)
             }
         }
     }
-    lyd_free_all(parsed);
-    lyd_free_all(envelope);
+    if (dev->stream && dev->stream->tap_count) {
+        offer_taps(dev->stream, &ev);
+    }
+    lyd_free_all(ev.tree);
+    lyd_free_all(ev.envelope);
 }
 
 /* @p n notifications of the plan not sent before the run window: counted on every live subscriber's row. */
@@ -272,7 +301,7 @@ stream_has_subscribers(const struct device *dev)
             return 1;
         }
     }
-    return 0;
+    return dev->stream && dev->stream->tap_count;
 }
 
 static void
@@ -391,20 +420,22 @@ on_tick(struct loop *loop, struct loop_timer *timer)
     }
 }
 
-void
-stream_subscribed(struct session *s)
+/* A subscriber of either kind arrived: make the device's stream at the first, and run it unless it is
+ * running, finished or held. @return the stream, or NULL when out of memory. */
+static struct notif_stream *
+stream_attach(struct device *dev)
 {
-    struct device *dev = s->dev;
     struct fleet *fleet = dev->worker->fleet;
     struct notif_stream *st = dev->stream;
     struct loop *loop = dev->worker->loop;
 
-    s->sub->counts.ledger.series = stream_series;
     if (!st) {
         if (!(st = dev->stream = calloc(1, sizeof *st))) {
-            return;
+            return NULL;
         }
         st->dev = dev;
+        st->tap_counts.ledger.series = stream_series;
+        st->log_since_ms = devview_now_ms(fleet);
         loop_timer_init(&st->timer);
         st->log_cap = fleet->cfg.replay_log;
         if (st->log_cap && (!(st->log = calloc(st->log_cap, sizeof *st->log)) ||
@@ -432,6 +463,60 @@ stream_subscribed(struct session *s)
         loop_timer_start(loop, &st->timer, loop_now_us(loop), on_tick);
         st->running = 1;
     }
+    return st;
+}
+
+void
+stream_subscribed(struct session *s)
+{
+    s->sub->counts.ledger.series = stream_series;
+    stream_attach(s->dev);
+}
+
+enum fleet_err
+stream_tap_add(struct device *dev, stream_tap_fn offer, void *owner)
+{
+    struct notif_stream *st = stream_attach(dev);
+
+    if (!st) {
+        return FLEET_ERR_NOMEM;
+    }
+    if (st->tap_count == st->tap_cap) {
+        uint32_t cap = st->tap_cap ? st->tap_cap * 2 : 2;
+        struct stream_tap *grown = realloc(st->taps, cap * sizeof *grown);
+        if (!grown) {
+            return FLEET_ERR_NOMEM; /* a stream started for nobody pauses at its first tick */
+        }
+        st->taps = grown;
+        st->tap_cap = cap;
+    }
+    st->taps[st->tap_count++] = (struct stream_tap){.offer = offer, .owner = owner};
+    return FLEET_OK;
+}
+
+void
+stream_tap_remove(struct device *dev, void *owner)
+{
+    struct notif_stream *st = dev->stream;
+
+    for (uint32_t i = 0; st && i < st->tap_count; i++) {
+        if (st->taps[i].owner != owner || !st->taps[i].offer) {
+            continue;
+        }
+        if (st->offering) {
+            st->taps[i].offer = NULL; /* offer_taps compacts after the event */
+        } else {
+            memmove(&st->taps[i], &st->taps[i + 1], (st->tap_count - i - 1) * sizeof *st->taps);
+            st->tap_count--;
+        }
+        return;
+    }
+}
+
+struct notif_counts *
+stream_tap_counts(struct device *dev)
+{
+    return dev->stream ? &dev->stream->tap_counts : NULL;
 }
 
 void
@@ -488,18 +573,40 @@ stream_unsubscribed(struct session *s)
 }
 
 void
-stream_replay(struct session *s, uint64_t start_ms, uint64_t stop_ms)
+stream_log_each(const struct device *dev, uint64_t start_ms, uint64_t stop_ms, stream_log_fn fn, void *arg)
 {
-    struct notif_stream *st = s->dev->stream;
-    uint64_t now_ms = devview_now_ms(s->dev->worker->fleet);
+    const struct notif_stream *st = dev->stream;
 
     for (uint32_t i = 0; st && i < st->log_count; i++) {
         uint32_t slot = (st->log_head + i) % st->log_cap;
         if (!st->log[slot] || st->log_ms[slot] < start_ms || (stop_ms && st->log_ms[slot] >= stop_ms)) {
             continue;
         }
-        sess_send(s, st->log[slot], strlen(st->log[slot]));
+        fn(arg, st->log[slot], strlen(st->log[slot]), st->log_ms[slot]);
     }
+}
+
+uint64_t
+stream_log_since_ms(const struct device *dev, uint64_t now_ms)
+{
+    const struct notif_stream *st = dev->stream;
+
+    return st && st->log_cap ? st->log_since_ms : now_ms;
+}
+
+static void
+replay_one(void *arg, const char *xml, size_t len, uint64_t event_ms)
+{
+    (void)event_ms;
+    sess_send(arg, xml, len);
+}
+
+void
+stream_replay(struct session *s, uint64_t start_ms, uint64_t stop_ms)
+{
+    uint64_t now_ms = devview_now_ms(s->dev->worker->fleet);
+
+    stream_log_each(s->dev, start_ms, stop_ms, replay_one, s);
     send_complete(s, "replayComplete", now_ms);
     if (stop_ms && stop_ms <= now_ms) {
         s->sub->done = 1;
@@ -522,6 +629,7 @@ stream_free(struct notif_stream *st, struct loop *loop)
     free(st->log);
     free(st->log_ms);
     free(st->log_size);
+    free(st->taps);
     free(st);
 }
 
@@ -529,6 +637,10 @@ void
 stream_device_counts(const struct device *dev, struct notif_counts *out)
 {
     *out = dev->stream ? dev->stream->closed : (struct notif_counts){0};
+    if (dev->stream) {
+        ledger_add(&out->ledger, &dev->stream->tap_counts.ledger);
+        out->suppressed += dev->stream->tap_counts.suppressed;
+    }
     for (const struct session *s = dev->sessions; s; s = s->dev_next) {
         if (s->sub) {
             ledger_add(&out->ledger, &s->sub->counts.ledger);

@@ -7,6 +7,12 @@
  * subscriber so that emitted = sent + send_failures + dropped + suppressed
  * always holds. A device starts streaming at its first subscription and
  * pauses when its last subscriber leaves.
+ *
+ * Besides the sessions' RFC 5277 subscriptions, a stream feeds taps: other
+ * subscribers (RFC 8639 stream subscriptions, testtool/push/yp_stream.c)
+ * that receive every event in the same order and count into one ledger row
+ * of the device. The stream depends on no tap's code: a tap is a function
+ * and its owner.
  */
 #ifndef FLEET_STREAM_H
 #define FLEET_STREAM_H
@@ -58,6 +64,27 @@ struct notif_sub {
     uint8_t done;               /* 1 after notificationComplete: nothing more is sent */
 };
 
+/* One event being offered to the subscribers; its parsed tree is made on the first demand and shared. */
+struct stream_event {
+    const char *xml;           /* the whole <notification> element */
+    size_t len;                /* bytes of xml */
+    uint64_t event_ms;         /* its eventTime (fleet clock) */
+    const struct device *dev;  /* whose schemas parse it */
+    struct lyd_node *tree;     /* the notification's content, once parsed; NULL before or when unparsable */
+    struct lyd_node *envelope; /* the parse's envelope, freed with tree */
+    uint8_t parsed;            /* 1 once a parse was tried */
+};
+
+/* A tap's handler: @p owner is what stream_tap_add() was given. It may end its own tap (stream_tap_remove)
+ * but no other. */
+typedef void (*stream_tap_fn)(void *owner, struct stream_event *ev);
+
+/* A subscriber that is not a session's RFC 5277 subscription. */
+struct stream_tap {
+    stream_tap_fn offer; /* called for each event; NULL once removed during an offering */
+    void *owner;         /* its argument */
+};
+
 /* A device's stream state; allocated at its first subscription. */
 struct notif_stream {
     struct loop_timer timer; /* the next tick */
@@ -81,7 +108,15 @@ struct notif_stream {
     struct notif_counts closed;                  /* counts of the device's subscriptions that ended, summed */
     struct notif_ended ended[STREAM_ENDED_ROWS]; /* rows of ended subscriptions, oldest first */
     uint32_t ended_count;                        /* entries used in ended */
+    uint64_t log_since_ms;   /* the replay log holds every event since this instant (fleet clock) */
+    struct stream_tap *taps; /* taps in the order they joined, tap_count used of tap_cap */
+    uint32_t tap_count, tap_cap;
+    uint8_t offering;               /* 1 while an event is offered to the taps: removals only mark */
+    struct notif_counts tap_counts; /* what the taps did with the events, summed over them (ledger row) */
 };
+
+/* Called for each logged event a replay selects, oldest first. */
+typedef void (*stream_log_fn)(void *arg, const char *xml, size_t len, uint64_t event_ms);
 
 /**
  * @brief Register the subscribers' series of the ledger's sub-windows (channel netconf, sink
@@ -113,7 +148,43 @@ void stream_emit(struct device *dev, const char *xml, size_t len, uint64_t event
  */
 void stream_replay(struct session *s, uint64_t start_ms, uint64_t stop_ms);
 
-/** @return 1 when a session of @p dev holds a live subscription. */
+/**
+ * @brief Call @p fn for each logged event of @p dev with @p start_ms <= eventTime (< @p stop_ms unless 0),
+ * oldest first. Nothing when the device has no stream yet.
+ */
+void stream_log_each(const struct device *dev, uint64_t start_ms, uint64_t stop_ms, stream_log_fn fn,
+                     void *arg);
+
+/**
+ * @return The instant from which the replay log of @p dev holds every event: a replay asked from earlier
+ * starts there (RFC 8639 replay-start-time-revision). @p now_ms when the device has no stream yet or no log.
+ */
+uint64_t stream_log_since_ms(const struct device *dev, uint64_t now_ms);
+
+/**
+ * @brief Add a tap to the device's stream (creating and starting the stream as a subscription does): it
+ * gets every event sent from now on, after the sessions' RFC 5277 subscribers.
+ * @return FLEET_OK, or FLEET_ERR_NOMEM (nothing was added).
+ */
+enum fleet_err stream_tap_add(struct device *dev, stream_tap_fn offer, void *owner);
+
+/** @brief Remove @p owner's tap; harmless when it has none. The stream pauses when nothing is left. */
+void stream_tap_remove(struct device *dev, void *owner);
+
+/**
+ * @brief The ledger row the taps of @p dev count into (LEDGER_NETCONF, series "subscribers"): the caller
+ * counts each event it queues or refuses there, and its filter's suppressions. NULL when the device has no
+ * stream (no tap either).
+ */
+struct notif_counts *stream_tap_counts(struct device *dev);
+
+/**
+ * @return 1 when @p ev passes a filter: a subtree filter @p subtree (top-level siblings) or an XPath
+ * @p xpath (module-name prefixes); both NULL: everything passes. Parses the event once, for all.
+ */
+int stream_event_passes(struct stream_event *ev, const struct lyd_node *subtree, const char *xpath);
+
+/** @return 1 when a session of @p dev holds a live subscription, or a tap is on its stream. */
 int stream_has_subscribers(const struct device *dev);
 
 /** @brief Free a device's stream; NULL is fine. */

@@ -96,6 +96,8 @@ struct yp_sub {
     uint32_t dampening_cs;    /* on-change: dampening-period in centiseconds */
     uint64_t next_slot;       /* periodic: k of the next slot */
     uint64_t replay_start_ms; /* stream: replay-start-time (fleet clock), valid when replay */
+    uint64_t replay_from_ms;  /* stream: set by yp_stream_check when the log starts later than asked: the
+                               * actual start, the reply's replay-start-time-revision; 0: none */
     struct wheel_entry tick;  /* periodic: the next slot; on-change: the dampening period's end */
     struct yp_onchange *oc;   /* on-change: snapshot and pending changes; NULL otherwise */
     struct yp_counts counts;  /* what it sent */
@@ -237,7 +239,14 @@ struct edit_err *yp_stream_check(struct yp_sub *sub);
  * join the device's stream. */
 void yp_stream_start(struct yp_sub *sub);
 
-/** @brief Leave the device's stream. */
+/**
+ * @brief Before establish-subscription answers: the stream asked for exists (every device has NETCONF;
+ * events such as netconf-config-change and if-state-change are on it).
+ * @return NULL, or the error to answer with (stream-unavailable).
+ */
+struct edit_err *yp_stream_name_check(const char *stream);
+
+/** @brief Leave the device's stream (called once when the subscription ends, however it ends). */
 void yp_stream_stop(struct yp_sub *sub);
 
 #endif

@@ -24,6 +24,7 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
+#include "yp_rows.h"
 
 struct report_job {
     struct fleet *fleet; /* the fleet */
@@ -103,7 +104,9 @@ worker_devices(struct fleet *fleet, const struct worker *w, struct sbuf *b)
         sbuf_printf(b, "],\"netconf_ledger\":{\"sink\":\"subscribers\",\"channel\":\"%s\",",
                     ledger_channel_name(LEDGER_NETCONF));
         ledger_json(b, &total.ledger);
-        sbuf_adds(b, "},\"trap_sinks\":[");
+        sbuf_adds(b, "},");
+        yp_rows_json(dev, b);
+        sbuf_adds(b, ",\"trap_sinks\":[");
         for (uint32_t k = 0; dev->trap_rows && k < fleet->cfg.trap_sink_count; k++) {
             const struct trap_counters *t = &dev->trap_rows[k];
             char sink[NETADDR_TEXT_BYTES];
