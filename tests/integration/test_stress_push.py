@@ -1,9 +1,11 @@
 """fleetsim-stress push against the real fleetsim (issue 31): YANG-Push periodic and on-change subscriptions.
 
 - periodic: 10 devices, period 0.5 s, 5 s: every device's updates land on their slots (eventTime is the slot),
-  none missed or duplicated, and with --fleet-report the counts reconcile exactly with the fleet's report;
+  none missed or duplicated, and with --fleet-report the counts reconcile exactly with the fleet's report
+  (GET /api/v1/report: its per-subscription rows, kept after close-session);
 - on-change: the client's own edits (a second session per device) each come back as a push-change-update
-  carrying the edit's number, and the latency from the edit's rpc-reply is reported;
+  carrying the edit's number, the latency from the edit's rpc-reply is reported, and the change updates
+  reconcile with the fleet's report;
 - an on-change subscription over counters is refused with on-change-unsupported, named in the failure;
 - SIGINT keeps the run: summary and manifest are written, the exit code is 130.
 
@@ -31,17 +33,6 @@ FIRST_IF = "GigabitEthernet0/0/0/0"  # the minimal profile's first interface
 IF_XPATH = "/ietf-interfaces:interfaces/interface[name='%s']" % FIRST_IF
 
 
-def report_has_subscription_rows(report):
-    """Whether the fleet's report carries per-subscription rows (yang_push.subscriptions or subscriptions)."""
-    for d in report.get("devices", []):
-        yp = d.get("yang_push")
-        if isinstance(yp, dict) and isinstance(yp.get("subscriptions"), list):
-            return True
-        if isinstance(yp, list) or isinstance(d.get("subscriptions"), list):
-            return True
-    return False
-
-
 class StressPushTest(unittest.TestCase):
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix="fleetsim-stress-push-")
@@ -61,13 +52,8 @@ class StressPushTest(unittest.TestCase):
 
     def test_periodic_updates_hold_their_slots_and_reconcile_with_the_fleet(self):
         fleet, base = self.fleet(10)
-        status, report = h.api_request(base, "/api/v1/report")
-        self.assertEqual(status, 200)
-        rows = report_has_subscription_rows(report)
-        args = ["--period", "0.5", "--duration", "5", "--xpath", IF_XPATH]
-        if rows:
-            args += ["--fleet-report", base]
-        run = self.run_push(fleet, 10, args)
+        run = self.run_push(fleet, 10, ["--period", "0.5", "--duration", "5", "--xpath", IF_XPATH, "--fleet-report",
+                                        base])
         self.assertEqual(run.code, 0, str(run))
         res = run.manifest["results"]
         self.assertEqual(run.manifest["mode"], "push")
@@ -85,18 +71,16 @@ class StressPushTest(unittest.TestCase):
             self.assertIsNotNone(d["id"], d)
         self.assertEqual(res["received"]["push-update"], sum(d["updates"] for d in run.manifest["devices"]))
         self.assertIn("periods: missed 0", run.out)
-        if not rows:
-            self.skipTest("the fleet's report has no per-subscription rows in this build: reconciliation not run")
         recon = res["reconciliation"]
         self.assertEqual((recon["matched"], recon["differ"], recon["missing"]), (10, 0, 0), str(run))
         self.assertEqual(recon["sent"]["updates"], res["received"]["push-update"], str(run))
         self.assertIn("10 subscriptions match exactly", run.out)
 
     def test_on_change_matches_every_edit_to_its_push_change_update(self):
-        fleet, _ = self.fleet(3)
+        fleet, base = self.fleet(3)
         run = self.run_push(fleet, 3, ["--datastore", "running", "--dampening", "0", "--xpath",
                                        IF_XPATH + "/description", "--change-rate", "20", "--change-interface",
-                                       FIRST_IF, "--duration", "4"])
+                                       FIRST_IF, "--duration", "4", "--fleet-report", base])
         self.assertEqual(run.code, 0, str(run))
         res = run.manifest["results"]
         edits = res["edits"]
@@ -111,6 +95,10 @@ class StressPushTest(unittest.TestCase):
         self.assertEqual(res["received"]["push-update"], 3, str(run))
         self.assertGreaterEqual(res["received"]["push-change-update"], edits["matched"], str(run))
         self.assertIn("edit reply to push-change-update (ms, %d)" % edits["matched"], run.out)
+        # Every change update the fleet says it sent arrived, and no other.
+        recon = res["reconciliation"]
+        self.assertEqual((recon["matched"], recon["differ"], recon["missing"]), (3, 0, 0), str(run))
+        self.assertEqual(recon["sent"]["change_updates"], res["received"]["push-change-update"], str(run))
 
     def test_on_change_over_counters_is_refused_with_on_change_unsupported(self):
         fleet, _ = self.fleet(1)
