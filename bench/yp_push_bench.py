@@ -46,8 +46,10 @@ def run_push(port, devices, period_s, duration_s, interface, fleet_pid=None, ext
            "--device-count", str(devices), "--ssh", "false", "--period", str(period_s), "--duration",
            str(duration_s), "--concurrency", "500", "--xpath", xpath_of(interface), "--json", path] + list(extra)
     cpu0 = fleetlib.cpu_seconds(fleet_pid) if fleet_pid else 0.0
+    t0 = time.monotonic()
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=duration_s + 600)
     cpu = fleetlib.cpu_seconds(fleet_pid) - cpu0 if fleet_pid else 0.0
+    elapsed = time.monotonic() - t0
     try:
         with open(path) as f:
             manifest = json.load(f)
@@ -55,12 +57,19 @@ def run_push(port, devices, period_s, duration_s, interface, fleet_pid=None, ext
         os.unlink(path)
     if run.returncode not in (0, 1):
         raise RuntimeError("fleetsim-stress push exited with %d:\n%s%s" % (run.returncode, run.stdout, run.stderr))
-    return manifest, cpu, " ".join(cmd[1:]), run.stdout
+    return manifest, cpu, elapsed, " ".join(cmd[1:])
+
+
+def idle_rate(pid, seconds=5.0):
+    """The fleet's CPU seconds per second with no client (its own timers: counters, SNMP, metrics)."""
+    cpu0, t0 = fleetlib.cpu_seconds(pid), time.monotonic()
+    time.sleep(seconds)
+    return (fleetlib.cpu_seconds(pid) - cpu0) / (time.monotonic() - t0)
 
 
 def cost(args):
     port = random.randrange(10000, 32000 - args.devices)
-    proc, _ = fleetlib.start_fleet(["--device-count", str(args.devices), "--threads", "1", "--profile", "crs-x",
+    proc, _ = fleetlib.start_fleet(["--device-count", str(args.devices), "--threads", "1", "--profile", args.profile,
                                     "--starting-port", str(port)])
     try:
         # Polling: pipelined gets over a few sessions, every device in turn.
@@ -69,19 +78,22 @@ def cost(args):
         reply = clients[0].call(body)
         if b"in-octets" not in reply:
             raise RuntimeError("the get's filter selects no counter: %s" % reply[:400])
-        cpu0 = fleetlib.cpu_seconds(proc.pid)
+        idle = idle_rate(proc.pid)
+        cpu0, t0 = fleetlib.cpu_seconds(proc.pid), time.monotonic()
         for c in clients:
             c.pipeline(lambda i: body, args.gets // len(clients), 32, b"<data")
         gets = args.gets // len(clients) * len(clients)
-        cpu_get = (fleetlib.cpu_seconds(proc.pid) - cpu0) / gets
+        cpu_get = (fleetlib.cpu_seconds(proc.pid) - cpu0 - idle * (time.monotonic() - t0)) / gets
         for c in clients:
             c.close()
         # Pushing: every device, period --period, for --duration.
-        manifest, cpu, cmd, out = run_push(port, args.devices, args.period, args.duration, args.interface, proc.pid)
+        manifest, cpu, elapsed, cmd = run_push(port, args.devices, args.period, args.duration, args.interface,
+                                               proc.pid)
         res = manifest["results"]
         updates = res["received"]["push-update"]
-        cpu_update = cpu / updates
-        print("cost: fleetsim --profile crs-x --threads 1 --device-count %d; %s" % (args.devices, cmd))
+        cpu_update = (cpu - idle * elapsed) / updates
+        print("cost: fleetsim --profile %s --threads 1 --device-count %d; %s" % (args.profile, args.devices, cmd))
+        print("  fleet idle: %.1f ms CPU per second (subtracted from both)" % (idle * 1e3))
         print("  get (xpath filter, %d gets, 8 sessions, 32 in flight): %.2f us CPU per get" % (gets, cpu_get * 1e6))
         print("  push-update (%d updates, period %s s, setup included): %.2f us CPU per update"
               % (updates, args.period, cpu_update * 1e6))
@@ -97,14 +109,14 @@ def cost(args):
 def slots(args):
     port = random.randrange(10000, 32000 - args.slots_devices)
     proc, _ = fleetlib.start_fleet(["--device-count", str(args.slots_devices), "--threads", str(args.threads),
-                                    "--profile", "crs-x", "--starting-port", str(port)], timeout_s=600)
+                                    "--profile", args.profile, "--starting-port", str(port)], timeout_s=600)
     try:
-        manifest, cpu, cmd, out = run_push(port, args.slots_devices, 1, args.slots_duration, args.interface,
-                                           proc.pid)
+        manifest, cpu, _, cmd = run_push(port, args.slots_devices, 1, args.slots_duration, args.interface,
+                                         proc.pid)
         res = manifest["results"]
         late = res["latency_us"]["arrival_after_slot"]
-        print("slots: fleetsim --profile crs-x --threads %d --device-count %d; %s"
-              % (args.threads, args.slots_devices, cmd))
+        print("slots: fleetsim --profile %s --threads %d --device-count %d; %s"
+              % (args.profile, args.threads, args.slots_devices, cmd))
         print("  %d updates; missed %d, duplicated %d; arrival after slot p50 %.3f ms p99 %.3f ms max %.3f ms "
               "(target p99 < 5 ms); eventTime off its slot max %s us; fleet CPU %.1f s"
               % (res["received"]["push-update"], res["periods"]["missed"], res["periods"]["duplicated"],
@@ -124,8 +136,11 @@ def main():
     p.add_argument("--slots-devices", type=int, default=10000)
     p.add_argument("--slots-duration", type=int, default=60)
     p.add_argument("--threads", type=int, default=2, help="slots: the fleet's worker threads")
-    p.add_argument("--interface", default=CRS_X_FIRST_IF)
+    p.add_argument("--profile", default="crs-x", help="the fleet's profile")
+    p.add_argument("--interface", default=None, help="the interface of the filter (default: the profile's first)")
     args = p.parse_args()
+    if not args.interface:
+        args.interface = CRS_X_FIRST_IF if args.profile == "crs-x" else "GigabitEthernet0/0/0/0"
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # 10,000 sessions on each side
     if args.what in ("cost", "all"):
