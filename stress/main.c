@@ -49,7 +49,7 @@ main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     netconf = opts.mode == STRESS_EDIT || opts.mode == STRESS_MOUNT || opts.mode == STRESS_NOTIFY ||
-              opts.mode == STRESS_RECORD;
+              opts.mode == STRESS_PUSH || opts.mode == STRESS_RECORD;
     /* Without --ssh each connection may turn out to need SSH: its key is loaded up front all the same. */
     if (netconf && opts.ssh != 0 &&
         conn_ssh_setup(opts.username, opts.password, opts.ssh_key, err, sizeof err)) {
@@ -93,6 +93,9 @@ main(int argc, char **argv)
         break;
     case STRESS_CEILING:
         rc = ceiling_run(&opts);
+        break;
+    case STRESS_PUSH:
+        rc = push_run(&opts);
         break;
     case STRESS_REPORT:
     case STRESS_MERGE:

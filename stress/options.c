@@ -51,6 +51,7 @@ enum opt_kind {
 #define M_REPORT   MODE(STRESS_REPORT)
 #define M_MERGE    MODE(STRESS_MERGE)
 #define M_CEILING  MODE(STRESS_CEILING)
+#define M_PUSH     MODE(STRESS_PUSH)
 
 /* Column at which --help's descriptions start, and the width it keeps to. */
 #define HELP_INDENT 29
@@ -670,7 +671,7 @@ static const struct stress_opt opts[] = {
      .help = "servers on addresses ADDR..ADDR+D-1, all on port P"},
     {.name = "shard",
      .kind = OPT_TEXT,
-     .modes = M_EDIT | M_MOUNT | M_SNMP | M_NOTIFY | M_RESTCONF,
+     .modes = M_EDIT | M_MOUNT | M_SNMP | M_NOTIFY | M_RESTCONF | M_PUSH,
      .custom = opt_shard,
      .metavar = "I/N",
      .help = "take part I (0 to N-1) of N of the devices (as fleetsim --shard: floor(I*D/N) to "
@@ -695,7 +696,7 @@ static const struct stress_opt opts[] = {
      .help = "write a manifest: parameters, server hello, results"},
     {.name = "scenario",
      .kind = OPT_TEXT,
-     .modes = M_EDIT | M_MOUNT | M_SNMP | M_NOTIFY | M_CTRL | M_RESTCONF,
+     .modes = M_EDIT | M_MOUNT | M_SNMP | M_NOTIFY | M_CTRL | M_RESTCONF | M_PUSH,
      .field = FIELD(scenario_path),
      .metavar = "FILE",
      .help = "the fleet's --scenario file: the manifest names it (its SHA-256 and seed), so runs compare"},
@@ -726,7 +727,7 @@ static const struct stress_opt opts[] = {
      .field = FIELD(ssh),
      .dflt_shown = "detected per connection", /* -1, set in code */
      .help =
-         "NETCONF over SSH or plain TCP for edit, mount and notify. Left out, a server sending "
+         "NETCONF over SSH or plain TCP for edit, mount, notify and push. Left out, a server sending "
          "\"SSH-2.0-...\" first gets SSH, one sending its hello gets TCP, one silent for 1 s gets TCP and "
          "so do the later ones; given, a server speaking the other fails with wrong-transport; the "
          "server's host key is NOT verified (a test tool)"},
@@ -751,8 +752,9 @@ static const struct stress_opt opts[] = {
      .kind = OPT_BOOL,
      .field = FIELD(tls),
      .dflt = "false",
-     .help = "NETCONF over TLS (RFC 7589) for edit, mount, notify and record, with the client certificate "
-             "below; excludes --ssh true"},
+     .help =
+         "NETCONF over TLS (RFC 7589) for edit, mount, notify, push and record, with the client certificate "
+         "below; excludes --ssh true"},
     {.name = "tls-cert",
      .kind = OPT_TEXT,
      .field = FIELD(tls_cert),
@@ -1084,6 +1086,141 @@ static const struct stress_opt opts[] = {
      .help = "element whose integer text numbers each device's notifications: gaps, duplicates and "
              "reordering are checked"},
 
+    {.name = "concurrency",
+     .kind = OPT_U32,
+     .modes = M_PUSH,
+     .field = FIELD(concurrency),
+     .min = 1,
+     .max = 1000000,
+     .max_unnamed = 1,
+     .metavar = "C",
+     .dflt = "100",
+     .section =
+         "push: one YANG-Push subscription per device (RFC 8639, 8640, 8641): updates counted and timed",
+     .help = "subscriptions being set up at once"},
+    {.name = "datastore",
+     .kind = OPT_CHOICE,
+     .modes = M_PUSH,
+     .field = FIELD(push_datastore),
+     .choices = "running|operational", /* enum push_datastore's order */
+     .dflt = "operational",
+     .help = "the datastore subscribed to"},
+    {.name = "period",
+     .kind = OPT_DOUBLE,
+     .modes = M_PUSH,
+     .field = FIELD(period_s),
+     .dmin = 0.01,
+     .dmax = 42949672.95,
+     .noun = "seconds",
+     .metavar = "S",
+     .help = "periodic: a push-update every S seconds (decimals; a whole number of centiseconds, as the RPC "
+             "carries it)"},
+    {.name = "anchor-time",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(anchor_time),
+     .metavar = "T",
+     .dflt_shown = "none: the first update's eventTime is slot 0",
+     .help = "periodic: slots are T + k x period (RFC 3339)"},
+    {.name = "dampening",
+     .kind = OPT_DOUBLE,
+     .modes = M_PUSH,
+     .field = FIELD(dampening_s),
+     .dmin = 0,
+     .dmax = 42949672.95,
+     .noun = "seconds",
+     .metavar = "S",
+     .help =
+         "on-change instead of --period, with this dampening-period (seconds, centisecond steps; 0: none)"},
+    {.name = "sync-on-start",
+     .kind = OPT_BOOL,
+     .modes = M_PUSH,
+     .field = FIELD(sync_on_start),
+     .dflt = "true",
+     .help = "on-change: a push-update of the whole selection first"},
+    {.name = "excluded-change",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(excluded_change),
+     .metavar = "TYPE,...",
+     .help = "on-change: change types not reported: create, delete, insert, move, replace"},
+    {.name = "xpath",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(push_xpath),
+     .noun = "an XPath",
+     .metavar = "EXPR",
+     .help = "the datastore-xpath-filter (with --stream: stream-xpath-filter), or"},
+    {.name = "subtree",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(push_subtree),
+     .noun = "a file",
+     .metavar = "FILE",
+     .help = "the datastore-subtree-filter (with --stream: stream-subtree-filter): FILE's XML, the filter's "
+             "content"},
+    {.name = "stream",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(push_stream),
+     .noun = "a stream name",
+     .metavar = "NAME",
+     .help = "subscribe to this event stream (NETCONF) instead of a datastore: events are counted"},
+    {.name = "start-time",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(start_time),
+     .metavar = "T",
+     .help = "with --stream: replay-start-time (RFC 3339)"},
+    {.name = "stop-time",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(stop_time),
+     .metavar = "T",
+     .help = "the subscription's stop-time (RFC 3339)"},
+    {.name = "duration",
+     .kind = OPT_U32,
+     .modes = M_PUSH,
+     .field = FIELD(duration_s),
+     .min = 1,
+     .max = 31536000,
+     .max_unnamed = 1,
+     .noun = "seconds",
+     .metavar = "S",
+     .dflt_shown = "until SIGINT, SIGTERM or the subscriptions end",
+     .help = "stop S seconds after every subscription is up"},
+    {.name = "change-rate",
+     .kind = OPT_DOUBLE,
+     .modes = M_PUSH,
+     .field = FIELD(change_rate),
+     .dmin = 0,
+     .dmax = 1000000,
+     .noun = "edits per second",
+     .metavar = "R",
+     .dflt = "0",
+     .help = "on-change: R edit-configs per second over the whole fleet (devices in turn, one edit in flight "
+             "each), each on a second session of its device, setting --change-interface's description to "
+             "\"fleetsim-stress-seq:N\"; the latency from its rpc-reply to the push-change-update that "
+             "carries N is measured"},
+    {.name = "change-interface",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(change_interface),
+     .noun = "an interface name",
+     .metavar = "NAME",
+     .dflt = "GigabitEthernet0/0/0/0",
+     .help = "the ietf-interfaces interface whose description the edits set (the profile's first interface: "
+             "crs-x's is MgmtEth0/RP0/CPU0/0)"},
+    {.name = "fleet-report",
+     .kind = OPT_TEXT,
+     .modes = M_PUSH,
+     .field = FIELD(fleet_report),
+     .noun = "a file or URL",
+     .metavar = "FILE|URL",
+     .help = "at the end, what the fleet says each subscription sent is compared with what arrived, exactly "
+             "(a difference fails the run): its http://HOST:PORT (--metrics server: GET /api/v1/report), or "
+             "its --report FILE as it is then"},
+
     {.name = "sent",
      .kind = OPT_TEXT,
      .modes = M_RECON,
@@ -1406,11 +1543,11 @@ static const struct stress_opt opts[] = {
              "per-device rate, its /metrics gives point 1 (sent)"},
     {.name = "api-token-file",
      .kind = OPT_TEXT,
-     .modes = M_CEILING,
+     .modes = M_CEILING | M_PUSH,
      .field = FIELD(api_token_file),
      .noun = "a file",
      .metavar = "FILE",
-     .help = "the bearer token of the fleet's --api-token-file"},
+     .help = "the bearer token of the fleet's --api-token-file (push: for --fleet-report URL)"},
     {.name = "channel",
      .kind = OPT_CHOICE,
      .modes = M_CEILING,
@@ -1696,6 +1833,7 @@ static const struct stress_opt opts[] = {
 
 static const char usage_head[] =
     "Usage: fleetsim-stress edit|mount|snmp|notify [options]\n"
+    "       fleetsim-stress push (--period S | --dampening S) [--xpath EXPR | --subtree FILE] [options]\n"
     "       fleetsim-stress reconcile --sent REPORT --received JSON [--tolerance T] [--json FILE]\n"
     "       fleetsim-stress reconcile --sent RESTCONF_JSON --report REPORT [--tolerance T] [--json FILE]\n"
     "       fleetsim-stress reconcile --sent REPORT --received FILE --format syslog|snmptrapd|csv [--run-tag "
@@ -1888,7 +2026,7 @@ url_unusable(const char *url)
 /* The subcommands, in enum stress_mode's order. */
 static const char *const mode_names[] = {
     "edit",   "mount",    "snmp",   "notify", "reconcile", "controller-mount",
-    "record", "restconf", "report", "merge",  "ceiling"};
+    "record", "restconf", "report", "merge",  "ceiling",   "push"};
 
 /* getopt's array, made from the table: each name and alias once, val = 256 + its first row's index. */
 static void
@@ -1933,6 +2071,82 @@ opt_tls_given(const struct stress_options *o)
     return o->tls || o->tls_cert || o->tls_key || o->tls_ca || o->tls_verify_host || o->tls_resume;
 }
 
+/* A count of seconds as whole centiseconds (RFC 8641's period and dampening-period); -1 when it is not. */
+static int64_t
+centiseconds(double s)
+{
+    double cs = s * 100.0;
+    int64_t whole = (int64_t)(cs + 0.5);
+
+    return cs - (double)whole > 1e-6 || (double)whole - cs > 1e-6 || whole > UINT32_MAX ? -1 : whole;
+}
+
+/* push's checks after the parse: periodic or on-change, one filter, the change types. */
+static int
+take_push(struct stress_options *o, const unsigned char *given, char *err, size_t err_len)
+{
+    static const char *const types[] = {"create", "delete", "insert", "move", "replace"};
+    int64_t cs;
+
+    o->on_change = opt_given(given, "dampening");
+    if (o->push_stream) {
+        if (opt_given(given, "period") || o->on_change || o->excluded_change || o->change_rate) {
+            snprintf(err, err_len,
+                     "--stream subscribes to events: --period, --dampening, --excluded-change "
+                     "and --change-rate are for datastore subscriptions");
+            return -1;
+        }
+    } else if (opt_given(given, "period") == o->on_change) {
+        snprintf(err, err_len, "push needs --period S (periodic) or --dampening S (on-change), one of them");
+        return -1;
+    } else if (o->start_time) {
+        snprintf(err, err_len, "--start-time (replay-start-time) is for --stream subscriptions");
+        return -1;
+    }
+    if (o->push_xpath && o->push_subtree) {
+        snprintf(err, err_len, "--xpath and --subtree exclude each other: a subscription has one filter");
+        return -1;
+    }
+    if (opt_given(given, "period")) {
+        if ((cs = centiseconds(o->period_s)) < 1) {
+            snprintf(err, err_len, "--period %.15g is not a whole number of centiseconds", o->period_s);
+            return -1;
+        }
+        o->period_cs = (uint32_t)cs;
+    }
+    if (o->on_change) {
+        if ((cs = centiseconds(o->dampening_s)) < 0) {
+            snprintf(err, err_len, "--dampening %.15g is not a whole number of centiseconds", o->dampening_s);
+            return -1;
+        }
+        o->dampening_cs = (uint32_t)cs;
+    } else if (opt_given(given, "sync-on-start") || o->excluded_change || o->change_rate) {
+        snprintf(err, err_len,
+                 "--sync-on-start, --excluded-change and --change-rate are for on-change "
+                 "subscriptions (--dampening S)");
+        return -1;
+    }
+    if (o->anchor_time && !opt_given(given, "period")) {
+        snprintf(err, err_len, "--anchor-time is for periodic subscriptions (--period S)");
+        return -1;
+    }
+    for (const char *p = o->excluded_change; p && *p;) {
+        size_t n = strcspn(p, ","), i;
+        for (i = 0;
+             i < sizeof types / sizeof types[0] && !(strlen(types[i]) == n && !strncmp(p, types[i], n));
+             i++) {
+        }
+        if (i == sizeof types / sizeof types[0]) {
+            snprintf(err, err_len,
+                     "--excluded-change: \"%.*s\" is none of create, delete, insert, move, replace", (int)n,
+                     p);
+            return -1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 enum stress_parse
 stress_options_parse(int argc, char **argv, struct stress_options *o, char *err, size_t err_len)
 {
@@ -1949,7 +2163,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
         usage(argc < 2 ? stderr : stdout);
         if (argc < 2) {
             BAD("a subcommand is needed: edit, mount, snmp, notify, reconcile, controller-mount, record, "
-                "restconf, report, merge or ceiling");
+                "restconf, report, merge, ceiling or push");
         }
         return STRESS_PARSE_EXIT;
     }
@@ -1962,7 +2176,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (mode == sizeof mode_names / sizeof mode_names[0]) {
         BAD("unknown subcommand \"%s\": use edit, mount, snmp, notify, reconcile, controller-mount, record, "
-            "restconf, report, merge or ceiling (see --help)",
+            "restconf, report, merge, ceiling or push (see --help)",
             argv[1]);
     }
     opt_defaults(o, mode);
@@ -2100,6 +2314,9 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
             BAD("--duration and --count exclude each other");
         }
     }
+    if (o->mode == STRESS_PUSH && take_push(o, given, err, err_len)) {
+        return STRESS_PARSE_ERROR;
+    }
     if (o->mode == STRESS_CONTROLLER_MOUNT) {
         if (url_unusable(o->url)) {
             BAD("controller-mount needs --url http://HOST:PORT/restconf (or https://), an IPv6 HOST in "
@@ -2194,7 +2411,7 @@ stress_options_parse(int argc, char **argv, struct stress_options *o, char *err,
     }
     if (o->tls) {
         if (o->mode != STRESS_EDIT && o->mode != STRESS_MOUNT && o->mode != STRESS_NOTIFY &&
-            o->mode != STRESS_RECORD) {
+            o->mode != STRESS_RECORD && o->mode != STRESS_PUSH) {
             BAD("--tls is for edit, mount, notify and record (NETCONF)");
         }
         if (o->ssh > 0) {

@@ -34,6 +34,13 @@ enum stress_mode {
     STRESS_REPORT,           /* one HTML report of one or more manifests */
     STRESS_MERGE,            /* one manifest of several runs' manifests */
     STRESS_CEILING,          /* a collector's ingest ceiling: the three-point method against a fleet */
+    STRESS_PUSH,             /* YANG-Push: one dynamic subscription per device, updates counted and timed */
+};
+
+/* push's --datastore (enum order = the choice words' order). */
+enum push_datastore {
+    PUSH_DS_RUNNING,     /* ietf-datastores:running */
+    PUSH_DS_OPERATIONAL, /* ietf-datastores:operational */
 };
 
 /* What "ceiling" measures (--measure). */
@@ -138,6 +145,22 @@ struct stress_options {
     uint64_t count;             /* stop when every device delivered this many; 0: no such limit */
     uint32_t idle_timeout_s;    /* stop when nothing arrived this long; 0: never */
     const char *seq_element;    /* local name of the per-device sequence number element, or NULL */
+    /* push (concurrency, duration_s, stop_time; start_time: replay-start-time of a --stream subscription) */
+    int push_datastore;          /* --datastore: enum push_datastore */
+    double period_s;             /* --period: seconds, a whole number of centiseconds; 0: on-change */
+    uint32_t period_cs;          /* the same in centiseconds, as the RPC carries it; 0: on-change */
+    const char *anchor_time;     /* --anchor-time (RFC 3339), or NULL: the server's first update is slot 0 */
+    int on_change;               /* 1: --dampening given: an on-change subscription */
+    double dampening_s;          /* --dampening: seconds, a whole number of centiseconds */
+    uint32_t dampening_cs;       /* the same in centiseconds */
+    int sync_on_start;           /* --sync-on-start: on-change begins with a push-update */
+    const char *excluded_change; /* --excluded-change: comma-separated change types, or NULL */
+    const char *push_xpath;      /* --xpath: datastore-xpath-filter (or stream-xpath-filter), or NULL */
+    const char *push_subtree;    /* --subtree: file of the datastore-subtree-filter's content, or NULL */
+    const char *push_stream;     /* --stream NAME: a subscription to that event stream instead, or NULL */
+    double change_rate; /* --change-rate: edits per second over the whole run (all devices), 0: none */
+    const char *change_interface; /* --change-interface: the interface whose description the editor sets */
+    const char *fleet_report;     /* --fleet-report: the fleet's --report file to reconcile with, or NULL */
     /* reconcile */
     const char *sent_path;          /* the simulator's --report file (the first --sent) */
     const char *received_path;      /* notify's --json file (NULL with report_path; the first --received) */

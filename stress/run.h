@@ -38,6 +38,15 @@ int snmprun_run(const struct stress_options *opts);
  */
 int notify_run(const struct stress_options *opts);
 
+/**
+ * @brief YANG-Push subscriber (push_run.c): establish-subscription (periodic, on-change or to a stream) on
+ * every device, count and time what arrives, optionally edit a watched leaf (--change-rate) and reconcile
+ * with the fleet's report (--fleet-report). Returns 1 when a device failed (connect, hello, subscription
+ * refused, terminated, lost), periods were missed or duplicated, edits went unmatched, the reconciliation
+ * found a difference, or the run did not end as asked.
+ */
+int push_run(const struct stress_options *opts);
+
 /** @brief Sent against received: the simulator's report joined with notify's manifest (reconcile.c). */
 int recon_run(const struct stress_options *opts);
 

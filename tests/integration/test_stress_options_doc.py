@@ -24,7 +24,7 @@ from options_doc import (HELP_WIDTH, difference_message, help_options, long_line
 STRESS = None  # path to fleetsim-stress, from the command line
 README = os.path.join(h.SOURCE_DIR, "README.md")
 SECTION = "## Measuring a NETCONF server: fleetsim-stress"
-MODES = ("edit", "mount", "snmp", "notify", "reconcile", "controller-mount", "record", "restconf", "ceiling", "report")
+MODES = ("edit", "mount", "snmp", "notify", "push", "reconcile", "controller-mount", "record", "restconf", "ceiling", "report")
 
 
 def stress(args):

@@ -173,7 +173,6 @@ yp_stream_start(struct yp_sub *sub)
 void
 yp_stream_stop(struct yp_sub *sub)
 {
-    /* yp_sub.c calls this once, when the subscription ends however it ends: its report row stays. */
-    yp_rows_ended(sub);
+    /* yp_sub.c calls this once, when the subscription ends however it ends (and keeps its report row). */
     stream_tap_remove(sub->sess->dev, sub);
 }
