@@ -486,8 +486,6 @@ modified_after_reply(void *arg)
     }
     if (sub->update == YP_UPDATE_PERIODIC) {
         yp_periodic_start(sub);
-    } else if (sub->update == YP_UPDATE_ON_CHANGE && !wheel_scheduled(&sub->tick)) {
-        yp_onchange_resync(sub);
     }
 }
 

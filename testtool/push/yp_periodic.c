@@ -149,7 +149,9 @@ yp_periodic_due(struct yp_sub *sub)
         if (yp_print_update(sub, at_ms, b)) {
             sub->counts.missed_slots++;
         } else if (!yp_send(sub, b->buf, b->len)) {
+            uint64_t late_ms = devview_now_ms(w->fleet) - at_ms;
             sub->counts.updates++;
+            w->yp_late_ms[late_ms < 64 ? late_ms : 64]++;
         } else {
             sub->counts.missed_slots++; /* it was suspended by this one */
         }
