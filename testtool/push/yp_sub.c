@@ -56,6 +56,9 @@ yp_sub_link(struct yp_sub *sub)
 {
     sub->next = sub->sess->subs;
     sub->sess->subs = sub;
+    /* The lateness logged at exit is the steady state's: a client setting up thousands of subscriptions
+     * competes with the updates of the first ones. */
+    memset(sub->sess->worker->yp_late_ms, 0, sizeof sub->sess->worker->yp_late_ms);
 }
 
 /* Give back the worker's share of @p f. */
@@ -343,10 +346,11 @@ yp_worker_close(struct worker *w)
     }
     if (total) {
         /* bench/push_slots.py reads this line: the server's own lateness, without the client's. */
-        log_info("worker %u: %" PRIu64 " periodic push-updates, sent after their slot: p50 %u ms, p99 %u ms, "
-                 "p99.9 %u ms (64: 64 or more)",
-                 w->index, total, late_percentile(w, total, 0.5), late_percentile(w, total, 0.99),
-                 late_percentile(w, total, 0.999));
+        log_info("worker %u: %" PRIu64 " periodic push-updates since its last establish-subscription, sent "
+                                       "after their slot: p50 < %u ms, p99 < %u ms, "
+                 "p99.9 < %u ms (65: 64 or more)",
+                 w->index, total, late_percentile(w, total, 0.5) + 1, late_percentile(w, total, 0.99) + 1,
+                 late_percentile(w, total, 0.999) + 1);
     }
     while (w->yp_filters) {
         struct yp_filter *f = w->yp_filters;
