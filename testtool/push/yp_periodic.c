@@ -1,8 +1,8 @@
 /*
  * Periodic push-update (RFC 8641 section 3.1) on the worker's wheel. Slot k of a subscription is at
  * anchor + k x period on the fleet clock; the next slot is always computed from k, never from "now +
- * period", so a late pass never shifts the ones after it. The fleet clock is mapped to the loop's clock
- * when a slot is scheduled (both read then), so the mapping's error does not add up either. eventTime is
+ * period", so a late pass never shifts the ones after it. The fleet clock is the loop's monotonic clock plus
+ * an offset, so a slot maps to one exact loop-clock instant (loop_us_of()). eventTime is
  * the slot, not the send time. A slot the worker reaches more than a period late, or one that falls
  * while the subscription is suspended, is skipped and counted (missed_slots).
  */
@@ -37,19 +37,34 @@ slot_ms(const struct yp_sub *sub, int64_t k)
     return (uint64_t)((int64_t)sub->anchor_ms + k * (int64_t)period_ms_of(sub));
 }
 
+/* The loop-clock instant at which the fleet clock reads @p at_ms. The fleet clock is the monotonic clock
+ * plus a fixed offset (devview_now_ms()), so this is exact and never drifts; a frozen clock (--clock-fixed)
+ * is mapped from now. */
+static monotime_us
+loop_us_of(const struct fleet *fleet, uint64_t at_ms)
+{
+    monotime_us now_us = loop_clock_monotonic();
+    uint64_t now_ms;
+
+    if (!fleet->cfg.clock_fixed_ms) {
+        return at_ms >= fleet->clock_base_ms ? fleet->clock_base_us + (at_ms - fleet->clock_base_ms) * 1000u
+                                             : now_us;
+    }
+    now_ms = devview_now_ms(fleet);
+    return at_ms > now_ms ? now_us + (at_ms - now_ms) * 1000u : now_us;
+}
+
 /* Put @p sub on the wheel for its next slot (or its stop-time, when that comes first). */
 static void
 schedule(struct yp_sub *sub)
 {
     struct worker *w = sub->sess->worker;
     uint64_t at_ms = slot_ms(sub, (int64_t)sub->next_slot);
-    uint64_t now_ms = devview_now_ms(w->fleet);
-    monotime_us now_us = loop_clock_monotonic();
 
     if (sub->stop_ms && at_ms > sub->stop_ms) {
         at_ms = sub->stop_ms;
     }
-    wheel_add(w->wheel, &sub->tick, at_ms > now_ms ? now_us + (at_ms - now_ms) * 1000u : now_us);
+    wheel_add(w->wheel, &sub->tick, loop_us_of(w->fleet, at_ms));
 }
 
 void
@@ -149,7 +164,10 @@ yp_periodic_due(struct yp_sub *sub)
         if (yp_print_update(sub, at_ms, b)) {
             sub->counts.missed_slots++;
         } else if (!yp_send(sub, b->buf, b->len)) {
+            monotime_us slot_us = loop_us_of(w->fleet, at_ms), sent_us = loop_clock_monotonic();
+            uint64_t late_ms = sent_us > slot_us ? (sent_us - slot_us) / 1000u : 0;
             sub->counts.updates++;
+            w->yp_late_ms[late_ms < 64 ? late_ms : 64]++;
         } else {
             sub->counts.missed_slots++; /* it was suspended by this one */
         }
