@@ -1,5 +1,6 @@
 """YANG-Push on-change subscriptions (RFC 8641) seen by ncclient (issue 31): establish-subscription sent
-with dispatch, updates read with take_notification. A sync-on-start push-update comes first; every change
+with dispatch, updates read with take_notification; and by libnetconf2's client (yp_nc2_client.c,
+nc_rpc_establishpush_onchange). A sync-on-start push-update comes first; every change
 of the device's data reaches the subscriber as a push-change-update whose yang-patch names the changed
 node exactly: an edit-config from another session (replace, create, delete), the control API's set, an
 SNMP SET (net-snmp's snmpset), a flap (oper-status on operational); a reboot ends the subscription
@@ -7,13 +8,14 @@ and a new one syncs to startup; a subscriber that stops reading is suspended, re
 one patch of what it missed. On-change over counters is refused with on-change-unsupported; a
 dampening period folds several edits into one update; an excluded create is not sent.
 
-Run: /usr/bin/python3 test_yang_push_onchange.py <path to fleetsim>. Loopback only, every wait bounded.
+Run: /usr/bin/python3 test_yang_push_onchange.py <path to fleetsim> [<path to yp_nc2_client>]. Loopback only, every wait bounded.
 """
 
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 import urllib.parse
@@ -38,6 +40,7 @@ DS_NS = "urn:ietf:params:xml:ns:yang:ietf-datastores"
 IF_NS = h.IF_NS
 PORT0 = h.profile_interface_names()[0]
 PORT1 = h.profile_interface_names()[1]
+NC2_CLIENT = None  # tests/integration/yp_nc2_client.c, libnetconf2's subscriber: second argument
 IF_ALIAS_1 = "1.3.6.1.2.1.31.1.1.1.18.1"  # IF-MIB ifAlias of ifIndex 1: PORT0's description
 IFACE_TYPE = '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type>'
 
@@ -247,6 +250,38 @@ class OnChangeTests(unittest.TestCase):
             values = [v.text for v in after_resume.iter("{%s}description" % IF_NS)]
             self.assertEqual(values, [filler + str(last)], "one patch with the last value")
 
+    def test_libnetconf2_on_change_subscriber_sees_sync_then_each_edit(self):
+        if not NC2_CLIENT:
+            self.skipTest("run with the yp_nc2_client path as the second argument")
+        f, _ = self.fleet()
+        other = self.ncc(f)
+        host, port = f.addr(0)
+        err = tempfile.TemporaryFile(mode="w+")
+        self.addCleanup(err.close)
+        proc = subprocess.Popen([NC2_CLIENT, "--host", host, "--port", str(port), "--datastore",
+                                 "ietf-datastores:running", "--on-change", "--xpath", "/ietf-interfaces:interfaces",
+                                 "--count", "3", "--duration", str(h.scaled(15))],
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        lines = []
+        while not lines or not lines[-1].startswith(("established", "rpc-error", "done")):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line.strip())
+        self.assertTrue(lines and lines[-1].startswith("established"), lines)
+        for text in ("nc2-a", "nc2-b"):
+            self.edit(other, (PORT0, "<description>%s</description>" % text))
+        lines += proc.stdout.read().splitlines()  # until it exits: three notifications, or its duration
+        proc.wait(timeout=h.scaled(20))
+        err.seek(0)
+        self.assertEqual(proc.returncode, 0, (lines, err.read()))
+        sub_id = [ln.split()[1] for ln in lines if ln.startswith("established ")][0]
+        notes = [ln.split()[1:3] for ln in lines if ln.startswith("notification ")]
+        self.assertEqual(notes, [["ietf-yang-push:push-update", "id=" + sub_id],
+                                 ["ietf-yang-push:push-change-update", "id=" + sub_id],
+                                 ["ietf-yang-push:push-change-update", "id=" + sub_id]], lines)
+
     def test_on_change_over_counters_is_refused_by_name(self):
         f, _ = self.fleet()
         m = self.ncc(f)
@@ -299,4 +334,6 @@ class OnChangeTests(unittest.TestCase):
 
 if __name__ == "__main__":
     h.BINARY = h.take_binary_argument()
+    if len(sys.argv) > 1 and os.access(sys.argv[1], os.X_OK) and not sys.argv[1].startswith("-"):
+        NC2_CLIENT = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)
