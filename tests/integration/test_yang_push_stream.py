@@ -17,11 +17,13 @@ import unittest
 
 from ncclient import manager
 from ncclient.operations.rpc import RPCError
-from ncclient.xml_ import to_ele
+from ncclient.xml_ import to_ele, to_xml
 
 import fleetsim_harness as h
 
 SN_NS = "urn:ietf:params:xml:ns:yang:ietf-subscribed-notifications"
+YP_NS = "urn:ietf:params:xml:ns:yang:ietf-yang-push"
+DS_NS = "urn:ietf:params:xml:ns:yang:ietf-datastores"
 IF_EVENTS = os.path.join(h.SOURCE_DIR, "notifications", "interface-events-rate.xml")
 ROUTES_1 = os.path.join(h.SOURCE_DIR, "notifications", "routes-1.xml")
 DOWN_ONLY = "/ife:if-state-change[ife:oper-status='down']"
@@ -181,13 +183,17 @@ class StreamSubscriptionTests(unittest.TestCase):
         sub_id(first.dispatch(establish("")))  # starts the device's stream
         self.take(first, 1.0)
         m = self.ncc(f)
-        sid = sub_id(m.dispatch(establish("<replay-start-time>2000-01-01T00:00:00Z</replay-start-time>")))
+        reply = m.dispatch(establish("<replay-start-time>2000-01-01T00:00:00Z</replay-start-time>"))
+        sid = sub_id(reply)
+        revision = re.search(r"<(?:\w+:)?replay-start-time-revision[^>]*>([^<]+)<", reply.xml)
+        self.assertTrue(revision, "the log starts later than 2000: the reply says where (%s)" % reply.xml)
         msgs = self.take(m, 5, until=lambda x: is_state(x, "replay-completed"))
         self.assertTrue(msgs and is_state(msgs[-1], "replay-completed"), msgs[-1:])
         self.assertIn("<id>%d</id>" % sid, msgs[-1])
         replayed = [seq_of(x) for x in msgs[:-1]]
         self.assertEqual(len(replayed), 8, "the log keeps 8")
         self.assertEqual(replayed, list(range(replayed[0], replayed[0] + 8)))
+        self.assertEqual(revision.group(1), ms_text(event_ms(msgs[0])), "the replay starts at the revision")
         live = self.take(m, 5, until=lambda x: seq_of(x) is not None)
         self.assertEqual(seq_of(live[-1]), replayed[-1] + 1, "the live stream goes on where the log ended")
         m.dispatch(to_ele('<delete-subscription xmlns="%s"><id>%d</id></delete-subscription>' % (SN_NS, sid)))
@@ -224,12 +230,36 @@ class StreamSubscriptionTests(unittest.TestCase):
             ("<replay-start-time>%s</replay-start-time><stop-time>%s</stop-time>"
              % (ms_text(future + 60000), ms_text(future)), "stop-time is earlier than replay-start-time"),
         ]
+        with self.assertRaises(RPCError) as ctx:
+            m.dispatch(to_ele('<establish-subscription xmlns="%s"><stream>OTHER</stream></establish-subscription>'
+                              % SN_NS))
+        self.assertEqual(ctx.exception.tag, "invalid-value")
+        self.assertIn("<error-app-tag>ietf-subscribed-notifications:stream-unavailable</error-app-tag>",
+                      to_xml(ctx.exception.xml))
         for inner, message in cases:
             with self.assertRaises(RPCError) as ctx:
                 m.dispatch(establish(inner))
             self.assertEqual(ctx.exception.tag, "invalid-value", inner)
             self.assertIn(message, ctx.exception.message or "", inner)
         self.assertEqual(self.device_row(self.read_report(f))["subscriptions"], [], "nothing was established")
+
+    def test_an_ended_periodic_subscription_keeps_its_row(self):
+        f = self.fleet([])
+        m = self.ncc(f)
+        sid = sub_id(m.dispatch(to_ele(
+            '<establish-subscription xmlns="%s" xmlns:ds="%s"><datastore xmlns="%s">ds:operational</datastore>'
+            '<datastore-subtree-filter xmlns="%s"><interfaces xmlns="%s"/></datastore-subtree-filter>'
+            '<periodic xmlns="%s"><period>20</period></periodic></establish-subscription>'
+            % (SN_NS, DS_NS, YP_NS, YP_NS, h.IF_NS, YP_NS))))
+        got = self.take(m, 1.0)
+        m.dispatch(to_ele('<delete-subscription xmlns="%s"><id>%d</id></delete-subscription>' % (SN_NS, sid)))
+        got += self.drain(m)
+        updates = sum(is_state(x, "push-update") for x in got)
+        self.assertGreater(updates, 2, "a push-update every 200 ms")
+        row = self.sub_row(self.read_report(f), sid)
+        self.assertEqual((row["kind"], row["target"], row["period_cs"], row["ended"]),
+                         ("periodic", "ietf-datastores:operational", 20, True), row)
+        self.assertEqual(row["updates"], updates)
 
 
 if __name__ == "__main__":

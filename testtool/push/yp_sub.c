@@ -18,6 +18,7 @@
 #include "ops.h"
 #include "session.h"
 #include "yp.h"
+#include "yp_rows.h"
 
 #define YP_NOTIF_NS "urn:ietf:params:xml:ns:netconf:notification:1.0"
 
@@ -269,6 +270,9 @@ unhook(struct yp_sub *sub)
     struct yp_sub **pp;
 
     wheel_remove(sub->sess->worker->wheel, &sub->tick);
+    if (sub->target != YP_TARGET_STREAM) {
+        yp_rows_ended(sub); /* its report row stays (yp_stream_stop keeps a stream subscription's) */
+    }
     if (sub->update == YP_UPDATE_ON_CHANGE) {
         yp_onchange_stop(sub);
     } else if (sub->target == YP_TARGET_STREAM) {
