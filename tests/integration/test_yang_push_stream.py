@@ -69,9 +69,10 @@ def is_state(xml, name):
 
 
 class StreamSubscriptionTests(unittest.TestCase):
-    def fleet(self, extra, devices=1):
+    def fleet(self, extra, devices=1, ssh=True):
         self.report = os.path.join(tempfile.mkdtemp(), "report.json")
-        f = h.Fleet(devices=devices, extra=["--ssh", "true", "--report", self.report] + list(extra)).start()
+        f = h.Fleet(devices=devices, extra=["--ssh", "true" if ssh else "false", "--report", self.report]
+                    + list(extra)).start()
         self.addCleanup(f.stop)
         return f
 
@@ -221,6 +222,30 @@ class StreamSubscriptionTests(unittest.TestCase):
         self.assertTrue(row["ended"], row)
         self.assertEqual(row["events"], len(events))
 
+    def test_stop_time_completes_the_subscription_without_any_event(self):
+        f = self.fleet([])  # no notification file: nothing on the stream
+        m = self.ncc(f)
+        stop = int(time.time() * 1000) + 1500
+        sid = sub_id(m.dispatch(establish("<stop-time>%s</stop-time>" % ms_text(stop))))
+        msgs = self.take(m, 5, until=lambda x: is_state(x, "subscription-completed"))
+        self.assertEqual(len(msgs), 1, msgs)
+        self.assertTrue(is_state(msgs[0], "subscription-completed"), msgs)
+        self.assertIn("<id>%d</id>" % sid, msgs[0])
+        self.assertEqual(event_ms(msgs[0]), stop, "at stop-time")
+        self.assertTrue(self.sub_row(self.read_report(f), sid)["ended"])
+
+    def test_stop_time_completes_the_subscription_without_any_event(self):
+        f = self.fleet([])  # no notification file: nothing on the stream
+        m = self.ncc(f)
+        stop = int(time.time() * 1000) + 1500
+        sid = sub_id(m.dispatch(establish("<stop-time>%s</stop-time>" % ms_text(stop))))
+        msgs = self.take(m, 5, until=lambda x: is_state(x, "subscription-completed"))
+        self.assertEqual(len(msgs), 1, msgs)
+        self.assertTrue(is_state(msgs[0], "subscription-completed"), msgs)
+        self.assertIn("<id>%d</id>" % sid, msgs[0])
+        self.assertEqual(event_ms(msgs[0]), stop, "at stop-time")
+        self.assertTrue(self.sub_row(self.read_report(f), sid)["ended"])
+
     def test_replay_and_stop_time_that_cannot_be_served_are_refused(self):
         f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "10"])
         m = self.ncc(f)
@@ -260,6 +285,45 @@ class StreamSubscriptionTests(unittest.TestCase):
         self.assertEqual((row["kind"], row["target"], row["period_cs"], row["ended"]),
                          ("periodic", "ietf-datastores:operational", 20, True), row)
         self.assertEqual(row["updates"], updates)
+
+    def test_a_slow_reader_is_suspended_resumed_and_still_reconciles(self):
+        with open(os.path.join(h.SOURCE_DIR, "notifications", "routes-100.xml")) as src:
+            unbounded = re.sub(r"<count>\d+</count>", "", src.read())
+        path = os.path.join(tempfile.mkdtemp(prefix="fleetsim-yps-"), "routes-100-unbounded.xml")
+        with open(path, "w") as dst:
+            dst.write(unbounded)
+        f = self.fleet(["--notification-file", path, "--notification-rate", "2000"], ssh=False)
+        with h.RawClient(f.addr(0)).hello(caps=(h.BASE10,)) as c:
+            reply = c.rpc('<establish-subscription xmlns="%s"><stream>NETCONF</stream></establish-subscription>'
+                          % SN_NS)
+            sid = int(re.search(r"<id[^>]*>(\d+)</id>", reply).group(1))
+            time.sleep(h.scaled(2))  # not reading: about 23 MB a second are due
+            kinds, events = [], 0
+            deadline = time.monotonic() + h.scaled(20)
+            while "subscription-resumed" not in kinds and time.monotonic() < deadline:
+                msg = c.recv_msg()
+                if "<route-update" in msg:
+                    events += 1
+                else:
+                    kinds.append(re.search(r"<eventTime>[^<]*</eventTime><([\w-]+)", msg).group(1))
+                    self.assertIn("<id>%d</id>" % sid, msg)
+            self.assertEqual(kinds[:2], ["subscription-suspended", "subscription-resumed"], kinds)
+            # Delete it; every event sent before the reply arrives before it.
+            c.send_msg('<rpc xmlns="%s" message-id="2"><delete-subscription xmlns="%s"><id>%d</id>'
+                       "</delete-subscription></rpc>" % (h.NC_NS, SN_NS, sid))
+            while True:
+                msg = c.recv_msg()
+                if "<rpc-reply" in msg:
+                    h.assert_ok(msg, "delete-subscription")
+                    break
+                events += "<route-update" in msg
+            report = self.read_report(f)
+        row = self.sub_row(report, sid)
+        self.assertGreaterEqual(row["suspensions"], 1, row)
+        self.assertEqual(row["events"], events, "what was queued arrived, suspension or not")
+        dev = self.device_row(report)
+        self.assertGreater(dev["netconf_ledger"]["dropped"], 0, "events while suspended are dropped")
+        self.assert_identity(dev["notifications"], "device")
 
 
 if __name__ == "__main__":
