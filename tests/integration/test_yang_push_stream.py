@@ -14,6 +14,7 @@ import signal
 import tempfile
 import time
 import unittest
+import urllib.request
 
 from ncclient import manager
 from ncclient.operations.rpc import RPCError
@@ -324,6 +325,32 @@ class StreamSubscriptionTests(unittest.TestCase):
         dev = self.device_row(report)
         self.assertGreater(dev["netconf_ledger"]["dropped"], 0, "events while suspended are dropped")
         self.assert_identity(dev["notifications"], "device")
+
+    def test_metrics_count_the_subscriptions_and_what_they_sent(self):
+        f, base = h.start_with_metrics(1, ["--ssh", "true", "--notification-file", IF_EVENTS,
+                                           "--notification-rate", "100"])
+        self.addCleanup(f.stop)
+
+        def scrape():
+            with urllib.request.urlopen(base + "/metrics", timeout=h.scaled(5)) as r:
+                text = r.read().decode()
+            return {(m.group(1), m.group(2) or ""): int(float(m.group(3))) for m in re.finditer(
+                r'(?m)^(fleetsim_yang_push_\w+)(?:\{\w+="([^"]*)"\})? (\S+)$', text)}
+
+        m = self.ncc(f)
+        sid = sub_id(m.dispatch(establish(xpath_filter(DOWN_ONLY))))
+        got = self.take(m, 1.0)
+        live = scrape()
+        self.assertEqual(live[("fleetsim_yang_push_subscriptions", "stream")], 1, live)
+        self.assertEqual(live[("fleetsim_yang_push_subscriptions", "periodic")], 0, live)
+        self.assertGreaterEqual(live[("fleetsim_yang_push_notifications_total", "event")], len(got))
+        m.dispatch(to_ele('<delete-subscription xmlns="%s"><id>%d</id></delete-subscription>' % (SN_NS, sid)))
+        got += self.drain(m)
+        ended = scrape()
+        self.assertEqual(ended[("fleetsim_yang_push_subscriptions", "stream")], 0, ended)
+        self.assertEqual(ended[("fleetsim_yang_push_notifications_total", "event")], len(got),
+                         "an ended subscription's events stay counted")
+        self.assertEqual(ended[("fleetsim_yang_push_suspensions_total", "")], 0)
 
 
 if __name__ == "__main__":
