@@ -321,8 +321,6 @@ yp_wheel_due(struct wheel *w, struct wheel_entry *e, void *data)
         yp_onchange_due(sub);
     } else if (sub->target == YP_TARGET_STREAM) {
         yp_stream_due(sub);
-    } else if (sub->target == YP_TARGET_STREAM) {
-        yp_stream_due(sub);
     }
 }
 
