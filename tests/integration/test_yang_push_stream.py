@@ -235,18 +235,6 @@ class StreamSubscriptionTests(unittest.TestCase):
         self.assertEqual(event_ms(msgs[0]), stop, "at stop-time")
         self.assertTrue(self.sub_row(self.read_report(f), sid)["ended"])
 
-    def test_stop_time_completes_the_subscription_without_any_event(self):
-        f = self.fleet([])  # no notification file: nothing on the stream
-        m = self.ncc(f)
-        stop = int(time.time() * 1000) + 1500
-        sid = sub_id(m.dispatch(establish("<stop-time>%s</stop-time>" % ms_text(stop))))
-        msgs = self.take(m, 5, until=lambda x: is_state(x, "subscription-completed"))
-        self.assertEqual(len(msgs), 1, msgs)
-        self.assertTrue(is_state(msgs[0], "subscription-completed"), msgs)
-        self.assertIn("<id>%d</id>" % sid, msgs[0])
-        self.assertEqual(event_ms(msgs[0]), stop, "at stop-time")
-        self.assertTrue(self.sub_row(self.read_report(f), sid)["ended"])
-
     def test_replay_and_stop_time_that_cannot_be_served_are_refused(self):
         f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "10"])
         m = self.ncc(f)
