@@ -202,6 +202,21 @@ class StreamSubscriptionTests(unittest.TestCase):
         events = len(replayed) + len(live) + len(self.drain(m))
         self.assertEqual(self.sub_row(self.read_report(f), sid)["events"], events, "replayed and live events")
 
+    def test_an_rfc5277_and_a_stream_subscriber_get_the_same_events_in_order(self):
+        f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "50"], ssh=False)
+        with h.RawClient(f.addr(0)).hello() as old, h.RawClient(f.addr(0)).hello() as new:
+            h.assert_ok(old.rpc('<create-subscription xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"/>'),
+                        "create-subscription")
+            reply = new.rpc('<establish-subscription xmlns="%s"><stream>NETCONF</stream></establish-subscription>'
+                            % SN_NS)
+            self.assertRegex(reply, r"<id[^>]*>\d+</id>")
+            seqs_new = [seq_of(new.recv_msg()) for _ in range(20)]
+            seqs_old = []
+            while not seqs_old or seqs_old[-1] < seqs_new[-1]:
+                seqs_old.append(seq_of(old.recv_msg()))
+        self.assertEqual(seqs_new, list(range(seqs_new[0], seqs_new[0] + 20)), "in order, none lost")
+        self.assertEqual(seqs_old[-20:], seqs_new, "one stream, both kinds of subscriber")
+
     def test_stop_time_ends_with_subscription_completed(self):
         f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "50"])
         m = self.ncc(f)
