@@ -18,11 +18,13 @@ import urllib.request
 
 from ncclient import manager
 from ncclient.operations.rpc import RPCError
-from ncclient.xml_ import to_ele
+from ncclient.xml_ import to_ele, to_xml
 
 import fleetsim_harness as h
 
 SN_NS = "urn:ietf:params:xml:ns:yang:ietf-subscribed-notifications"
+YP_NS = "urn:ietf:params:xml:ns:yang:ietf-yang-push"
+DS_NS = "urn:ietf:params:xml:ns:yang:ietf-datastores"
 IF_EVENTS = os.path.join(h.SOURCE_DIR, "notifications", "interface-events-rate.xml")
 ROUTES_1 = os.path.join(h.SOURCE_DIR, "notifications", "routes-1.xml")
 DOWN_ONLY = "/ife:if-state-change[ife:oper-status='down']"
@@ -183,13 +185,17 @@ class StreamSubscriptionTests(unittest.TestCase):
         sub_id(first.dispatch(establish("")))  # starts the device's stream
         self.take(first, 1.0)
         m = self.ncc(f)
-        sid = sub_id(m.dispatch(establish("<replay-start-time>2000-01-01T00:00:00Z</replay-start-time>")))
+        reply = m.dispatch(establish("<replay-start-time>2000-01-01T00:00:00Z</replay-start-time>"))
+        sid = sub_id(reply)
+        revision = re.search(r"<(?:\w+:)?replay-start-time-revision[^>]*>([^<]+)<", reply.xml)
+        self.assertTrue(revision, "the log starts later than 2000: the reply says where (%s)" % reply.xml)
         msgs = self.take(m, 5, until=lambda x: is_state(x, "replay-completed"))
         self.assertTrue(msgs and is_state(msgs[-1], "replay-completed"), msgs[-1:])
         self.assertIn("<id>%d</id>" % sid, msgs[-1])
         replayed = [seq_of(x) for x in msgs[:-1]]
         self.assertEqual(len(replayed), 8, "the log keeps 8")
         self.assertEqual(replayed, list(range(replayed[0], replayed[0] + 8)))
+        self.assertEqual(revision.group(1), ms_text(event_ms(msgs[0])), "the replay starts at the revision")
         live = self.take(m, 5, until=lambda x: seq_of(x) is not None)
         self.assertEqual(seq_of(live[-1]), replayed[-1] + 1, "the live stream goes on where the log ended")
         m.dispatch(to_ele('<delete-subscription xmlns="%s"><id>%d</id></delete-subscription>' % (SN_NS, sid)))
@@ -232,6 +238,18 @@ class StreamSubscriptionTests(unittest.TestCase):
         self.assertTrue(row["ended"], row)
         self.assertEqual(row["events"], len(events))
 
+    def test_stop_time_completes_the_subscription_without_any_event(self):
+        f = self.fleet([])  # no notification file: nothing on the stream
+        m = self.ncc(f)
+        stop = int(time.time() * 1000) + 1500
+        sid = sub_id(m.dispatch(establish("<stop-time>%s</stop-time>" % ms_text(stop))))
+        msgs = self.take(m, 5, until=lambda x: is_state(x, "subscription-completed"))
+        self.assertEqual(len(msgs), 1, msgs)
+        self.assertTrue(is_state(msgs[0], "subscription-completed"), msgs)
+        self.assertIn("<id>%d</id>" % sid, msgs[0])
+        self.assertEqual(event_ms(msgs[0]), stop, "at stop-time")
+        self.assertTrue(self.sub_row(self.read_report(f), sid)["ended"])
+
     def test_replay_and_stop_time_that_cannot_be_served_are_refused(self):
         f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "10"])
         m = self.ncc(f)
@@ -241,12 +259,36 @@ class StreamSubscriptionTests(unittest.TestCase):
             ("<replay-start-time>%s</replay-start-time><stop-time>%s</stop-time>"
              % (ms_text(future + 60000), ms_text(future)), "stop-time is earlier than replay-start-time"),
         ]
+        with self.assertRaises(RPCError) as ctx:
+            m.dispatch(to_ele('<establish-subscription xmlns="%s"><stream>OTHER</stream></establish-subscription>'
+                              % SN_NS))
+        self.assertEqual(ctx.exception.tag, "invalid-value")
+        self.assertIn("<error-app-tag>ietf-subscribed-notifications:stream-unavailable</error-app-tag>",
+                      to_xml(ctx.exception.xml))
         for inner, message in cases:
             with self.assertRaises(RPCError) as ctx:
                 m.dispatch(establish(inner))
             self.assertEqual(ctx.exception.tag, "invalid-value", inner)
             self.assertIn(message, ctx.exception.message or "", inner)
         self.assertEqual(self.device_row(self.read_report(f))["subscriptions"], [], "nothing was established")
+
+    def test_an_ended_periodic_subscription_keeps_its_row(self):
+        f = self.fleet([])
+        m = self.ncc(f)
+        sid = sub_id(m.dispatch(to_ele(
+            '<establish-subscription xmlns="%s" xmlns:ds="%s"><datastore xmlns="%s">ds:operational</datastore>'
+            '<datastore-subtree-filter xmlns="%s"><interfaces xmlns="%s"/></datastore-subtree-filter>'
+            '<periodic xmlns="%s"><period>20</period></periodic></establish-subscription>'
+            % (SN_NS, DS_NS, YP_NS, YP_NS, h.IF_NS, YP_NS))))
+        got = self.take(m, 1.0)
+        m.dispatch(to_ele('<delete-subscription xmlns="%s"><id>%d</id></delete-subscription>' % (SN_NS, sid)))
+        got += self.drain(m)
+        updates = sum(is_state(x, "push-update") for x in got)
+        self.assertGreater(updates, 2, "a push-update every 200 ms")
+        row = self.sub_row(self.read_report(f), sid)
+        self.assertEqual((row["kind"], row["target"], row["period_cs"], row["ended"]),
+                         ("periodic", "ietf-datastores:operational", 20, True), row)
+        self.assertEqual(row["updates"], updates)
 
     def test_a_slow_reader_is_suspended_resumed_and_still_reconciles(self):
         with open(os.path.join(h.SOURCE_DIR, "notifications", "routes-100.xml")) as src:

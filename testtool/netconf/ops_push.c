@@ -308,6 +308,11 @@ op_establish_subscription(struct rpc_call *call)
     if (stream) {
         sub->target = YP_TARGET_STREAM;
         sub->update = YP_UPDATE_EVENTS;
+        if ((err = yp_stream_name_check(lyd_get_value(stream)))) {
+            rpc_fail(call, sn_error(err->app_tag, info, ns, NULL, "%s", err->message ? err->message : ""));
+            edit_err_free(err);
+            goto cleanup;
+        }
         if (in.periodic || in.on_change) {
             rpc_fail(call,
                      edit_err_invalid_value(EDIT_ERR_APP, NULL,
@@ -401,6 +406,14 @@ op_establish_subscription(struct rpc_call *call)
     call->has_data = 1;
     call->output = 1;
     sbuf_printf(&call->data, "<id xmlns=\"" YP_SN_NS "\">%" PRIu32 "</id>", sub->id);
+    if (sub->target == YP_TARGET_STREAM && sub->replay_from_ms) {
+        /* RFC 8639 2.4.2.1: the log starts later than asked; the replay starts there. */
+        char from[40];
+        notif_format_time(sub->replay_from_ms, from, sizeof from);
+        sbuf_printf(&call->data,
+                    "<replay-start-time-revision xmlns=\"" YP_SN_NS "\">%s</replay-start-time-revision>",
+                    from);
+    }
     call->then = start_after_reply;
     call->then_arg = sub;
     sub = NULL;

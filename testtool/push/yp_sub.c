@@ -320,6 +320,8 @@ yp_wheel_due(struct wheel *w, struct wheel_entry *e, void *data)
         yp_periodic_due(sub);
     } else if (sub->update == YP_UPDATE_ON_CHANGE) {
         yp_onchange_due(sub);
+    } else if (sub->target == YP_TARGET_STREAM) {
+        yp_stream_due(sub);
     }
 }
 
