@@ -10,6 +10,7 @@
 #include "loop.h"
 #include "session.h"
 #include "syslog_chan.h"
+#include "yp.h"
 
 int
 main(void)
@@ -25,5 +26,10 @@ main(void)
     printf("  struct ledger_row   %4zu bytes (one per such device and sink)\n", sizeof(struct ledger_row));
     printf("struct worker         %4zu bytes (one per worker loop, plus its 64 KiB read buffer)\n",
            sizeof(struct worker));
+    printf("struct yp_sub         %4zu bytes (one per YANG-Push subscription, calloc'd)\n",
+           sizeof(struct yp_sub));
+    printf("  struct wheel_entry  %4zu bytes (inside yp_sub)\n", sizeof(struct wheel_entry));
+    printf("struct yp_filter      %4zu bytes (one per distinct filter on a worker, plus its tree)\n",
+           sizeof(struct yp_filter));
     return 0;
 }

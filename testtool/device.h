@@ -291,6 +291,7 @@ struct worker {
     struct wheel *wheel;           /* timing wheel of the YANG-Push subscriptions (common/wheel.h) */
     uint32_t yp_next_id;           /* last subscription id given on this worker (ids are unique on it) */
     struct yp_filter *yp_filters;  /* YANG-Push filters shared by this worker's subscriptions */
+    uint64_t yp_late_ms[65];       /* periodic push-updates sent, by ms after their slot (last: 64 or more) */
 };
 
 struct fleet {

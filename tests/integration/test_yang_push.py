@@ -291,6 +291,36 @@ class SlowReaderTests(unittest.TestCase):
                 s.close()
 
 
+class SameContentAsGetTests(unittest.TestCase):
+    """A push-update holds what a get with the same filter answers, byte for byte (the clock frozen so
+    that counters do not move between the two): the one-interface counter path of push (ops_if_stats_text)
+    against get's libyang path, for both ietf-interfaces layouts, and a whole-subtree filter."""
+
+    def test_push_update_content_equals_get_data(self):
+        with h.Fleet(devices=1, threads=1, extra=["--profile", "crs-x", "--clock-fixed", "1796637600"]) as f:
+            s = Subscriber(f.addr(0))
+            try:
+                name = re.search(r"<name>([^<]+)</name>", s.rpc(
+                    '<get><filter type="subtree"><interfaces xmlns="%s"><interface><name/></interface>'
+                    '</interfaces></filter></get>' % h.IF_NS)).group(1)
+                filters = ['<%s xmlns="%s"><interface><name>%s</name><statistics/></interface></%s>'
+                           % (top, h.IF_NS, name, top) for top in ("interfaces", "interfaces-state")]
+                filters.append('<system-state xmlns="urn:ietf:params:xml:ns:yang:ietf-system"/>')
+                for filt in filters:
+                    get = s.rpc('<get><filter type="subtree">%s</filter></get>' % filt)
+                    sid = s.establish_id(establish(period_cs=100, filt='<datastore-subtree-filter xmlns="%s">'
+                                                                       '%s</datastore-subtree-filter>' % (YP, filt)))
+                    update = s.notification()
+                    while sub_id_of(update) != sid:  # an earlier subscription's next slot
+                        update = s.notification()
+                    want = re.search(r"<data>(.*)</data>", get).group(1)
+                    got = re.search(r"<datastore-contents>(.*)</datastore-contents>", update).group(1)
+                    self.assertGreater(len(want), 100, get)
+                    self.assertEqual(got, want)
+            finally:
+                s.close()
+
+
 def rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:

@@ -111,4 +111,16 @@ int ops_state_text_reply(struct rpc_call *call, const struct lyd_node *filter);
  */
 int ops_state_text_print(struct rpc_call *call, const struct lyd_node *spec);
 
+/* ietf-interfaces' namespace. */
+#define OPS_IF_NS "urn:ietf:params:xml:ns:yang:ietf-interfaces"
+
+/**
+ * @brief One interface's counters without building the operational view: when the subtree filter content
+ * @p spec is exactly interfaces (or interfaces-state) / interface[name=X] / statistics, append to
+ * call->data the text libyang prints for that selection (the same values, at this instant).
+ * YANG-Push's periodic counter subscriptions take it; get keeps the libyang path.
+ * @return 1 when written, 0 when the filter has another shape (nothing written).
+ */
+int ops_if_stats_text(struct rpc_call *call, const struct lyd_node *spec);
+
 #endif

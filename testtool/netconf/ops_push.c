@@ -17,6 +17,7 @@
 
 #include "devview.h"
 #include "edit_err.h"
+#include "filter.h"
 #include "notif_file.h"
 #include "ops.h"
 #include "session.h"
@@ -231,18 +232,23 @@ start_after_reply(void *arg)
     }
 }
 
-/* Check a datastore subscription's filter by applying it once: an XPath that does not compile is refused
- * now rather than at every update. */
+/* Check a datastore subscription's XPath filter by compiling it once, on running (cheap, unlike the
+ * operational view): one that does not compile is refused now rather than at every update. A subtree
+ * filter cannot fail that way. */
 static int
 check_selection(struct rpc_call *call, struct yp_sub *sub, int modify)
 {
     struct lyd_node *tree = NULL;
-    enum fleet_err rc = yp_view(sub, &tree);
+    enum fleet_err rc;
 
+    if (!sub->filter || !sub->filter->xpath) {
+        return 0;
+    }
+    rc = filter_xpath(ops_read_ds(call, DS_RUNNING), sub->filter->xpath, &tree);
     lyd_free_all(tree);
     if (rc == FLEET_ERR_INVAL) {
         char why[512];
-        snprintf(why, sizeof why, "Invalid XPath filter \"%s\": %s", sub->filter ? sub->filter->xpath : "",
+        snprintf(why, sizeof why, "Invalid XPath filter \"%s\": %s", sub->filter->xpath,
                  ly_errmsg(call->dev->type->schemas.ctx));
         fail_filter(call, 1, modify, why);
         return -1;
@@ -480,8 +486,6 @@ modified_after_reply(void *arg)
     }
     if (sub->update == YP_UPDATE_PERIODIC) {
         yp_periodic_start(sub);
-    } else if (sub->update == YP_UPDATE_ON_CHANGE && !wheel_scheduled(&sub->tick)) {
-        yp_onchange_resync(sub);
     }
 }
 

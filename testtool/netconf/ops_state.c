@@ -264,3 +264,110 @@ ops_state_text_print(struct rpc_call *call, const struct lyd_node *spec)
     identity_rewrite_reply(call->dev, &call->data, from);
     return 1;
 }
+
+/* Name, namespace and text of a filter node, schema-bound or opaque. */
+static const char *
+flt_node_name(const struct lyd_node *n)
+{
+    return n->schema ? n->schema->name : ((const struct lyd_node_opaq *)n)->name.name;
+}
+
+static const char *
+flt_node_ns(const struct lyd_node *n)
+{
+    const struct lyd_node_opaq *o = (const struct lyd_node_opaq *)n;
+    return n->schema ? n->schema->module->ns : (o->format == LY_VALUE_XML ? o->name.module_ns : NULL);
+}
+
+static const char *
+flt_node_text(const struct lyd_node *n)
+{
+    const char *t = n->schema ? ((n->schema->nodetype & LYD_NODE_TERM) ? lyd_get_value(n) : NULL)
+                              : ((const struct lyd_node_opaq *)n)->value;
+    return t ? t : "";
+}
+
+static int
+flt_node_is(const struct lyd_node *n, const char *name)
+{
+    const char *ns = flt_node_ns(n);
+    return !strcmp(flt_node_name(n), name) && ns && !strcmp(ns, OPS_IF_NS);
+}
+
+int
+ops_if_stats_text(struct rpc_call *call, const struct lyd_node *spec)
+{
+    struct device *dev = call->dev;
+    const struct device_type *type = dev->type;
+    const struct stdrev_interfaces *layout = type->if_layout;
+    const struct lyd_node *entry, *c, *name = NULL, *stats = NULL, *n;
+    const char *top;
+    struct dyn_if_counters k;
+    int32_t pos;
+    uint64_t now_ms;
+    char buf[64];
+
+    /* The shape: interfaces(-state)/interface[name=X]/statistics, nothing else, no identity rules. */
+    if (!spec || spec->next || type->identity || !layout || !(entry = lyd_child(spec)) || entry->next ||
+        !flt_node_is(entry, "interface")) {
+        return 0;
+    }
+    if (flt_node_is(spec, "interfaces") && layout->config_state) {
+        top = "interfaces";
+    } else if (flt_node_is(spec, "interfaces-state") && layout->state_list) {
+        top = "interfaces-state";
+    } else {
+        return 0;
+    }
+    LY_LIST_FOR(lyd_child(entry), c)
+    {
+        if (flt_node_is(c, "name") && !name && !lyd_child(c) && flt_node_text(c)[0]) {
+            name = c;
+        } else if (flt_node_is(c, "statistics") && !stats && !lyd_child(c) && !flt_node_text(c)[0]) {
+            stats = c;
+        } else {
+            return 0;
+        }
+    }
+    if (!name || !stats || (pos = devview_if_pos(type, flt_node_text(name))) < 0) {
+        return 0;
+    }
+    if (!strcmp(top, "interfaces")) {
+        /* /interfaces shows an interface's state only when running configures it. */
+        const struct lyd_node *run_ifs = NULL;
+        LY_LIST_FOR(ops_read_ds(call, DS_RUNNING), n)
+        {
+            if (n->schema && !strcmp(n->schema->name, "interfaces") &&
+                !strcmp(n->schema->module->ns, OPS_IF_NS)) {
+                run_ifs = n;
+            }
+        }
+        if (!run_ifs || !configured(run_ifs, type, (uint32_t)pos)) {
+            return 0;
+        }
+    }
+    /* The text libyang prints for the filtered view, values as interface_state() sets them. */
+    now_ms = devview_now_ms(call->fleet);
+    devview_counters(dev, (uint32_t)pos, now_ms, &k);
+    call->has_data = 1;
+    sbuf_printf(&call->data, "<%s xmlns=\"" OPS_IF_NS "\"><interface><name>", top);
+    sbuf_add_xml(&call->data, type->profile->ifs[pos].name);
+    ydata_datetime(devview_boot_ms(dev), buf, sizeof buf - 6);
+    if (buf[0] && buf[strlen(buf) - 1] == 'Z') {
+        strcpy(buf + strlen(buf) - 1, "+00:00"); /* libyang's canonical form of UTC, as get prints it */
+    }
+    sbuf_printf(
+        &call->data,
+        "</name><statistics><discontinuity-time>%s</discontinuity-time><in-octets>%" PRIu64
+        "</in-octets><in-unicast-pkts>%" PRIu64 "</in-unicast-pkts><in-broadcast-pkts>%" PRIu64
+        "</in-broadcast-pkts><in-multicast-pkts>%" PRIu64 "</in-multicast-pkts><in-discards>%" PRIu64
+        "</in-discards><in-errors>%" PRIu64 "</in-errors><in-unknown-protos>%" PRIu64
+        "</in-unknown-protos><out-octets>%" PRIu64 "</out-octets><out-unicast-pkts>%" PRIu64
+        "</out-unicast-pkts><out-broadcast-pkts>%" PRIu64 "</out-broadcast-pkts><out-multicast-pkts>%" PRIu64
+        "</out-multicast-pkts><out-discards>%" PRIu64 "</out-discards><out-errors>%" PRIu64
+        "</out-errors></statistics></interface></%s>",
+        buf, k.in_octets, k.in_ucast, k.in_broadcast, k.in_multicast, k.in_discards & 0xffffffffu,
+        k.in_errors & 0xffffffffu, k.in_unknown_protos & 0xffffffffu, k.out_octets, k.out_ucast,
+        k.out_broadcast, k.out_multicast, k.out_discards & 0xffffffffu, k.out_errors & 0xffffffffu, top);
+    return 1;
+}

@@ -169,7 +169,8 @@ int yp_try_resume(struct yp_sub *sub, uint64_t now_ms);
 /** @brief The worker's wheel callback (wheel_new()): a periodic slot or an on-change dampening period. */
 void yp_wheel_due(struct wheel *w, struct wheel_entry *e, void *data);
 
-/** @brief Free the worker's shared filters (shutdown, after every session closed). */
+/** @brief Free the worker's shared filters (shutdown, after every session closed); log the lateness of its
+ * periodic updates (at info level) when it sent any. */
 void yp_worker_close(struct worker *w);
 
 /* ---- periodic (yp_periodic.c) ---- */

@@ -85,7 +85,8 @@ yp_print_update(struct yp_sub *sub, uint64_t event_ms, struct sbuf *out)
     if (sub->target == YP_TARGET_OPERATIONAL && sub->filter && sub->filter->subtree) {
         /* get's text path: whole state subtrees printed from their text with value slots, no tree. */
         struct rpc_call call = {.sess = s, .dev = s->dev, .fleet = s->worker->fleet, .data = *out};
-        done = ops_state_text_print(&call, sub->filter->subtree);
+        done = ops_state_text_print(&call, sub->filter->subtree) ||
+               ops_if_stats_text(&call, sub->filter->subtree);
         *out = call.data;
     }
     if (!done) {
@@ -148,7 +149,9 @@ yp_periodic_due(struct yp_sub *sub)
         if (yp_print_update(sub, at_ms, b)) {
             sub->counts.missed_slots++;
         } else if (!yp_send(sub, b->buf, b->len)) {
+            uint64_t late_ms = devview_now_ms(w->fleet) - at_ms;
             sub->counts.updates++;
+            w->yp_late_ms[late_ms < 64 ? late_ms : 64]++;
         } else {
             sub->counts.missed_slots++; /* it was suspended by this one */
         }
