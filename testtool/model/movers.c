@@ -1021,8 +1021,13 @@ movers_schema_moves(const struct lysc_node *node)
     if (!ptype || !ptype->name || !ptype->pmod || (t = resolve_type(ptype->pmod, ptype->name, 0)) < 0) {
         return 0;
     }
-    if (targets[t].kind != MOVERS_TIMESTAMP || targets[t].form == FORM_TICKS) {
-        return 1; /* counters, gauges, timeticks and timestamp */
+    if (targets[t].kind != MOVERS_TIMESTAMP) {
+        return 1; /* counters and gauges */
+    }
+    if (targets[t].form == FORM_TICKS) {
+        int at_boot;
+        /* timeticks and timestamp run with uptime, unless they date an event (ifLastChange-like). */
+        return !event_name(node->name, &at_boot);
     }
     for (size_t i = 0; i < sizeof clock_names / sizeof clock_names[0]; i++) {
         if (strstr(node->name, clock_names[i])) {

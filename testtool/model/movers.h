@@ -99,8 +99,9 @@ void movers_free(struct state_movers *m);
 
 /**
  * @brief Whether state leaf (or leaf-list) @p node changes every instant, by its schema alone: its type
- * derives from a counter, a gauge, timeticks or timestamp, or it is a clock (a date-and-time or timeticks64
- * named like "current-datetime"). Event times (last-change, boot) and configuration never do. For
+ * derives from a counter or a gauge, from timeticks or timestamp not named as an event's time (last-change,
+ * discontinuity, boot...), or it is a clock (a date-and-time or timeticks64 named like "current-datetime").
+ * Event times and configuration never move by themselves. For
  * YANG-Push's on-change check, which walks the schema a filter selects. Needs a context made with
  * LY_CTX_SET_PRIV_PARSED (schema.c's are).
  * @return 1 when it moves, 0 otherwise.

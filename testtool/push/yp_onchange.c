@@ -32,6 +32,10 @@
  * past it afterwards is still kept: only edits of the subscriber's own peers make it grow. */
 #define YP_ONCHANGE_MAX_NODES 20000u
 
+/* While suspended (its session's output backed up), how often a subscription looks whether the output
+ * drained (yp_try_resume()): nothing else wakes an on-change subscription, which has no slots. */
+#define YP_ONCHANGE_RESUME_POLL_MS 100u
+
 /* Deepest schema walked by the on-change check (a loop in broken modules ends here). */
 #define YP_ONCHANGE_MAX_DEPTH 64
 
@@ -41,7 +45,7 @@ struct yp_onchange {
     struct yp_onchange *dev_next; /* the device's on-change subscriptions (dev->yp_onchange) */
     struct lyd_node *snapshot;    /* the selection as the subscriber last learnt it; NULL: empty */
     uint32_t patches;             /* push-change-updates queued: the next patch-id */
-    uint8_t dirty;                /* data changed while dampened or suspended: push when it can */
+    uint8_t dirty; /* data changed while dampened or suspended, or a push failed: push when it can */
 };
 
 /* ------------------------------------------------------------------ the check (schema) */
@@ -331,14 +335,27 @@ cleanup:
     return pushed;
 }
 
-/* Push now, and start the dampening period when the subscription has one and something went out. */
+/* A suspended subscription's wheel entry: look again for the session's output to drain. */
+static void
+poll_resume(struct yp_sub *sub)
+{
+    struct worker *w = sub->sess->worker;
+
+    wheel_add(w->wheel, &sub->tick, loop_now_us(w->loop) + (monotime_us)YP_ONCHANGE_RESUME_POLL_MS * 1000u);
+}
+
+/* Push now, and start the dampening period when the subscription has one and something went out; a push
+ * that suspended the subscription starts polling for its resumption instead. */
 static void
 push_and_dampen(struct yp_onchange *oc)
 {
     struct yp_sub *sub = oc->sub;
     struct worker *w = sub->sess->worker;
+    int pushed = push_changes(oc);
 
-    if (push_changes(oc) && sub->dampening_cs) {
+    if (sub->state == YP_STATE_SUSPENDED) {
+        poll_resume(sub);
+    } else if (pushed && sub->dampening_cs) {
         wheel_add(w->wheel, &sub->tick, loop_now_us(w->loop) + (monotime_us)sub->dampening_cs * 10000u);
     }
 }
@@ -369,8 +386,11 @@ yp_onchange_start(struct yp_sub *sub)
         oc->dirty = 1; /* the first change pushes the whole selection as created */
         return;
     }
-    if (sub->sync_on_start) {
-        push_update(sub, oc->snapshot);
+    if (sub->sync_on_start && push_update(sub, oc->snapshot) && sub->state == YP_STATE_SUSPENDED) {
+        oc->dirty = 1; /* the subscriber lacks the selection: all of it goes as creates once resumed */
+        lyd_free_all(oc->snapshot);
+        oc->snapshot = NULL;
+        poll_resume(sub);
     }
 }
 
@@ -403,6 +423,10 @@ yp_onchange_resync(struct yp_sub *sub)
     }
     if (push_update(sub, view)) {
         lyd_free_all(view);
+        if (sub->state == YP_STATE_SUSPENDED) {
+            oc->dirty = 1; /* what changed since the snapshot goes once resumed */
+            poll_resume(sub);
+        }
         return;
     }
     /* The subscriber now holds the whole selection: changes are counted from it. */
@@ -416,7 +440,15 @@ yp_onchange_due(struct yp_sub *sub)
 {
     struct yp_onchange *oc = sub->oc;
 
-    if (oc && oc->dirty && sub->state == YP_STATE_ACTIVE) {
+    if (!oc) {
+        return;
+    }
+    if (sub->state == YP_STATE_SUSPENDED && !yp_try_resume(sub, devview_now_ms(sub->sess->worker->fleet))) {
+        poll_resume(sub);
+        return;
+    }
+    /* The dampening period ended, or the subscription resumed: one patch for what changed meanwhile. */
+    if (oc->dirty) {
         push_and_dampen(oc);
     }
 }
@@ -430,8 +462,11 @@ yp_data_changed(struct device *dev)
         struct yp_sub *sub = oc->sub;
         next = oc->dev_next; /* taken first: a push may end the subscription (out of memory) */
         if (sub->state != YP_STATE_ACTIVE || (sub->dampening_cs && wheel_scheduled(&sub->tick))) {
-            oc->dirty =
-                1; /* one patch for all of it when the period ends (suspended: with the next change) */
+            /* One patch for all of it when the period ends or the subscription resumes. */
+            oc->dirty = 1;
+            if (sub->state == YP_STATE_SUSPENDED && !wheel_scheduled(&sub->tick)) {
+                poll_resume(sub);
+            }
             continue;
         }
         push_and_dampen(oc);

@@ -25,7 +25,7 @@
  * @param[in] patch_id Text of patch-id (XML-escaped here).
  * @param[in,out] out Buffer appended to.
  * @param[out] edits Edits written (0: nothing appended).
- * @return FLEET_OK, FLEET_ERR_NOMEM (then @p out is as it was).
+ * @return FLEET_OK, FLEET_ERR_NOMEM (then nothing was appended, or @p out is marked failed).
  */
 enum fleet_err yp_patch_write(const struct lyd_node *before, const struct lyd_node *after, uint32_t excluded,
                               const char *patch_id, struct sbuf *out, uint32_t *edits);

@@ -138,6 +138,46 @@ test_kinds_follow_typedef_ancestry_not_names(void **state)
     devfix_free(f);
 }
 
+/* The schema of the leaf at @p path of the fixture's state tree moves (on-change's check, issue 31). */
+static int
+schema_moves(struct devfix *f, const char *path)
+{
+    struct lyd_node *n = NULL;
+
+    if (lyd_find_path(f->type.state_tree, path, 0, &n)) {
+        fail_msg("no %s", path);
+    }
+    return movers_schema_moves(n->schema);
+}
+
+static void
+test_schema_moves_for_counters_gauges_and_clocks_only_issue_31(void **state)
+{
+    (void)state;
+    struct devfix *f = fixture("oc");
+    char p[256];
+
+#define SM(leaf) (snprintf(p, sizeof p, VENDOR, "p0", leaf), schema_moves(f, p))
+    assert_true(SM("rx-octets"));    /* vendor-octets -> yang:counter64 */
+    assert_true(SM("rx-pkts"));      /* two typedefs deep */
+    assert_true(SM("rx-errors"));    /* zero-based-counter32 */
+    assert_true(SM("temperature"));  /* a gauge */
+    assert_false(SM("last-change")); /* an event's timestamp moves only when the event happens */
+    assert_false(SM("last-clear"));  /* an event's date-and-time likewise */
+    assert_false(SM("created"));
+    assert_false(SM("in-octets")); /* a counter's name, a uint64's type */
+    assert_false(SM("note"));
+#undef SM
+    snprintf(p, sizeof p, OCIF "/counters/in-octets", "eth-1/2");
+    assert_true(schema_moves(f, p));
+    snprintf(p, sizeof p, OCIF "/last-change", "eth-1/3");
+    assert_false(schema_moves(f, p)); /* timeticks64 of an event */
+    snprintf(p, sizeof p, OCIF "/oper-status", "eth-1/3");
+    assert_false(schema_moves(f, p)); /* changes with flaps: on-change material */
+    assert_false(movers_schema_moves(NULL));
+    devfix_free(f);
+}
+
 static void
 test_oc_oper_status_follows_the_device_views_flaps(void **state)
 {
@@ -432,6 +472,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds_follow_typedef_ancestry_not_names),
+        cmocka_unit_test(test_schema_moves_for_counters_gauges_and_clocks_only_issue_31),
         cmocka_unit_test(test_counter_types_restricted_on_the_leaf_move_too),
         cmocka_unit_test(test_oc_interfaces_become_the_type_interfaces),
         cmocka_unit_test(test_oc_counters_are_the_device_view_counters),
