@@ -14,6 +14,7 @@ import signal
 import tempfile
 import time
 import unittest
+import urllib.request
 
 from ncclient import manager
 from ncclient.operations.rpc import RPCError
@@ -67,9 +68,10 @@ def is_state(xml, name):
 
 
 class StreamSubscriptionTests(unittest.TestCase):
-    def fleet(self, extra, devices=1):
+    def fleet(self, extra, devices=1, ssh=True):
         self.report = os.path.join(tempfile.mkdtemp(), "report.json")
-        f = h.Fleet(devices=devices, extra=["--ssh", "true", "--report", self.report] + list(extra)).start()
+        f = h.Fleet(devices=devices, extra=["--ssh", "true" if ssh else "false", "--report", self.report]
+                    + list(extra)).start()
         self.addCleanup(f.stop)
         return f
 
@@ -194,6 +196,21 @@ class StreamSubscriptionTests(unittest.TestCase):
         events = len(replayed) + len(live) + len(self.drain(m))
         self.assertEqual(self.sub_row(self.read_report(f), sid)["events"], events, "replayed and live events")
 
+    def test_an_rfc5277_and_a_stream_subscriber_get_the_same_events_in_order(self):
+        f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "50"], ssh=False)
+        with h.RawClient(f.addr(0)).hello() as old, h.RawClient(f.addr(0)).hello() as new:
+            h.assert_ok(old.rpc('<create-subscription xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"/>'),
+                        "create-subscription")
+            reply = new.rpc('<establish-subscription xmlns="%s"><stream>NETCONF</stream></establish-subscription>'
+                            % SN_NS)
+            self.assertRegex(reply, r"<id[^>]*>\d+</id>")
+            seqs_new = [seq_of(new.recv_msg()) for _ in range(20)]
+            seqs_old = []
+            while not seqs_old or seqs_old[-1] < seqs_new[-1]:
+                seqs_old.append(seq_of(old.recv_msg()))
+        self.assertEqual(seqs_new, list(range(seqs_new[0], seqs_new[0] + 20)), "in order, none lost")
+        self.assertEqual(seqs_old[-20:], seqs_new, "one stream, both kinds of subscriber")
+
     def test_stop_time_ends_with_subscription_completed(self):
         f = self.fleet(["--notification-file", ROUTES_1, "--notification-rate", "50"])
         m = self.ncc(f)
@@ -230,6 +247,71 @@ class StreamSubscriptionTests(unittest.TestCase):
             self.assertEqual(ctx.exception.tag, "invalid-value", inner)
             self.assertIn(message, ctx.exception.message or "", inner)
         self.assertEqual(self.device_row(self.read_report(f))["subscriptions"], [], "nothing was established")
+
+    def test_a_slow_reader_is_suspended_resumed_and_still_reconciles(self):
+        with open(os.path.join(h.SOURCE_DIR, "notifications", "routes-100.xml")) as src:
+            unbounded = re.sub(r"<count>\d+</count>", "", src.read())
+        path = os.path.join(tempfile.mkdtemp(prefix="fleetsim-yps-"), "routes-100-unbounded.xml")
+        with open(path, "w") as dst:
+            dst.write(unbounded)
+        f = self.fleet(["--notification-file", path, "--notification-rate", "2000"], ssh=False)
+        with h.RawClient(f.addr(0)).hello(caps=(h.BASE10,)) as c:
+            reply = c.rpc('<establish-subscription xmlns="%s"><stream>NETCONF</stream></establish-subscription>'
+                          % SN_NS)
+            sid = int(re.search(r"<id[^>]*>(\d+)</id>", reply).group(1))
+            time.sleep(h.scaled(2))  # not reading: about 23 MB a second are due
+            kinds, events = [], 0
+            deadline = time.monotonic() + h.scaled(20)
+            while "subscription-resumed" not in kinds and time.monotonic() < deadline:
+                msg = c.recv_msg()
+                if "<route-update" in msg:
+                    events += 1
+                else:
+                    kinds.append(re.search(r"<eventTime>[^<]*</eventTime><([\w-]+)", msg).group(1))
+                    self.assertIn("<id>%d</id>" % sid, msg)
+            self.assertEqual(kinds[:2], ["subscription-suspended", "subscription-resumed"], kinds)
+            # Delete it; every event sent before the reply arrives before it.
+            c.send_msg('<rpc xmlns="%s" message-id="2"><delete-subscription xmlns="%s"><id>%d</id>'
+                       "</delete-subscription></rpc>" % (h.NC_NS, SN_NS, sid))
+            while True:
+                msg = c.recv_msg()
+                if "<rpc-reply" in msg:
+                    h.assert_ok(msg, "delete-subscription")
+                    break
+                events += "<route-update" in msg
+            report = self.read_report(f)
+        row = self.sub_row(report, sid)
+        self.assertGreaterEqual(row["suspensions"], 1, row)
+        self.assertEqual(row["events"], events, "what was queued arrived, suspension or not")
+        dev = self.device_row(report)
+        self.assertGreater(dev["netconf_ledger"]["dropped"], 0, "events while suspended are dropped")
+        self.assert_identity(dev["notifications"], "device")
+
+    def test_metrics_count_the_subscriptions_and_what_they_sent(self):
+        f, base = h.start_with_metrics(1, ["--ssh", "true", "--notification-file", IF_EVENTS,
+                                           "--notification-rate", "100"])
+        self.addCleanup(f.stop)
+
+        def scrape():
+            with urllib.request.urlopen(base + "/metrics", timeout=h.scaled(5)) as r:
+                text = r.read().decode()
+            return {(m.group(1), m.group(2) or ""): int(float(m.group(3))) for m in re.finditer(
+                r'(?m)^(fleetsim_yang_push_\w+)(?:\{\w+="([^"]*)"\})? (\S+)$', text)}
+
+        m = self.ncc(f)
+        sid = sub_id(m.dispatch(establish(xpath_filter(DOWN_ONLY))))
+        got = self.take(m, 1.0)
+        live = scrape()
+        self.assertEqual(live[("fleetsim_yang_push_subscriptions", "stream")], 1, live)
+        self.assertEqual(live[("fleetsim_yang_push_subscriptions", "periodic")], 0, live)
+        self.assertGreaterEqual(live[("fleetsim_yang_push_notifications_total", "event")], len(got))
+        m.dispatch(to_ele('<delete-subscription xmlns="%s"><id>%d</id></delete-subscription>' % (SN_NS, sid)))
+        got += self.drain(m)
+        ended = scrape()
+        self.assertEqual(ended[("fleetsim_yang_push_subscriptions", "stream")], 0, ended)
+        self.assertEqual(ended[("fleetsim_yang_push_notifications_total", "event")], len(got),
+                         "an ended subscription's events stay counted")
+        self.assertEqual(ended[("fleetsim_yang_push_suspensions_total", "")], 0)
 
 
 if __name__ == "__main__":

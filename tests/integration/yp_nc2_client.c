@@ -34,6 +34,8 @@
  *       resync            resync-subscription
  *       delete            delete-subscription
  *       kill:ID           kill-subscription of ID ("self": the one established here)
+ *       create-subscription:STREAM   RFC 5277's create-subscription (RFC 8640: a session uses one kind)
+ *       establish         the establish-subscription of the options, here rather than first
  *   With neither --datastore nor --stream nothing is established (for kill:ID from a second session).
  */
 #include <stdint.h>
@@ -168,7 +170,10 @@ print_notification(struct lyd_node *envp, struct lyd_node *op)
     for (n = op; n && !(n->schema && n->schema->nodetype == LYS_NOTIF); n = lyd_child(n)) {
     }
     n = n ? n : op;
-    lyd_find_path(n, "id", 0, &id);
+    if (n->schema && lys_find_child(n->schema, n->schema->module, "id", 0, LYS_LEAF, 0)) {
+        lyd_find_path(n, "id", 0,
+                      &id); /* RFC 8639's notifications and YANG-Push's carry the subscription id */
+    }
     LY_LIST_FOR(lyd_child(envp), time)
     {
         if (!strcmp(LYD_NAME(time), "eventTime")) {
@@ -274,6 +279,13 @@ establish_rpc(const struct options *o)
                                          o->anchor_time, NC_PARAMTYPE_CONST);
 }
 
+/* Sends the establish-subscription of @p o; returns 0 when it succeeded (the id is in r->id). */
+static int
+establish(struct run *r, const struct options *o)
+{
+    return call(r, "establish-subscription", establish_rpc(o), &r->id);
+}
+
 /* One --then step; returns 0 when it was understood. */
 static int
 run_step(struct run *r, const struct options *o, const char *step, double deadline_s)
@@ -310,6 +322,13 @@ run_step(struct run *r, const struct options *o, const char *step, double deadli
         call(r, "resync-subscription", nc_rpc_resyncsub(r->id), NULL);
     } else if (!strcmp(step, "delete")) {
         call(r, "delete-subscription", nc_rpc_deletesub(r->id), NULL);
+    } else if (!strcmp(step, "establish")) {
+        if (!establish(r, o)) {
+            printf("established %u\n", r->id);
+            fflush(stdout);
+        }
+    } else if (!strncmp(step, "create-subscription:", 20)) {
+        call(r, "create-subscription", nc_rpc_subscribe(arg, NULL, NULL, NULL, NC_PARAMTYPE_CONST), NULL);
     } else if (!strncmp(step, "kill:", 5)) {
         call(r, "kill-subscription", nc_rpc_killsub(!strcmp(arg, "self") ? r->id : (uint32_t)atol(arg)),
              NULL);
@@ -340,6 +359,17 @@ read_file(const char *path)
         fclose(f);
     }
     return text;
+}
+
+static int
+has_step(const struct options *o, const char *step)
+{
+    for (int i = 0; i < o->step_count; i++) {
+        if (!strcmp(o->steps[i], step)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static int
@@ -490,8 +520,8 @@ main(int argc, char **argv)
     }
     printf("session %u\n", nc_session_get_id(r.s));
     fflush(stdout);
-    if (o.datastore || o.stream) {
-        if (call(&r, "establish-subscription", establish_rpc(&o), &r.id)) {
+    if ((o.datastore || o.stream) && !has_step(&o, "establish")) {
+        if (establish(&r, &o)) {
             rc = 1;
             goto cleanup;
         }
@@ -504,7 +534,7 @@ main(int argc, char **argv)
             r.failed = 1;
         }
     }
-    if (!o.step_count && (o.datastore || o.stream)) {
+    if (!o.step_count && (o.datastore || o.stream)) { /* no steps: receive until --count or --duration */
         receive(&r, o.count, deadline);
     }
     printf("done notifications=%ld\n", r.notifications);

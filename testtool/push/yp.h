@@ -240,6 +240,10 @@ struct edit_err *yp_stream_check(struct yp_sub *sub);
  * join the device's stream. */
 void yp_stream_start(struct yp_sub *sub);
 
+/** @brief The stop-time of a stream subscription came (its wheel entry fired): subscription-completed, and
+ * it ends (freed). */
+void yp_stream_due(struct yp_sub *sub);
+
 /**
  * @brief Before establish-subscription answers: the stream asked for exists (every device has NETCONF;
  * events such as netconf-config-change and if-state-change are on it).

@@ -120,6 +120,37 @@ yp_rows_json(const struct device *dev, struct sbuf *b)
     sbuf_adds(b, "}");
 }
 
+static void
+sum_counts(uint64_t *sums, const struct yp_counts *c)
+{
+    sums[YP_SUM_UPDATES] += c->updates;
+    sums[YP_SUM_CHANGE_UPDATES] += c->change_updates;
+    sums[YP_SUM_EVENTS] += c->events;
+    sums[YP_SUM_MISSED_SLOTS] += c->missed_slots;
+    sums[YP_SUM_SUSPENSIONS] += c->suspensions;
+}
+
+void
+yp_rows_sum(const struct device *dev, uint64_t *sums)
+{
+    const struct yp_ended *e = dev->yp_ended;
+
+    for (const struct session *s = dev->sessions; s; s = s->dev_next) {
+        for (const struct yp_sub *sub = s->subs; sub; sub = sub->next) {
+            sums[sub->update == YP_UPDATE_PERIODIC    ? YP_SUM_ACTIVE_PERIODIC
+                 : sub->update == YP_UPDATE_ON_CHANGE ? YP_SUM_ACTIVE_ON_CHANGE
+                                                      : YP_SUM_ACTIVE_STREAM]++;
+            sum_counts(sums, &sub->counts);
+        }
+    }
+    for (uint32_t i = 0; e && i < e->count; i++) {
+        sum_counts(sums, &e->rows[i].counts);
+    }
+    if (e) {
+        sum_counts(sums, &e->sum);
+    }
+}
+
 void
 yp_rows_free(struct yp_ended *ended)
 {

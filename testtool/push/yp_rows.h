@@ -47,6 +47,23 @@ void yp_rows_ended(const struct yp_sub *sub);
  */
 void yp_rows_json(const struct device *dev, struct sbuf *b);
 
+/* The metrics' sums of a device's subscriptions (yp_rows_sum). */
+enum yp_sum {
+    YP_SUM_ACTIVE_STREAM,    /* live stream subscriptions */
+    YP_SUM_ACTIVE_PERIODIC,  /* live periodic ones */
+    YP_SUM_ACTIVE_ON_CHANGE, /* live on-change ones */
+    YP_SUM_UPDATES,          /* push-update queued, ended subscriptions included */
+    YP_SUM_CHANGE_UPDATES,   /* push-change-update queued */
+    YP_SUM_EVENTS,           /* stream events queued */
+    YP_SUM_MISSED_SLOTS,     /* periodic slots skipped */
+    YP_SUM_SUSPENSIONS,      /* suspensions (insufficient-resources) */
+    YP_SUMS
+};
+
+/** @brief Add the device's subscriptions, live and ended, into @p sums (YP_SUMS of them, enum yp_sum). Run
+ * on the device's worker. */
+void yp_rows_sum(const struct device *dev, uint64_t *sums);
+
 /** @brief Free a device's ended rows; NULL is fine. */
 void yp_rows_free(struct yp_ended *ended);
 

@@ -8,8 +8,9 @@
  *
  * Replay (the feature replay) reads the device's replay log; a start older than what the log holds is
  * served from the log's start and answered with replay-start-time-revision. stop-time ends the
- * subscription with subscription-completed at the first event at or after it (or right after the replay
- * when it is already past): a stream subscription holds no timer, as the RFC 5277 one does not.
+ * subscription with subscription-completed (RFC 8639 2.7.4, not -terminated): at the first event at or
+ * after it, or when its entry on the worker's wheel fires (yp_stream_due), or right after the replay when
+ * it is already past. Like the others, a stream subscription holds no timer of its own.
  */
 #include <string.h>
 
@@ -68,6 +69,25 @@ complete(struct yp_sub *sub, uint64_t event_ms)
 {
     yp_send_state(sub, "subscription-completed", NULL, event_ms);
     yp_end(sub, NULL);
+}
+
+void
+yp_stream_due(struct yp_sub *sub)
+{
+    complete(sub, sub->stop_ms);
+}
+
+/* stop-time on the worker's wheel, so that subscription-completed comes at it even when no event does;
+ * an event at or after it completes the subscription first when the clocks disagree by a little. */
+static void
+schedule_stop(struct yp_sub *sub, uint64_t now_ms)
+{
+    struct worker *w = sub->sess->worker;
+
+    if (sub->stop_ms && w->wheel) {
+        uint64_t wait_ms = sub->stop_ms > now_ms ? sub->stop_ms - now_ms : 0;
+        wheel_add(w->wheel, &sub->tick, loop_clock_monotonic() + wait_ms * 1000u);
+    }
 }
 
 /* The stream's tap: one live event. */
@@ -145,7 +165,9 @@ yp_stream_start(struct yp_sub *sub)
     }
     if (stream_tap_add(dev, offer, sub)) {
         yp_end(sub, "ietf-subscribed-notifications:insufficient-resources");
+        return;
     }
+    schedule_stop(sub, now_ms);
 }
 
 void

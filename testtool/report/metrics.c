@@ -38,6 +38,7 @@
 #include "spdu.h"
 #include "stream.h"
 #include "trap.h"
+#include "yp_rows.h"
 
 /* Most simultaneous HTTP connections: a scraper or two and a person with curl. */
 #define METRICS_MAX_CONNECTIONS 16
@@ -381,6 +382,32 @@ metrics_format(const struct fleet *fleet, const struct metrics_snapshot *snap, i
     }
     family(out, "fleetsim_trap_retries_total", "counter", "Inform retransmissions.");
     sample(out, "fleetsim_trap_retries_total", NULL, NULL, NULL, NULL, s->traps[7]);
+
+    /* YANG-Push subscriptions (yp_rows.h): what the report's per-subscription rows hold, summed. */
+    family(out, "fleetsim_yang_push_subscriptions", "gauge",
+           "Dynamic subscriptions (RFC 8639) now, by kind.");
+    sample(out, "fleetsim_yang_push_subscriptions", "kind", "stream", NULL, NULL,
+           s->yang_push[YP_SUM_ACTIVE_STREAM]);
+    sample(out, "fleetsim_yang_push_subscriptions", "kind", "periodic", NULL, NULL,
+           s->yang_push[YP_SUM_ACTIVE_PERIODIC]);
+    sample(out, "fleetsim_yang_push_subscriptions", "kind", "on-change", NULL, NULL,
+           s->yang_push[YP_SUM_ACTIVE_ON_CHANGE]);
+    family(out, "fleetsim_yang_push_notifications_total", "counter",
+           "Notifications queued to dynamic subscriptions by type, ended subscriptions included.");
+    sample(out, "fleetsim_yang_push_notifications_total", "type", "push-update", NULL, NULL,
+           s->yang_push[YP_SUM_UPDATES]);
+    sample(out, "fleetsim_yang_push_notifications_total", "type", "push-change-update", NULL, NULL,
+           s->yang_push[YP_SUM_CHANGE_UPDATES]);
+    sample(out, "fleetsim_yang_push_notifications_total", "type", "event", NULL, NULL,
+           s->yang_push[YP_SUM_EVENTS]);
+    family(out, "fleetsim_yang_push_missed_slots_total", "counter",
+           "Periodic slots skipped (suspended, or the worker fell a period behind).");
+    sample(out, "fleetsim_yang_push_missed_slots_total", NULL, NULL, NULL, NULL,
+           s->yang_push[YP_SUM_MISSED_SLOTS]);
+    family(out, "fleetsim_yang_push_suspensions_total", "counter",
+           "Subscriptions suspended because their session's output backed up (insufficient-resources).");
+    sample(out, "fleetsim_yang_push_suspensions_total", NULL, NULL, NULL, NULL,
+           s->yang_push[YP_SUM_SUSPENSIONS]);
 
     /* The push ledger (ledger.h): syslog and traps (whose family above stays for existing dashboards);
      * notifications keep theirs until they move onto it. */

@@ -19,6 +19,10 @@
 #include "stream.h"
 #include "syslog_chan.h"
 #include "trap.h"
+#include "yp_rows.h"
+
+_Static_assert(YP_SUMS == sizeof((struct metrics_sums *)0)->yang_push / sizeof(uint64_t),
+               "a YANG-Push sum per enum yp_sum");
 
 struct gather_job {
     struct fleet *fleet;             /* the fleet */
@@ -114,6 +118,7 @@ sum_worker(const struct fleet *fleet, const struct worker *w, struct metrics_sum
         for (int k = 0; k < 7; k++) {
             sums->snmp_usm[k] += sn->usm_stats[k];
         }
+        yp_rows_sum(dev, sums->yang_push);
         if (dev->stream) {
             stream_device_counts(dev, &nc);
             add_notif(sums->notif, &nc);

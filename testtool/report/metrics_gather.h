@@ -49,6 +49,8 @@ struct metrics_sums {
     uint64_t netconf[8];          /* the NETCONF notifications' ledger over every subscriber, as syslog */
     uint64_t syslog_sinks[4];     /* syslog sinks: connects, disconnects, connected now, sinks */
     uint64_t trap_ledger[8];      /* the trap ledger over every sink, in the order of syslog */
+    uint64_t yang_push[8];        /* YANG-Push subscriptions: live ones by kind, then what they sent and
+                                     missed, ended ones included (enum yp_sum) */
 };
 
 /** @return TLS handshakes refused for any reason. */
