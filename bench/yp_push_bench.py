@@ -108,20 +108,27 @@ def cost(args):
 
 def slots(args):
     port = random.randrange(10000, 32000 - args.slots_devices)
+    metrics = "127.0.0.1:%d" % random.randrange(32000 - args.slots_devices + 1, 32700)
     proc, _ = fleetlib.start_fleet(["--device-count", str(args.slots_devices), "--threads", str(args.threads),
-                                    "--profile", args.profile, "--starting-port", str(port)], timeout_s=600)
+                                    "--profile", args.profile, "--snmp", "false", "--metrics", metrics,
+                                    "--starting-port", str(port)],
+                                   timeout_s=600)  # no agents: 10,000 ports each side fit 20,000 descriptors
     try:
         manifest, cpu, _, cmd = run_push(port, args.slots_devices, 1, args.slots_duration, args.interface,
-                                         proc.pid)
+                                         proc.pid, ["--fleet-report", "http://" + metrics])
         res = manifest["results"]
         late = res["latency_us"]["arrival_after_slot"]
-        print("slots: fleetsim --profile %s --threads %d --device-count %d; %s"
+        recon = res["reconciliation"] or {}
+        print("slots: fleetsim --profile %s --threads %d --snmp false --device-count %d; %s"
               % (args.profile, args.threads, args.slots_devices, cmd))
-        print("  %d updates; missed %d, duplicated %d; arrival after slot p50 %.3f ms p99 %.3f ms max %.3f ms "
-              "(target p99 < 5 ms); eventTime off its slot max %s us; fleet CPU %.1f s"
-              % (res["received"]["push-update"], res["periods"]["missed"], res["periods"]["duplicated"],
-                 late["p50"] / 1e3, late["p99"] / 1e3, late["max"] / 1e3, res["latency_us"]["slot_offset"]["max"],
-                 cpu))
+        print("  set-up %.1f s, run %.1f s; %d updates; missed %d, duplicated %d; arrival after slot p50 %.3f ms "
+              "p99 %.3f ms max %.3f ms (target p99 < 5 ms); eventTime off its slot max %s us; fleet CPU %.1f s"
+              % (res["setup_s"], res["run_s"], res["received"]["push-update"], res["periods"]["missed"],
+                 res["periods"]["duplicated"], late["p50"] / 1e3, late["p99"] / 1e3, late["max"] / 1e3,
+                 res["latency_us"]["slot_offset"]["max"], cpu))
+        print("  fleet's report: %s subscriptions match exactly, %s differ, %s missing; fleet's missed slots %s"
+              % (recon.get("matched"), recon.get("differ"), recon.get("missing"),
+                 (recon.get("sent") or {}).get("missed_slots")))
     finally:
         fleetlib.stop_fleet(proc)
 

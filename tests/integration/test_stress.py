@@ -843,7 +843,7 @@ class UsageTests(StressCase):
 
     def test_unknown_subcommand_and_bad_values(self):
         self.assert_usage(["frob"], 'unknown subcommand "frob": use edit, mount, snmp, notify, reconcile, '
-                          'controller-mount, record, restconf, report, merge or ceiling (see --help)')
+                          'controller-mount, record, restconf, report, merge, ceiling or push (see --help)')
         self.assert_usage(["mount", "--on-mount", "get-all"],
                           '--on-mount takes none, get-schema or get-config, not "get-all"')
         self.assert_usage(["edit", "--edits", "0"], '--edits must be a number from 1, not "0"')

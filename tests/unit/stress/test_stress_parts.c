@@ -237,8 +237,9 @@ test_bad_usage_is_refused_with_a_message(void **state)
     assert_int_equal(parse(&o, err, sizeof err, 6, ports), STRESS_PARSE_ERROR);
     assert_string_equal(err, "2 devices from port 65535 need ports past 65535");
     assert_int_equal(parse(&o, err, sizeof err, 2, sub), STRESS_PARSE_ERROR);
-    assert_string_equal(err, "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile, "
-                             "controller-mount, record, restconf, report, merge or ceiling (see --help)");
+    assert_string_equal(err,
+                        "unknown subcommand \"frobnicate\": use edit, mount, snmp, notify, reconcile, "
+                        "controller-mount, record, restconf, report, merge, ceiling or push (see --help)");
 }
 
 /* Issue 30: ceiling's defaults are the method's, its durations take units, and what it needs is asked for. */
@@ -617,6 +618,54 @@ test_report_checks_tool_version_and_mode(void **state)
     assert_non_null(strstr(why, "has no report"));
 }
 
+/* push (issue 31): periodic or on-change, centiseconds, one filter; the values as the RPC carries them. */
+static void
+test_push_options_give_centiseconds_and_refuse_mixtures(void **state)
+{
+    const char *periodic[] = {"fleetsim-stress",     "push", "--period", "0.25", "--anchor-time",
+                              "2026-12-07T22:00:00Z"};
+    const char *on_change[] = {"fleetsim-stress",   "push",           "--dampening",   "0.5",
+                               "--excluded-change", "create,replace", "--change-rate", "10",
+                               "--datastore",       "running"};
+    const char *both[] = {"fleetsim-stress", "push", "--period", "1", "--dampening", "0"};
+    const char *neither[] = {"fleetsim-stress", "push"};
+    const char *fraction[] = {"fleetsim-stress", "push", "--period", "0.123"};
+    const char *filters[] = {"fleetsim-stress", "push", "--period", "1", "--xpath", "/a", "--subtree", "f"};
+    const char *rate[] = {"fleetsim-stress", "push", "--period", "1", "--change-rate", "5"};
+    const char *change[] = {"fleetsim-stress",   "push",        "--dampening", "0",
+                            "--excluded-change", "create,moved"};
+    struct stress_options o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, err, sizeof err, 6, periodic), STRESS_PARSE_RUN);
+    assert_int_equal(o.mode, STRESS_PUSH);
+    assert_int_equal(o.period_cs, 25);
+    assert_int_equal(o.on_change, 0);
+    assert_int_equal(o.push_datastore, PUSH_DS_OPERATIONAL);
+    assert_string_equal(o.anchor_time, "2026-12-07T22:00:00Z");
+    assert_int_equal(parse(&o, err, sizeof err, 10, on_change), STRESS_PARSE_RUN);
+    assert_int_equal(o.on_change, 1);
+    assert_int_equal(o.dampening_cs, 50);
+    assert_int_equal(o.period_cs, 0);
+    assert_int_equal(o.sync_on_start, 1);
+    assert_int_equal(o.push_datastore, PUSH_DS_RUNNING);
+    assert_string_equal(o.change_interface, "GigabitEthernet0/0/0/0");
+    assert_int_equal(parse(&o, err, sizeof err, 6, both), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "push needs --period S (periodic) or --dampening S (on-change), one of them");
+    assert_int_equal(parse(&o, err, sizeof err, 2, neither), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "push needs --period S (periodic) or --dampening S (on-change), one of them");
+    assert_int_equal(parse(&o, err, sizeof err, 4, fraction), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--period 0.123 is not a whole number of centiseconds");
+    assert_int_equal(parse(&o, err, sizeof err, 8, filters), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--xpath and --subtree exclude each other: a subscription has one filter");
+    assert_int_equal(parse(&o, err, sizeof err, 6, rate), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--sync-on-start, --excluded-change and --change-rate are for on-change "
+                             "subscriptions (--dampening S)");
+    assert_int_equal(parse(&o, err, sizeof err, 6, change), STRESS_PARSE_ERROR);
+    assert_string_equal(err, "--excluded-change: \"moved\" is none of create, delete, insert, move, replace");
+}
+
 int
 main(void)
 {
@@ -635,6 +684,7 @@ main(void)
         cmocka_unit_test(test_edit_defaults_follow_opendaylight),
         cmocka_unit_test(test_opendaylight_flags_are_understood),
         cmocka_unit_test(test_bad_usage_is_refused_with_a_message),
+        cmocka_unit_test(test_push_options_give_centiseconds_and_refuse_mixtures),
         cmocka_unit_test(test_ceiling_options_default_to_the_method_and_refuse_what_it_cannot_run),
         cmocka_unit_test(test_single_dash_words_and_flag_values_are_read),
         cmocka_unit_test(test_ssh_left_out_means_detected),
