@@ -245,6 +245,20 @@ class YangPushTests(unittest.TestCase):
         self.assertIn("<period-hint>10</period-hint>", reply)
         self.assertIn("establish-subscription-datastore-error-info", reply)
 
+    def test_xpath_filter_selects_and_a_non_node_set_is_filter_unsupported(self):
+        s = self.session()
+        xpath = ('<datastore-xpath-filter xmlns="%s" xmlns:if="%s">/if:interfaces/if:interface/if:name'
+                 '</datastore-xpath-filter>' % (YP, h.IF_NS))
+        sid = s.establish_id(establish(datastore="running", period_cs=50, filt=xpath))
+        update = s.notification()
+        self.assertEqual(sub_id_of(update), sid)
+        contents = re.search(r"<datastore-contents>(.*)</datastore-contents>", update).group(1)
+        self.assertIn("<interface><name>", contents)
+        self.assertNotIn("<type", contents, "only the names are selected")
+        reply = s.rpc(establish(filt='<datastore-xpath-filter xmlns="%s">count(//*)</datastore-xpath-filter>' % YP))
+        self.assertEqual(error_app_tag(reply), "ietf-subscribed-notifications:filter-unsupported", reply)
+        self.assertIn("<filter-failure-hint>", reply)
+
     def test_subscriptions_die_with_their_session(self):
         s = self.session()
         sid = s.establish_id(establish())
