@@ -50,6 +50,10 @@ static const char *const protocol_caps[] = {
 static const char *const project_modules[] = {"fleetsim-netconf-transport", "fleetsim-if-events",
                                               "fleetsim-route-events", "fleetsim-events"};
 
+/* Deviations of the YANG-Push modules, loaded with our copy of them
+ * (schemas/fleetsim-yang-push-deviations.yang says why). */
+static const char yang_push_deviations[] = "fleetsim-yang-push-deviations";
+
 struct default_module {
     const char *name;            /* module name */
     const char *revision;        /* revision to load, NULL for the one found */
@@ -296,6 +300,14 @@ build_ctx(struct schema_set *set, struct load_state *st, const char *extra_dir, 
                     project_modules[i]);
             return FLEET_ERR_INVAL;
         }
+    }
+    /* ietf-subscribed-notifications makes ietf-network-instance implemented (the deviations' module says
+     * why); unless a folder ships it as the vendor deviates it, its leaf in every interface is deviated. */
+    if (ydir_find(&st->dir, "ietf-network-instance", NULL, 0) < 0 &&
+        !ly_ctx_load_module(set->ctx, yang_push_deviations, NULL, NULL)) {
+        set_err(err, err_len, set->ctx, "cannot load the project's module (set FLEETSIM_SCHEMA_DIR)",
+                yang_push_deviations);
+        return FLEET_ERR_INVAL;
     }
     /* Modules a profile names, found in its folder or any folder above. */
     if (extra_dir) {

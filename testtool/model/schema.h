@@ -87,7 +87,9 @@ struct schema_set {
 /**
  * @brief Build the context: the default set (ietf-netconf with its features,
  * ietf-netconf-with-defaults, ietf-netconf-monitoring, ietf-yang-library,
- * ietf-interfaces, iana-if-type) plus every .yang file in @p schemas_dir.
+ * ietf-interfaces, iana-if-type, ietf-datastores, and YANG-Push's
+ * ietf-subscribed-notifications and ietf-yang-push from FLEETSIM_SCHEMA_DIR/ietf
+ * with fleetsim-yang-push-deviations) plus every .yang file in @p schemas_dir.
  * @param[out] set Filled on success; release with schema_set_free().
  * @param[in] schemas_dir Extra modules, or NULL.
  * @param[out] err Message naming the module and libyang's reason on failure.
