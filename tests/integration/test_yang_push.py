@@ -2,16 +2,19 @@
 modify, delete, kill, stop-time, the RFC 8640 rule against mixing with create-subscription, errors with
 their identities, subscriptions ending with their session, and a slow reader suspended then resumed.
 
-ncclient (dispatch of establish-subscription, take_notification) checks the periodic slots; the raw
-client checks the exact error replies and the state notifications.
+ncclient (dispatch of establish-subscription, take_notification) checks the periodic slots; libnetconf2's
+client (yp_nc2_client) establishes, modifies and deletes with its own builders and parses every
+notification against the modules; the raw client checks the exact error replies and the state
+notifications.
 
-Run: /usr/bin/python3 test_yang_push.py <path to fleetsim>
+Run: /usr/bin/python3 test_yang_push.py <path to fleetsim> <path to yp_nc2_client>
 """
 
 import calendar
 import os
 import re
 import socket
+import subprocess
 import sys
 import time
 import unittest
@@ -245,6 +248,20 @@ class YangPushTests(unittest.TestCase):
         self.assertIn("<period-hint>10</period-hint>", reply)
         self.assertIn("establish-subscription-datastore-error-info", reply)
 
+    def test_xpath_filter_selects_and_a_non_node_set_is_filter_unsupported(self):
+        s = self.session()
+        xpath = ('<datastore-xpath-filter xmlns="%s" xmlns:if="%s">/if:interfaces/if:interface/if:name'
+                 '</datastore-xpath-filter>' % (YP, h.IF_NS))
+        sid = s.establish_id(establish(datastore="running", period_cs=50, filt=xpath))
+        update = s.notification()
+        self.assertEqual(sub_id_of(update), sid)
+        contents = re.search(r"<datastore-contents>(.*)</datastore-contents>", update).group(1)
+        self.assertIn("<interface><name>", contents)
+        self.assertNotIn("<type", contents, "only the names are selected")
+        reply = s.rpc(establish(filt='<datastore-xpath-filter xmlns="%s">count(//*)</datastore-xpath-filter>' % YP))
+        self.assertEqual(error_app_tag(reply), "ietf-subscribed-notifications:filter-unsupported", reply)
+        self.assertIn("<filter-failure-hint>", reply)
+
     def test_subscriptions_die_with_their_session(self):
         s = self.session()
         sid = s.establish_id(establish())
@@ -258,6 +275,40 @@ class YangPushTests(unittest.TestCase):
                 break
             time.sleep(0.05)
         self.assertEqual(error_app_tag(reply), "ietf-subscribed-notifications:no-such-subscription", reply)
+
+
+NC2_CLIENT = None  # tests/integration/yp_nc2_client (libnetconf2), from the command line
+
+
+class Libnetconf2Tests(unittest.TestCase):
+    """libnetconf2's client (nc_rpc_establishpush_periodic, its modify and delete builders, its parser of
+    every notification against the modules) as the subscriber."""
+
+    def test_libnetconf2_periodic_modify_delete(self):
+        with h.Fleet(devices=1, threads=1, extra=["--profile", "crs-x"]) as f:
+            host, port = f.addr(0)
+            xpath = "/ietf-interfaces:interfaces/interface[name='MgmtEth0/RP0/CPU0/0']/statistics"
+            run = subprocess.run([NC2_CLIENT, "--tcp", "--host", host, "--port", str(port), "--datastore",
+                                    "ietf-datastores:operational", "--periodic", "50", "--xpath", xpath,
+                                    "--then", "wait:2", "--then", "modify-period:20", "--then", "wait:6",
+                                    "--then", "delete"], capture_output=True, text=True, timeout=h.scaled(30))
+            self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+            lines = run.stdout.splitlines()
+            sid = int(next(x for x in lines if x.startswith("established ")).split()[1])
+            notes = [x for x in lines if x.startswith("notification ")]
+            kinds = [x.split()[1] for x in notes]
+            self.assertEqual(kinds[:2], ["ietf-yang-push:push-update"] * 2, run.stdout)
+            self.assertIn("ietf-subscribed-notifications:subscription-modified", kinds, run.stdout)
+            for x in notes:
+                self.assertIn("id=%d " % sid, x)
+            times = [parse_ms(re.search(r"eventTime=(\S+)", x).group(1)) for x in notes
+                     if "push-update" in x]
+            after = kinds.index("ietf-subscribed-notifications:subscription-modified")
+            self.assertEqual(times[1] - times[0], 500, run.stdout)
+            late = times[after:]
+            self.assertGreaterEqual(len(late), 3, run.stdout)
+            self.assertEqual(set(b - a for a, b in zip(late, late[1:])), {200}, run.stdout)
+            self.assertIn("reply delete-subscription ok", lines)
 
 
 class SlowReaderTests(unittest.TestCase):
@@ -331,4 +382,7 @@ def rss_kib(pid):
 
 if __name__ == "__main__":
     h.BINARY = h.take_binary_argument()
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit("usage: %s <path to fleetsim> <path to yp_nc2_client> [unittest options]" % sys.argv[0])
+    NC2_CLIENT = sys.argv.pop(1)
     unittest.main(verbosity=2)

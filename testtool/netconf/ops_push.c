@@ -9,6 +9,7 @@
  * examples). The smallest period is YP_PERIOD_MIN_CS; a smaller one answers period-unsupported with it as
  * period-hint.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -428,6 +429,46 @@ cleanup:
     free(in.xpath);
 }
 
+/* The xmlns of each module name @p xpath uses as a prefix (it holds module names, see
+ * ops_xpath_to_module_prefixes()), so that XML readers resolve them; each is declared once. */
+static void
+xpath_prefixes(struct sbuf *b, const struct ly_ctx *ctx, const char *xpath)
+{
+    const char *p = xpath;
+    size_t from = b->len;
+
+    while (*p) {
+        const char *start = p;
+        if (*p == '\'' || *p == '"') {
+            const char *end = strchr(p + 1, *p);
+            p = end ? end + 1 : p + strlen(p);
+            continue;
+        }
+        if (!isalpha((unsigned char)*p) && *p != '_') {
+            p++;
+            continue;
+        }
+        while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') {
+            p++;
+        }
+        if (*p == ':' && p[1] != ':') {
+            size_t len = (size_t)(p - start);
+            char name[128], decl[140];
+            const struct lys_module *mod;
+            if (len < sizeof name) {
+                memcpy(name, start, len);
+                name[len] = '\0';
+                mod = ly_ctx_get_module_implemented(ctx, name);
+                snprintf(decl, sizeof decl, " xmlns:%s=\"", name);
+                /* Declared once: an earlier use of the same name already did. */
+                if (mod && (b->len == from || !strstr(b->buf + from, decl))) {
+                    sbuf_printf(b, "%s%s\"", decl, mod->ns);
+                }
+            }
+        }
+    }
+}
+
 /* subscription-modified's body: the subscription as it now is (RFC 8639 2.7.2). */
 static void
 print_modified(const struct yp_sub *sub, struct sbuf *b)
@@ -442,9 +483,11 @@ print_modified(const struct yp_sub *sub, struct sbuf *b)
                     sub->target == YP_TARGET_RUNNING ? "ds:running" : "ds:operational");
     }
     if (sub->filter && sub->filter->xpath) {
-        sbuf_printf(b, "<%s%s>",
+        sbuf_printf(b, "<%s%s",
                     sub->target == YP_TARGET_STREAM ? "stream-xpath-filter" : "datastore-xpath-filter",
                     sub->target == YP_TARGET_STREAM ? "" : " xmlns=\"" YP_YP_NS "\"");
+        xpath_prefixes(b, sub->sess->dev->type->schemas.ctx, sub->filter->xpath);
+        sbuf_adds(b, ">");
         sbuf_add_xml(b, sub->filter->xpath);
         sbuf_printf(b, "</%s>",
                     sub->target == YP_TARGET_STREAM ? "stream-xpath-filter" : "datastore-xpath-filter");

@@ -351,7 +351,7 @@ yp_worker_close(struct worker *w)
     if (total) {
         /* bench/push_slots.py reads this line: the server's own lateness, without the client's. */
         log_info("worker %u: %" PRIu64 " periodic push-updates since its last establish-subscription, sent "
-                                       "after their slot: p50 < %u ms, p99 < %u ms, "
+                 "after their slot: p50 < %u ms, p99 < %u ms, "
                  "p99.9 < %u ms (65: 64 or more)",
                  w->index, total, late_percentile(w, total, 0.5) + 1, late_percentile(w, total, 0.99) + 1,
                  late_percentile(w, total, 0.999) + 1);
