@@ -140,6 +140,8 @@ def slots(args):
         recon = res["reconciliation"] or {}
         print("slots: fleetsim --profile %s --threads %d --snmp false --device-count %d; %s"
               % (args.profile, args.threads, args.slots_devices, cmd))
+        print("  subscribed %d, failed %d %s" % (res["subscribed"], res["failed"],
+                                               {k: v for k, v in res["failures"].items() if v}))
         print("  set-up %.1f s, run %.1f s; %d updates; missed %d, duplicated %d; arrival after slot p50 %.3f ms "
               "p99 %.3f ms max %.3f ms (target p99 < 5 ms); eventTime off its slot max %s us; fleet CPU %.1f s"
               % (res["setup_s"], res["run_s"], res["received"]["push-update"], res["periods"]["missed"],
