@@ -33,18 +33,35 @@ def xpath_of(interface):
     return "/ietf-interfaces:interfaces/interface[name='%s']/statistics" % interface
 
 
-def get_body(interface):
+def subtree_of(interface):
+    return ('<interfaces xmlns="%s"><interface><name>%s</name><statistics/></interface></interfaces>'
+            % (fleetlib.IF_NS, interface))
+
+
+def get_body(interface, kind):
+    if kind == "subtree":
+        return '<get><filter type="subtree">%s</filter></get>' % subtree_of(interface)
     return ('<get><filter type="xpath" xmlns:if="%s" select="/if:interfaces/if:interface[if:name=\'%s\']'
             '/if:statistics"/></get>' % (fleetlib.IF_NS, interface))
 
 
-def run_push(port, devices, period_s, duration_s, interface, fleet_pid=None, extra=()):
+def filter_args(interface, kind, work):
+    """push's options for the same filter as get_body()."""
+    if kind == "xpath":
+        return ["--xpath", xpath_of(interface)]
+    path = os.path.join(work, "filter.xml")
+    with open(path, "w") as f:
+        f.write(subtree_of(interface))
+    return ["--subtree", path]
+
+
+def run_push(port, devices, period_s, duration_s, filt, fleet_pid=None, extra=()):
     """fleetsim-stress push's manifest and the fleet's CPU seconds over the run (setup included)."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         path = f.name
     cmd = [os.path.join(fleetlib.repo_root(), "build", "fleetsim-stress"), "push", "--port", str(port),
            "--device-count", str(devices), "--ssh", "false", "--period", str(period_s), "--duration",
-           str(duration_s), "--concurrency", "500", "--xpath", xpath_of(interface), "--json", path] + list(extra)
+           str(duration_s), "--concurrency", "500", "--json", path] + list(filt) + list(extra)
     cpu0 = fleetlib.cpu_seconds(fleet_pid) if fleet_pid else 0.0
     t0 = time.monotonic()
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=duration_s + 600)
@@ -74,7 +91,7 @@ def cost(args):
     try:
         # Polling: pipelined gets over a few sessions, every device in turn.
         clients = [fleetlib.Client("127.0.0.1", port + i) for i in range(min(args.devices, 8))]
-        body = get_body(args.interface)
+        body = get_body(args.interface, args.filter)
         reply = clients[0].call(body)
         if b"in-octets" not in reply:
             raise RuntimeError("the get's filter selects no counter: %s" % reply[:400])
@@ -87,14 +104,15 @@ def cost(args):
         for c in clients:
             c.close()
         # Pushing: every device, period --period, for --duration.
-        manifest, cpu, elapsed, cmd = run_push(port, args.devices, args.period, args.duration, args.interface,
-                                               proc.pid)
+        manifest, cpu, elapsed, cmd = run_push(port, args.devices, args.period, args.duration,
+                                               filter_args(args.interface, args.filter, tempfile.mkdtemp()), proc.pid)
         res = manifest["results"]
         updates = res["received"]["push-update"]
         cpu_update = (cpu - idle * elapsed) / updates
         print("cost: fleetsim --profile %s --threads 1 --device-count %d; %s" % (args.profile, args.devices, cmd))
         print("  fleet idle: %.1f ms CPU per second (subtracted from both)" % (idle * 1e3))
-        print("  get (xpath filter, %d gets, 8 sessions, 32 in flight): %.2f us CPU per get" % (gets, cpu_get * 1e6))
+        print("  get (%s filter, %d gets, 8 sessions, 32 in flight): %.2f us CPU per get"
+              % (args.filter, gets, cpu_get * 1e6))
         print("  push-update (%d updates, period %s s, setup included): %.2f us CPU per update"
               % (updates, args.period, cpu_update * 1e6))
         print("  ratio push/get: %.3f (target <= 1.2); push-updates per second per core: %.0f (target >= 50,000)"
@@ -114,13 +132,16 @@ def slots(args):
                                     "--starting-port", str(port)],
                                    timeout_s=600)  # no agents: 10,000 ports each side fit 20,000 descriptors
     try:
-        manifest, cpu, _, cmd = run_push(port, args.slots_devices, 1, args.slots_duration, args.interface,
-                                         proc.pid, ["--fleet-report", "http://" + metrics])
+        manifest, cpu, _, cmd = run_push(port, args.slots_devices, 1, args.slots_duration,
+                                         filter_args(args.interface, args.filter, tempfile.mkdtemp()), proc.pid,
+                                         ["--fleet-report", "http://" + metrics])
         res = manifest["results"]
         late = res["latency_us"]["arrival_after_slot"]
         recon = res["reconciliation"] or {}
         print("slots: fleetsim --profile %s --threads %d --snmp false --device-count %d; %s"
               % (args.profile, args.threads, args.slots_devices, cmd))
+        print("  subscribed %d, failed %d %s" % (res["subscribed"], res["failed"],
+                                               {k: v for k, v in res["failures"].items() if v}))
         print("  set-up %.1f s, run %.1f s; %d updates; missed %d, duplicated %d; arrival after slot p50 %.3f ms "
               "p99 %.3f ms max %.3f ms (target p99 < 5 ms); eventTime off its slot max %s us; fleet CPU %.1f s"
               % (res["setup_s"], res["run_s"], res["received"]["push-update"], res["periods"]["missed"],
@@ -144,6 +165,8 @@ def main():
     p.add_argument("--slots-duration", type=int, default=60)
     p.add_argument("--threads", type=int, default=2, help="slots: the fleet's worker threads")
     p.add_argument("--profile", default="crs-x", help="the fleet's profile")
+    p.add_argument("--filter", choices=("subtree", "xpath"), default="subtree",
+                   help="the one-interface statistics as a subtree or an XPath filter (the same for get and push)")
     p.add_argument("--interface", default=None, help="the interface of the filter (default: the profile's first)")
     args = p.parse_args()
     if not args.interface:
