@@ -336,7 +336,10 @@ class SlowReaderTests(unittest.TestCase):
                 self.assertLess(kinds.index("subscription-suspended"), kinds.index("subscription-resumed"))
                 # ~60 updates were due while stalled; the server held at most its bound (1 MiB and one
                 # update) for this session, whatever the time.
-                self.assertLess(rss_stalled - rss_before, 24 * 1024, "server memory grew while stalled")
+                # Under a sanitizer, freed memory sits in ASan's quarantine (up to 256 MB), so RSS says
+                # nothing there; the plain build asserts the bound.
+                if h.multiplier() == 1:
+                    self.assertLess(rss_stalled - rss_before, 24 * 1024, "server memory grew while stalled")
                 self.assertEqual(kind_of(s.notification()), "push-update", "updates flow again")
             finally:
                 s.close()
