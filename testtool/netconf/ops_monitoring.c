@@ -105,8 +105,8 @@ format_time(time_t t, char *buf, size_t len)
 {
     struct tm tm;
 
-    /* Not strftime(): glibc's calls tzset(), which frees and copies the zone name under a lock of its own
-     * on every call, and the workers format times at once (a race TSan reports). */
+    /* Not strftime(): glibc's calls tzset(), which frees and copies the zone name on every call (under a
+     * lock of libc's own), for a time that is UTC anyway. */
     gmtime_r(&t, &tm);
     snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
              tm.tm_hour, tm.tm_min, tm.tm_sec);
